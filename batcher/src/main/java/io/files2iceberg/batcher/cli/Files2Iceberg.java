@@ -1,0 +1,53 @@
+package io.files2iceberg.batcher.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code files2iceberg} command line: the entry point of {@code bin/files2iceberg}.
+ *
+ * <p>Exit codes: 0 success, 1 failure while running, 2 invalid configuration or usage.
+ */
+@Command(
+    name = "files2iceberg",
+    mixinStandardHelpOptions = true,
+    versionProvider = Files2Iceberg.Version.class,
+    description = "Lands files from Google Cloud Storage (or a local folder) in Apache Iceberg tables, exactly once.",
+    subcommands = {ValidateCommand.class, CommandLine.HelpCommand.class})
+public final class Files2Iceberg implements Runnable {
+
+  /** Exit code for invalid configuration or usage. */
+  public static final int EXIT_INVALID = 2;
+  /** Exit code for a failure while running. */
+  public static final int EXIT_FAILED = 1;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(newCommandLine().execute(args));
+  }
+
+  /** The configured command line, for {@link #main} and tests. */
+  public static CommandLine newCommandLine() {
+    CommandLine commandLine = new CommandLine(new Files2Iceberg());
+    commandLine.setExecutionExceptionHandler(
+        (exception, cmd, parseResult) -> {
+          cmd.getErr().println(cmd.getColorScheme().errorText("error: " + exception.getMessage()));
+          return EXIT_FAILED;
+        });
+    return commandLine;
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = Files2Iceberg.class.getPackage().getImplementationVersion();
+      return new String[] {"files2iceberg " + (version == null ? "development build" : version)};
+    }
+  }
+}

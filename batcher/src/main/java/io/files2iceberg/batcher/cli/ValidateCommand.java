@@ -1,0 +1,61 @@
+package io.files2iceberg.batcher.cli;
+
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileError;
+import io.files2iceberg.core.profile.ProfileException;
+import io.files2iceberg.core.profile.ProfileJson;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code validate}: loads profiles, prints them resolved, or every error with file and key path. */
+@Command(
+    name = "validate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Checks table profiles and prints them as JSON with every default filled in.",
+      "Exits 0 when valid; exits 2 and lists every error (file, key path, reason) when not."
+    })
+final class ValidateCommand implements Callable<Integer> {
+
+  @Option(
+      names = {"-c", "--config"},
+      required = true,
+      paramLabel = "FILE|DIR",
+      description = "A profile (.conf, .yaml, .yml) or a folder of profiles.")
+  Path config;
+
+  @Mixin HomeOption home;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (!Files.exists(config)) {
+      err.println("error: " + config + ": no such file or folder");
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    Home resolved = home.resolve();
+    try {
+      ProfileRegistry registry = ProfileRegistry.load(config, resolved);
+      out.println(ProfileJson.render(registry.profiles()));
+      out.flush();
+      return 0;
+    } catch (ProfileException e) {
+      err.println("error: " + e.errors().size() + " problem(s) in " + config + ":");
+      for (ProfileError error : e.errors()) {
+        err.println("  " + error);
+      }
+      err.flush();
+      return Files2Iceberg.EXIT_INVALID;
+    }
+  }
+}

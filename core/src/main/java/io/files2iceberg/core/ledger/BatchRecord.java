@@ -1,0 +1,36 @@
+package io.files2iceberg.core.ledger;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A stored batch.
+ *
+ * @param partitions the partition tokens it claimed, sorted
+ * @param fileIds its files in claim order
+ * @param eventIds the Pub/Sub message ids of its files, in claim order (the checkpoint)
+ * @param attempts launches so far
+ * @param leaseUntil when recovery may take it over (in flight only)
+ */
+public record BatchRecord(
+    String batchId,
+    String table,
+    BatchState state,
+    List<String> partitions,
+    List<String> fileIds,
+    List<String> eventIds,
+    int attempts,
+    Optional<Instant> leaseUntil,
+    Optional<Long> snapshotId,
+    Optional<BatchMetrics> metrics,
+    Optional<String> error,
+    Instant createdAt,
+    Instant updatedAt) {
+
+  public BatchRecord {
+    partitions = List.copyOf(partitions);
+    fileIds = List.copyOf(fileIds);
+    eventIds = List.copyOf(eventIds);
+  }
+}

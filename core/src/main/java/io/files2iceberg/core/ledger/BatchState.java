@@ -1,0 +1,43 @@
+package io.files2iceberg.core.ledger;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/** A batch's life. Stored by {@link #code()}, never by ordinal. */
+public enum BatchState {
+  PLANNED("planned"),
+  RUNNING("running"),
+  COMMITTED("committed"),
+  FAILED("failed");
+
+  private final String code;
+
+  BatchState(String code) {
+    this.code = code;
+  }
+
+  public String code() {
+    return code;
+  }
+
+  /** RUNNING may follow RUNNING: a relaunch after an expired lease. */
+  public Set<BatchState> next() {
+    return switch (this) {
+      case PLANNED -> EnumSet.of(RUNNING, COMMITTED, FAILED);
+      case RUNNING -> EnumSet.of(RUNNING, COMMITTED, FAILED);
+      case COMMITTED, FAILED -> EnumSet.noneOf(BatchState.class);
+    };
+  }
+
+  public boolean canMoveTo(BatchState target) {
+    return next().contains(target);
+  }
+
+  public boolean isInFlight() {
+    return this == PLANNED || this == RUNNING;
+  }
+
+  public static BatchState fromCode(String code) {
+    return States.fromCode(BatchState.class, code, BatchState::code);
+  }
+}

@@ -1,0 +1,113 @@
+package io.files2iceberg.core.ledger;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The pipeline's state: files, partitions and batches, each with an explicit state machine.
+ *
+ * <p>Every method that changes state is one transaction that checks the expected current state
+ * and fails with {@link IllegalTransitionException} (naming the expected and the actual state)
+ * otherwise. Implementations: {@code SqliteLedger} (embedded) and a Firestore one (production);
+ * both pass the same contract suite.
+ *
+ * <p>Retryable failures of the store itself (busy, unavailable) surface as {@link
+ * LedgerUnavailableException}, so callers can tell "try again" from "never". A batch or file id the
+ * ledger does not know fails with {@link IllegalArgumentException} naming it.
+ */
+public interface Ledger extends AutoCloseable {
+
+  /**
+   * Records a data file. Idempotent by {@code bucket/name#generation}: a redelivered notification
+   * changes nothing and says so; a new generation of the same name is a new file. A file for an
+   * INGESTED partition re-opens that partition for just the new file (READY, since its marker was
+   * already seen); with {@code readyOnArrival} (success-file-filter off) the partition becomes
+   * READY at once. A READY, CLAIMED, FAILED or SUPERSEDED partition keeps its state: the new file
+   * waits as RECORDED for the next claim (or the operator's retry).
+   */
+  FileRecorded recordFile(RecordFile command);
+
+  /**
+   * Records a partition's success marker: OPEN becomes READY; a partition not seen yet is created
+   * READY, and files recorded later join it. A marker for a partition that is already READY,
+   * CLAIMED or INGESTED with nothing pending changes nothing but noting the marker; an INGESTED
+   * partition with files pending becomes READY; FAILED and SUPERSEDED stay.
+   */
+  PartitionRecord markReady(MarkReady command);
+
+  /**
+   * Claims READY partitions of one table, oldest partition first (by partition token), into a new
+   * PLANNED batch of at most {@code maxFiles} files with a lease. Whole partitions are taken; a
+   * first partition larger than the limit is split into deterministic ranges (files ordered by
+   * URI then generation), so repeated claims of one partition take consecutive ranges; the
+   * walk stops at the first later partition that does not fit. A READY partition with nothing
+   * pending (no RECORDED file) met on the way becomes INGESTED. With {@code exclusive}, nothing is
+   * claimed while the table has a batch PLANNED or RUNNING. Empty when there is nothing to claim.
+   * The claim is atomic: concurrent claimers never put one file or partition in two batches.
+   */
+  Optional<BatchRecord> claimPartitions(ClaimPartitions command);
+
+  /** PLANNED to RUNNING (or RUNNING again on a relaunch, counting the attempt), renewing the lease. */
+  BatchRecord markRunning(String batchId, Duration lease);
+
+  /** Extends the lease of a PLANNED or RUNNING batch. */
+  BatchRecord renewLease(String batchId, Duration lease);
+
+  /**
+   * The checkpoint: PLANNED or RUNNING to COMMITTED with the Iceberg snapshot id and metrics; the
+   * batch's files become INGESTED and its partitions INGESTED (or READY again when files are
+   * still pending), with their failed attempts reset. Committing an already COMMITTED batch with
+   * the same snapshot id is a no-op reported as such; with another snapshot id it fails naming
+   * both.
+   */
+  BatchCommitted commitBatch(CommitBatch command);
+
+  /**
+   * PLANNED or RUNNING to FAILED with the error. The batch's claimed files become RECORDED again;
+   * its partitions are released with one more attempt counted: READY again, or FAILED with the
+   * error once {@code maxAttempts} (at least 1) is reached.
+   */
+  BatchRecord failBatch(String batchId, String error, int maxAttempts);
+
+  /** PLANNED or RUNNING batches whose lease has expired, oldest lease first. */
+  List<BatchRecord> findExpiredLeases();
+
+  /**
+   * Deletes COMMITTED batches of the table beyond the newest {@code keep} (by commit time); files
+   * stay recorded, so their notifications stay no-ops. Returns how many were deleted.
+   */
+  int pruneCommitted(String table, int keep);
+
+  /**
+   * Marks one RECORDED or CLAIMED file QUARANTINED with the reason; it is left out of every later
+   * batch (and stays QUARANTINED when its current batch commits or fails).
+   */
+  FileRecord quarantineFile(String fileId, String reason);
+
+  /** Records a message that can never succeed, with its raw payload. Idempotent by message id. */
+  void quarantineMessage(QuarantinedMessage message);
+
+  Optional<BatchRecord> batch(String batchId);
+
+  Optional<PartitionRecord> partition(String table, String partition);
+
+  Optional<FileRecord> file(String fileId);
+
+  /** The files of a batch, in the deterministic order the batch was claimed in. */
+  List<FileRecord> filesOfBatch(String batchId);
+
+  /** The tables the ledger knows, sorted. */
+  List<String> tables();
+
+  /** Counts by state, batches in flight, the last commit and the lag of one table. */
+  TableStatus tableStatus(String table);
+
+  List<QuarantinedMessage> quarantinedMessages();
+
+  /** Whether the store answers; used by health checks. */
+  boolean isAvailable();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,92 @@
+package io.files2iceberg.core.ledger;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The ledger's document schema, in one place for every implementation: collection (table) names,
+ * field (column) names and document ids. State codes live on the state enums.
+ *
+ * <p>Document ids are derived from identity, never sequential: a file is the hash of
+ * {@code bucket/name#generation} (so a redelivered notification lands on the same document and an
+ * overwrite with a new generation on a new one); a partition is the hash of
+ * {@code table|partition}.
+ */
+public final class LedgerSchema {
+  private LedgerSchema() {}
+
+  /** Bumped on every incompatible change of names or encodings below. */
+  public static final int VERSION = 1;
+
+  public static final String FILES = "files";
+  public static final String PARTITIONS = "partitions";
+  public static final String BATCHES = "batches";
+  public static final String QUARANTINE = "quarantine";
+
+  // files
+  public static final String FILE_ID = "fileId";
+  public static final String TABLE = "table";
+  public static final String PARTITION = "partition";
+  public static final String BUCKET = "bucket";
+  public static final String NAME = "name";
+  public static final String GENERATION = "generation";
+  public static final String URI = "uri";
+  public static final String SIZE = "size";
+  public static final String EVENT_ID = "eventId";
+  public static final String EVENT_TIME = "eventTime";
+  public static final String OVERWROTE_GENERATION = "overwroteGeneration";
+  public static final String STATE = "state";
+  public static final String BATCH_ID = "batchId";
+  /** The file's index in its batch's claim order, so a batch's files read back in that order. */
+  public static final String BATCH_POSITION = "batchPosition";
+  public static final String QUARANTINE_REASON = "quarantineReason";
+  public static final String RECORDED_AT = "recordedAt";
+
+  // partitions (also TABLE, PARTITION, STATE, BATCH_ID)
+  public static final String PARTITION_ID = "partitionId";
+  public static final String PREFIX = "prefix";
+  public static final String MARKER_SEEN = "markerSeen";
+  public static final String ATTEMPTS = "attempts";
+  public static final String LAST_ERROR = "lastError";
+  public static final String READY_AT = "readyAt";
+  public static final String UPDATED_AT = "updatedAt";
+
+  // batches (also BATCH_ID, TABLE, STATE, ATTEMPTS, UPDATED_AT)
+  public static final String PARTITIONS_FIELD = "partitions";
+  public static final String FILE_IDS = "fileIds";
+  public static final String EVENT_IDS = "eventIds";
+  public static final String LEASE_UNTIL = "leaseUntil";
+  public static final String SNAPSHOT_ID = "snapshotId";
+  public static final String METRICS = "metrics";
+  public static final String ERROR = "error";
+  public static final String CREATED_AT = "createdAt";
+  public static final String COMMITTED_AT = "committedAt";
+
+  // quarantine
+  public static final String MESSAGE_ID = "messageId";
+  public static final String REASON = "reason";
+  public static final String RAW_PAYLOAD = "rawPayload";
+  public static final String OBJECT_URI = "objectUri";
+  public static final String RECEIVED_AT = "receivedAt";
+
+  /** The file's document id: hex SHA-256 of {@code bucket/name#generation}. */
+  public static String fileId(String bucket, String name, long generation) {
+    return sha256(bucket + "/" + name + "#" + generation);
+  }
+
+  /** The partition's document id: hex SHA-256 of {@code table|partition}. */
+  public static String partitionId(String table, String partition) {
+    return sha256(table + "|" + partition);
+  }
+
+  private static String sha256(String value) {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(digest.digest(value.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is not available", e);
+    }
+  }
+}

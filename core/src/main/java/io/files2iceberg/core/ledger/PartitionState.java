@@ -1,0 +1,51 @@
+package io.files2iceberg.core.ledger;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/** A partition's life. Stored by {@link #code()}, never by ordinal. */
+public enum PartitionState {
+  /** Files arriving, marker not seen yet. */
+  OPEN("open"),
+  /** Complete (marker seen, or success-file-filter off) with files pending. */
+  READY("ready"),
+  /** In a PLANNED or RUNNING batch. */
+  CLAIMED("claimed"),
+  /** Every recorded file landed (or was quarantined); nothing pending. */
+  INGESTED("ingested"),
+  /** Attempts exhausted; the last error is kept. */
+  FAILED("failed"),
+  /** Mode {@code last}: a newer partition was loaded instead. */
+  SUPERSEDED("superseded");
+
+  private final String code;
+
+  PartitionState(String code) {
+    this.code = code;
+  }
+
+  public String code() {
+    return code;
+  }
+
+  public Set<PartitionState> next() {
+    return switch (this) {
+      case OPEN -> EnumSet.of(READY);
+      // READY to INGESTED: a claim finds nothing pending (its files were quarantined, or the marker
+      // landed for a folder without data files).
+      case READY -> EnumSet.of(CLAIMED, INGESTED, SUPERSEDED);
+      case CLAIMED -> EnumSet.of(READY, INGESTED, FAILED);
+      case INGESTED -> EnumSet.of(READY);
+      case FAILED -> EnumSet.of(READY);
+      case SUPERSEDED -> EnumSet.of(READY);
+    };
+  }
+
+  public boolean canMoveTo(PartitionState target) {
+    return next().contains(target);
+  }
+
+  public static PartitionState fromCode(String code) {
+    return States.fromCode(PartitionState.class, code, PartitionState::code);
+  }
+}

@@ -1,0 +1,146 @@
+package io.files2iceberg.core.ledger;
+
+import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
+import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_TIME;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
+import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
+import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
+import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
+import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OVERWROTE_GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
+import static io.files2iceberg.core.ledger.LedgerSchema.PREFIX;
+import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
+import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
+import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
+import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
+import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
+import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
+import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.URI;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Rows of {@link SqliteSchema} to contract records and back (JSON for lists and metrics). */
+final class SqliteRows {
+  private SqliteRows() {}
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final TypeReference<List<String>> STRING_LIST = new TypeReference<>() {};
+
+  static FileRecord file(ResultSet rs) throws SQLException {
+    return new FileRecord(
+        rs.getString(FILE_ID),
+        rs.getString(TABLE),
+        rs.getString(PARTITION),
+        rs.getString(BUCKET),
+        rs.getString(NAME),
+        rs.getLong(GENERATION),
+        rs.getString(URI),
+        rs.getLong(SIZE),
+        rs.getString(EVENT_ID),
+        instant(rs, EVENT_TIME),
+        optionalLong(rs, OVERWROTE_GENERATION),
+        FileState.fromCode(rs.getString(STATE)),
+        Optional.ofNullable(rs.getString(BATCH_ID)),
+        Optional.ofNullable(rs.getString(QUARANTINE_REASON)),
+        instant(rs, RECORDED_AT));
+  }
+
+  static PartitionRecord partition(ResultSet rs) throws SQLException {
+    return new PartitionRecord(
+        rs.getString(TABLE),
+        rs.getString(PARTITION),
+        Optional.ofNullable(rs.getString(PREFIX)),
+        PartitionState.fromCode(rs.getString(STATE)),
+        rs.getInt(MARKER_SEEN) != 0,
+        Optional.ofNullable(rs.getString(BATCH_ID)),
+        rs.getInt(ATTEMPTS),
+        Optional.ofNullable(rs.getString(LAST_ERROR)),
+        optionalLong(rs, READY_AT).map(Instant::ofEpochMilli),
+        instant(rs, UPDATED_AT));
+  }
+
+  static BatchRecord batch(ResultSet rs) throws SQLException {
+    String metrics = rs.getString(METRICS);
+    return new BatchRecord(
+        rs.getString(BATCH_ID),
+        rs.getString(TABLE),
+        BatchState.fromCode(rs.getString(STATE)),
+        stringList(rs.getString(PARTITIONS_FIELD)),
+        stringList(rs.getString(FILE_IDS)),
+        stringList(rs.getString(EVENT_IDS)),
+        rs.getInt(ATTEMPTS),
+        optionalLong(rs, LEASE_UNTIL).map(Instant::ofEpochMilli),
+        optionalLong(rs, SNAPSHOT_ID),
+        Optional.ofNullable(metrics).map(SqliteRows::metrics),
+        Optional.ofNullable(rs.getString(ERROR)),
+        instant(rs, CREATED_AT),
+        instant(rs, UPDATED_AT));
+  }
+
+  static QuarantinedMessage quarantined(ResultSet rs) throws SQLException {
+    return new QuarantinedMessage(
+        rs.getString(MESSAGE_ID),
+        rs.getString(REASON),
+        rs.getString(RAW_PAYLOAD),
+        Optional.ofNullable(rs.getString(OBJECT_URI)),
+        instant(rs, RECEIVED_AT));
+  }
+
+  static String json(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot encode " + value.getClass().getSimpleName() + " as JSON", e);
+    }
+  }
+
+  private static List<String> stringList(String json) {
+    try {
+      return JSON.readValue(json, STRING_LIST);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Stored list is not a JSON array of strings: " + json, e);
+    }
+  }
+
+  private static BatchMetrics metrics(String json) {
+    try {
+      return JSON.readValue(json, BatchMetrics.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Stored metrics are not readable: " + json, e);
+    }
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    return Instant.ofEpochMilli(rs.getLong(column));
+  }
+
+  private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
+    long value = rs.getLong(column);
+    return rs.wasNull() ? Optional.empty() : Optional.of(value);
+  }
+}

@@ -1,0 +1,134 @@
+package io.files2iceberg.core.ledger;
+
+import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_POSITION;
+import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
+import static io.files2iceberg.core.ledger.LedgerSchema.COMMITTED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_TIME;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILES;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
+import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
+import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
+import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
+import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OVERWROTE_GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.PREFIX;
+import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE;
+import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
+import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
+import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
+import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
+import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
+import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
+import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.URI;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The ledger's collections as SQLite tables: one table per collection, one column per field, all
+ * named by {@link LedgerSchema}. Times are epoch milliseconds; states are their string codes; lists
+ * and metrics are JSON text.
+ */
+final class SqliteSchema {
+  private SqliteSchema() {}
+
+  /** Quotes an identifier: {@code table} and {@code partition} are SQL keywords. */
+  static String q(String identifier) {
+    return '"' + identifier + '"';
+  }
+
+  /** Idempotent: every statement is IF NOT EXISTS, so concurrent first opens are harmless. */
+  static List<String> ddl() {
+    return List.of(
+        "CREATE TABLE IF NOT EXISTS " + q(FILES) + " ("
+            + q(FILE_ID) + " TEXT PRIMARY KEY, "
+            + q(TABLE) + " TEXT NOT NULL, "
+            + q(PARTITION) + " TEXT NOT NULL, "
+            + q(BUCKET) + " TEXT NOT NULL, "
+            + q(NAME) + " TEXT NOT NULL, "
+            + q(GENERATION) + " INTEGER NOT NULL, "
+            + q(URI) + " TEXT NOT NULL, "
+            + q(SIZE) + " INTEGER NOT NULL, "
+            + q(EVENT_ID) + " TEXT NOT NULL, "
+            + q(EVENT_TIME) + " INTEGER NOT NULL, "
+            + q(OVERWROTE_GENERATION) + " INTEGER, "
+            + q(STATE) + " TEXT NOT NULL, "
+            + q(BATCH_ID) + " TEXT, "
+            + q(BATCH_POSITION) + " INTEGER, "
+            + q(QUARANTINE_REASON) + " TEXT, "
+            + q(RECORDED_AT) + " INTEGER NOT NULL)",
+        // The claim walk: a partition's pending files in claim order, without a sort.
+        index(FILES, TABLE, PARTITION, STATE, URI, GENERATION),
+        // Status counts by state.
+        index(FILES, TABLE, STATE),
+        // A batch's files in claim order (also after the batch row is pruned).
+        index(FILES, BATCH_ID, BATCH_POSITION),
+        "CREATE TABLE IF NOT EXISTS " + q(PARTITIONS) + " ("
+            + q(PARTITION_ID) + " TEXT PRIMARY KEY, "
+            + q(TABLE) + " TEXT NOT NULL, "
+            + q(PARTITION) + " TEXT NOT NULL, "
+            + q(PREFIX) + " TEXT, "
+            + q(STATE) + " TEXT NOT NULL, "
+            + q(MARKER_SEEN) + " INTEGER NOT NULL, "
+            + q(BATCH_ID) + " TEXT, "
+            + q(ATTEMPTS) + " INTEGER NOT NULL, "
+            + q(LAST_ERROR) + " TEXT, "
+            + q(READY_AT) + " INTEGER, "
+            + q(UPDATED_AT) + " INTEGER NOT NULL)",
+        // READY partitions of a table in token order; status counts.
+        index(PARTITIONS, TABLE, STATE, PARTITION),
+        "CREATE TABLE IF NOT EXISTS " + q(BATCHES) + " ("
+            + q(BATCH_ID) + " TEXT PRIMARY KEY, "
+            + q(TABLE) + " TEXT NOT NULL, "
+            + q(STATE) + " TEXT NOT NULL, "
+            + q(PARTITIONS_FIELD) + " TEXT NOT NULL, "
+            + q(FILE_IDS) + " TEXT NOT NULL, "
+            + q(EVENT_IDS) + " TEXT NOT NULL, "
+            + q(ATTEMPTS) + " INTEGER NOT NULL, "
+            + q(LEASE_UNTIL) + " INTEGER, "
+            + q(SNAPSHOT_ID) + " INTEGER, "
+            + q(METRICS) + " TEXT, "
+            + q(ERROR) + " TEXT, "
+            + q(CREATED_AT) + " INTEGER NOT NULL, "
+            + q(UPDATED_AT) + " INTEGER NOT NULL, "
+            + q(COMMITTED_AT) + " INTEGER)",
+        // In-flight checks, the last commit, pruning.
+        index(BATCHES, TABLE, STATE, COMMITTED_AT),
+        // Recovery: expired leases.
+        index(BATCHES, STATE, LEASE_UNTIL),
+        "CREATE TABLE IF NOT EXISTS " + q(QUARANTINE) + " ("
+            + q(MESSAGE_ID) + " TEXT PRIMARY KEY, "
+            + q(REASON) + " TEXT NOT NULL, "
+            + q(RAW_PAYLOAD) + " TEXT NOT NULL, "
+            + q(OBJECT_URI) + " TEXT, "
+            + q(RECEIVED_AT) + " INTEGER NOT NULL)");
+  }
+
+  private static String index(String table, String... columns) {
+    return "CREATE INDEX IF NOT EXISTS " + q(table + "_by_" + String.join("_", columns))
+        + " ON " + q(table) + " ("
+        + Arrays.stream(columns).map(SqliteSchema::q).collect(Collectors.joining(", ")) + ")";
+  }
+}

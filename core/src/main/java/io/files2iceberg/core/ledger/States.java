@@ -1,0 +1,57 @@
+package io.files2iceberg.core.ledger;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** Shared by the state enums and every ledger implementation: codes and transition checks. */
+final class States {
+  private States() {}
+
+  static <E extends Enum<E>> E fromCode(Class<E> type, String code, Function<E, String> codeOf) {
+    for (E value : type.getEnumConstants()) {
+      if (codeOf.apply(value).equals(code)) {
+        return value;
+      }
+    }
+    throw new IllegalArgumentException(
+        "Unknown " + type.getSimpleName() + " code '" + code + "'; known: "
+            + Arrays.stream(type.getEnumConstants()).map(codeOf).collect(Collectors.joining(", ")));
+  }
+
+  /**
+   * Checks one transition against the enum's table of allowed next states.
+   *
+   * @param action what was attempted, e.g. {@code Cannot commit batch b-1}
+   * @throws IllegalTransitionException naming every state {@code target} may be reached from and
+   *     the actual one
+   */
+  static <E extends Enum<E>> void requireTransition(
+      String action, E actual, E target, Function<E, Set<E>> next) {
+    if (!next.apply(actual).contains(target)) {
+      EnumSet<E> sources = EnumSet.noneOf(actual.getDeclaringClass());
+      for (E state : actual.getDeclaringClass().getEnumConstants()) {
+        if (next.apply(state).contains(target)) {
+          sources.add(state);
+        }
+      }
+      throw illegal(action, sources, actual);
+    }
+  }
+
+  /** Checks a precondition that is not a transition, e.g. a lease renewal needs a batch in flight. */
+  static <E extends Enum<E>> void requireOneOf(String action, E actual, Set<E> expected) {
+    if (!expected.contains(actual)) {
+      throw illegal(action, expected, actual);
+    }
+  }
+
+  private static <E extends Enum<E>> IllegalTransitionException illegal(
+      String action, Set<E> expected, E actual) {
+    String names = expected.stream().map(Enum::name).collect(Collectors.joining(" or "));
+    return new IllegalTransitionException(
+        action + ": expected state " + (names.isEmpty() ? "none" : names) + ", actual " + actual.name());
+  }
+}

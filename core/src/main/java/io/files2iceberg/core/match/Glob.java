@@ -1,0 +1,404 @@
+package io.files2iceberg.core.match;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * A profile's {@code extract.path}: a bucket plus a glob over object names, compiled once.
+ *
+ * <p>The path is {@code gs://bucket/glob} or {@code file:///absolute/glob}; the bucket (for
+ * {@code file}, the empty bucket of {@link ObjectLocation}) is literal and the glob applies to the
+ * object name. Supported in the name:
+ *
+ * <ul>
+ *   <li>{@code *}: any characters except {@code /}
+ *   <li>{@code ?}: one character except {@code /}
+ *   <li>{@code **}: any characters including {@code /}; at the start of a segment and followed by
+ *       {@code /} it also matches zero folders, so {@code raw/**}{@code /x.parquet} matches
+ *       {@code raw/x.parquet}
+ *   <li>{@code {a,b,c}}: one of the alternatives, which may hold wildcards but not braces
+ * </ul>
+ *
+ * Every other character is literal, including regex metacharacters, {@code [}, {@code \}, a
+ * {@code }} without its {@code {} and a {@code ,} outside braces.
+ */
+public final class Glob {
+
+  /** Bounds the brace expansion that {@link #matchesFolder} is built from. */
+  private static final int MAX_ALTERNATIVES = 1024;
+
+  private final String path;
+  private final String scheme;
+  private final String bucket;
+  private final String nameGlob;
+  private final Pattern pattern;
+  private final Pattern folderPattern;
+  private final String fixedPrefix;
+
+  private Glob(String path, String scheme, String bucket, String nameGlob) {
+    this.path = path;
+    this.scheme = scheme;
+    this.bucket = bucket;
+    this.nameGlob = nameGlob;
+    List<Part> parts = new Parser(path, nameGlob).parse();
+    this.pattern = Pattern.compile(regex(parts), Pattern.DOTALL);
+    this.folderPattern = Pattern.compile(folderRegex(path, parts), Pattern.DOTALL);
+    this.fixedPrefix =
+        !parts.isEmpty() && parts.get(0) instanceof Literal literal ? literal.text() : "";
+  }
+
+  /**
+   * Compiles {@code gs://bucket/glob} or {@code file:///absolute/glob}.
+   *
+   * @throws IllegalArgumentException naming the path: not a gs:// or file:// URI, a wildcard in the
+   *     bucket, nested or unclosed braces
+   */
+  public static Glob parse(String path) {
+    ObjectLocation root;
+    try {
+      root = ObjectLocation.parse(path);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("glob \"" + path + "\": " + e.getMessage(), e);
+    }
+    if (root.bucket().chars().anyMatch(c -> c == '*' || c == '?' || c == '{')) {
+      throw new IllegalArgumentException(
+          "glob \"" + path + "\": the bucket \"" + root.bucket() + "\" must not contain wildcards");
+    }
+    return new Glob(path, root.scheme(), root.bucket(), root.name());
+  }
+
+  /** {@value ObjectLocation#GS} or {@value ObjectLocation#FILE}. */
+  public String scheme() {
+    return scheme;
+  }
+
+  /** The literal bucket; empty for {@code file}. */
+  public String bucket() {
+    return bucket;
+  }
+
+  /** The glob over object names, as written after the bucket. */
+  public String nameGlob() {
+    return nameGlob;
+  }
+
+  /** The compiled name glob; it must match the whole name. */
+  public Pattern pattern() {
+    return pattern;
+  }
+
+  /**
+   * The literal start of the name glob, up to its first wildcard or brace: every matching name
+   * starts with it, so it is the prefix to list.
+   */
+  public String fixedPrefix() {
+    return fixedPrefix;
+  }
+
+  /** Whether the object name matches, whatever the bucket. */
+  public boolean matches(String name) {
+    return pattern.matcher(name).matches();
+  }
+
+  /** Whether the object is in this glob's bucket and its name matches. */
+  public boolean matches(ObjectLocation object) {
+    return isInBucket(object) && matches(object.name());
+  }
+
+  /**
+   * Whether some object directly inside {@code folder} (a name with or without a trailing
+   * {@code /}; empty for the bucket's root) could match. Used to place success markers, which do
+   * not match a data glob themselves: {@code raw/clicks/dt=2024-01-01} matches the folder part of
+   * {@code raw/clicks/dt=*}{@code /*.parquet}. When the glob's last segment holds {@code **}, folders
+   * below the folder part match as well, as far as the last segment's start before {@code **}
+   * allows.
+   */
+  public boolean matchesFolder(String folder) {
+    String trimmed = folder.endsWith("/") ? folder.substring(0, folder.length() - 1) : folder;
+    return folderPattern.matcher(trimmed.isEmpty() ? "" : trimmed + "/").matches();
+  }
+
+  /**
+   * Whether this glob and {@code other} can claim the same object: same scheme and bucket, fixed
+   * prefixes that are prefixes of one another, and a sample name of one alternative (each wildcard
+   * replaced by a plain name) matching the other glob. It finds the overlaps that come from copying
+   * a profile and widening or narrowing its glob; it does not prove two globs disjoint.
+   */
+  public boolean overlaps(Glob other) {
+    if (!scheme.equals(other.scheme) || !bucket.equals(other.bucket)) {
+      return false;
+    }
+    if (!fixedPrefix.startsWith(other.fixedPrefix) && !other.fixedPrefix.startsWith(fixedPrefix)) {
+      return false;
+    }
+    return samples().stream().anyMatch(other::matches)
+        || other.samples().stream().anyMatch(this::matches);
+  }
+
+  /** One concrete object name per brace-free alternative, each wildcard filled with a plain name. */
+  private List<String> samples() {
+    List<String> samples = new ArrayList<>();
+    for (List<Part> alternative : expand(path, new Parser(path, nameGlob).parse())) {
+      StringBuilder sample = new StringBuilder();
+      for (Part part : alternative) {
+        // Expanded alternatives hold only literals and wildcards.
+        sample.append(part instanceof Literal literal ? literal.text() : ((Wildcard) part).sample);
+      }
+      samples.add(sample.toString());
+    }
+    return samples;
+  }
+
+  /** Whether the object is in this glob's bucket, whatever its name. */
+  boolean isInBucket(ObjectLocation object) {
+    return object.isInBucketOf(scheme, bucket);
+  }
+
+  /** The folder of {@link #fixedPrefix()}: its part up to and including the last {@code /}. */
+  String fixedPrefixFolder() {
+    return fixedPrefix.substring(0, fixedPrefix.lastIndexOf('/') + 1);
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof Glob glob && glob.path.equals(path);
+  }
+
+  @Override
+  public int hashCode() {
+    return path.hashCode();
+  }
+
+  /** The path as written in the profile. */
+  @Override
+  public String toString() {
+    return path;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The glob as parts: literals, wildcards and (not nested) alternations.
+
+  private sealed interface Part permits Literal, Wildcard, Alternation {}
+
+  private record Literal(String text) implements Part {}
+
+  private enum Wildcard implements Part {
+    /** {@code *} */
+    ANY_CHARS("[^/]*", "x"),
+    /** {@code ?} */
+    ONE_CHAR("[^/]", "x"),
+    /** {@code **} not followed by {@code /}, or not at a segment's start */
+    ANY_PATH(".*", "x/x"),
+    /** {@code **}{@code /} at a segment's start: zero or more whole folders */
+    ANY_FOLDERS("(?:.*/)?", "x/");
+
+    private final String regex;
+    /** What {@link #overlaps} puts in the wildcard's place. */
+    private final String sample;
+
+    Wildcard(String regex, String sample) {
+      this.regex = regex;
+      this.sample = sample;
+    }
+  }
+
+  /** Alternatives hold literals and wildcards only. */
+  private record Alternation(List<List<Part>> alternatives) implements Part {}
+
+  private static final class Parser {
+    private final String path;
+    private final String glob;
+    private int pos;
+
+    Parser(String path, String glob) {
+      this.path = path;
+      this.glob = glob;
+    }
+
+    List<Part> parse() {
+      return sequence(false, true);
+    }
+
+    /**
+     * Parses up to the end, or inside braces up to the next {@code ,} or {@code }}. {@code
+     * segmentStart}: the text before is empty or ends with {@code /}.
+     */
+    private List<Part> sequence(boolean inBraces, boolean segmentStart) {
+      List<Part> parts = new ArrayList<>();
+      StringBuilder literal = new StringBuilder();
+      boolean atSegmentStart = segmentStart;
+      while (pos < glob.length()) {
+        char c = glob.charAt(pos);
+        if (inBraces && (c == ',' || c == '}')) {
+          break;
+        }
+        if (c == '*' || c == '?' || c == '{') {
+          flush(literal, parts);
+        }
+        switch (c) {
+          case '*' -> {
+            if (pos + 1 < glob.length() && glob.charAt(pos + 1) == '*') {
+              pos += 2;
+              if (atSegmentStart && pos < glob.length() && glob.charAt(pos) == '/') {
+                pos++;
+                parts.add(Wildcard.ANY_FOLDERS);
+                atSegmentStart = true;
+              } else {
+                parts.add(Wildcard.ANY_PATH);
+                atSegmentStart = false;
+              }
+            } else {
+              pos++;
+              parts.add(Wildcard.ANY_CHARS);
+              atSegmentStart = false;
+            }
+          }
+          case '?' -> {
+            pos++;
+            parts.add(Wildcard.ONE_CHAR);
+            atSegmentStart = false;
+          }
+          case '{' -> {
+            if (inBraces) {
+              throw new IllegalArgumentException(
+                  "glob \"" + path + "\": nested braces are not supported (at \""
+                      + glob.substring(pos) + "\")");
+            }
+            int open = pos++;
+            List<List<Part>> alternatives = new ArrayList<>();
+            boolean allEndAtSegmentStart = true;
+            while (true) {
+              List<Part> alternative = sequence(true, atSegmentStart);
+              alternatives.add(alternative);
+              allEndAtSegmentStart &= endsAtSegmentStart(alternative, atSegmentStart);
+              if (pos >= glob.length()) {
+                throw new IllegalArgumentException(
+                    "glob \"" + path + "\": unclosed '{' at \"" + glob.substring(open) + "\"");
+              }
+              if (glob.charAt(pos++) == '}') {
+                break;
+              }
+            }
+            parts.add(new Alternation(List.copyOf(alternatives)));
+            atSegmentStart = allEndAtSegmentStart;
+          }
+          default -> {
+            pos++;
+            literal.append(c);
+            atSegmentStart = c == '/';
+          }
+        }
+      }
+      flush(literal, parts);
+      return parts;
+    }
+
+    private static boolean endsAtSegmentStart(List<Part> parts, boolean startedAtSegmentStart) {
+      if (parts.isEmpty()) {
+        return startedAtSegmentStart;
+      }
+      Part last = parts.get(parts.size() - 1);
+      return last == Wildcard.ANY_FOLDERS
+          || (last instanceof Literal literal && literal.text().endsWith("/"));
+    }
+
+    private static void flush(StringBuilder literal, List<Part> parts) {
+      if (literal.length() > 0) {
+        parts.add(new Literal(literal.toString()));
+        literal.setLength(0);
+      }
+    }
+  }
+
+  private static String regex(List<Part> parts) {
+    StringBuilder regex = new StringBuilder();
+    for (Part part : parts) {
+      if (part instanceof Literal literal) {
+        regex.append(Pattern.quote(literal.text()));
+      } else if (part instanceof Wildcard wildcard) {
+        regex.append(wildcard.regex);
+      } else if (part instanceof Alternation alternation) {
+        regex.append(
+            alternation.alternatives().stream()
+                .map(Glob::regex)
+                .collect(Collectors.joining("|", "(?:", ")")));
+      }
+    }
+    return regex.toString();
+  }
+
+  /**
+   * The regex over {@code folder + "/"} (or {@code ""} for the root) that {@link #matchesFolder}
+   * uses. Each brace-free alternative is split after its last {@code /} into a folder part and a
+   * last segment. The last segment has no {@code /} of its own, so a folder matches exactly when it
+   * matches the folder part, unless the last segment holds {@code **}: then a deeper folder matches
+   * when it continues with the last segment's start up to that {@code **}.
+   */
+  private static String folderRegex(String path, List<Part> parts) {
+    Set<String> alternatives = new LinkedHashSet<>();
+    for (List<Part> alternative : expand(path, parts)) {
+      int split = -1;
+      for (int i = alternative.size() - 1; i >= 0 && split < 0; i--) {
+        Part part = alternative.get(i);
+        if (part == Wildcard.ANY_FOLDERS
+            || (part instanceof Literal literal && literal.text().indexOf('/') >= 0)) {
+          split = i;
+        }
+      }
+      List<Part> folderPart = new ArrayList<>();
+      List<Part> lastSegment = new ArrayList<>();
+      if (split >= 0) {
+        folderPart.addAll(alternative.subList(0, split));
+        Part at = alternative.get(split);
+        if (at instanceof Literal literal) {
+          int slash = literal.text().lastIndexOf('/');
+          folderPart.add(new Literal(literal.text().substring(0, slash + 1)));
+          if (slash + 1 < literal.text().length()) {
+            lastSegment.add(new Literal(literal.text().substring(slash + 1)));
+          }
+        } else {
+          folderPart.add(at);
+        }
+      }
+      lastSegment.addAll(alternative.subList(split + 1, alternative.size()));
+      int anyPath = lastSegment.indexOf(Wildcard.ANY_PATH);
+      String regex = regex(folderPart);
+      if (anyPath >= 0) {
+        regex += "(?:" + regex(lastSegment.subList(0, anyPath)) + ".*)?";
+      }
+      alternatives.add(regex);
+    }
+    return alternatives.stream().collect(Collectors.joining(")|(?:", "(?:", ")"));
+  }
+
+  /** The brace-free globs whose union this glob is. */
+  private static List<List<Part>> expand(String path, List<Part> parts) {
+    List<List<Part>> expanded = new ArrayList<>();
+    expanded.add(new ArrayList<>());
+    for (Part part : parts) {
+      if (part instanceof Alternation alternation) {
+        if ((long) expanded.size() * alternation.alternatives().size() > MAX_ALTERNATIVES) {
+          throw new IllegalArgumentException(
+              "glob \"" + path + "\": its braces expand to more than " + MAX_ALTERNATIVES
+                  + " alternatives");
+        }
+        List<List<Part>> next = new ArrayList<>();
+        for (List<Part> prefix : expanded) {
+          for (List<Part> alternative : alternation.alternatives()) {
+            List<Part> combined = new ArrayList<>(prefix);
+            combined.addAll(alternative);
+            next.add(combined);
+          }
+        }
+        expanded = next;
+      } else {
+        expanded.forEach(prefix -> prefix.add(part));
+      }
+    }
+    return expanded;
+  }
+}

@@ -1,0 +1,54 @@
+package io.files2iceberg.core.profile;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where and how rows are written.
+ *
+ * @param table the Iceberg table, {@code catalog.namespace.table}
+ * @param saveMode without a primary key: append, or overwrite the batch's partitions
+ * @param primaryKey the MERGE key; empty means no key
+ * @param partitionBy Iceberg partition spec entries: columns or transforms such as {@code days(ts)}
+ * @param precombineField among rows with one key, the highest value wins; requires a primary key
+ */
+public record Load(
+    TableId table,
+    SaveMode saveMode,
+    List<String> primaryKey,
+    List<String> partitionBy,
+    Optional<String> precombineField) {
+
+  public Load {
+    primaryKey = List.copyOf(primaryKey);
+    partitionBy = List.copyOf(partitionBy);
+  }
+
+  /** How rows without a key are written. Codes are what profiles spell. */
+  public enum SaveMode {
+    APPEND("Append"),
+    OVERWRITE("Overwrite");
+
+    private final String code;
+
+    SaveMode(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
+  }
+
+  /** A three-part Iceberg table name. */
+  public record TableId(String catalog, String namespace, String name) {
+    public String qualifiedName() {
+      return catalog + "." + namespace + "." + name;
+    }
+
+    @Override
+    public String toString() {
+      return qualifiedName();
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package io.files2iceberg.core.profile;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Collects the problems of one profile file, so that all of them are reported at once. */
+final class Problems {
+
+  private final Path file;
+  private final List<ProfileError> errors = new ArrayList<>();
+
+  Problems(Path file) {
+    this.file = file;
+  }
+
+  void add(String keyPath, String reason) {
+    errors.add(new ProfileError(file, keyPath, reason));
+  }
+
+  boolean isEmpty() {
+    return errors.isEmpty();
+  }
+
+  List<ProfileError> errors() {
+    return List.copyOf(errors);
+  }
+}

@@ -1,0 +1,117 @@
+package io.files2iceberg.core.profile;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.core.match.Glob;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What cannot hold between the profiles of one deployment: two profiles for one object, one table,
+ * or one catalog name with different settings; and more than one ledger or listener. Each error is
+ * reported on the later file and names the earlier one.
+ */
+final class ProfileConflicts {
+
+  private ProfileConflicts() {}
+
+  static List<ProfileError> find(List<TableProfile> profiles) {
+    List<ProfileError> errors = new ArrayList<>();
+    // Settings are compared in their rendered form: every default filled in, one node per key.
+    List<JsonNode> rendered = profiles.stream().<JsonNode>map(ProfileJson::profile).toList();
+    Map<String, Integer> firstByCatalog = new LinkedHashMap<>();
+    for (int i = 0; i < profiles.size(); i++) {
+      TableProfile later = profiles.get(i);
+      for (TableProfile earlier : profiles.subList(0, i)) {
+        pairwise(earlier, later, errors);
+      }
+      String catalog = later.load().table().catalog();
+      Integer sameCatalog = firstByCatalog.putIfAbsent(catalog, i);
+      if (sameCatalog != null) {
+        String why =
+            "both use catalog "
+                + ValueType.quote(catalog)
+                + ", and a catalog name has one set of settings";
+        differences(profiles, rendered, sameCatalog, i, "catalog", why, errors);
+      }
+      if (i > 0) {
+        differences(profiles, rendered, 0, i, "ledger", "a deployment has one ledger", errors);
+        differences(profiles, rendered, 0, i, "listener", "a deployment has one listener", errors);
+      }
+    }
+    return errors;
+  }
+
+  private static void pairwise(
+      TableProfile earlier, TableProfile later, List<ProfileError> errors) {
+    String other = fileName(earlier.source());
+    if (earlier.name().equals(later.name())) {
+      errors.add(
+          new ProfileError(
+              later.source(),
+              "",
+              "has the same profile name " + ValueType.quote(later.name()) + " as " + other));
+    }
+    if (earlier.table().equals(later.table())) {
+      errors.add(
+          new ProfileError(
+              later.source(),
+              ProfileKeys.LOAD_TABLE.path(),
+              "table "
+                  + ValueType.quote(later.table())
+                  + " is also loaded by "
+                  + other
+                  + "; one profile per table"));
+    }
+    if (Glob.parse(earlier.extract().path()).overlaps(Glob.parse(later.extract().path()))) {
+      errors.add(
+          new ProfileError(
+              later.source(),
+              ProfileKeys.EXTRACT_PATH.path(),
+              ValueType.quote(later.extract().path())
+                  + " can claim the same objects as "
+                  + ValueType.quote(earlier.extract().path())
+                  + " in "
+                  + other
+                  + "; each object must belong to one profile"));
+    }
+  }
+
+  /** One error per key of the section whose resolved value differs between two profiles. */
+  private static void differences(
+      List<TableProfile> profiles,
+      List<JsonNode> rendered,
+      int earlier,
+      int later,
+      String section,
+      String why,
+      List<ProfileError> errors) {
+    JsonNode expected = rendered.get(earlier).get(section);
+    JsonNode actual = rendered.get(later).get(section);
+    for (Iterator<String> fields = expected.fieldNames(); fields.hasNext(); ) {
+      String field = fields.next();
+      if (!Objects.equals(expected.get(field), actual.get(field))) {
+        errors.add(
+            new ProfileError(
+                profiles.get(later).source(),
+                section + "." + field,
+                "is "
+                    + actual.get(field)
+                    + " here but "
+                    + expected.get(field)
+                    + " in "
+                    + fileName(profiles.get(earlier).source())
+                    + "; "
+                    + why));
+      }
+    }
+  }
+
+  private static String fileName(Path file) {
+    return file.getFileName().toString();
+  }
+}

@@ -1,0 +1,84 @@
+package io.files2iceberg.core.profile;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.core.profile.ProfileKeys.Key;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Renders resolved profiles as JSON, every default filled in, under the same kebab-case keys a
+ * profile file uses, plus {@code name} and {@code source}. Without those two fields, one rendered
+ * profile is itself a valid profile (HOCON reads JSON), so what {@code validate} prints can be
+ * saved and loaded back.
+ */
+public final class ProfileJson {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private ProfileJson() {}
+
+  /** A pretty-printed JSON array with one object per profile, in the given order. */
+  public static String render(List<TableProfile> profiles) {
+    ArrayNode array = NODES.arrayNode();
+    profiles.forEach(profile -> array.add(profile(profile)));
+    try {
+      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(array);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException("cannot render profiles as JSON", e);
+    }
+  }
+
+  /** One profile: {@code name}, {@code source}, then every key of {@link ProfileKeys}. */
+  static ObjectNode profile(TableProfile profile) {
+    ObjectNode root = NODES.objectNode();
+    root.put("name", profile.name());
+    root.put("source", profile.source().toString());
+    for (Key<?> key : ProfileKeys.keys()) {
+      ObjectNode section = root;
+      List<String> segments = key.segments();
+      for (String segment : segments.subList(0, segments.size() - 1)) {
+        section =
+            section.has(segment) ? (ObjectNode) section.get(segment) : section.putObject(segment);
+      }
+      section.set(segments.get(segments.size() - 1), json(key.resolved().apply(profile)));
+    }
+    return root;
+  }
+
+  private static JsonNode json(Object value) {
+    if (value == null) {
+      return NODES.nullNode();
+    }
+    if (value instanceof String text) {
+      return NODES.textNode(text);
+    }
+    if (value instanceof Boolean bool) {
+      return NODES.booleanNode(bool);
+    }
+    if (value instanceof Integer number) {
+      return NODES.numberNode(number);
+    }
+    if (value instanceof Duration duration) {
+      return NODES.textNode(ValueType.format(duration));
+    }
+    if (value instanceof List<?> list) {
+      ArrayNode array = NODES.arrayNode();
+      list.forEach(item -> array.add(json(item)));
+      return array;
+    }
+    if (value instanceof Map<?, ?> map) {
+      ObjectNode object = NODES.objectNode();
+      map.forEach((k, v) -> object.set(k.toString(), json(v)));
+      return object;
+    }
+    throw new IllegalArgumentException("no JSON form for " + value.getClass().getName());
+  }
+}

@@ -1,0 +1,236 @@
+package io.files2iceberg.core.profile;
+
+import static io.files2iceberg.core.profile.ValueType.BOOLEAN;
+import static io.files2iceberg.core.profile.ValueType.DURATION;
+import static io.files2iceberg.core.profile.ValueType.LIST;
+import static io.files2iceberg.core.profile.ValueType.MAP;
+import static io.files2iceberg.core.profile.ValueType.NON_BLANK;
+import static io.files2iceberg.core.profile.ValueType.NON_BLANK_MAP;
+import static io.files2iceberg.core.profile.ValueType.STRING;
+import static io.files2iceberg.core.profile.ValueType.WHOLE_NUMBER;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * Every key a table profile may set: its dotted path, its value type and where the resolved value
+ * lives in a {@link TableProfile}. The one list that the parser's unknown-key check, the JSON
+ * rendering and the README test all read.
+ */
+final class ProfileKeys {
+
+  /**
+   * One leaf key.
+   *
+   * @param path the dotted path, such as {@code extract.batch-file.pattern}
+   * @param type the value's type
+   * @param resolved the resolved value in a profile, as the key spells it (enum codes, null for
+   *     none)
+   */
+  record Key<T>(String path, ValueType<T> type, Function<TableProfile, T> resolved) {
+    List<String> segments() {
+      return Arrays.asList(path.split("\\."));
+    }
+  }
+
+  private static final List<Key<?>> ALL = new ArrayList<>();
+  private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z0-9_-]+");
+
+  static final Key<String> EXTRACT_PATH = key("extract.path", NON_BLANK, p -> p.extract().path());
+  static final Key<String> EXTRACT_FORMAT =
+      key("extract.format", NON_BLANK, p -> p.extract().format().code());
+  static final Key<Map<String, String>> EXTRACT_OPTIONS =
+      key("extract.options", MAP, p -> p.extract().options());
+  static final Key<Boolean> EXTRACT_RECURSIVE_FILE_LOOKUP =
+      key("extract.recursive-file-lookup", BOOLEAN, p -> p.extract().recursiveFileLookup());
+  static final Key<String> BATCH_FILE_INGESTION_TYPE =
+      key(
+          "extract.batch-file.ingestion-type",
+          NON_BLANK,
+          p -> p.extract().batchFile().ingestionType().code());
+  static final Key<String> BATCH_FILE_PARTITION_TYPE =
+      key(
+          "extract.batch-file.partition-type",
+          NON_BLANK,
+          p -> p.extract().batchFile().partitionType().code());
+  static final Key<String> BATCH_FILE_PATTERN =
+      key(
+          "extract.batch-file.pattern",
+          NON_BLANK,
+          p -> p.extract().batchFile().pattern().orElse(null));
+  static final Key<String> BATCH_FILE_DATE_FORMAT =
+      key(
+          "extract.batch-file.date-format",
+          NON_BLANK,
+          p -> p.extract().batchFile().dateFormat().orElse(null));
+  static final Key<Boolean> BATCH_FILE_STRICT_PATTERN =
+      key(
+          "extract.batch-file.strict-pattern",
+          BOOLEAN,
+          p -> p.extract().batchFile().strictPattern());
+  static final Key<Boolean> BATCH_FILE_SUCCESS_FILE_FILTER =
+      key(
+          "extract.batch-file.success-file-filter",
+          BOOLEAN,
+          p -> p.extract().batchFile().successFileFilter());
+  static final Key<String> BATCH_FILE_SUCCESS_FILE_NAME =
+      key(
+          "extract.batch-file.success-file-name",
+          NON_BLANK,
+          p -> p.extract().batchFile().successFileName());
+  static final Key<Integer> EXTRACT_KEEP_CHECKPOINTS =
+      key("extract.keep-checkpoints", WHOLE_NUMBER, p -> p.extract().keepCheckpoints());
+  static final Key<Boolean> EXTRACT_SAVE_CHECKPOINT =
+      key("extract.save-checkpoint", BOOLEAN, p -> p.extract().saveCheckpoint());
+  static final Key<Integer> EXTRACT_MAX_BATCH_SIZE =
+      key("extract.max-batch-size", WHOLE_NUMBER, p -> p.extract().maxBatchSize());
+
+  static final Key<List<String>> TRANSFORM_FILTER =
+      key("transform.filter", LIST, p -> p.transform().filter());
+  static final Key<Map<String, String>> TRANSFORM_RENAME_COLUMNS =
+      key("transform.rename-columns", NON_BLANK_MAP, p -> p.transform().renameColumns());
+  static final Key<Map<String, String>> TRANSFORM_CAST_COLUMNS =
+      key("transform.cast.columns", NON_BLANK_MAP, p -> p.transform().castColumns());
+
+  static final Key<String> LOAD_TABLE = key("load.iceberg.table", NON_BLANK, TableProfile::table);
+  static final Key<String> LOAD_SAVE_MODE =
+      key("load.save-mode", NON_BLANK, p -> p.load().saveMode().code());
+  static final Key<List<String>> LOAD_PRIMARY_KEY =
+      key("load.primary-key", LIST, p -> p.load().primaryKey());
+  static final Key<List<String>> LOAD_PARTITION_BY =
+      key("load.partition-by", LIST, p -> p.load().partitionBy());
+  static final Key<String> LOAD_PRECOMBINE_FIELD =
+      key("load.iceberg.precombine-field", NON_BLANK, p -> p.load().precombineField().orElse(null));
+
+  static final Key<String> METADATA_PATH =
+      key("metadata.path", NON_BLANK, p -> p.metadata().path());
+
+  static final Key<String> CATALOG_TYPE =
+      key("catalog.type", NON_BLANK, p -> p.catalog().type().code());
+  static final Key<String> CATALOG_URI = key("catalog.uri", STRING, p -> p.catalog().uri());
+  static final Key<String> CATALOG_WAREHOUSE =
+      key("catalog.warehouse", NON_BLANK, p -> p.catalog().warehouse());
+  static final Key<String> CATALOG_USER_PROJECT =
+      key("catalog.user-project", NON_BLANK, p -> p.catalog().userProject().orElse(null));
+  static final Key<String> CATALOG_AUTH_TYPE =
+      key("catalog.auth-type", NON_BLANK, p -> p.catalog().authType().orElse(null));
+  static final Key<String> CATALOG_IO_IMPL =
+      key("catalog.io-impl", NON_BLANK, p -> p.catalog().ioImpl().orElse(null));
+  static final Key<Boolean> CATALOG_VENDED_CREDENTIALS =
+      key("catalog.vended-credentials", BOOLEAN, p -> p.catalog().vendedCredentials());
+  static final Key<Map<String, String>> CATALOG_PROPERTIES =
+      key("catalog.properties", MAP, p -> p.catalog().properties());
+
+  static final Key<String> LEDGER_TYPE =
+      key("ledger.type", NON_BLANK, p -> p.ledger().type().code());
+  static final Key<String> LEDGER_SQLITE_PATH =
+      key("ledger.sqlite-path", NON_BLANK, p -> p.ledger().sqlitePath());
+  static final Key<String> LEDGER_FIRESTORE_PROJECT =
+      key("ledger.firestore-project", NON_BLANK, p -> p.ledger().firestoreProject().orElse(null));
+  static final Key<String> LEDGER_FIRESTORE_DATABASE =
+      key("ledger.firestore-database", NON_BLANK, p -> p.ledger().firestoreDatabase());
+  static final Key<String> LEDGER_COLLECTION_PREFIX =
+      key("ledger.collection-prefix", STRING, p -> p.ledger().collectionPrefix());
+
+  static final Key<Map<String, String>> JOB_SPARK_PROPERTIES =
+      key("job.spark-properties", MAP, p -> p.job().sparkProperties());
+  static final Key<String> JOB_MASTER = key("job.master", NON_BLANK, p -> p.job().master());
+  static final Key<String> JOB_DATAPROC_REGION =
+      key("job.dataproc-region", NON_BLANK, p -> p.job().dataprocRegion().orElse(null));
+  static final Key<String> JOB_RUNTIME_VERSION =
+      key("job.runtime-version", NON_BLANK, p -> p.job().runtimeVersion());
+  static final Key<String> JOB_SERVICE_ACCOUNT =
+      key("job.service-account", NON_BLANK, p -> p.job().serviceAccount().orElse(null));
+  static final Key<String> JOB_SUBNETWORK =
+      key("job.subnetwork", NON_BLANK, p -> p.job().subnetwork().orElse(null));
+  static final Key<String> JOB_JAR_URI =
+      key("job.jar-uri", NON_BLANK, p -> p.job().jarUri().orElse(null));
+  static final Key<Duration> JOB_LEASE_TIMEOUT =
+      key("job.lease-timeout", DURATION, p -> p.job().leaseTimeout());
+  static final Key<Integer> JOB_MAX_ATTEMPTS =
+      key("job.max-attempts", WHOLE_NUMBER, p -> p.job().maxAttempts());
+
+  static final Key<Integer> LISTENER_PORT =
+      key("listener.port", WHOLE_NUMBER, p -> p.listener().port());
+  static final Key<String> LISTENER_PUSH_PATH =
+      key("listener.push-path", NON_BLANK, p -> p.listener().pushPath());
+  static final Key<Boolean> LISTENER_LIST_PREFIX_ON_MARKER =
+      key("listener.list-prefix-on-marker", BOOLEAN, p -> p.listener().listPrefixOnMarker());
+  static final Key<String> LISTENER_OIDC_AUDIENCE =
+      key("listener.oidc-audience", NON_BLANK, p -> p.listener().oidcAudience().orElse(null));
+  static final Key<String> LISTENER_OIDC_SERVICE_ACCOUNT =
+      key(
+          "listener.oidc-service-account",
+          NON_BLANK,
+          p -> p.listener().oidcServiceAccount().orElse(null));
+
+  private ProfileKeys() {}
+
+  private static <T> Key<T> key(
+      String path, ValueType<T> type, Function<TableProfile, T> resolved) {
+    Key<T> key = new Key<>(path, type, resolved);
+    ALL.add(key);
+    return key;
+  }
+
+  /** Every key path, in documentation order. */
+  static List<String> all() {
+    return ALL.stream().map(Key::path).toList();
+  }
+
+  /** Every key, in documentation order. */
+  static List<Key<?>> keys() {
+    return List.copyOf(ALL);
+  }
+
+  static Optional<Key<?>> find(String path) {
+    return ALL.stream().filter(key -> key.path().equals(path)).findFirst();
+  }
+
+  /** Whether {@code path} is the root ({@code ""}) or an object that holds keys. */
+  static boolean isSection(String path) {
+    return path.isEmpty() || ALL.stream().anyMatch(key -> key.path().startsWith(path + "."));
+  }
+
+  /** Whether {@code path} is a map whose keys are the user's (Spark properties and such). */
+  static boolean isFreeForm(String path) {
+    return find(path).map(key -> key.type().isFreeForm()).orElse(false);
+  }
+
+  /** The key names directly inside a section. */
+  static List<String> children(String section) {
+    LinkedHashSet<String> names = new LinkedHashSet<>();
+    for (String relative : below(section)) {
+      names.add(relative.split("\\.", 2)[0]);
+    }
+    return List.copyOf(names);
+  }
+
+  /** The paths of every key inside a section, relative to it. */
+  static List<String> below(String section) {
+    String prefix = section.isEmpty() ? "" : section + ".";
+    return ALL.stream()
+        .map(Key::path)
+        .filter(path -> path.startsWith(prefix))
+        .map(path -> path.substring(prefix.length()))
+        .toList();
+  }
+
+  /** The path of a key inside {@code parent}; keys that are not plain names are quoted. */
+  static String child(String parent, String key) {
+    String segment = PLAIN_KEY.matcher(key).matches() ? key : ValueType.quote(key);
+    return parent.isEmpty() ? segment : parent + "." + segment;
+  }
+
+  /** The path of a list element. */
+  static String element(String list, int index) {
+    return list + "[" + index + "]";
+  }
+}

@@ -1,0 +1,274 @@
+package io.files2iceberg.core.profile;
+
+import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_DATE_FORMAT;
+import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_INGESTION_TYPE;
+import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_PARTITION_TYPE;
+import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_PATTERN;
+import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_STRICT_PATTERN;
+import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_SUCCESS_FILE_FILTER;
+import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_SUCCESS_FILE_NAME;
+import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_AUTH_TYPE;
+import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_IO_IMPL;
+import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_PROPERTIES;
+import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_TYPE;
+import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_URI;
+import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_USER_PROJECT;
+import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_VENDED_CREDENTIALS;
+import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_WAREHOUSE;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_FORMAT;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_KEEP_CHECKPOINTS;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_SIZE;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_OPTIONS;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_PATH;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_RECURSIVE_FILE_LOOKUP;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SAVE_CHECKPOINT;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_DATAPROC_REGION;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_JAR_URI;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_LEASE_TIMEOUT;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_MASTER;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_MAX_ATTEMPTS;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_RUNTIME_VERSION;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_SERVICE_ACCOUNT;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_SPARK_PROPERTIES;
+import static io.files2iceberg.core.profile.ProfileKeys.JOB_SUBNETWORK;
+import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_COLLECTION_PREFIX;
+import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_FIRESTORE_DATABASE;
+import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_FIRESTORE_PROJECT;
+import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_SQLITE_PATH;
+import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_TYPE;
+import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_LIST_PREFIX_ON_MARKER;
+import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_OIDC_AUDIENCE;
+import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_OIDC_SERVICE_ACCOUNT;
+import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PORT;
+import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PUSH_PATH;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PARTITION_BY;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRECOMBINE_FIELD;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRIMARY_KEY;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SAVE_MODE;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_TABLE;
+import static io.files2iceberg.core.profile.ProfileKeys.METADATA_PATH;
+import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_CAST_COLUMNS;
+import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_FILTER;
+import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_RENAME_COLUMNS;
+
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.BatchFile.PartitionType;
+import io.files2iceberg.core.profile.Catalog.CatalogType;
+import io.files2iceberg.core.profile.Extract.Format;
+import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
+import io.files2iceberg.core.profile.Load.SaveMode;
+import io.files2iceberg.core.profile.Load.TableId;
+import io.files2iceberg.core.profile.ProfileValues.Rule;
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads one table profile, HOCON ({@code .conf}) or YAML ({@code .yaml}, {@code .yml}), into a
+ * validated {@link TableProfile} with every default filled in. The keys, their defaults and their
+ * meaning are listed in the README's "Table profiles" section.
+ */
+public final class ProfileLoader {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ProfileLoader.class);
+
+  static final int DEFAULT_KEEP_CHECKPOINTS = 50;
+  static final int DEFAULT_MAX_BATCH_SIZE = 100;
+  static final String DEFAULT_SUCCESS_FILE_NAME = "_SUCCESS";
+  static final String DEFAULT_MASTER = "local[*]";
+  static final String DEFAULT_RUNTIME_VERSION = "2.3";
+  static final Duration DEFAULT_LEASE_TIMEOUT = Duration.ofMinutes(30);
+  static final int DEFAULT_MAX_ATTEMPTS = 3;
+  static final int DEFAULT_PORT = 8080;
+  static final String DEFAULT_PUSH_PATH = "/pubsub/push";
+  static final String DEFAULT_FIRESTORE_DATABASE = "(default)";
+
+  private ProfileLoader() {}
+
+  /**
+   * Reads and validates one profile; its name is the file name without the extension.
+   *
+   * @throws ProfileException listing every problem in the file
+   */
+  public static TableProfile load(Path file, Home home) throws ProfileException {
+    List<ProfileError> errors = new ArrayList<>();
+    Optional<TableProfile> profile = read(file, home, errors);
+    if (!errors.isEmpty()) {
+      throw new ProfileException(errors);
+    }
+    return profile.orElseThrow();
+  }
+
+  /** Reads one profile, adding its problems to {@code errors}; empty when there are any. */
+  static Optional<TableProfile> read(Path file, Home home, List<ProfileError> errors) {
+    Problems problems = new Problems(file);
+    Optional<TableProfile> profile =
+        ProfileTree.read(file, problems)
+            .map(tree -> build(file, home, new ProfileValues(tree, problems)));
+    errors.addAll(problems.errors());
+    if (!problems.isEmpty()) {
+      return Optional.empty();
+    }
+    profile.ifPresent(
+        p -> LOG.debug("Read profile {} for table {} from {}", p.name(), p.table(), file));
+    return profile;
+  }
+
+  /** The file name without its extension. */
+  static String profileName(Path file) {
+    String name = file.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    return dot > 0 ? name.substring(0, dot) : name;
+  }
+
+  private static TableProfile build(Path file, Home home, ProfileValues v) {
+    v.rejectUnknownKeys();
+    String name = profileName(file);
+    // Sections are read in file order, so that problems are listed in that order too.
+    return new TableProfile(
+        name,
+        file.toAbsolutePath().normalize(),
+        extract(v),
+        transform(v),
+        load(v),
+        new Metadata(v.get(METADATA_PATH, home.metadata(name) + File.separator)),
+        catalog(v, home),
+        ledger(v, home),
+        job(v),
+        listener(v));
+  }
+
+  private static Extract extract(ProfileValues v) {
+    return new Extract(
+        v.required(EXTRACT_PATH, ProfileRules::globUri).orElse(""),
+        v.choice(EXTRACT_FORMAT, Format.PARQUET, Format::code).orElse(Format.PARQUET),
+        v.get(EXTRACT_OPTIONS, Map.of()),
+        v.get(EXTRACT_RECURSIVE_FILE_LOOKUP, false),
+        batchFile(v),
+        v.number(EXTRACT_KEEP_CHECKPOINTS, DEFAULT_KEEP_CHECKPOINTS, 1, Integer.MAX_VALUE),
+        v.get(EXTRACT_SAVE_CHECKPOINT, true),
+        v.number(EXTRACT_MAX_BATCH_SIZE, DEFAULT_MAX_BATCH_SIZE, 1, Integer.MAX_VALUE));
+  }
+
+  private static BatchFile batchFile(ProfileValues v) {
+    IngestionType ingestionType =
+        v.choice(BATCH_FILE_INGESTION_TYPE, IngestionType.INCREMENTAL, IngestionType::code)
+            .orElse(IngestionType.INCREMENTAL);
+    Optional<PartitionType> partitionType =
+        v.choice(BATCH_FILE_PARTITION_TYPE, PartitionType.STRING, PartitionType::code);
+    Optional<String> pattern = v.optional(BATCH_FILE_PATTERN, ProfileRules::oneCaptureGroup);
+    Optional<String> dateFormat = v.optional(BATCH_FILE_DATE_FORMAT, ProfileRules::dateFormat);
+    // Checked only against a valid partition type: an invalid one is reported on its own.
+    if (partitionType.equals(Optional.of(PartitionType.DATE))) {
+      v.requiredWhen(BATCH_FILE_DATE_FORMAT, "extract.batch-file.partition-type = date");
+    } else if (partitionType.isPresent() && v.isSet(BATCH_FILE_DATE_FORMAT)) {
+      v.reject(BATCH_FILE_DATE_FORMAT, "date-format is only used with partition-type = date");
+    }
+    return new BatchFile(
+        ingestionType,
+        partitionType.orElse(PartitionType.STRING),
+        pattern,
+        dateFormat,
+        v.get(BATCH_FILE_STRICT_PATTERN, false),
+        v.get(BATCH_FILE_SUCCESS_FILE_FILTER, true),
+        v.get(BATCH_FILE_SUCCESS_FILE_NAME, DEFAULT_SUCCESS_FILE_NAME));
+  }
+
+  private static Transform transform(ProfileValues v) {
+    return new Transform(
+        v.get(TRANSFORM_FILTER, List.of()),
+        v.get(TRANSFORM_RENAME_COLUMNS, Map.of()),
+        v.get(TRANSFORM_CAST_COLUMNS, Map.of()));
+  }
+
+  private static Load load(ProfileValues v) {
+    TableId table =
+        v.required(LOAD_TABLE, ProfileRules::tableName)
+            .map(name -> name.split("\\."))
+            .map(parts -> new TableId(parts[0], parts[1], parts[2]))
+            .orElse(new TableId("", "", ""));
+    Optional<List<String>> primaryKey = v.each(LOAD_PRIMARY_KEY, Rule.none());
+    Optional<String> precombineField = v.optional(LOAD_PRECOMBINE_FIELD);
+    // An invalid primary key is reported on its own; only a valid empty one makes this wrong.
+    if (precombineField.isPresent() && primaryKey.map(List::isEmpty).orElse(false)) {
+      v.reject(LOAD_PRECOMBINE_FIELD, "requires a non-empty load.primary-key");
+    }
+    return new Load(
+        table,
+        v.choice(LOAD_SAVE_MODE, SaveMode.APPEND, SaveMode::code).orElse(SaveMode.APPEND),
+        primaryKey.orElse(List.of()),
+        v.each(LOAD_PARTITION_BY, ProfileRules::partitionField).orElse(List.of()),
+        precombineField);
+  }
+
+  private static Catalog catalog(ProfileValues v, Home home) {
+    CatalogType type =
+        v.choice(CATALOG_TYPE, CatalogType.JDBC, CatalogType::code).orElse(CatalogType.JDBC);
+    Rule<String> uriRule =
+        uri ->
+            type != CatalogType.HADOOP && uri.isBlank()
+                ? Optional.of("must not be blank when catalog.type = " + type.code())
+                : Optional.empty();
+    String restOnly = "catalog.type = rest";
+    return new Catalog(
+        type,
+        switch (type) {
+          case JDBC -> v.get(CATALOG_URI, "jdbc:sqlite:" + home.catalogDb(), uriRule);
+          case HADOOP -> v.get(CATALOG_URI, "");
+          case REST -> v.requiredWhen(CATALOG_URI, restOnly, uriRule).orElse("");
+        },
+        type == CatalogType.REST
+            ? v.requiredWhen(CATALOG_WAREHOUSE, restOnly).orElse("")
+            : v.get(CATALOG_WAREHOUSE, home.warehouse().toString()),
+        v.optional(CATALOG_USER_PROJECT),
+        type == CatalogType.REST
+            ? Optional.of(v.get(CATALOG_AUTH_TYPE, Catalog.GOOGLE_AUTH_MANAGER))
+            : v.optional(CATALOG_AUTH_TYPE),
+        type == CatalogType.REST
+            ? Optional.of(v.get(CATALOG_IO_IMPL, Catalog.GCS_FILE_IO))
+            : v.optional(CATALOG_IO_IMPL),
+        v.get(CATALOG_VENDED_CREDENTIALS, false),
+        v.get(CATALOG_PROPERTIES, Map.of()));
+  }
+
+  private static LedgerSettings ledger(ProfileValues v, Home home) {
+    LedgerType type =
+        v.choice(LEDGER_TYPE, LedgerType.SQLITE, LedgerType::code).orElse(LedgerType.SQLITE);
+    return new LedgerSettings(
+        type,
+        v.get(LEDGER_SQLITE_PATH, home.ledgerDb().toString()),
+        type == LedgerType.FIRESTORE
+            ? v.requiredWhen(LEDGER_FIRESTORE_PROJECT, "ledger.type = firestore")
+            : v.optional(LEDGER_FIRESTORE_PROJECT),
+        v.get(LEDGER_FIRESTORE_DATABASE, DEFAULT_FIRESTORE_DATABASE),
+        v.get(LEDGER_COLLECTION_PREFIX, ""));
+  }
+
+  private static JobSettings job(ProfileValues v) {
+    return new JobSettings(
+        v.get(JOB_SPARK_PROPERTIES, Map.of()),
+        v.get(JOB_MASTER, DEFAULT_MASTER),
+        v.optional(JOB_DATAPROC_REGION),
+        v.get(JOB_RUNTIME_VERSION, DEFAULT_RUNTIME_VERSION),
+        v.optional(JOB_SERVICE_ACCOUNT),
+        v.optional(JOB_SUBNETWORK),
+        v.optional(JOB_JAR_URI),
+        v.get(JOB_LEASE_TIMEOUT, DEFAULT_LEASE_TIMEOUT),
+        v.number(JOB_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE));
+  }
+
+  private static ListenerSettings listener(ProfileValues v) {
+    return new ListenerSettings(
+        v.number(LISTENER_PORT, DEFAULT_PORT, 1, 65535),
+        v.get(LISTENER_PUSH_PATH, DEFAULT_PUSH_PATH, ProfileRules::httpPath),
+        v.get(LISTENER_LIST_PREFIX_ON_MARKER, true),
+        v.optional(LISTENER_OIDC_AUDIENCE),
+        v.optional(LISTENER_OIDC_SERVICE_ACCOUNT));
+  }
+}

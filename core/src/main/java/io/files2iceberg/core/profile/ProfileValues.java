@@ -1,0 +1,243 @@
+package io.files2iceberg.core.profile;
+
+import io.files2iceberg.core.profile.ProfileKeys.Key;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Typed, validated access to one profile's tree. Every problem is recorded in {@link Problems} and
+ * the lookup yields nothing (or the fallback), so that parsing goes on and reports them all.
+ */
+final class ProfileValues {
+
+  /** A validation rule: the reason a value is wrong, or empty when it is fine. */
+  @FunctionalInterface
+  interface Rule<T> extends Function<T, Optional<String>> {
+    static <T> Rule<T> none() {
+      return value -> Optional.empty();
+    }
+  }
+
+  private final Map<String, Object> root;
+  private final Problems problems;
+
+  ProfileValues(Map<String, Object> root, Problems problems) {
+    this.root = root;
+    this.problems = problems;
+  }
+
+  /** Whether the key is set to something other than null. */
+  boolean isSet(Key<?> key) {
+    return raw(key) != null;
+  }
+
+  /** The key's value if it is set and valid. */
+  <T> Optional<T> optional(Key<T> key, Rule<? super T> rule) {
+    Object raw = raw(key);
+    if (raw == null) {
+      return Optional.empty();
+    }
+    return key.type()
+        .read(raw, key.path(), problems)
+        .filter(value -> passes(key.path(), value, rule));
+  }
+
+  <T> Optional<T> optional(Key<T> key) {
+    return optional(key, Rule.none());
+  }
+
+  /** The key's value if it is set and valid, else the fallback. */
+  <T> T get(Key<T> key, T fallback, Rule<? super T> rule) {
+    return optional(key, rule).orElse(fallback);
+  }
+
+  <T> T get(Key<T> key, T fallback) {
+    return get(key, fallback, Rule.none());
+  }
+
+  /** A whole number in {@code [min, max]}. */
+  int number(Key<Integer> key, int fallback, int min, int max) {
+    return get(
+        key,
+        fallback,
+        n ->
+            n < min
+                ? Optional.of("must be at least " + min + ", got " + n)
+                : n > max
+                    ? Optional.of("must be at most " + max + ", got " + n)
+                    : Optional.empty());
+  }
+
+  /** The key's value, or a "missing" problem when it is not set. */
+  <T> Optional<T> required(Key<T> key, Rule<? super T> rule) {
+    return requiredBecause(key, "required key is missing", rule);
+  }
+
+  /** The key's value, or a problem when it is not set although {@code condition} holds. */
+  <T> Optional<T> requiredWhen(Key<T> key, String condition, Rule<? super T> rule) {
+    return requiredBecause(key, "is required when " + condition, rule);
+  }
+
+  <T> Optional<T> requiredWhen(Key<T> key, String condition) {
+    return requiredWhen(key, condition, Rule.none());
+  }
+
+  private <T> Optional<T> requiredBecause(Key<T> key, String reason, Rule<? super T> rule) {
+    if (!isSet(key)) {
+      problems.add(key.path(), reason);
+      return Optional.empty();
+    }
+    return optional(key, rule);
+  }
+
+  /**
+   * One of an enum's codes, case-insensitive. The fallback when unset; empty (with the problem
+   * recorded) when the value is not one of the codes.
+   */
+  <E extends Enum<E>> Optional<E> choice(Key<String> key, E fallback, Function<E, String> code) {
+    if (!isSet(key)) {
+      return Optional.of(fallback);
+    }
+    E[] values = fallback.getDeclaringClass().getEnumConstants();
+    Optional<String> text = optional(key);
+    Optional<E> choice =
+        text.flatMap(
+            t ->
+                Arrays.stream(values)
+                    .filter(value -> code.apply(value).equalsIgnoreCase(t.trim()))
+                    .findFirst());
+    if (choice.isEmpty() && text.isPresent()) {
+      problems.add(
+          key.path(),
+          "expected one of "
+              + Arrays.stream(values).map(code).collect(Collectors.joining(", "))
+              + ", got "
+              + ValueType.describe(text.get()));
+    }
+    return choice;
+  }
+
+  /**
+   * A list whose elements are distinct and each pass the rule; problems name the element ({@code
+   * load.primary-key[1]}). Empty when unset; nothing when invalid.
+   */
+  Optional<List<String>> each(Key<List<String>> key, Rule<String> rule) {
+    if (!isSet(key)) {
+      return Optional.of(List.of());
+    }
+    Optional<List<String>> list = optional(key);
+    if (list.isEmpty()) {
+      return list;
+    }
+    List<String> values = list.get();
+    Set<String> seen = new HashSet<>();
+    boolean valid = true;
+    for (int i = 0; i < values.size(); i++) {
+      String path = ProfileKeys.element(key.path(), i);
+      valid &= passes(path, values.get(i), rule);
+      if (!seen.add(values.get(i))) {
+        problems.add(path, "duplicate entry " + ValueType.quote(values.get(i)));
+        valid = false;
+      }
+    }
+    return valid ? list : Optional.empty();
+  }
+
+  void reject(Key<?> key, String reason) {
+    problems.add(key.path(), reason);
+  }
+
+  /**
+   * Reports every key that is not in {@link ProfileKeys}, with the nearest known key as a
+   * suggestion, and every section that is not an object.
+   */
+  void rejectUnknownKeys() {
+    rejectUnknownKeys(root, "");
+  }
+
+  @SuppressWarnings("unchecked")
+  private void rejectUnknownKeys(Map<String, Object> section, String path) {
+    section.forEach(
+        (key, value) -> {
+          String keyPath = ProfileKeys.child(path, key);
+          if (ProfileKeys.find(keyPath).isPresent()) {
+            return;
+          }
+          if (!ProfileKeys.isSection(keyPath)) {
+            problems.add(keyPath, "unknown key" + suggestion(path, key));
+          } else if (value instanceof Map) {
+            rejectUnknownKeys((Map<String, Object>) value, keyPath);
+          } else if (value != null) {
+            problems.add(keyPath, "expected an object, got " + ValueType.describe(value));
+          }
+        });
+  }
+
+  /**
+   * A key found deeper under the same section by its last name ({@code table} under {@code load}
+   * means {@code iceberg.table}); else the closest sibling by edit distance, when within 3 edits or
+   * one is a prefix of the other.
+   */
+  static String suggestion(String section, String key) {
+    Optional<String> deeper =
+        ProfileKeys.below(section).stream()
+            .filter(relative -> relative.endsWith("." + key))
+            .findFirst();
+    Optional<String> near =
+        deeper.or(
+            () ->
+                ProfileKeys.children(section).stream()
+                    .filter(
+                        known ->
+                            distance(known, key) <= 3
+                                || known.startsWith(key)
+                                || key.startsWith(known))
+                    .min(Comparator.comparingInt(known -> distance(known, key))));
+    return near.map(known -> "; did you mean '" + known + "'?")
+        .orElse("; expected one of " + String.join(", ", ProfileKeys.children(section)));
+  }
+
+  /** Levenshtein distance. */
+  static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
+  }
+
+  private <T> boolean passes(String path, T value, Rule<? super T> rule) {
+    Optional<String> reason = rule.apply(value);
+    reason.ifPresent(r -> problems.add(path, r));
+    return reason.isEmpty();
+  }
+
+  private Object raw(Key<?> key) {
+    Object node = root;
+    for (String segment : key.segments()) {
+      if (!(node instanceof Map<?, ?> section)) {
+        return null;
+      }
+      node = section.get(segment);
+    }
+    return node;
+  }
+}

@@ -1,0 +1,52 @@
+package io.files2iceberg.core.profile;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * One table's ingestion profile, parsed and validated once from a HOCON ({@code .conf}) or YAML
+ * ({@code .yaml}, {@code .yml}) file. Every value is resolved: defaults are filled in and the
+ * embedded-mode locations are absolute paths under the {@link Home}.
+ *
+ * @param name the profile's name: its file name without the extension
+ * @param source the file the profile was read from
+ */
+public record TableProfile(
+    String name,
+    Path source,
+    Extract extract,
+    Transform transform,
+    Load load,
+    Metadata metadata,
+    Catalog catalog,
+    LedgerSettings ledger,
+    JobSettings job,
+    ListenerSettings listener) {
+
+  public TableProfile {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(extract, "extract");
+    Objects.requireNonNull(transform, "transform");
+    Objects.requireNonNull(load, "load");
+    Objects.requireNonNull(metadata, "metadata");
+    Objects.requireNonNull(catalog, "catalog");
+    Objects.requireNonNull(ledger, "ledger");
+    Objects.requireNonNull(job, "job");
+    Objects.requireNonNull(listener, "listener");
+  }
+
+  /** The fully qualified Iceberg table this profile loads, {@code catalog.namespace.table}. */
+  public String table() {
+    return load.table().qualifiedName();
+  }
+
+  /**
+   * Whether the table lives in the embedded catalog: catalog name {@value Home#LOCAL_CATALOG},
+   * a JDBC catalog on SQLite (by default {@code <home>/catalog.db}).
+   */
+  public boolean isEmbeddedCatalog() {
+    return load.table().catalog().equals(Home.LOCAL_CATALOG)
+        && catalog.type() == Catalog.CatalogType.JDBC
+        && catalog.uri().startsWith("jdbc:sqlite:");
+  }
+}

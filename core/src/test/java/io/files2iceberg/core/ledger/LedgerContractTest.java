@@ -1,0 +1,851 @@
+package io.files2iceberg.core.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link Ledger} implementation must do, asserted the way an operator would check it:
+ * states, counts and ids. Subclasses supply the store.
+ */
+public abstract class LedgerContractTest {
+  protected static final Instant START = Instant.parse("2024-05-01T10:00:00Z");
+  protected static final String TABLE = "lake.clicks";
+  protected static final String BUCKET = "landing";
+  protected static final Duration LEASE = Duration.ofMinutes(30);
+  protected static final BatchMetrics METRICS = new BatchMetrics(2, 200, 10, 1, 7, 2, 0, 0, 120, 340, 50, 61_000);
+
+  protected MutableClock clock;
+  protected Ledger ledger;
+  private final List<Ledger> opened = new ArrayList<>();
+
+  /**
+   * A ledger over this test's store. Each test starts with a fresh, empty store; every call within
+   * one test must return another ledger over that same store, as another process would open it.
+   */
+  protected abstract Ledger newLedger(MutableClock clock);
+
+  /** Another ledger over this test's store, closed after the test. */
+  protected final Ledger openAnother(MutableClock clock) {
+    Ledger another = newLedger(clock);
+    opened.add(another);
+    return another;
+  }
+
+  @BeforeEach
+  void openLedger() {
+    clock = new MutableClock(START);
+    ledger = openAnother(clock);
+  }
+
+  @AfterEach
+  void closeLedgers() {
+    Collections.reverse(opened);
+    opened.forEach(Ledger::close);
+    opened.clear();
+  }
+
+  // --- recording files and markers ---------------------------------------------------------------
+
+  @Test
+  void newFileIsRecordedAndItsPartitionOpened() {
+    RecordFile command = file(TABLE, "2024-01-01", "part-0.parquet");
+
+    FileRecorded recorded = ledger.recordFile(command);
+
+    assertThat(recorded.isNew()).isTrue();
+    FileRecord file = recorded.file();
+    assertThat(file.fileId()).isEqualTo(LedgerSchema.fileId(BUCKET, command.name(), 1));
+    assertThat(file.state()).isEqualTo(FileState.RECORDED);
+    assertThat(file.table()).isEqualTo(TABLE);
+    assertThat(file.partition()).isEqualTo("2024-01-01");
+    assertThat(file.uri()).isEqualTo(command.uri());
+    assertThat(file.size()).isEqualTo(command.size());
+    assertThat(file.eventId()).isEqualTo(command.eventId());
+    assertThat(file.eventTime()).isEqualTo(command.eventTime());
+    assertThat(file.batchId()).isEmpty();
+    assertThat(file.recordedAt()).isEqualTo(START);
+    assertThat(recorded.partition().state()).isEqualTo(PartitionState.OPEN);
+    assertThat(recorded.partition().markerSeen()).isFalse();
+    assertThat(ledger.file(file.fileId())).contains(file);
+    assertThat(ledger.partition(TABLE, "2024-01-01")).contains(recorded.partition());
+  }
+
+  @Test
+  void redeliveredNotificationIsIgnored() {
+    RecordFile command = file(TABLE, "2024-01-01", "part-0.parquet");
+    FileRecorded first = ledger.recordFile(command);
+    clock.advance(Duration.ofMinutes(5));
+
+    FileRecorded again = ledger.recordFile(command);
+
+    assertThat(again.isNew()).isFalse();
+    assertThat(again.file()).isEqualTo(first.file());
+    assertThat(again.partition()).isEqualTo(first.partition());
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, 1L));
+  }
+
+  @Test
+  void newGenerationOfTheSameNameIsANewFile() {
+    FileRecorded first = ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet", 1, false));
+    RecordFile overwrite = withOverwrote(file(TABLE, "2024-01-01", "part-0.parquet", 2, false), 1);
+
+    FileRecorded second = ledger.recordFile(overwrite);
+
+    assertThat(second.isNew()).isTrue();
+    assertThat(second.file().fileId()).isNotEqualTo(first.file().fileId());
+    assertThat(second.file().generation()).isEqualTo(2);
+    assertThat(second.file().overwroteGeneration()).contains(1L);
+    assertThat(first.file().overwroteGeneration()).isEmpty();
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, 2L));
+  }
+
+  @Test
+  void markerMakesOpenPartitionReady() {
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet"));
+    clock.advance(Duration.ofMinutes(1));
+
+    PartitionRecord partition = ledger.markReady(marker(TABLE, "2024-01-01"));
+
+    assertThat(partition.state()).isEqualTo(PartitionState.READY);
+    assertThat(partition.markerSeen()).isTrue();
+    assertThat(partition.prefix()).contains(prefix(TABLE, "2024-01-01"));
+    assertThat(partition.readyAt()).contains(START.plus(Duration.ofMinutes(1)));
+  }
+
+  @Test
+  void markerBeforeAnyFileCreatesReadyPartitionThatLaterFilesJoin() {
+    PartitionRecord created = ledger.markReady(marker(TABLE, "2024-01-01"));
+    assertThat(created.state()).isEqualTo(PartitionState.READY);
+    assertThat(created.markerSeen()).isTrue();
+
+    FileRecorded late = ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet"));
+
+    assertThat(late.partition().state()).isEqualTo(PartitionState.READY);
+    BatchRecord batch = claim(10).orElseThrow();
+    assertThat(batch.fileIds()).containsExactly(late.file().fileId());
+  }
+
+  @Test
+  void repeatedMarkerChangesNothing() {
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet"));
+    PartitionRecord ready = ledger.markReady(marker(TABLE, "2024-01-01"));
+    clock.advance(Duration.ofMinutes(3));
+
+    PartitionRecord again = ledger.markReady(marker(TABLE, "2024-01-01"));
+
+    assertThat(again).isEqualTo(ready);
+  }
+
+  @Test
+  void readyOnArrivalMakesPartitionReadyWithoutMarker() {
+    FileRecorded recorded = ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet", 1, true));
+
+    assertThat(recorded.partition().state()).isEqualTo(PartitionState.READY);
+    assertThat(recorded.partition().markerSeen()).isFalse();
+    assertThat(recorded.partition().readyAt()).contains(START);
+    assertThat(claim(10)).isPresent();
+  }
+
+  @Test
+  void openPartitionIsNotClaimed() {
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet"));
+
+    assertThat(claim(10)).isEmpty();
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.OPEN);
+  }
+
+  // --- claiming ----------------------------------------------------------------------------------
+
+  @Test
+  void oldestPartitionIsClaimedFirst() {
+    for (String partition : List.of("2024-01-03", "2024-01-01", "2024-01-02")) {
+      readyPartition(TABLE, partition, 2);
+    }
+
+    BatchRecord first = claim(3).orElseThrow();
+    BatchRecord second = claim(3).orElseThrow();
+    BatchRecord third = claim(3).orElseThrow();
+
+    assertThat(first.partitions()).containsExactly("2024-01-01");
+    assertThat(second.partitions()).containsExactly("2024-01-02");
+    assertThat(third.partitions()).containsExactly("2024-01-03");
+    assertThat(claim(3)).isEmpty();
+  }
+
+  @Test
+  void claimTakesWholePartitionsUpToMaxFiles() {
+    List<String> first = readyPartition(TABLE, "2024-01-01", 2);
+    List<String> second = readyPartition(TABLE, "2024-01-02", 2);
+    readyPartition(TABLE, "2024-01-03", 2);
+    clock.advance(Duration.ofMinutes(1));
+
+    BatchRecord batch = claim(5).orElseThrow();
+
+    assertThat(batch.table()).isEqualTo(TABLE);
+    assertThat(batch.state()).isEqualTo(BatchState.PLANNED);
+    assertThat(batch.attempts()).isZero();
+    assertThat(batch.leaseUntil()).contains(clock.instant().plus(LEASE));
+    assertThat(batch.createdAt()).isEqualTo(clock.instant());
+    assertThat(batch.partitions()).containsExactly("2024-01-01", "2024-01-02");
+    List<String> claimed = new ArrayList<>(first);
+    claimed.addAll(second);
+    assertThat(batch.fileIds()).containsExactlyElementsOf(claimed);
+    assertThat(batch.eventIds()).containsExactlyElementsOf(
+        claimed.stream().map(id -> ledger.file(id).orElseThrow().eventId()).toList());
+    assertThat(ledger.filesOfBatch(batch.batchId())).extracting(FileRecord::fileId).containsExactlyElementsOf(claimed);
+    assertThat(ledger.filesOfBatch(batch.batchId())).allSatisfy(file -> {
+      assertThat(file.state()).isEqualTo(FileState.CLAIMED);
+      assertThat(file.batchId()).contains(batch.batchId());
+    });
+    for (String partition : List.of("2024-01-01", "2024-01-02")) {
+      PartitionRecord claimedPartition = ledger.partition(TABLE, partition).orElseThrow();
+      assertThat(claimedPartition.state()).isEqualTo(PartitionState.CLAIMED);
+      assertThat(claimedPartition.batchId()).contains(batch.batchId());
+    }
+    assertThat(ledger.partition(TABLE, "2024-01-03").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    assertThat(ledger.batch(batch.batchId())).contains(batch);
+  }
+
+  @Test
+  void claimStopsAtTheFirstPartitionThatDoesNotFit() {
+    readyPartition(TABLE, "2024-01-01", 2);
+    readyPartition(TABLE, "2024-01-02", 4);
+    readyPartition(TABLE, "2024-01-03", 1);
+
+    BatchRecord batch = claim(5).orElseThrow();
+
+    assertThat(batch.partitions()).containsExactly("2024-01-01");
+    assertThat(batch.fileIds()).hasSize(2);
+  }
+
+  @Test
+  void claimsOfDifferentTablesAreIndependent() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition("lake.views", "2024-01-01", 1);
+
+    BatchRecord clicks = claim(10).orElseThrow();
+    BatchRecord views = ledger.claimPartitions(new ClaimPartitions("lake.views", 10, LEASE, true)).orElseThrow();
+
+    assertThat(clicks.table()).isEqualTo(TABLE);
+    assertThat(views.table()).isEqualTo("lake.views");
+    assertThat(clicks.batchId()).isNotEqualTo(views.batchId());
+    assertThat(ledger.tables()).containsExactly(TABLE, "lake.views");
+  }
+
+  @Test
+  void partitionLargerThanMaxFilesIsSplitIntoDeterministicRanges() {
+    List<String> names = IntStream.range(0, 10).mapToObj(i -> String.format("part-%02d.parquet", i)).toList();
+    // The same files recorded in two orders, into two tables: the split must not depend on it.
+    List<String> reversed = new ArrayList<>(names);
+    Collections.reverse(reversed);
+    List<String> shuffled = List.of(names.get(3), names.get(7), names.get(0), names.get(9), names.get(5),
+        names.get(1), names.get(8), names.get(2), names.get(6), names.get(4));
+    recordAll("lake.a", "2024-01-01", shuffled);
+    recordAll("lake.b", "2024-01-01", reversed);
+
+    List<List<String>> rangesA = claimAndCommitUntilDone("lake.a", 4);
+    List<List<String>> rangesB = claimAndCommitUntilDone("lake.b", 4);
+
+    assertThat(rangesA).containsExactly(names.subList(0, 4), names.subList(4, 8), names.subList(8, 10));
+    assertThat(rangesB).isEqualTo(rangesA);
+    assertThat(ledger.partition("lake.a", "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(ledger.tableStatus("lake.a").filesByState()).isEqualTo(Map.of(FileState.INGESTED, 10L));
+  }
+
+  @Test
+  void thousandFilesInOnePartitionAreClaimedInBatchesOfMaxFiles() {
+    List<String> names = IntStream.range(0, 1000).mapToObj(i -> String.format("part-%04d.parquet", i)).toList();
+    recordAll(TABLE, "2024-01-01", names);
+
+    List<List<String>> ranges = claimAndCommitUntilDone(TABLE, 300);
+
+    assertThat(ranges).extracting(List::size).containsExactly(300, 300, 300, 100);
+    List<String> union = ranges.stream().flatMap(List::stream).toList();
+    assertThat(union).containsExactlyElementsOf(names);
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.INGESTED, 1000L));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void exclusiveClaimReturnsNothingWhileABatchIsInFlight() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition(TABLE, "2024-01-02", 1);
+    ClaimPartitions exclusive = new ClaimPartitions(TABLE, 1, LEASE, true);
+
+    BatchRecord first = ledger.claimPartitions(exclusive).orElseThrow();
+    assertThat(ledger.claimPartitions(exclusive)).isEmpty();
+    ledger.markRunning(first.batchId(), LEASE);
+    assertThat(ledger.claimPartitions(exclusive)).isEmpty();
+    ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
+
+    BatchRecord second = ledger.claimPartitions(exclusive).orElseThrow();
+    assertThat(second.partitions()).containsExactly("2024-01-02");
+  }
+
+  @Test
+  void nonExclusiveClaimTakesOtherPartitionsWhileABatchIsInFlight() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition(TABLE, "2024-01-02", 1);
+
+    BatchRecord first = claim(1).orElseThrow();
+    BatchRecord second = claim(1).orElseThrow();
+
+    assertThat(first.partitions()).containsExactly("2024-01-01");
+    assertThat(second.partitions()).containsExactly("2024-01-02");
+    assertThat(ledger.tableStatus(TABLE).inFlight()).extracting(BatchRecord::batchId)
+        .containsExactlyInAnyOrder(first.batchId(), second.batchId());
+  }
+
+  @Test
+  void readyPartitionWithNothingPendingBecomesIngestedOnClaim() {
+    ledger.markReady(marker(TABLE, "2024-01-01"));
+
+    assertThat(claim(10)).isEmpty();
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void concurrentClaimersNeverPutAPartitionOrFileInTwoBatches() throws Exception {
+    List<String> allFiles = new ArrayList<>();
+    for (int day = 0; day < 40; day++) {
+      allFiles.addAll(readyPartition(TABLE, LocalDate.of(2024, 1, 1).plusDays(day).toString(), 3));
+    }
+    int claimers = 2;
+    CyclicBarrier start = new CyclicBarrier(claimers);
+    AtomicLong snapshots = new AtomicLong(1000);
+    ConcurrentLinkedQueue<BatchRecord> batches = new ConcurrentLinkedQueue<>();
+    List<Callable<Integer>> work = new ArrayList<>();
+    for (int i = 0; i < claimers; i++) {
+      // One ledger per claimer, as two processes would open the store.
+      Ledger own = openAnother(clock);
+      work.add(() -> {
+        start.await(10, TimeUnit.SECONDS);
+        int claimed = 0;
+        Optional<BatchRecord> batch;
+        while ((batch = own.claimPartitions(new ClaimPartitions(TABLE, 6, LEASE, false))).isPresent()) {
+          batches.add(batch.get());
+          own.markRunning(batch.get().batchId(), LEASE);
+          own.commitBatch(new CommitBatch(batch.get().batchId(), snapshots.incrementAndGet(), METRICS));
+          claimed++;
+        }
+        return claimed;
+      });
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(claimers);
+    try {
+      List<Future<Integer>> results = pool.invokeAll(work, 2, TimeUnit.MINUTES);
+      int total = 0;
+      for (Future<Integer> result : results) {
+        total += result.get();
+      }
+      assertThat(total).isEqualTo(batches.size());
+    } finally {
+      pool.shutdownNow();
+    }
+
+    List<String> claimedFiles = batches.stream().flatMap(b -> b.fileIds().stream()).toList();
+    List<String> claimedPartitions = batches.stream().flatMap(b -> b.partitions().stream()).toList();
+    assertThat(claimedFiles).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(allFiles);
+    assertThat(claimedPartitions).doesNotHaveDuplicates().hasSize(40);
+    assertThat(batches).allSatisfy(b -> assertThat(b.fileIds()).hasSizeLessThanOrEqualTo(6));
+    TableStatus status = ledger.tableStatus(TABLE);
+    assertThat(status.filesByState()).isEqualTo(Map.of(FileState.INGESTED, 120L));
+    assertThat(status.partitionsByState()).isEqualTo(Map.of(PartitionState.INGESTED, 40L));
+    assertThat(status.inFlight()).isEmpty();
+  }
+
+  // --- committing --------------------------------------------------------------------------------
+
+  @Test
+  void commitMovesFilesAndPartitionsToIngestedAndStoresSnapshotMetricsAndEventIds() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord claimed = claim(10).orElseThrow();
+    ledger.markRunning(claimed.batchId(), LEASE);
+    clock.advance(Duration.ofMinutes(2));
+
+    BatchCommitted committed = ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS));
+
+    assertThat(committed.alreadyCommitted()).isFalse();
+    BatchRecord batch = committed.batch();
+    assertThat(batch.state()).isEqualTo(BatchState.COMMITTED);
+    assertThat(batch.snapshotId()).contains(42L);
+    assertThat(batch.metrics()).contains(METRICS);
+    assertThat(batch.leaseUntil()).isEmpty();
+    assertThat(batch.updatedAt()).isEqualTo(clock.instant());
+    assertThat(batch.eventIds()).containsExactlyElementsOf(
+        files.stream().map(id -> ledger.file(id).orElseThrow().eventId()).toList());
+    assertThat(ledger.batch(batch.batchId())).contains(batch);
+    assertThat(ledger.filesOfBatch(batch.batchId())).allSatisfy(file -> {
+      assertThat(file.state()).isEqualTo(FileState.INGESTED);
+      assertThat(file.batchId()).contains(batch.batchId());
+    });
+    PartitionRecord partition = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    assertThat(partition.state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(partition.batchId()).contains(batch.batchId());
+    assertThat(ledger.tableStatus(TABLE).lastCommitted()).contains(batch);
+  }
+
+  @Test
+  void committingTwiceWithTheSameSnapshotIsReportedAlreadyCommitted() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord claimed = claim(10).orElseThrow();
+    BatchCommitted first = ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS));
+    clock.advance(Duration.ofMinutes(1));
+
+    BatchCommitted second = ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, BatchMetrics.EMPTY));
+
+    assertThat(second.alreadyCommitted()).isTrue();
+    assertThat(second.batch()).isEqualTo(first.batch());
+    assertThat(ledger.batch(claimed.batchId()).orElseThrow().metrics()).contains(METRICS);
+  }
+
+  @Test
+  void committingWithAnotherSnapshotFailsNamingBoth() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord claimed = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS));
+
+    assertThatThrownBy(() -> ledger.commitBatch(new CommitBatch(claimed.batchId(), 43L, METRICS)))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageContaining(claimed.batchId())
+        .hasMessageContaining("43")
+        .hasMessageContaining("42");
+    assertThat(ledger.batch(claimed.batchId()).orElseThrow().snapshotId()).contains(42L);
+  }
+
+  @Test
+  void committingAFailedBatchFailsNamingExpectedAndActualState() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord claimed = claim(10).orElseThrow();
+    ledger.failBatch(claimed.batchId(), "executor lost", 3);
+
+    assertThatThrownBy(() -> ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS)))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot commit batch " + claimed.batchId() + ": expected state PLANNED or RUNNING, actual FAILED");
+  }
+
+  @Test
+  void unknownBatchIsRejectedNamingIt() {
+    assertThatThrownBy(() -> ledger.commitBatch(new CommitBatch("no-such-batch", 1L, METRICS)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no-such-batch");
+    assertThatThrownBy(() -> ledger.markRunning("no-such-batch", LEASE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no-such-batch");
+    assertThatThrownBy(() -> ledger.quarantineFile("no-such-file", "unreadable"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no-such-file");
+    assertThat(ledger.batch("no-such-batch")).isEmpty();
+    assertThat(ledger.filesOfBatch("no-such-batch")).isEmpty();
+  }
+
+  @Test
+  void fileLandingInAClaimedPartitionWaitsForTheNextClaim() {
+    readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord claimed = claim(10).orElseThrow();
+    FileRecorded late = ledger.recordFile(file(TABLE, "2024-01-01", "late.parquet"));
+    assertThat(late.partition().state()).isEqualTo(PartitionState.CLAIMED);
+
+    ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS));
+
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    assertThat(claim(10).orElseThrow().fileIds()).containsExactly(late.file().fileId());
+  }
+
+  // --- failing and recovering --------------------------------------------------------------------
+
+  @Test
+  void failedBatchReleasesItsPartitionsCountingTheAttempt() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord claimed = claim(10).orElseThrow();
+    clock.advance(Duration.ofMinutes(1));
+
+    BatchRecord failed = ledger.failBatch(claimed.batchId(), "executor lost", 3);
+
+    assertThat(failed.state()).isEqualTo(BatchState.FAILED);
+    assertThat(failed.error()).contains("executor lost");
+    assertThat(failed.leaseUntil()).isEmpty();
+    PartitionRecord partition = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    assertThat(partition.state()).isEqualTo(PartitionState.READY);
+    assertThat(partition.attempts()).isEqualTo(1);
+    assertThat(partition.lastError()).contains("executor lost");
+    assertThat(partition.readyAt()).contains(clock.instant());
+    assertThat(files).allSatisfy(id -> {
+      FileRecord file = ledger.file(id).orElseThrow();
+      assertThat(file.state()).isEqualTo(FileState.RECORDED);
+      assertThat(file.batchId()).isEmpty();
+    });
+    assertThat(ledger.filesOfBatch(claimed.batchId())).extracting(FileRecord::fileId).containsExactlyElementsOf(files);
+
+    BatchRecord retried = claim(10).orElseThrow();
+    assertThat(retried.fileIds()).containsExactlyElementsOf(files);
+    ledger.commitBatch(new CommitBatch(retried.batchId(), 7L, METRICS));
+    PartitionRecord ingested = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    assertThat(ingested.attempts()).isZero();
+    assertThat(ingested.lastError()).isEmpty();
+  }
+
+  @Test
+  void partitionFailsAfterMaxAttemptsWithTheLastError() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    List<String> failedBatches = new ArrayList<>();
+    for (int attempt = 1; attempt <= 3; attempt++) {
+      BatchRecord batch = claim(10).orElseThrow();
+      clock.advance(Duration.ofMinutes(1));
+      ledger.failBatch(batch.batchId(), "boom " + attempt, 3);
+      failedBatches.add(batch.batchId());
+    }
+
+    PartitionRecord partition = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    assertThat(partition.state()).isEqualTo(PartitionState.FAILED);
+    assertThat(partition.attempts()).isEqualTo(3);
+    assertThat(partition.lastError()).contains("boom 3");
+    assertThat(claim(10)).isEmpty();
+    TableStatus status = ledger.tableStatus(TABLE);
+    assertThat(status.failedPartitions()).containsExactly(partition);
+    Collections.reverse(failedBatches);
+    assertThat(status.failedBatches()).extracting(BatchRecord::batchId).containsExactlyElementsOf(failedBatches);
+    assertThat(status.filesByState()).isEqualTo(Map.of(FileState.RECORDED, 1L));
+    // A marker or a new file does not retry a FAILED partition; an operator does.
+    ledger.markReady(marker(TABLE, "2024-01-01"));
+    ledger.recordFile(file(TABLE, "2024-01-01", "late.parquet"));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.FAILED);
+  }
+
+  @Test
+  void expiredLeaseIsFoundAndARelaunchCountsTheAttemptAndRenewsTheLease() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord first = claim(1).orElseThrow();
+    BatchRecord running = ledger.markRunning(first.batchId(), LEASE);
+    assertThat(running.state()).isEqualTo(BatchState.RUNNING);
+    assertThat(running.attempts()).isEqualTo(1);
+    clock.advance(Duration.ofMinutes(5));
+    BatchRecord second = claim(1).orElseThrow();
+    assertThat(ledger.findExpiredLeases()).isEmpty();
+
+    clock.advance(LEASE.plusMinutes(1));
+
+    assertThat(ledger.findExpiredLeases()).extracting(BatchRecord::batchId)
+        .containsExactly(first.batchId(), second.batchId());
+    BatchRecord relaunched = ledger.markRunning(first.batchId(), LEASE);
+    assertThat(relaunched.state()).isEqualTo(BatchState.RUNNING);
+    assertThat(relaunched.attempts()).isEqualTo(2);
+    assertThat(relaunched.leaseUntil()).contains(clock.instant().plus(LEASE));
+    BatchRecord renewed = ledger.renewLease(second.batchId(), Duration.ofMinutes(10));
+    assertThat(renewed.state()).isEqualTo(BatchState.PLANNED);
+    assertThat(renewed.leaseUntil()).contains(clock.instant().plusSeconds(600));
+    assertThat(ledger.findExpiredLeases()).isEmpty();
+  }
+
+  @Test
+  void renewingTheLeaseOfAFinishedBatchFailsNamingTheState() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+
+    assertThatThrownBy(() -> ledger.renewLease(batch.batchId(), LEASE))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot renew the lease of batch " + batch.batchId()
+            + ": expected state PLANNED or RUNNING, actual COMMITTED");
+  }
+
+  @Test
+  void illegalTransitionsNameExpectedAndActualState() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+
+    assertThatThrownBy(() -> ledger.markRunning(batch.batchId(), LEASE))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot mark batch " + batch.batchId() + " running: expected state PLANNED or RUNNING, actual COMMITTED");
+    assertThatThrownBy(() -> ledger.failBatch(batch.batchId(), "late failure", 3))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot fail batch " + batch.batchId() + ": expected state PLANNED or RUNNING, actual COMMITTED");
+    String fileId = batch.fileIds().get(0);
+    assertThatThrownBy(() -> ledger.quarantineFile(fileId, "unreadable"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageStartingWith("Cannot quarantine file " + fileId)
+        .hasMessageEndingWith(": expected state RECORDED or CLAIMED, actual INGESTED");
+    assertThat(ledger.batch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchState.COMMITTED);
+  }
+
+  // --- pruning, late files, quarantine -----------------------------------------------------------
+
+  @Test
+  void pruneKeepsTheNewestCommittedBatchesAndTheFileRecords() {
+    List<RecordFile> commands = new ArrayList<>();
+    List<String> batchIds = new ArrayList<>();
+    for (int day = 1; day <= 5; day++) {
+      String partition = String.format("2024-01-%02d", day);
+      RecordFile command = file(TABLE, partition, "part-0.parquet");
+      commands.add(command);
+      ledger.recordFile(command);
+      ledger.markReady(marker(TABLE, partition));
+      BatchRecord batch = claim(10).orElseThrow();
+      clock.advance(Duration.ofMinutes(1));
+      ledger.commitBatch(new CommitBatch(batch.batchId(), day, METRICS));
+      batchIds.add(batch.batchId());
+    }
+    readyPartition(TABLE, "2024-01-06", 1);
+    BatchRecord inFlight = claim(10).orElseThrow();
+
+    int pruned = ledger.pruneCommitted(TABLE, 2);
+
+    assertThat(pruned).isEqualTo(3);
+    assertThat(batchIds.subList(0, 3)).allSatisfy(id -> assertThat(ledger.batch(id)).isEmpty());
+    assertThat(batchIds.subList(3, 5)).allSatisfy(id -> assertThat(ledger.batch(id)).isPresent());
+    assertThat(ledger.batch(inFlight.batchId())).isPresent();
+    assertThat(ledger.tableStatus(TABLE).lastCommitted().orElseThrow().batchId()).isEqualTo(batchIds.get(4));
+    assertThat(ledger.tableStatus(TABLE).filesByState())
+        .isEqualTo(Map.of(FileState.INGESTED, 5L, FileState.CLAIMED, 1L));
+    FileRecorded redelivered = ledger.recordFile(commands.get(0));
+    assertThat(redelivered.isNew()).isFalse();
+    assertThat(redelivered.file().state()).isEqualTo(FileState.INGESTED);
+    assertThat(ledger.filesOfBatch(batchIds.get(0))).extracting(FileRecord::fileId)
+        .containsExactly(commands.get(0).fileId());
+    assertThat(ledger.pruneCommitted(TABLE, 2)).isZero();
+  }
+
+  @Test
+  void lateFileReopensAnIngestedPartitionForOnlyThatFile() {
+    readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord first = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
+    clock.advance(Duration.ofHours(1));
+
+    FileRecorded late = ledger.recordFile(file(TABLE, "2024-01-01", "late.parquet"));
+
+    assertThat(late.isNew()).isTrue();
+    assertThat(late.partition().state()).isEqualTo(PartitionState.READY);
+    assertThat(late.partition().markerSeen()).isTrue();
+    assertThat(late.partition().readyAt()).contains(clock.instant());
+    BatchRecord second = claim(10).orElseThrow();
+    assertThat(second.fileIds()).containsExactly(late.file().fileId());
+    assertThat(second.partitions()).containsExactly("2024-01-01");
+  }
+
+  @Test
+  void quarantinedFileIsLeftOutOfClaims() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 3);
+
+    FileRecord quarantined = ledger.quarantineFile(files.get(1), "not a parquet file");
+
+    assertThat(quarantined.state()).isEqualTo(FileState.QUARANTINED);
+    assertThat(quarantined.quarantineReason()).contains("not a parquet file");
+    BatchRecord batch = claim(10).orElseThrow();
+    assertThat(batch.fileIds()).containsExactly(files.get(0), files.get(2));
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(ledger.file(files.get(1)).orElseThrow().state()).isEqualTo(FileState.QUARANTINED);
+  }
+
+  @Test
+  void claimedFileQuarantinedDuringItsBatchStaysQuarantined() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord batch = claim(10).orElseThrow();
+
+    ledger.quarantineFile(files.get(0), "corrupt footer");
+    ledger.failBatch(batch.batchId(), "corrupt footer in " + files.get(0), 3);
+
+    assertThat(ledger.file(files.get(0)).orElseThrow().state()).isEqualTo(FileState.QUARANTINED);
+    assertThat(ledger.file(files.get(1)).orElseThrow().state()).isEqualTo(FileState.RECORDED);
+    assertThat(claim(10).orElseThrow().fileIds()).containsExactly(files.get(1));
+  }
+
+  @Test
+  void partitionWhoseOnlyFileIsQuarantinedIsSettledOnClaim() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    ledger.quarantineFile(files.get(0), "empty object");
+
+    assertThat(claim(10)).isEmpty();
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void quarantinedMessageIsStoredOnce() {
+    QuarantinedMessage message = new QuarantinedMessage(
+        "msg-1", "not a GCS notification", "{\"foo\":1}", Optional.empty(), START);
+    QuarantinedMessage other = new QuarantinedMessage(
+        "msg-2", "no table matches", "{}", Optional.of("gs://landing/x/y.csv"), START.plusSeconds(1));
+
+    ledger.quarantineMessage(message);
+    ledger.quarantineMessage(new QuarantinedMessage("msg-1", "changed", "{}", Optional.empty(), START.plusSeconds(9)));
+    ledger.quarantineMessage(other);
+
+    assertThat(ledger.quarantinedMessages()).containsExactly(message, other);
+  }
+
+  // --- status and schema -------------------------------------------------------------------------
+
+  @Test
+  void tableStatusCountsStatesAndReportsLag() {
+    readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord committed = claim(2).orElseThrow();
+    ledger.commitBatch(new CommitBatch(committed.batchId(), 1L, METRICS));
+    clock.advance(Duration.ofMinutes(1));
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord inFlight = claim(1).orElseThrow();
+    readyPartition(TABLE, "2024-01-03", 1);
+    BatchRecord failing = claim(1).orElseThrow();
+    ledger.failBatch(failing.batchId(), "schema mismatch", 1);
+    clock.advance(Duration.ofMinutes(1));
+    Instant readySince = clock.instant();
+    readyPartition(TABLE, "2024-01-04", 2);
+    clock.advance(Duration.ofMinutes(1));
+    readyPartition(TABLE, "2024-01-05", 1);
+    ledger.recordFile(file(TABLE, "2024-01-06", "part-0.parquet"));
+    ledger.recordFile(file("lake.other", "2024-01-01", "part-0.parquet"));
+
+    TableStatus status = ledger.tableStatus(TABLE);
+
+    assertThat(status.table()).isEqualTo(TABLE);
+    assertThat(status.partitionsByState()).isEqualTo(Map.of(
+        PartitionState.INGESTED, 1L, PartitionState.CLAIMED, 1L, PartitionState.FAILED, 1L,
+        PartitionState.READY, 2L, PartitionState.OPEN, 1L));
+    assertThat(status.filesByState()).isEqualTo(Map.of(
+        FileState.INGESTED, 2L, FileState.CLAIMED, 1L, FileState.RECORDED, 5L));
+    assertThat(status.inFlight()).extracting(BatchRecord::batchId).containsExactly(inFlight.batchId());
+    assertThat(status.lastCommitted().orElseThrow().batchId()).isEqualTo(committed.batchId());
+    assertThat(status.oldestReadyAt()).contains(readySince);
+    assertThat(status.failedPartitions()).extracting(PartitionRecord::partition).containsExactly("2024-01-03");
+    assertThat(status.failedBatches()).extracting(BatchRecord::batchId).containsExactly(failing.batchId());
+    assertThat(ledger.tables()).containsExactly(TABLE, "lake.other");
+  }
+
+  @Test
+  void tableStatusOfAnUnknownTableIsEmpty() {
+    TableStatus status = ledger.tableStatus("lake.unknown");
+
+    assertThat(status.partitionsByState()).isEmpty();
+    assertThat(status.filesByState()).isEmpty();
+    assertThat(status.inFlight()).isEmpty();
+    assertThat(status.lastCommitted()).isEmpty();
+    assertThat(status.oldestReadyAt()).isEmpty();
+  }
+
+  @Test
+  void stateCodesRoundTrip() {
+    for (FileState state : FileState.values()) {
+      assertThat(FileState.fromCode(state.code())).isEqualTo(state);
+    }
+    for (PartitionState state : PartitionState.values()) {
+      assertThat(PartitionState.fromCode(state.code())).isEqualTo(state);
+    }
+    for (BatchState state : BatchState.values()) {
+      assertThat(BatchState.fromCode(state.code())).isEqualTo(state);
+    }
+  }
+
+  @Test
+  void unknownStateCodeNamesTheKnownCodes() {
+    assertThatThrownBy(() -> BatchState.fromCode("done"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Unknown BatchState code 'done'; known: planned, running, committed, failed");
+  }
+
+  @Test
+  void ledgerIsAvailable() {
+    assertThat(ledger.isAvailable()).isTrue();
+  }
+
+  @Test
+  void anotherLedgerOnTheSameStoreSeesTheWrites() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    Ledger other = openAnother(clock);
+
+    BatchRecord batch = other.claimPartitions(new ClaimPartitions(TABLE, 10, LEASE, true)).orElseThrow();
+
+    assertThat(batch.fileIds()).containsExactlyElementsOf(files);
+    assertThat(ledger.batch(batch.batchId())).contains(batch);
+  }
+
+  // --- fixtures ----------------------------------------------------------------------------------
+
+  protected RecordFile file(String table, String partition, String name) {
+    return file(table, partition, name, 1, false);
+  }
+
+  protected RecordFile file(String table, String partition, String name, long generation, boolean readyOnArrival) {
+    String objectName = "raw/" + table + "/dt=" + partition + "/" + name;
+    return new RecordFile(table, partition, BUCKET, objectName, generation, "gs://" + BUCKET + "/" + objectName,
+        100, "evt-" + table + "-" + partition + "-" + name + "-" + generation,
+        START.minus(Duration.ofMinutes(1)), Optional.empty(), readyOnArrival);
+  }
+
+  private static RecordFile withOverwrote(RecordFile command, long overwrote) {
+    return new RecordFile(command.table(), command.partition(), command.bucket(), command.name(),
+        command.generation(), command.uri(), command.size(), command.eventId(), command.eventTime(),
+        Optional.of(overwrote), command.readyOnArrival());
+  }
+
+  protected static String prefix(String table, String partition) {
+    return "gs://" + BUCKET + "/raw/" + table + "/dt=" + partition + "/";
+  }
+
+  protected MarkReady marker(String table, String partition) {
+    return new MarkReady(table, partition, prefix(table, partition), "marker-" + table + "-" + partition, START);
+  }
+
+  /** Records {@code count} files and the marker; returns the file ids in claim order. */
+  protected List<String> readyPartition(String table, String partition, int count) {
+    List<String> names = IntStream.range(0, count).mapToObj(i -> "part-" + i + ".parquet").toList();
+    return recordAll(table, partition, names);
+  }
+
+  /** Records the files, in the order given, and the marker; returns the file ids. */
+  private List<String> recordAll(String table, String partition, List<String> names) {
+    List<String> ids = new ArrayList<>();
+    for (String name : names) {
+      ids.add(ledger.recordFile(file(table, partition, name)).file().fileId());
+    }
+    ledger.markReady(marker(table, partition));
+    return ids;
+  }
+
+  protected Optional<BatchRecord> claim(int maxFiles) {
+    return ledger.claimPartitions(new ClaimPartitions(TABLE, maxFiles, LEASE, false));
+  }
+
+  /** Claims and commits until nothing is left; returns each batch's file names. */
+  private List<List<String>> claimAndCommitUntilDone(String table, int maxFiles) {
+    List<List<String>> ranges = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    long snapshot = 1;
+    Optional<BatchRecord> batch;
+    while ((batch = ledger.claimPartitions(new ClaimPartitions(table, maxFiles, LEASE, true))).isPresent()) {
+      List<String> names = ledger.filesOfBatch(batch.get().batchId()).stream()
+          .map(file -> file.name().substring(file.name().lastIndexOf('/') + 1))
+          .toList();
+      assertThat(names).hasSize(batch.get().fileIds().size()).doesNotHaveDuplicates();
+      assertThat(Collections.disjoint(seen, names)).as("no file in two batches: %s", names).isTrue();
+      seen.addAll(names);
+      ranges.add(names);
+      ledger.commitBatch(new CommitBatch(batch.get().batchId(), snapshot++, METRICS));
+    }
+    return ranges;
+  }
+}

@@ -1,0 +1,135 @@
+package io.files2iceberg.core.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The contract on a SQLite file, plus what only a file-backed ledger has to show. */
+class SqliteLedgerTest extends LedgerContractTest {
+  @TempDir Path dir;
+
+  private Path dbFile() {
+    // A folder that does not exist yet: open creates it.
+    return dir.resolve("home").resolve("ledger.db");
+  }
+
+  @Override
+  protected Ledger newLedger(MutableClock clock) {
+    return SqliteLedger.open(dbFile(), clock);
+  }
+
+  @Test
+  void stateSurvivesCloseAndReopen() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    readyPartition(TABLE, "2024-01-02", 2);
+    BatchRecord batch = claim(2).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+    ledger.close();
+
+    Ledger reopened = openAnother(clock);
+
+    assertThat(reopened.batch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchState.RUNNING);
+    assertThat(reopened.filesOfBatch(batch.batchId())).extracting(FileRecord::fileId).containsExactlyElementsOf(files);
+    assertThat(reopened.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+    assertThat(reopened.commitBatch(new CommitBatch(batch.batchId(), 9L, METRICS)).alreadyCommitted()).isFalse();
+    assertThat(reopened.claimPartitions(new ClaimPartitions(TABLE, 10, LEASE, true)).orElseThrow().partitions())
+        .containsExactly("2024-01-02");
+  }
+
+  @Test
+  void databaseIsInWalModeWithTheSchemaVersion() throws SQLException {
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA journal_mode")).isEqualTo("wal");
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+    assertThat(Files.exists(dbFile())).isTrue();
+  }
+
+  @Test
+  void secondLedgerOnTheSameFileSeesTheFirstsWrites() {
+    SqliteLedger second = SqliteLedger.open(dbFile(), clock);
+    try {
+      FileRecorded recorded = ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet"));
+
+      assertThat(second.file(recorded.file().fileId())).contains(recorded.file());
+      assertThat(second.recordFile(file(TABLE, "2024-01-01", "part-0.parquet")).isNew()).isFalse();
+      assertThat(second.dbFile()).isEqualTo(((SqliteLedger) ledger).dbFile());
+    } finally {
+      second.close();
+    }
+  }
+
+  @Test
+  void writeLockHeldPastTheBusyTimeoutIsReportedUnavailable() throws SQLException {
+    SqliteLedger impatient = SqliteLedger.open(dbFile(), clock, Duration.ofMillis(200));
+    try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = other.createStatement()) {
+      // Another process in the middle of a write.
+      statement.execute("BEGIN IMMEDIATE");
+
+      assertThatThrownBy(() -> impatient.recordFile(file(TABLE, "2024-01-01", "part-0.parquet")))
+          .isInstanceOf(LedgerUnavailableException.class)
+          .hasMessageContaining("recordFile")
+          .hasMessageContaining("gs://landing/raw/lake.clicks/dt=2024-01-01/part-0.parquet");
+      // Readers are not blocked by a writer in WAL mode.
+      assertThat(impatient.tables()).isEmpty();
+
+      statement.execute("ROLLBACK");
+      assertThat(impatient.recordFile(file(TABLE, "2024-01-01", "part-0.parquet")).isNew()).isTrue();
+    } finally {
+      impatient.close();
+    }
+  }
+
+  @Test
+  void newerSchemaVersionIsRefused() throws SQLException {
+    ledger.close();
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      statement.execute("PRAGMA user_version = " + (LedgerSchema.VERSION + 1));
+    }
+
+    assertThatThrownBy(() -> SqliteLedger.open(dbFile(), clock))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("schema version " + (LedgerSchema.VERSION + 1));
+  }
+
+  @Test
+  void closedLedgerRefusesCalls() {
+    ledger.close();
+
+    assertThatThrownBy(() -> ledger.batch("b-1"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThat(ledger.isAvailable()).isFalse();
+  }
+
+  @Test
+  void missingOptionalFieldsReadBackEmpty() {
+    FileRecorded recorded = ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet", 1, true));
+
+    assertThat(recorded.partition().prefix()).isEqualTo(Optional.empty());
+    assertThat(recorded.partition().lastError()).isEmpty();
+    assertThat(recorded.file().quarantineReason()).isEmpty();
+  }
+
+  private static String single(Statement statement, String sql) throws SQLException {
+    try (ResultSet rs = statement.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+package io.files2iceberg.core.profile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Profile files for tests, and the errors loading them yields. */
+final class ProfileFixtures {
+
+  /** Every required key, nothing else: append sections to it with HOCON's merging. */
+  static final String MINIMAL =
+      """
+      extract.path = "gs://bucket/raw/clicks/*.parquet"
+      load.iceberg.table = "prod.raw.clicks"
+      """;
+
+  /** Every key set to something other than its default. */
+  static final String EVERY_KEY_HOCON =
+      """
+      extract {
+        path = "gs://sales-bucket/raw/orders/*/*.csv"
+        format = CSV
+        options { header = true, "sep" = ";" }
+        recursive-file-lookup = true
+        batch-file {
+          ingestion-type = FULL
+          partition-type = date
+          pattern = "raw/orders/(?<day>[0-9]{8})/.+"
+          date-format = yyyyMMdd
+          strict-pattern = true
+          success-file-filter = false
+          success-file-name = "_DONE"
+        }
+        keep-checkpoints = 7
+        save-checkpoint = false
+        max-batch-size = 250
+      }
+      transform {
+        filter = ["amount > 0", "region IS NOT NULL"]
+        rename-columns { amt = amount, cust = customer_id }
+        cast.columns { amount = "DECIMAL(12,2)" }
+      }
+      load {
+        iceberg.table = "lake.sales.orders"
+        save-mode = overwrite
+        primary-key = [order_id, region]
+        partition-by = ["region", "days(order_ts)", "bucket(16, customer_id)", "truncate(4, sku)"]
+        iceberg.precombine-field = updated_at
+      }
+      metadata.path = "gs://sales-bucket/metadata/orders/"
+      catalog {
+        type = rest
+        uri = "https://biglake.googleapis.com/iceberg/v1beta/restcatalog"
+        warehouse = "gs://sales-bucket/warehouse"
+        user-project = sales-project
+        auth-type = "org.example.Auth"
+        io-impl = "org.example.FileIO"
+        vended-credentials = true
+        properties { "header.X-Iceberg-Access-Delegation" = "vended-credentials" }
+      }
+      ledger {
+        type = firestore
+        sqlite-path = "/var/lib/files2iceberg/ledger.db"
+        firestore-project = sales-project
+        firestore-database = ingest
+        collection-prefix = "staging_"
+      }
+      job {
+        spark-properties { "spark.executor.memory" = 4g, "spark.sql.shuffle.partitions" = 8 }
+        master = "local[2]"
+        dataproc-region = europe-west1
+        runtime-version = "2.10"
+        service-account = "job@sales-project.iam.gserviceaccount.com"
+        subnetwork = "projects/sales-project/regions/europe-west1/subnetworks/default"
+        jar-uri = "gs://sales-bucket/jars/spark-job.jar"
+        lease-timeout = 90s
+        max-attempts = 5
+      }
+      listener {
+        port = 9090
+        push-path = "/push"
+        list-prefix-on-marker = false
+        oidc-audience = "https://listener.example.com"
+        oidc-service-account = "push@sales-project.iam.gserviceaccount.com"
+      }
+      """;
+
+  /** {@link #EVERY_KEY_HOCON} in YAML: dotted keys nest, except inside free-form maps. */
+  static final String EVERY_KEY_YAML =
+      """
+      extract:
+        path: "gs://sales-bucket/raw/orders/*/*.csv"
+        format: CSV
+        options: {header: true, sep: ";"}
+        recursive-file-lookup: true
+        batch-file.ingestion-type: FULL
+        batch-file:
+          partition-type: date
+          pattern: "raw/orders/(?<day>[0-9]{8})/.+"
+          date-format: yyyyMMdd
+          strict-pattern: true
+          success-file-filter: false
+          success-file-name: _DONE
+        keep-checkpoints: 7
+        save-checkpoint: false
+        max-batch-size: 250
+      transform:
+        filter: ["amount > 0", "region IS NOT NULL"]
+        rename-columns:
+          amt: amount
+          cust: customer_id
+        cast.columns:
+          amount: DECIMAL(12,2)
+      load:
+        iceberg.table: lake.sales.orders
+        save-mode: overwrite
+        primary-key: [order_id, region]
+        partition-by: [region, days(order_ts), "bucket(16, customer_id)", "truncate(4, sku)"]
+        iceberg.precombine-field: updated_at
+      metadata.path: gs://sales-bucket/metadata/orders/
+      catalog:
+        type: rest
+        uri: https://biglake.googleapis.com/iceberg/v1beta/restcatalog
+        warehouse: gs://sales-bucket/warehouse
+        user-project: sales-project
+        auth-type: org.example.Auth
+        io-impl: org.example.FileIO
+        vended-credentials: true
+        properties:
+          header.X-Iceberg-Access-Delegation: vended-credentials
+      ledger:
+        type: firestore
+        sqlite-path: /var/lib/files2iceberg/ledger.db
+        firestore-project: sales-project
+        firestore-database: ingest
+        collection-prefix: staging_
+      job:
+        spark-properties:
+          spark.executor.memory: 4g
+          spark.sql.shuffle.partitions: 8
+        master: local[2]
+        dataproc-region: europe-west1
+        runtime-version: 2.10
+        service-account: job@sales-project.iam.gserviceaccount.com
+        subnetwork: projects/sales-project/regions/europe-west1/subnetworks/default
+        jar-uri: gs://sales-bucket/jars/spark-job.jar
+        lease-timeout: 90s
+        max-attempts: 5
+      listener:
+        port: 9090
+        push-path: /push
+        list-prefix-on-marker: false
+        oidc-audience: https://listener.example.com
+        oidc-service-account: push@sales-project.iam.gserviceaccount.com
+      """;
+
+  private ProfileFixtures() {}
+
+  static Path write(Path dir, String fileName, String content) {
+    try {
+      Files.createDirectories(dir);
+      return Files.writeString(dir.resolve(fileName), content);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The errors, as text, of loading one profile that must fail. */
+  static List<String> loadErrors(Path file, Home home) {
+    ProfileException failure =
+        catchThrowableOfType(ProfileException.class, () -> ProfileLoader.load(file, home));
+    assertThat(failure).as("loading %s fails", file).isNotNull();
+    return failure.errors().stream().map(ProfileError::toString).toList();
+  }
+
+  /** The errors, as text, of loading a registry that must fail. */
+  static List<String> registryErrors(Path dir, Home home) {
+    ProfileException failure =
+        catchThrowableOfType(ProfileException.class, () -> ProfileRegistry.load(dir, home));
+    assertThat(failure).as("loading %s fails", dir).isNotNull();
+    return failure.errors().stream().map(ProfileError::toString).toList();
+  }
+
+  /** The same profile read from another file. */
+  static TableProfile withSource(TableProfile profile, Path source) {
+    return new TableProfile(
+        profile.name(),
+        source,
+        profile.extract(),
+        profile.transform(),
+        profile.load(),
+        profile.metadata(),
+        profile.catalog(),
+        profile.ledger(),
+        profile.job(),
+        profile.listener());
+  }
+}

@@ -1,0 +1,108 @@
+package io.files2iceberg.core.profile;
+
+import static io.files2iceberg.core.profile.ProfileFixtures.EVERY_KEY_HOCON;
+import static io.files2iceberg.core.profile.ProfileFixtures.withSource;
+import static io.files2iceberg.core.profile.ProfileFixtures.write;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProfileJsonTest {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  private Home home() {
+    return new Home(dir.resolve("home"));
+  }
+
+  /** Renders the profile, saves it without name and source as HOCON, and loads that. */
+  private TableProfile roundTrip(TableProfile profile, String folder) throws Exception {
+    JsonNode rendered = MAPPER.readTree(ProfileJson.render(List.of(profile))).get(0);
+    assertThat(rendered.get("name").asText()).isEqualTo(profile.name());
+    assertThat(rendered.get("source").asText()).isEqualTo(profile.source().toString());
+    ObjectNode keys = ((ObjectNode) rendered).deepCopy();
+    keys.remove(List.of("name", "source"));
+    Path saved = write(dir.resolve(folder), profile.name() + ".conf", keys.toPrettyString());
+    TableProfile loaded = ProfileLoader.load(saved, home());
+    return withSource(loaded, profile.source());
+  }
+
+  @Test
+  void renderedExampleLoadsBackToTheSameProfile() throws Exception {
+    TableProfile example =
+        ProfileLoader.load(Path.of("src/test/resources/profiles/clickstream.conf"), home());
+
+    assertThat(roundTrip(example, "out")).isEqualTo(example);
+  }
+
+  @Test
+  void renderedProfileSettingEveryKeyLoadsBackToTheSameProfile() throws Exception {
+    TableProfile profile = ProfileLoader.load(write(dir, "orders.conf", EVERY_KEY_HOCON), home());
+
+    assertThat(roundTrip(profile, "out")).isEqualTo(profile);
+  }
+
+  @Test
+  void renderedProfileHasEveryKnownKeyWithDefaultsFilledIn() throws Exception {
+    Path file = write(dir, "clicks.conf", ProfileFixtures.MINIMAL);
+    JsonNode rendered =
+        MAPPER.readTree(ProfileJson.render(List.of(ProfileLoader.load(file, home())))).get(0);
+
+    List<String> leaves = new ArrayList<>();
+    collectLeaves(rendered, "", leaves);
+
+    // Keys sharing a parent are grouped, so the order may differ from ProfileKeys'.
+    assertThat(leaves).containsExactlyInAnyOrderElementsOf(ProfileKeys.all());
+    assertThat(rendered.at("/extract/batch-file/pattern").isNull()).isTrue();
+    assertThat(rendered.at("/extract/max-batch-size").asInt()).isEqualTo(100);
+    assertThat(rendered.at("/load/save-mode").asText()).isEqualTo("Append");
+    assertThat(rendered.at("/job/lease-timeout").asText()).isEqualTo("30m");
+    assertThat(rendered.at("/ledger/sqlite-path").asText()).isEqualTo(home().ledgerDb().toString());
+  }
+
+  @Test
+  void emptyListOfProfilesRendersAnEmptyArray() throws Exception {
+    assertThat(MAPPER.readTree(ProfileJson.render(List.of())).isArray()).isTrue();
+    assertThat(MAPPER.readTree(ProfileJson.render(List.of())).size()).isZero();
+  }
+
+  @Test
+  void durationsRenderInTheLargestWholeUnit() {
+    assertThat(
+            Map.of(
+                Duration.ofMinutes(30), "30m",
+                Duration.ofSeconds(90), "90s",
+                Duration.ofHours(2), "2h",
+                Duration.ofMillis(1500), "1500ms"))
+        .allSatisfy((duration, text) -> assertThat(ValueType.format(duration)).isEqualTo(text));
+  }
+
+  /** Leaf paths; free-form maps (extract.options and such) are leaves, whatever they hold. */
+  private static void collectLeaves(JsonNode node, String path, List<String> leaves) {
+    node.fields()
+        .forEachRemaining(
+            field -> {
+              String childPath = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
+              if (path.isEmpty()
+                  && (field.getKey().equals("name") || field.getKey().equals("source"))) {
+                return;
+              }
+              if (field.getValue().isObject() && !ProfileKeys.isFreeForm(childPath)) {
+                collectLeaves(field.getValue(), childPath, leaves);
+              } else {
+                leaves.add(childPath);
+              }
+            });
+  }
+}

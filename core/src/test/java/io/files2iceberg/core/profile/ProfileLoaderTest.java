@@ -1,0 +1,397 @@
+package io.files2iceberg.core.profile;
+
+import static io.files2iceberg.core.profile.ProfileFixtures.EVERY_KEY_HOCON;
+import static io.files2iceberg.core.profile.ProfileFixtures.EVERY_KEY_YAML;
+import static io.files2iceberg.core.profile.ProfileFixtures.loadErrors;
+import static io.files2iceberg.core.profile.ProfileFixtures.withSource;
+import static io.files2iceberg.core.profile.ProfileFixtures.write;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
+
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.BatchFile.PartitionType;
+import io.files2iceberg.core.profile.Catalog.CatalogType;
+import io.files2iceberg.core.profile.Extract.Format;
+import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
+import io.files2iceberg.core.profile.Load.SaveMode;
+import io.files2iceberg.core.profile.Load.TableId;
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProfileLoaderTest {
+
+  private static final Path EXAMPLE_CONF = Path.of("src/test/resources/profiles/clickstream.conf");
+  private static final Path EXAMPLE_YAML =
+      Path.of("src/test/resources/profiles-yaml/clickstream.yaml");
+
+  @TempDir Path dir;
+
+  private Home home() {
+    return new Home(dir.resolve("home"));
+  }
+
+  @Test
+  void everyKeyParsesToItsRecordField() throws Exception {
+    TableProfile profile = ProfileLoader.load(write(dir, "orders.conf", EVERY_KEY_HOCON), home());
+
+    assertThat(profile.name()).isEqualTo("orders");
+    assertThat(profile.source()).isEqualTo(dir.resolve("orders.conf").toAbsolutePath().normalize());
+    assertThat(profile.extract())
+        .isEqualTo(
+            new Extract(
+                "gs://sales-bucket/raw/orders/*/*.csv",
+                Format.CSV,
+                Map.of("header", "true", "sep", ";"),
+                true,
+                new BatchFile(
+                    IngestionType.FULL,
+                    PartitionType.DATE,
+                    Optional.of("raw/orders/(?<day>[0-9]{8})/.+"),
+                    Optional.of("yyyyMMdd"),
+                    true,
+                    false,
+                    "_DONE"),
+                7,
+                false,
+                250));
+    assertThat(profile.transform())
+        .isEqualTo(
+            new Transform(
+                List.of("amount > 0", "region IS NOT NULL"),
+                Map.of("amt", "amount", "cust", "customer_id"),
+                Map.of("amount", "DECIMAL(12,2)")));
+    assertThat(profile.transform().renameColumns().keySet()).containsExactly("amt", "cust");
+    assertThat(profile.load())
+        .isEqualTo(
+            new Load(
+                new TableId("lake", "sales", "orders"),
+                SaveMode.OVERWRITE,
+                List.of("order_id", "region"),
+                List.of("region", "days(order_ts)", "bucket(16, customer_id)", "truncate(4, sku)"),
+                Optional.of("updated_at")));
+    assertThat(profile.metadata()).isEqualTo(new Metadata("gs://sales-bucket/metadata/orders/"));
+    assertThat(profile.catalog())
+        .isEqualTo(
+            new Catalog(
+                CatalogType.REST,
+                "https://biglake.googleapis.com/iceberg/v1beta/restcatalog",
+                "gs://sales-bucket/warehouse",
+                Optional.of("sales-project"),
+                Optional.of("org.example.Auth"),
+                Optional.of("org.example.FileIO"),
+                true,
+                Map.of("header.X-Iceberg-Access-Delegation", "vended-credentials")));
+    assertThat(profile.ledger())
+        .isEqualTo(
+            new LedgerSettings(
+                LedgerType.FIRESTORE,
+                "/var/lib/files2iceberg/ledger.db",
+                Optional.of("sales-project"),
+                "ingest",
+                "staging_"));
+    assertThat(profile.job())
+        .isEqualTo(
+            new JobSettings(
+                Map.of("spark.executor.memory", "4g", "spark.sql.shuffle.partitions", "8"),
+                "local[2]",
+                Optional.of("europe-west1"),
+                "2.10",
+                Optional.of("job@sales-project.iam.gserviceaccount.com"),
+                Optional.of("projects/sales-project/regions/europe-west1/subnetworks/default"),
+                Optional.of("gs://sales-bucket/jars/spark-job.jar"),
+                Duration.ofSeconds(90),
+                5));
+    assertThat(profile.listener())
+        .isEqualTo(
+            new ListenerSettings(
+                9090,
+                "/push",
+                false,
+                Optional.of("https://listener.example.com"),
+                Optional.of("push@sales-project.iam.gserviceaccount.com")));
+    assertThat(profile.isEmbeddedCatalog()).isFalse();
+  }
+
+  @Test
+  void everyKeyProfileSetsEveryKnownKey() {
+    Problems problems = new Problems(dir);
+    ProfileValues values =
+        ProfileTree.read(write(dir, "orders.conf", EVERY_KEY_HOCON), problems)
+            .map(tree -> new ProfileValues(tree, problems))
+            .orElseThrow();
+
+    assertThat(ProfileKeys.keys())
+        .allSatisfy(key -> assertThat(values.isSet(key)).as(key.path()).isTrue());
+  }
+
+  @Test
+  void yamlWithDottedKeysGivesTheSameProfileAsHocon() throws Exception {
+    TableProfile hocon =
+        ProfileLoader.load(write(dir.resolve("conf"), "orders.conf", EVERY_KEY_HOCON), home());
+    Path yamlFile = write(dir.resolve("yaml"), "orders.yml", EVERY_KEY_YAML);
+
+    TableProfile yaml = ProfileLoader.load(yamlFile, home());
+
+    assertThat(withSource(yaml, hocon.source())).isEqualTo(hocon);
+  }
+
+  @Test
+  void defaultsFillEveryKeyAMinimalProfileLeavesOut() throws Exception {
+    Path file =
+        write(
+            dir,
+            "clicks.conf",
+            """
+            extract.path = "file:///data/landing/clicks/*.parquet"
+            load.iceberg.table = "local.demo.clicks"
+            """);
+    Path home = dir.resolve("home").toAbsolutePath();
+
+    TableProfile profile = ProfileLoader.load(file, home());
+
+    assertThat(profile.extract())
+        .isEqualTo(
+            new Extract(
+                "file:///data/landing/clicks/*.parquet",
+                Format.PARQUET,
+                Map.of(),
+                false,
+                new BatchFile(
+                    IngestionType.INCREMENTAL,
+                    PartitionType.STRING,
+                    Optional.empty(),
+                    Optional.empty(),
+                    false,
+                    true,
+                    "_SUCCESS"),
+                50,
+                true,
+                100));
+    assertThat(profile.transform()).isEqualTo(new Transform(List.of(), Map.of(), Map.of()));
+    assertThat(profile.load())
+        .isEqualTo(
+            new Load(
+                new TableId("local", "demo", "clicks"),
+                SaveMode.APPEND,
+                List.of(),
+                List.of(),
+                Optional.empty()));
+    assertThat(profile.metadata().path())
+        .isEqualTo(home.resolve("metadata").resolve("clicks") + File.separator);
+    assertThat(profile.catalog())
+        .isEqualTo(
+            new Catalog(
+                CatalogType.JDBC,
+                "jdbc:sqlite:" + home.resolve("catalog.db"),
+                home.resolve("warehouse").toString(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                false,
+                Map.of()));
+    assertThat(profile.isEmbeddedCatalog()).isTrue();
+    assertThat(profile.ledger())
+        .isEqualTo(
+            new LedgerSettings(
+                LedgerType.SQLITE,
+                home.resolve("ledger.db").toString(),
+                Optional.empty(),
+                "(default)",
+                ""));
+    assertThat(profile.job())
+        .isEqualTo(
+            new JobSettings(
+                Map.of(),
+                "local[*]",
+                Optional.empty(),
+                "2.3",
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Duration.ofMinutes(30),
+                3));
+    assertThat(profile.listener())
+        .isEqualTo(
+            new ListenerSettings(8080, "/pubsub/push", true, Optional.empty(), Optional.empty()));
+  }
+
+  @Test
+  void restCatalogDefaultsToGoogleAuthAndGcsFileIo() throws Exception {
+    Path file =
+        write(
+            dir,
+            "clicks.conf",
+            ProfileFixtures.MINIMAL
+                + """
+catalog { type = REST, uri = "https://biglake.example.com", warehouse = "gs://bucket/wh" }
+""");
+
+    Catalog catalog = ProfileLoader.load(file, home()).catalog();
+
+    assertThat(catalog.authType()).contains(Catalog.GOOGLE_AUTH_MANAGER);
+    assertThat(catalog.ioImpl()).contains(Catalog.GCS_FILE_IO);
+    assertThat(catalog.userProject()).isEmpty();
+  }
+
+  @Test
+  void hadoopCatalogNeedsNoUri() throws Exception {
+    Path file = write(dir, "clicks.conf", ProfileFixtures.MINIMAL + "catalog.type = hadoop\n");
+
+    Catalog catalog = ProfileLoader.load(file, home()).catalog();
+
+    assertThat(catalog.uri()).isEmpty();
+    assertThat(catalog.warehouse()).isEqualTo(home().warehouse().toString());
+  }
+
+  @Test
+  void theIssueExampleReadsTheSameFromHoconAndYaml() throws Exception {
+    TableProfile hocon = ProfileLoader.load(EXAMPLE_CONF, home());
+    TableProfile yaml = ProfileLoader.load(EXAMPLE_YAML, home());
+
+    assertThat(withSource(yaml, hocon.source())).isEqualTo(hocon);
+    assertThat(hocon.table()).isEqualTo("prod_catalog.raw.clickstream");
+    assertThat(hocon.extract().batchFile().pattern()).contains(".+/dt=(\\d{4}-\\d{2}-\\d{2})/.+");
+    assertThat(hocon.extract().batchFile().dateFormat()).contains("yyyy-MM-dd");
+    assertThat(hocon.extract().batchFile().partitionType()).isEqualTo(PartitionType.DATE);
+    assertThat(hocon.transform().castColumns()).isEqualTo(Map.of("user_id", "BIGINT"));
+    assertThat(hocon.load().precombineField()).contains("click_time");
+    assertThat(hocon.metadata().path()).isEqualTo("gs://my-lakehouse-bucket/metadata/clickstream/");
+  }
+
+  @Test
+  void shippedExamplesValidate() throws Exception {
+    assertThat(ProfileLoader.load(Path.of("../examples/profiles/clickstream.conf"), home()))
+        .isEqualTo(
+            withSource(
+                ProfileLoader.load(EXAMPLE_CONF, home()),
+                Path.of("../examples/profiles/clickstream.conf").toAbsolutePath().normalize()));
+    TableProfile local = ProfileLoader.load(Path.of("../examples/local/clicks.conf"), home());
+    assertThat(local.isEmbeddedCatalog()).isTrue();
+    assertThat(local.table()).isEqualTo("local.demo.clicks");
+  }
+
+  @Test
+  void hoconSubstitutionsResolveAgainstTheFileAndTheEnvironment() throws Exception {
+    Path file =
+        write(
+            dir,
+            "clicks.conf",
+            ProfileFixtures.MINIMAL
+                + """
+                  job.jar-uri = ${?NO_SUCH_VARIABLE_FOR_FILES2ICEBERG}
+                  job.subnetwork = ${?PATH}
+                  job.spark-properties { "spark.app.name" = ${load.iceberg.table} }
+                  """);
+
+    JobSettings job = ProfileLoader.load(file, home()).job();
+
+    assertThat(job.jarUri()).isEmpty();
+    assertThat(job.subnetwork()).isEqualTo(Optional.ofNullable(System.getenv("PATH")));
+    assertThat(job.sparkProperties()).containsEntry("spark.app.name", "prod.raw.clicks");
+  }
+
+  @Test
+  void yamlKeysInsideFreeFormMapsStayLiteral() throws Exception {
+    Path file =
+        write(
+            dir,
+            "clicks.yaml",
+            """
+            extract.path: gs://bucket/raw/clicks/*.parquet
+            load.iceberg.table: prod.raw.clicks
+            job:
+              spark-properties.spark.sql.shuffle.partitions: 4
+              spark-properties:
+                spark.executor.memory: 4g
+            """);
+
+    assertThat(ProfileLoader.load(file, home()).job().sparkProperties())
+        .isEqualTo(Map.of("spark.sql.shuffle.partitions", "4", "spark.executor.memory", "4g"));
+  }
+
+  @Test
+  void yamlKeySetTwiceIsRejectedWithItsLine() {
+    Path file =
+        write(
+            dir,
+            "clicks.yaml",
+            """
+            extract.path: gs://bucket/raw/clicks/*.parquet
+            load:
+              iceberg.table: prod.raw.clicks
+              iceberg:
+                table: prod.raw.other
+            """);
+
+    assertThat(loadErrors(file, home()))
+        .containsExactly(file + ": load.iceberg.table: is set twice (again on line 4)");
+  }
+
+  @Test
+  void hoconSyntaxErrorNamesTheFileAndLine() {
+    Path file =
+        write(
+            dir,
+            "clicks.conf",
+            """
+            extract {
+              path = "gs://bucket/raw/*.parquet"
+            load.iceberg.table = "prod.raw.clicks"
+            """);
+
+    assertThat(loadErrors(file, home()))
+        .singleElement(STRING)
+        .startsWith(file + ": line ")
+        .contains("HOCON syntax error");
+  }
+
+  @Test
+  void yamlSyntaxErrorNamesTheFileAndLine() {
+    Path file =
+        write(
+            dir,
+            "clicks.yaml",
+            """
+            extract:
+              path: "gs://bucket/raw/*.parquet
+            load.iceberg.table: prod.raw.clicks
+            """);
+
+    assertThat(loadErrors(file, home()))
+        .singleElement(STRING)
+        .startsWith(file + ": line ")
+        .contains("YAML syntax error");
+  }
+
+  @Test
+  void unresolvedHoconSubstitutionIsReported() {
+    Path file =
+        write(
+            dir,
+            "clicks.conf",
+            """
+            extract.path = ${NO_SUCH_VARIABLE_FOR_FILES2ICEBERG}
+            load.iceberg.table = "prod.raw.clicks"
+            """);
+
+    assertThat(loadErrors(file, home()))
+        .singleElement(STRING)
+        .startsWith(file + ": line 1: ")
+        .contains("NO_SUCH_VARIABLE_FOR_FILES2ICEBERG");
+  }
+
+  @Test
+  void missingFileAndWrongExtensionAreReported() {
+    assertThat(loadErrors(dir.resolve("absent.conf"), home()))
+        .containsExactly(dir.resolve("absent.conf") + ": no such file");
+    Path json = write(dir, "clicks.json", "{}");
+    assertThat(loadErrors(json, home()))
+        .containsExactly(json + ": a profile file must end with .conf, .yaml or .yml");
+  }
+}

@@ -1,0 +1,429 @@
+package io.files2iceberg.core.profile;
+
+import static io.files2iceberg.core.profile.ProfileFixtures.MINIMAL;
+import static io.files2iceberg.core.profile.ProfileFixtures.loadErrors;
+import static io.files2iceberg.core.profile.ProfileFixtures.write;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Each problem a profile can have, as the user reads it: file, key path, reason. */
+class ProfileValidationTest {
+
+  @TempDir Path dir;
+
+  private Path file;
+
+  /** The errors of a HOCON profile: the minimal profile plus {@code extra}. */
+  private List<String> errors(String extra) {
+    return errorsOf("clicks.conf", MINIMAL + extra);
+  }
+
+  private List<String> errorsOf(String fileName, String content) {
+    file = write(dir, fileName, content);
+    return loadErrors(file, new Home(dir.resolve("home")));
+  }
+
+  private String error(String keyPath, String reason) {
+    return file + ": " + keyPath + ": " + reason;
+  }
+
+  @Test
+  void unknownKeyIsRejectedWithTheNearestKnownKey() {
+    assertThat(errors("load.save-mod = Append"))
+        .containsExactly(error("load.save-mod", "unknown key; did you mean 'save-mode'?"));
+  }
+
+  @Test
+  void keyInTheWrongSectionSuggestsItsPathInThatSection() {
+    assertThat(errors("extract.pattern = \"(.+)\""))
+        .containsExactly(
+            error("extract.pattern", "unknown key; did you mean 'batch-file.pattern'?"));
+  }
+
+  @Test
+  void unknownSectionIsRejectedWithTheNearestSection() {
+    assertThat(errors("listner.port = 9090"))
+        .containsExactly(error("listner", "unknown key; did you mean 'listener'?"));
+  }
+
+  @Test
+  void unknownKeyFarFromEveryKnownKeyListsTheKnownKeys() {
+    assertThat(errors("metadata.location-of-files = x"))
+        .containsExactly(error("metadata.location-of-files", "unknown key; expected one of path"));
+  }
+
+  @Test
+  void sectionGivenAsAValueIsRejected() {
+    assertThat(errors("listener = on"))
+        .containsExactly(error("listener", "expected an object, got \"on\""));
+  }
+
+  @Test
+  void missingRequiredKeysAreEachReported() {
+    assertThat(errorsOf("clicks.conf", "extract.format = csv"))
+        .containsExactly(
+            error("extract.path", "required key is missing"),
+            error("load.iceberg.table", "required key is missing"));
+  }
+
+  @Test
+  void wholeNumberGivenAsAWordIsRejectedWithTheValue() {
+    assertThat(errors("extract.max-batch-size = ten"))
+        .containsExactly(error("extract.max-batch-size", "expected a whole number, got \"ten\""));
+  }
+
+  @Test
+  void fractionalNumberIsRejected() {
+    assertThat(errors("job.max-attempts = 1.5"))
+        .containsExactly(error("job.max-attempts", "expected a whole number, got 1.5"));
+  }
+
+  @Test
+  void numericAndBooleanStringsAreAccepted() throws Exception {
+    Path accepted =
+        write(
+            dir,
+            "clicks.conf",
+            MINIMAL
+                + """
+                  extract { max-batch-size = "250", save-checkpoint = "false" }
+                  """);
+
+    Extract extract = ProfileLoader.load(accepted, new Home(dir)).extract();
+
+    assertThat(extract.maxBatchSize()).isEqualTo(250);
+    assertThat(extract.saveCheckpoint()).isFalse();
+  }
+
+  @Test
+  void booleanGivenAsAnotherWordIsRejected() {
+    assertThat(errors("extract.recursive-file-lookup = maybe"))
+        .containsExactly(
+            error("extract.recursive-file-lookup", "expected true or false, got \"maybe\""));
+  }
+
+  @Test
+  void listGivenAsAStringIsRejected() {
+    assertThat(errors("load.primary-key = click_id"))
+        .containsExactly(error("load.primary-key", "expected a list, got \"click_id\""));
+  }
+
+  @Test
+  void objectGivenForAStringIsRejected() {
+    assertThat(errors("job.master { local = 2 }"))
+        .containsExactly(error("job.master", "expected a string, got an object"));
+  }
+
+  @Test
+  void mapGivenAsAListIsRejected() {
+    assertThat(errors("extract.options = [header]"))
+        .containsExactly(error("extract.options", "expected an object, got a list"));
+  }
+
+  @Test
+  void unquotedDottedHoconKeyInAFreeFormMapIsRejectedWithAHint() {
+    assertThat(errors("job.spark-properties { spark.executor.memory = 4g }"))
+        .containsExactly(
+            error(
+                "job.spark-properties.spark",
+                "expected a string, got an object; in HOCON, quote keys"
+                    + " that contain dots, as in \"spark.executor.memory\" = 4g"));
+  }
+
+  @Test
+  void pathWithAnotherSchemeIsRejected() {
+    assertThat(
+            errorsOf(
+                "clicks.conf",
+                """
+                extract.path = "s3://bucket/raw/*.parquet"
+                load.iceberg.table = "prod.raw.clicks"
+                """))
+        .containsExactly(
+            error(
+                "extract.path",
+                "must start with gs:// or file://, got \"s3://bucket/raw/*.parquet\""));
+  }
+
+  @Test
+  void gsPathWithoutABucketIsRejected() {
+    assertThat(
+            errorsOf(
+                "clicks.conf",
+                """
+                extract.path = "gs:///raw/*.parquet"
+                load.iceberg.table = "prod.raw.clicks"
+                """))
+        .containsExactly(
+            error(
+                "extract.path",
+                "must name a bucket, as in gs://my-bucket/raw/*.parquet, got"
+                    + " \"gs:///raw/*.parquet\""));
+  }
+
+  @Test
+  void relativeFilePathIsRejected() {
+    assertThat(
+            errorsOf(
+                "clicks.conf",
+                """
+                extract.path = "file://landing/*.parquet"
+                load.iceberg.table = "prod.raw.clicks"
+                """))
+        .containsExactly(
+            error(
+                "extract.path",
+                "a file:// path must be absolute, as in"
+                    + " file:///data/landing/*.parquet, got \"file://landing/*.parquet\""));
+  }
+
+  @Test
+  void unclosedBraceInThePathIsRejected() {
+    assertThat(
+            errorsOf(
+                "clicks.conf",
+                """
+                extract.path = "gs://bucket/raw/{a,b/*.parquet"
+                load.iceberg.table = "prod.raw.clicks"
+                """))
+        .containsExactly(
+            error("extract.path", "unclosed '{' in \"gs://bucket/raw/{a,b/*.parquet\""));
+  }
+
+  @Test
+  void unknownFormatListsTheAllowedValues() {
+    assertThat(errors("extract.format = xml"))
+        .containsExactly(
+            error("extract.format", "expected one of parquet, orc, avro, json, csv, got \"xml\""));
+  }
+
+  @Test
+  void unknownIngestionTypeListsTheAllowedValues() {
+    assertThat(errors("extract.batch-file.ingestion-type = daily"))
+        .containsExactly(
+            error(
+                "extract.batch-file.ingestion-type",
+                "expected one of incremental, last, full, got \"daily\""));
+  }
+
+  @Test
+  void patternWithTwoGroupsIsRejectedNamingTheKey() {
+    assertThat(errors("extract.batch-file.pattern = \"(.+)/dt=(.+)/.+\""))
+        .containsExactly(
+            error("extract.batch-file.pattern", "must have exactly one capture group, has 2"));
+  }
+
+  @Test
+  void patternWithoutAGroupIsRejected() {
+    assertThat(errors("extract.batch-file.pattern = \".+/(?:dt=).+\""))
+        .containsExactly(
+            error("extract.batch-file.pattern", "must have exactly one capture group, has 0"));
+  }
+
+  @Test
+  void namedGroupIsTheOneCaptureGroup() throws Exception {
+    Path accepted =
+        write(
+            dir,
+            "clicks.conf",
+            MINIMAL
+                + """
+                  extract.batch-file.pattern = ".+/dt=(?<day>[^/]+)/.+"
+                  """);
+
+    assertThat(ProfileLoader.load(accepted, new Home(dir)).extract().batchFile().pattern())
+        .contains(".+/dt=(?<day>[^/]+)/.+");
+  }
+
+  @Test
+  void invalidRegexIsRejectedWithItsDescription() {
+    assertThat(errors("extract.batch-file.pattern = \"dt=(.+\""))
+        .containsExactly(
+            error(
+                "extract.batch-file.pattern",
+                "is not a valid regular expression: Unclosed group near index 6 of \"dt=(.+\""));
+  }
+
+  @Test
+  void dateFormatWithoutTheDayIsRejectedBecauseItDoesNotRoundTrip() {
+    assertThat(
+            errors(
+                """
+                extract.batch-file { partition-type = date, date-format = "yyyy-MM" }
+                """))
+        .containsExactly(
+            error(
+                "extract.batch-file.date-format",
+                "date format \"yyyy-MM\" does not round-trip a date: 2024-01-31 formats as"
+                    + " \"2024-01\", which does not parse back to a date"));
+  }
+
+  @Test
+  void timeFormatIsRejectedBecauseItCannotFormatADate() {
+    assertThat(
+            errors(
+                """
+                extract.batch-file { partition-type = date, date-format = "HH:mm" }
+                """))
+        .containsExactly(
+            error(
+                "extract.batch-file.date-format",
+                "date format \"HH:mm\" cannot format a date: Unsupported field: HourOfDay"));
+  }
+
+  @Test
+  void dateFormatWithAnUnknownLetterIsRejected() {
+    assertThat(
+            errors(
+                """
+                extract.batch-file { partition-type = date, date-format = "yyyy-bb" }
+                """))
+        .containsExactly(
+            error(
+                "extract.batch-file.date-format",
+                "is not a valid date format: Unknown pattern letter: b"));
+  }
+
+  @Test
+  void datePartitionsRequireADateFormat() {
+    assertThat(errors("extract.batch-file.partition-type = date"))
+        .containsExactly(
+            error(
+                "extract.batch-file.date-format",
+                "is required when extract.batch-file.partition-type = date"));
+  }
+
+  @Test
+  void dateFormatWithStringPartitionsIsRejected() {
+    assertThat(errors("extract.batch-file.date-format = yyyy-MM-dd"))
+        .containsExactly(
+            error(
+                "extract.batch-file.date-format",
+                "date-format is only used with partition-type = date"));
+  }
+
+  @Test
+  void precombineFieldWithoutPrimaryKeyIsRejected() {
+    assertThat(errors("load.iceberg.precombine-field = updated_at"))
+        .containsExactly(
+            error("load.iceberg.precombine-field", "requires a non-empty load.primary-key"));
+  }
+
+  @Test
+  void blankPrimaryKeyEntryIsRejectedNamingItsIndex() {
+    assertThat(errors("load.primary-key = [click_id, \" \"]"))
+        .containsExactly(error("load.primary-key[1]", "must not be blank"));
+  }
+
+  @Test
+  void repeatedPrimaryKeyEntryIsRejectedNamingItsIndex() {
+    assertThat(errors("load.primary-key = [click_id, user_id, click_id]"))
+        .containsExactly(error("load.primary-key[2]", "duplicate entry \"click_id\""));
+  }
+
+  @Test
+  void maxBatchSizeBelowOneIsRejected() {
+    assertThat(errors("extract.max-batch-size = 0"))
+        .containsExactly(error("extract.max-batch-size", "must be at least 1, got 0"));
+  }
+
+  @Test
+  void tableNameWithoutThreePartsIsRejected() {
+    assertThat(
+            errorsOf(
+                "clicks.conf",
+                """
+                extract.path = "gs://bucket/raw/*.parquet"
+                load.iceberg.table = "raw.clicks"
+                """))
+        .containsExactly(
+            error(
+                "load.iceberg.table",
+                "expected catalog.namespace.table, three names of letters, digits and _, got"
+                    + " \"raw.clicks\""));
+  }
+
+  @Test
+  void unsupportedPartitionTransformIsRejectedWithTheSupportedOnes() {
+    assertThat(errors("load.partition-by = [dt, \"weeks(ts)\", \"bucket(0, id)\"]"))
+        .containsExactly(
+            error(
+                "load.partition-by[1]",
+                "expected a column or an Iceberg transform: col, identity(col), years(col),"
+                    + " months(col), days(col), hours(col), bucket(N, col) or truncate(N, col); got"
+                    + " \"weeks(ts)\""),
+            error(
+                "load.partition-by[2]",
+                "the N of bucket(N, col) must be at least 1, got \"bucket(0, id)\""));
+  }
+
+  @Test
+  void restCatalogRequiresUriAndWarehouse() {
+    assertThat(errors("catalog.type = rest"))
+        .containsExactly(
+            error("catalog.uri", "is required when catalog.type = rest"),
+            error("catalog.warehouse", "is required when catalog.type = rest"));
+  }
+
+  @Test
+  void firestoreLedgerRequiresAProject() {
+    assertThat(errors("ledger.type = firestore"))
+        .containsExactly(
+            error("ledger.firestore-project", "is required when ledger.type = firestore"));
+  }
+
+  @Test
+  void leaseTimeoutWithoutAUnitIsRejected() {
+    assertThat(errors("job.lease-timeout = 90"))
+        .containsExactly(
+            error(
+                "job.lease-timeout",
+                "expected a duration with a unit, such as 30m, 1h or 90s, got 90"));
+  }
+
+  @Test
+  void listenerPortOutOfRangeAndRelativePushPathAreRejected() {
+    assertThat(errors("listener { port = 70000, push-path = push }"))
+        .containsExactly(
+            error("listener.port", "must be at most 65535, got 70000"),
+            error("listener.push-path", "must start with /, got \"push\""));
+  }
+
+  @Test
+  void blankOptionalValueIsRejected() {
+    assertThat(errors("job.dataproc-region = \"\""))
+        .containsExactly(error("job.dataproc-region", "must not be blank"));
+  }
+
+  @Test
+  void everyProblemOfAFileIsReportedAtOnceInFileOrder() {
+    assertThat(
+            errorsOf(
+                "clicks.yaml",
+                """
+                extract:
+                  path: gs://bucket/raw/clicks/dt=*/*.parquet
+                  max-batch-size: ten
+                  batch-file: {pattern: "(a)(b)", partition-type: date}
+                load:
+                  iceberg.table: prod.raw.clicks
+                  save-mod: Append
+                  primary-key: [id, ""]
+                  iceberg.precombine-field: ts
+                listener.port: 0
+                """))
+        .containsExactly(
+            error("load.save-mod", "unknown key; did you mean 'save-mode'?"),
+            error("extract.batch-file.pattern", "must have exactly one capture group, has 2"),
+            error(
+                "extract.batch-file.date-format",
+                "is required when extract.batch-file.partition-type = date"),
+            error("extract.max-batch-size", "expected a whole number, got \"ten\""),
+            error("load.primary-key[1]", "must not be blank"),
+            error("listener.port", "must be at least 1, got 0"));
+  }
+}
