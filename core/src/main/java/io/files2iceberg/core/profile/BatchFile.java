@@ -1,5 +1,6 @@
 package io.files2iceberg.core.profile;
 
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -10,6 +11,9 @@ import java.util.Optional;
  * @param pattern a regular expression with exactly one capture group, matched against the whole
  *     object URI (or, failing that, the object name); the group is the partition token. Empty: the
  *     object's parent folder below the glob's fixed prefix is the token
+ * @param partitionColumn the column the job adds from the partition token, never empty: as set,
+ *     else the pattern's named group, else the {@code name} of a {@code name=} just before the
+ *     pattern's group, else {@code partition}
  * @param dateFormat a {@link java.time.format.DateTimeFormatter} pattern; required for date
  *     partitions
  * @param strictPattern a data file that matches the glob but not the pattern is an error, not a skip
@@ -20,10 +24,18 @@ public record BatchFile(
     IngestionType ingestionType,
     PartitionType partitionType,
     Optional<String> pattern,
+    String partitionColumn,
     Optional<String> dateFormat,
     boolean strictPattern,
     boolean successFileFilter,
     String successFileName) {
+
+  public BatchFile {
+    Objects.requireNonNull(partitionColumn, "partitionColumn");
+    if (partitionColumn.isBlank()) {
+      throw new IllegalArgumentException("partitionColumn must not be blank");
+    }
+  }
 
   /** What one run of the batcher loads. */
   public enum IngestionType {

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.profile;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,6 +15,10 @@ import java.util.Map;
  * @param keepCheckpoints committed batches kept in the ledger per table; older ones are pruned
  * @param saveCheckpoint false runs as a backfill that does not move the ledger's bookmarks
  * @param maxBatchSize the most files one batch reads
+ * @param lineageColumns the lineage columns the job adds to every row, distinct, in the order
+ *     given
+ * @param quarantineBadFiles a file that cannot be read is quarantined and the batch loads the
+ *     rest; false fails the batch
  */
 public record Extract(
     String path,
@@ -23,10 +28,36 @@ public record Extract(
     BatchFile batchFile,
     int keepCheckpoints,
     boolean saveCheckpoint,
-    int maxBatchSize) {
+    int maxBatchSize,
+    List<LineageColumn> lineageColumns,
+    boolean quarantineBadFiles) {
 
   public Extract {
     options = Map.copyOf(options);
+    lineageColumns = List.copyOf(lineageColumns);
+  }
+
+  /** A column the job adds to every row, saying where the row came from. Codes are the names. */
+  public enum LineageColumn {
+    /** The URI of the object the row was read from. */
+    SOURCE_FILE("_source_file"),
+    /** The GCS generation of that object. */
+    SOURCE_GENERATION("_source_generation"),
+    /** The id of the batch that loaded the row. */
+    BATCH_ID("_batch_id"),
+    /** When the batch that loaded the row ran. */
+    INGESTED_AT("_ingested_at");
+
+    private final String code;
+
+    LineageColumn(String code) {
+      this.code = code;
+    }
+
+    /** The column's name. */
+    public String code() {
+      return code;
+    }
   }
 
   /** The formats the job can read. Codes are what profiles spell. */

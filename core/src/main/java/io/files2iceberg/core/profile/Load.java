@@ -1,6 +1,9 @@
 package io.files2iceberg.core.profile;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -11,17 +14,24 @@ import java.util.Optional;
  * @param primaryKey the MERGE key; empty means no key
  * @param partitionBy Iceberg partition spec entries: columns or transforms such as {@code days(ts)}
  * @param precombineField among rows with one key, the highest value wins; requires a primary key
+ * @param schemaEvolution columns new in the files are added to the table and types are safely
+ *     widened; false fails the batch, naming the new columns
+ * @param tableProperties Iceberg table properties set when the table is created, in declaration
+ *     order
  */
 public record Load(
     TableId table,
     SaveMode saveMode,
     List<String> primaryKey,
     List<String> partitionBy,
-    Optional<String> precombineField) {
+    Optional<String> precombineField,
+    boolean schemaEvolution,
+    Map<String, String> tableProperties) {
 
   public Load {
     primaryKey = List.copyOf(primaryKey);
     partitionBy = List.copyOf(partitionBy);
+    tableProperties = Collections.unmodifiableMap(new LinkedHashMap<>(tableProperties));
   }
 
   /** How rows without a key are written. Codes are what profiles spell. */

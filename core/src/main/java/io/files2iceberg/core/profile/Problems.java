@@ -18,6 +18,17 @@ final class Problems {
     errors.add(new ProfileError(file, keyPath, reason));
   }
 
+  /** Whether a problem was recorded at {@code keyPath} or inside it ({@code [i]}, {@code .key}). */
+  boolean hasAt(String keyPath) {
+    return errors.stream()
+        .map(ProfileError::keyPath)
+        .anyMatch(
+            path ->
+                path.equals(keyPath)
+                    || path.startsWith(keyPath + "[")
+                    || path.startsWith(keyPath + "."));
+  }
+
   boolean isEmpty() {
     return errors.isEmpty();
   }

@@ -14,9 +14,10 @@ import java.util.Map;
 
 /**
  * Renders resolved profiles as JSON, every default filled in, under the same kebab-case keys a
- * profile file uses, plus {@code name} and {@code source}. Without those two fields, one rendered
- * profile is itself a valid profile (HOCON reads JSON), so what {@code validate} prints can be
- * saved and loaded back.
+ * profile file uses, plus {@code name} and {@code source}. One rendered profile is itself a valid
+ * profile (HOCON reads JSON; the loader accepts {@code name} and {@code source}), so what {@code
+ * validate} prints can be saved and loaded back, and {@link ProfileLoader#parse} reads what {@link
+ * #toJson} writes back into an equal profile.
  */
 public final class ProfileJson {
 
@@ -36,11 +37,24 @@ public final class ProfileJson {
     }
   }
 
+  /**
+   * One profile as a JSON object on one line, structured as the elements of {@link #render}. {@link
+   * ProfileLoader#parse}, given the profile's source, reads it back into an equal profile.
+   */
+  public static String toJson(TableProfile profile) {
+    try {
+      return MAPPER.writeValueAsString(profile(profile));
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException("cannot render profile " + profile.name() + " as JSON", e);
+    }
+  }
+
   /** One profile: {@code name}, {@code source}, then every key of {@link ProfileKeys}. */
   static ObjectNode profile(TableProfile profile) {
     ObjectNode root = NODES.objectNode();
-    root.put("name", profile.name());
-    root.put("source", profile.source().toString());
+    root.put(ProfileKeys.RENDERED_NAME.path(), ProfileKeys.RENDERED_NAME.resolved().apply(profile));
+    root.put(
+        ProfileKeys.RENDERED_SOURCE.path(), ProfileKeys.RENDERED_SOURCE.resolved().apply(profile));
     for (Key<?> key : ProfileKeys.keys()) {
       ObjectNode section = root;
       List<String> segments = key.segments();

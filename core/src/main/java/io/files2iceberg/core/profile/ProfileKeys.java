@@ -9,6 +9,7 @@ import static io.files2iceberg.core.profile.ValueType.NON_BLANK_MAP;
 import static io.files2iceberg.core.profile.ValueType.STRING;
 import static io.files2iceberg.core.profile.ValueType.WHOLE_NUMBER;
 
+import io.files2iceberg.core.profile.Extract.LineageColumn;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -65,6 +66,11 @@ final class ProfileKeys {
           "extract.batch-file.pattern",
           NON_BLANK,
           p -> p.extract().batchFile().pattern().orElse(null));
+  static final Key<String> BATCH_FILE_PARTITION_COLUMN =
+      key(
+          "extract.batch-file.partition-column",
+          NON_BLANK,
+          p -> p.extract().batchFile().partitionColumn());
   static final Key<String> BATCH_FILE_DATE_FORMAT =
       key(
           "extract.batch-file.date-format",
@@ -91,6 +97,13 @@ final class ProfileKeys {
       key("extract.save-checkpoint", BOOLEAN, p -> p.extract().saveCheckpoint());
   static final Key<Integer> EXTRACT_MAX_BATCH_SIZE =
       key("extract.max-batch-size", WHOLE_NUMBER, p -> p.extract().maxBatchSize());
+  static final Key<List<String>> EXTRACT_LINEAGE_COLUMNS =
+      key(
+          "extract.lineage-columns",
+          LIST,
+          p -> p.extract().lineageColumns().stream().map(LineageColumn::code).toList());
+  static final Key<Boolean> EXTRACT_QUARANTINE_BAD_FILES =
+      key("extract.quarantine-bad-files", BOOLEAN, p -> p.extract().quarantineBadFiles());
 
   static final Key<List<String>> TRANSFORM_FILTER =
       key("transform.filter", LIST, p -> p.transform().filter());
@@ -98,6 +111,8 @@ final class ProfileKeys {
       key("transform.rename-columns", NON_BLANK_MAP, p -> p.transform().renameColumns());
   static final Key<Map<String, String>> TRANSFORM_CAST_COLUMNS =
       key("transform.cast.columns", NON_BLANK_MAP, p -> p.transform().castColumns());
+  static final Key<String> TRANSFORM_ON_BAD_RECORD =
+      key("transform.on-bad-record", NON_BLANK, p -> p.transform().onBadRecord().code());
 
   static final Key<String> LOAD_TABLE = key("load.iceberg.table", NON_BLANK, TableProfile::table);
   static final Key<String> LOAD_SAVE_MODE =
@@ -108,6 +123,10 @@ final class ProfileKeys {
       key("load.partition-by", LIST, p -> p.load().partitionBy());
   static final Key<String> LOAD_PRECOMBINE_FIELD =
       key("load.iceberg.precombine-field", NON_BLANK, p -> p.load().precombineField().orElse(null));
+  static final Key<Boolean> LOAD_SCHEMA_EVOLUTION =
+      key("load.schema-evolution", BOOLEAN, p -> p.load().schemaEvolution());
+  static final Key<Map<String, String>> LOAD_TABLE_PROPERTIES =
+      key("load.iceberg.table-properties", MAP, p -> p.load().tableProperties());
 
   static final Key<String> METADATA_PATH =
       key("metadata.path", NON_BLANK, p -> p.metadata().path());
@@ -171,7 +190,22 @@ final class ProfileKeys {
           NON_BLANK,
           p -> p.listener().oidcServiceAccount().orElse(null));
 
+  /**
+   * The two top-level fields a rendered profile ({@link ProfileJson}) carries besides its keys.
+   * They are not profile keys: the file decides a profile's name and source. The loader accepts
+   * them, so that a rendered profile loads as it is, and checks that {@code name} is the file's.
+   */
+  static final Key<String> RENDERED_NAME = new Key<>("name", NON_BLANK, TableProfile::name);
+
+  static final Key<String> RENDERED_SOURCE =
+      new Key<>("source", NON_BLANK, p -> p.source().toString());
+
   private ProfileKeys() {}
+
+  /** Whether a top-level field is one of the fields a rendered profile carries. */
+  static boolean isRenderedField(String path) {
+    return path.equals(RENDERED_NAME.path()) || path.equals(RENDERED_SOURCE.path());
+  }
 
   private static <T> Key<T> key(
       String path, ValueType<T> type, Function<TableProfile, T> resolved) {

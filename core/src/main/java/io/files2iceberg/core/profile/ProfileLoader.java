@@ -2,6 +2,7 @@ package io.files2iceberg.core.profile;
 
 import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_DATE_FORMAT;
 import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_INGESTION_TYPE;
+import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_PARTITION_COLUMN;
 import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_PARTITION_TYPE;
 import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_PATTERN;
 import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_STRICT_PATTERN;
@@ -17,9 +18,11 @@ import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_VENDED_CREDENTIA
 import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_WAREHOUSE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_FORMAT;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_KEEP_CHECKPOINTS;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_LINEAGE_COLUMNS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_SIZE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_OPTIONS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_PATH;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_QUARANTINE_BAD_FILES;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_RECURSIVE_FILE_LOOKUP;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SAVE_CHECKPOINT;
 import static io.files2iceberg.core.profile.ProfileKeys.JOB_DATAPROC_REGION;
@@ -45,20 +48,27 @@ import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PARTITION_BY;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRECOMBINE_FIELD;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRIMARY_KEY;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SAVE_MODE;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SCHEMA_EVOLUTION;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_TABLE;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_TABLE_PROPERTIES;
 import static io.files2iceberg.core.profile.ProfileKeys.METADATA_PATH;
+import static io.files2iceberg.core.profile.ProfileKeys.RENDERED_NAME;
+import static io.files2iceberg.core.profile.ProfileKeys.RENDERED_SOURCE;
 import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_CAST_COLUMNS;
 import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_FILTER;
+import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_ON_BAD_RECORD;
 import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_RENAME_COLUMNS;
 
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
+import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.ProfileValues.Rule;
+import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,13 +115,38 @@ public final class ProfileLoader {
     return profile.orElseThrow();
   }
 
+  /**
+   * Parses and validates one profile from HOCON text (JSON, such as {@link ProfileJson#toJson}
+   * writes, is HOCON), as {@link #load} reads a {@code .conf} file: {@code source} stands for the
+   * file, giving the profile's name (its file name without the extension) and its source, and
+   * naming it in the problems.
+   *
+   * @throws ProfileException listing every problem in the text
+   */
+  public static TableProfile parse(String text, Path source, Home home) throws ProfileException {
+    Problems problems = new Problems(source);
+    Optional<TableProfile> profile =
+        validated(ProfileTree.readHocon(text, source, problems), source, home, problems);
+    if (profile.isEmpty()) {
+      throw new ProfileException(problems.errors());
+    }
+    return profile.get();
+  }
+
   /** Reads one profile, adding its problems to {@code errors}; empty when there are any. */
   static Optional<TableProfile> read(Path file, Home home, List<ProfileError> errors) {
     Problems problems = new Problems(file);
     Optional<TableProfile> profile =
-        ProfileTree.read(file, problems)
-            .map(tree -> build(file, home, new ProfileValues(tree, problems)));
+        validated(ProfileTree.read(file, problems), file, home, problems);
     errors.addAll(problems.errors());
+    return profile;
+  }
+
+  /** The profile built from a parsed tree; empty when the tree or any value has a problem. */
+  private static Optional<TableProfile> validated(
+      Optional<Map<String, Object>> tree, Path file, Home home, Problems problems) {
+    Optional<TableProfile> profile =
+        tree.map(t -> build(file, home, new ProfileValues(t, problems)));
     if (!problems.isEmpty()) {
       return Optional.empty();
     }
@@ -130,13 +165,15 @@ public final class ProfileLoader {
   private static TableProfile build(Path file, Home home, ProfileValues v) {
     v.rejectUnknownKeys();
     String name = profileName(file);
+    checkRenderedFields(v, name);
     // Sections are read in file order, so that problems are listed in that order too.
+    Extract extract = extract(v);
     return new TableProfile(
         name,
         file.toAbsolutePath().normalize(),
-        extract(v),
+        extract,
         transform(v),
-        load(v),
+        load(v, extract.batchFile()),
         new Metadata(v.get(METADATA_PATH, home.metadata(name) + File.separator)),
         catalog(v, home),
         ledger(v, home),
@@ -144,16 +181,65 @@ public final class ProfileLoader {
         listener(v));
   }
 
+  /**
+   * A rendered profile's {@code name} must be the one its file gives; its {@code source} only has
+   * to be text, as the file read is the source.
+   */
+  private static void checkRenderedFields(ProfileValues v, String name) {
+    v.optional(
+        RENDERED_NAME,
+        rendered ->
+            rendered.equals(name)
+                ? Optional.empty()
+                : Optional.of(
+                    "is "
+                        + ValueType.quote(rendered)
+                        + ", but a profile's name is its file name without the extension, "
+                        + ValueType.quote(name)));
+    v.optional(RENDERED_SOURCE);
+  }
+
   private static Extract extract(ProfileValues v) {
+    String path = v.required(EXTRACT_PATH, ProfileRules::globUri).orElse("");
+    Format format = v.choice(EXTRACT_FORMAT, Format.PARQUET, Format::code).orElse(Format.PARQUET);
+    Map<String, String> options = v.get(EXTRACT_OPTIONS, Map.of());
+    boolean recursiveFileLookup = v.get(EXTRACT_RECURSIVE_FILE_LOOKUP, false);
+    BatchFile batchFile = batchFile(v);
+    int keepCheckpoints =
+        v.number(EXTRACT_KEEP_CHECKPOINTS, DEFAULT_KEEP_CHECKPOINTS, 1, Integer.MAX_VALUE);
+    boolean saveCheckpoint = v.get(EXTRACT_SAVE_CHECKPOINT, true);
+    int maxBatchSize =
+        v.number(EXTRACT_MAX_BATCH_SIZE, DEFAULT_MAX_BATCH_SIZE, 1, Integer.MAX_VALUE);
+    Optional<List<LineageColumn>> lineageColumns =
+        v.choices(EXTRACT_LINEAGE_COLUMNS, LineageColumn.class, LineageColumn::code);
+    // The job adds the partition column and the lineage columns side by side: one name each.
+    lineageColumns.stream()
+        .filter(columns -> v.isValid(BATCH_FILE_PATTERN, BATCH_FILE_PARTITION_COLUMN))
+        .flatMap(List::stream)
+        .filter(column -> column.code().equals(batchFile.partitionColumn()))
+        .findFirst()
+        .ifPresent(
+            column ->
+                v.reject(
+                    BATCH_FILE_PARTITION_COLUMN,
+                    "the partition column "
+                        + ValueType.quote(column.code())
+                        + (v.isSet(BATCH_FILE_PARTITION_COLUMN)
+                            ? ""
+                            : " (derived from extract.batch-file.pattern)")
+                        + " is also in extract.lineage-columns; give the partition column"
+                        + " another name"));
     return new Extract(
-        v.required(EXTRACT_PATH, ProfileRules::globUri).orElse(""),
-        v.choice(EXTRACT_FORMAT, Format.PARQUET, Format::code).orElse(Format.PARQUET),
-        v.get(EXTRACT_OPTIONS, Map.of()),
-        v.get(EXTRACT_RECURSIVE_FILE_LOOKUP, false),
-        batchFile(v),
-        v.number(EXTRACT_KEEP_CHECKPOINTS, DEFAULT_KEEP_CHECKPOINTS, 1, Integer.MAX_VALUE),
-        v.get(EXTRACT_SAVE_CHECKPOINT, true),
-        v.number(EXTRACT_MAX_BATCH_SIZE, DEFAULT_MAX_BATCH_SIZE, 1, Integer.MAX_VALUE));
+        path,
+        format,
+        options,
+        recursiveFileLookup,
+        batchFile,
+        keepCheckpoints,
+        saveCheckpoint,
+        maxBatchSize,
+        lineageColumns.orElse(List.of()),
+        v.get(EXTRACT_QUARANTINE_BAD_FILES, false));
   }
 
   private static BatchFile batchFile(ProfileValues v) {
@@ -163,6 +249,9 @@ public final class ProfileLoader {
     Optional<PartitionType> partitionType =
         v.choice(BATCH_FILE_PARTITION_TYPE, PartitionType.STRING, PartitionType::code);
     Optional<String> pattern = v.optional(BATCH_FILE_PATTERN, ProfileRules::oneCaptureGroup);
+    String partitionColumn =
+        v.optional(BATCH_FILE_PARTITION_COLUMN, ProfileRules::columnName)
+            .orElseGet(() -> DefaultPartitionColumn.of(pattern));
     Optional<String> dateFormat = v.optional(BATCH_FILE_DATE_FORMAT, ProfileRules::dateFormat);
     // Checked only against a valid partition type: an invalid one is reported on its own.
     if (partitionType.equals(Optional.of(PartitionType.DATE))) {
@@ -174,6 +263,7 @@ public final class ProfileLoader {
         ingestionType,
         partitionType.orElse(PartitionType.STRING),
         pattern,
+        partitionColumn,
         dateFormat,
         v.get(BATCH_FILE_STRICT_PATTERN, false),
         v.get(BATCH_FILE_SUCCESS_FILE_FILTER, true),
@@ -184,27 +274,68 @@ public final class ProfileLoader {
     return new Transform(
         v.get(TRANSFORM_FILTER, List.of()),
         v.get(TRANSFORM_RENAME_COLUMNS, Map.of()),
-        v.get(TRANSFORM_CAST_COLUMNS, Map.of()));
+        v.get(TRANSFORM_CAST_COLUMNS, Map.of()),
+        v.choice(TRANSFORM_ON_BAD_RECORD, BadRecordPolicy.FAIL, BadRecordPolicy::code)
+            .orElse(BadRecordPolicy.FAIL));
   }
 
-  private static Load load(ProfileValues v) {
+  private static Load load(ProfileValues v, BatchFile batchFile) {
     TableId table =
         v.required(LOAD_TABLE, ProfileRules::tableName)
             .map(name -> name.split("\\."))
             .map(parts -> new TableId(parts[0], parts[1], parts[2]))
             .orElse(new TableId("", "", ""));
+    Optional<SaveMode> saveMode = v.choice(LOAD_SAVE_MODE, SaveMode.APPEND, SaveMode::code);
     Optional<List<String>> primaryKey = v.each(LOAD_PRIMARY_KEY, Rule.none());
+    Optional<List<String>> partitionBy = v.each(LOAD_PARTITION_BY, ProfileRules::partitionField);
     Optional<String> precombineField = v.optional(LOAD_PRECOMBINE_FIELD);
     // An invalid primary key is reported on its own; only a valid empty one makes this wrong.
     if (precombineField.isPresent() && primaryKey.map(List::isEmpty).orElse(false)) {
       v.reject(LOAD_PRECOMBINE_FIELD, "requires a non-empty load.primary-key");
     }
+    checkOverwriteReplacesPartitions(v, batchFile, saveMode, primaryKey, partitionBy);
     return new Load(
         table,
-        v.choice(LOAD_SAVE_MODE, SaveMode.APPEND, SaveMode::code).orElse(SaveMode.APPEND),
+        saveMode.orElse(SaveMode.APPEND),
         primaryKey.orElse(List.of()),
-        v.each(LOAD_PARTITION_BY, ProfileRules::partitionField).orElse(List.of()),
-        precombineField);
+        partitionBy.orElse(List.of()),
+        precombineField,
+        v.get(LOAD_SCHEMA_EVOLUTION, true),
+        v.get(LOAD_TABLE_PROPERTIES, Map.of()));
+  }
+
+  /**
+   * Incremental Overwrite without a key replaces exactly the partitions a batch writes, which
+   * only leaves the other batches' rows alone when the table is partitioned by the partition
+   * column itself. With a key the job MERGEs and the save mode is not used. Checked only when
+   * every value involved is valid on its own, so that a wrong value is reported once.
+   */
+  private static void checkOverwriteReplacesPartitions(
+      ProfileValues v,
+      BatchFile batchFile,
+      Optional<SaveMode> saveMode,
+      Optional<List<String>> primaryKey,
+      Optional<List<String>> partitionBy) {
+    String column = batchFile.partitionColumn();
+    boolean partitionColumnMissing =
+        batchFile.ingestionType() == IngestionType.INCREMENTAL
+            && saveMode.equals(Optional.of(SaveMode.OVERWRITE))
+            && primaryKey.equals(Optional.of(List.of()))
+            && partitionBy.isPresent()
+            && partitionBy.get().stream().noneMatch(f -> ProfileRules.isIdentityOf(f, column))
+            && v.isValid(
+                BATCH_FILE_INGESTION_TYPE, BATCH_FILE_PATTERN, BATCH_FILE_PARTITION_COLUMN);
+    if (partitionColumnMissing) {
+      v.reject(
+          LOAD_SAVE_MODE,
+          "Overwrite replaces the partitions a batch writes, so with"
+              + " extract.batch-file.ingestion-type = incremental and no load.primary-key the"
+              + " table must be partitioned by the partition column "
+              + ValueType.quote(column)
+              + ": add "
+              + ValueType.quote(column)
+              + " to load.partition-by");
+    }
   }
 
   private static Catalog catalog(ProfileValues v, Home home) {

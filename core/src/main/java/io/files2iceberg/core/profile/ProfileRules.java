@@ -20,10 +20,13 @@ final class ProfileRules {
   private static final Pattern TABLE = Pattern.compile(NAME + "\\." + NAME + "\\." + NAME);
   private static final String COLUMN = "[A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*";
   private static final Pattern PARTITION_COLUMN = Pattern.compile(COLUMN);
+  private static final Pattern COLUMN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern PARTITION_TRANSFORM =
       Pattern.compile(
           "(?:identity|years|months|days|hours)\\(\\s*" + COLUMN + "\\s*\\)",
           Pattern.CASE_INSENSITIVE);
+  private static final Pattern IDENTITY =
+      Pattern.compile("identity\\(\\s*(" + COLUMN + ")\\s*\\)", Pattern.CASE_INSENSITIVE);
   private static final Pattern PARTITION_WIDTH_TRANSFORM =
       Pattern.compile(
           "(bucket|truncate)\\(\\s*([0-9]+)\\s*,\\s*" + COLUMN + "\\s*\\)",
@@ -78,6 +81,25 @@ final class ProfileRules {
         : Optional.of(
             "expected catalog.namespace.table, three names of letters, digits and _, got "
                 + ValueType.quote(table));
+  }
+
+  /** A top-level column name: a letter or {@code _}, then letters, digits and {@code _}. */
+  static Optional<String> columnName(String name) {
+    return COLUMN_NAME.matcher(name).matches()
+        ? Optional.empty()
+        : Optional.of(
+            "expected a column name of letters, digits and _, not starting with a digit, got "
+                + ValueType.quote(name));
+  }
+
+  /** Whether a partition spec entry is {@code column} itself or {@code identity(column)}. */
+  static boolean isIdentityOf(String field, String column) {
+    String trimmed = field.trim();
+    if (trimmed.equals(column)) {
+      return true;
+    }
+    Matcher identity = IDENTITY.matcher(trimmed);
+    return identity.matches() && identity.group(1).equals(column);
   }
 
   /** A column (identity) or one of Iceberg's partition transforms. */

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.profile;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigList;
@@ -24,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -83,10 +85,25 @@ final class ProfileTree {
   // HOCON
 
   private static Optional<Map<String, Object>> hocon(Path file, Problems problems) {
-    ConfigParseOptions options =
-        ConfigParseOptions.defaults().setSyntax(ConfigSyntax.CONF).setAllowMissing(false);
+    return hocon(() -> ConfigFactory.parseFile(file.toFile(), hoconOptions()), problems);
+  }
+
+  /**
+   * The tree of HOCON (or JSON) text read from {@code source}; empty (with the problem recorded)
+   * when the text cannot be parsed.
+   */
+  static Optional<Map<String, Object>> readHocon(String text, Path source, Problems problems) {
+    ConfigParseOptions options = hoconOptions().setOriginDescription(source.toString());
+    return hocon(() -> ConfigFactory.parseString(text, options), problems);
+  }
+
+  private static ConfigParseOptions hoconOptions() {
+    return ConfigParseOptions.defaults().setSyntax(ConfigSyntax.CONF).setAllowMissing(false);
+  }
+
+  private static Optional<Map<String, Object>> hocon(Supplier<Config> parse, Problems problems) {
     try {
-      return Optional.of(object(ConfigFactory.parseFile(file.toFile(), options).resolve().root()));
+      return Optional.of(object(parse.get().resolve().root()));
     } catch (ConfigException e) {
       problems.add(line(e.origin()), hoconReason(e));
       return Optional.empty();

@@ -1,6 +1,7 @@
 package io.files2iceberg.core.profile;
 
 import io.files2iceberg.core.profile.ProfileKeys.Key;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -107,21 +108,57 @@ final class ProfileValues {
     }
     E[] values = fallback.getDeclaringClass().getEnumConstants();
     Optional<String> text = optional(key);
-    Optional<E> choice =
-        text.flatMap(
-            t ->
-                Arrays.stream(values)
-                    .filter(value -> code.apply(value).equalsIgnoreCase(t.trim()))
-                    .findFirst());
+    Optional<E> choice = text.flatMap(t -> match(values, code, t));
     if (choice.isEmpty() && text.isPresent()) {
-      problems.add(
-          key.path(),
-          "expected one of "
-              + Arrays.stream(values).map(code).collect(Collectors.joining(", "))
-              + ", got "
-              + ValueType.describe(text.get()));
+      problems.add(key.path(), expectedOneOf(values, code, text.get()));
     }
     return choice;
+  }
+
+  /**
+   * A list of an enum's codes, case-insensitive and distinct; problems name the element ({@code
+   * extract.lineage-columns[1]}). Empty when unset; nothing when invalid.
+   */
+  <E extends Enum<E>> Optional<List<E>> choices(
+      Key<List<String>> key, Class<E> type, Function<E, String> code) {
+    if (!isSet(key)) {
+      return Optional.of(List.of());
+    }
+    Optional<List<String>> list = optional(key);
+    if (list.isEmpty()) {
+      return Optional.empty();
+    }
+    E[] values = type.getEnumConstants();
+    List<E> chosen = new ArrayList<>();
+    boolean valid = true;
+    for (int i = 0; i < list.get().size(); i++) {
+      String path = ProfileKeys.element(key.path(), i);
+      String text = list.get().get(i);
+      Optional<E> choice = match(values, code, text);
+      if (choice.isEmpty()) {
+        problems.add(path, expectedOneOf(values, code, text));
+        valid = false;
+      } else if (chosen.contains(choice.get())) {
+        problems.add(path, "duplicate entry " + ValueType.quote(text));
+        valid = false;
+      } else {
+        chosen.add(choice.get());
+      }
+    }
+    return valid ? Optional.of(List.copyOf(chosen)) : Optional.empty();
+  }
+
+  private static <E> Optional<E> match(E[] values, Function<E, String> code, String text) {
+    return Arrays.stream(values)
+        .filter(value -> code.apply(value).equalsIgnoreCase(text.trim()))
+        .findFirst();
+  }
+
+  private static <E> String expectedOneOf(E[] values, Function<E, String> code, String text) {
+    return "expected one of "
+        + Arrays.stream(values).map(code).collect(Collectors.joining(", "))
+        + ", got "
+        + ValueType.describe(text);
   }
 
   /**
@@ -155,6 +192,14 @@ final class ProfileValues {
   }
 
   /**
+   * Whether no problem has been recorded at any of the keys or inside them, so that a rule
+   * across keys is checked only on values that are valid on their own.
+   */
+  boolean isValid(Key<?>... keys) {
+    return Arrays.stream(keys).noneMatch(key -> problems.hasAt(key.path()));
+  }
+
+  /**
    * Reports every key that is not in {@link ProfileKeys}, with the nearest known key as a
    * suggestion, and every section that is not an object.
    */
@@ -167,7 +212,7 @@ final class ProfileValues {
     section.forEach(
         (key, value) -> {
           String keyPath = ProfileKeys.child(path, key);
-          if (ProfileKeys.find(keyPath).isPresent()) {
+          if (ProfileKeys.find(keyPath).isPresent() || ProfileKeys.isRenderedField(keyPath)) {
             return;
           }
           if (!ProfileKeys.isSection(keyPath)) {

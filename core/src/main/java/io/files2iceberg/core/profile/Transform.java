@@ -1,5 +1,7 @@
 package io.files2iceberg.core.profile;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -10,13 +12,35 @@ import java.util.Map;
  * @param filter Spark SQL predicates; a row is kept when all hold
  * @param renameColumns source column name to target column name, in declaration order
  * @param castColumns target column name to Spark SQL type
+ * @param onBadRecord what happens to a row whose cast fails
  */
 public record Transform(
-    List<String> filter, Map<String, String> renameColumns, Map<String, String> castColumns) {
+    List<String> filter,
+    Map<String, String> renameColumns,
+    Map<String, String> castColumns,
+    BadRecordPolicy onBadRecord) {
 
   public Transform {
     filter = List.copyOf(filter);
-    renameColumns = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(renameColumns));
-    castColumns = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(castColumns));
+    renameColumns = Collections.unmodifiableMap(new LinkedHashMap<>(renameColumns));
+    castColumns = Collections.unmodifiableMap(new LinkedHashMap<>(castColumns));
+  }
+
+  /** What happens to a row whose cast fails. Codes are what profiles spell. */
+  public enum BadRecordPolicy {
+    /** The batch fails, naming the file and the column. */
+    FAIL("fail"),
+    /** The row goes to the {@code <table>__rejected} Iceberg table; the batch loads the rest. */
+    REJECT("reject");
+
+    private final String code;
+
+    BadRecordPolicy(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 }

@@ -31,6 +31,7 @@ final class ProfileFixtures {
           ingestion-type = FULL
           partition-type = date
           pattern = "raw/orders/(?<day>[0-9]{8})/.+"
+          partition-column = order_day
           date-format = yyyyMMdd
           strict-pattern = true
           success-file-filter = false
@@ -39,11 +40,14 @@ final class ProfileFixtures {
         keep-checkpoints = 7
         save-checkpoint = false
         max-batch-size = 250
+        lineage-columns = [_batch_id, _source_file, _source_generation, _ingested_at]
+        quarantine-bad-files = true
       }
       transform {
         filter = ["amount > 0", "region IS NOT NULL"]
         rename-columns { amt = amount, cust = customer_id }
         cast.columns { amount = "DECIMAL(12,2)" }
+        on-bad-record = reject
       }
       load {
         iceberg.table = "lake.sales.orders"
@@ -51,6 +55,12 @@ final class ProfileFixtures {
         primary-key = [order_id, region]
         partition-by = ["region", "days(order_ts)", "bucket(16, customer_id)", "truncate(4, sku)"]
         iceberg.precombine-field = updated_at
+        schema-evolution = false
+        iceberg.table-properties {
+          "write.merge.mode" = merge-on-read
+          "write.update.mode" = merge-on-read
+          "format-version" = 2
+        }
       }
       metadata.path = "gs://sales-bucket/metadata/orders/"
       catalog {
@@ -102,6 +112,7 @@ final class ProfileFixtures {
         batch-file:
           partition-type: date
           pattern: "raw/orders/(?<day>[0-9]{8})/.+"
+          partition-column: order_day
           date-format: yyyyMMdd
           strict-pattern: true
           success-file-filter: false
@@ -109,6 +120,8 @@ final class ProfileFixtures {
         keep-checkpoints: 7
         save-checkpoint: false
         max-batch-size: 250
+        lineage-columns: [_batch_id, _source_file, _source_generation, _ingested_at]
+        quarantine-bad-files: true
       transform:
         filter: ["amount > 0", "region IS NOT NULL"]
         rename-columns:
@@ -116,12 +129,19 @@ final class ProfileFixtures {
           cust: customer_id
         cast.columns:
           amount: DECIMAL(12,2)
+        on-bad-record: reject
       load:
         iceberg.table: lake.sales.orders
         save-mode: overwrite
         primary-key: [order_id, region]
         partition-by: [region, days(order_ts), "bucket(16, customer_id)", "truncate(4, sku)"]
         iceberg.precombine-field: updated_at
+        schema-evolution: false
+        iceberg.table-properties.write.merge.mode: merge-on-read
+        iceberg:
+          table-properties:
+            write.update.mode: merge-on-read
+            format-version: 2
       metadata.path: gs://sales-bucket/metadata/orders/
       catalog:
         type: rest

@@ -54,6 +54,50 @@ class ProfileJsonTest {
   }
 
   @Test
+  void toJsonIsOneElementOfRenderOnOneLine() throws Exception {
+    TableProfile profile = ProfileLoader.load(write(dir, "orders.conf", EVERY_KEY_HOCON), home());
+
+    String json = ProfileJson.toJson(profile);
+
+    assertThat(json).doesNotContain("\n");
+    assertThat(MAPPER.readTree(json))
+        .isEqualTo(MAPPER.readTree(ProfileJson.render(List.of(profile))).get(0));
+  }
+
+  @Test
+  void parsedJsonOfTheExampleIsTheExample() throws Exception {
+    TableProfile example =
+        ProfileLoader.load(Path.of("src/test/resources/profiles/clickstream.conf"), home());
+
+    TableProfile parsed =
+        ProfileLoader.parse(ProfileJson.toJson(example), example.source(), home());
+
+    assertThat(parsed).isEqualTo(example);
+  }
+
+  @Test
+  void parsedJsonOfAProfileSettingEveryKeyIsThatProfile() throws Exception {
+    TableProfile profile = ProfileLoader.load(write(dir, "orders.conf", EVERY_KEY_HOCON), home());
+
+    TableProfile parsed =
+        ProfileLoader.parse(ProfileJson.toJson(profile), profile.source(), home());
+
+    assertThat(parsed).isEqualTo(profile);
+  }
+
+  @Test
+  void parsedJsonDoesNotDependOnTheHomeItIsParsedIn() throws Exception {
+    TableProfile profile =
+        ProfileLoader.load(write(dir, "clicks.conf", ProfileFixtures.MINIMAL), home());
+
+    TableProfile parsed =
+        ProfileLoader.parse(
+            ProfileJson.toJson(profile), profile.source(), new Home(dir.resolve("other-home")));
+
+    assertThat(parsed).isEqualTo(profile);
+  }
+
+  @Test
   void renderedProfileHasEveryKnownKeyWithDefaultsFilledIn() throws Exception {
     Path file = write(dir, "clicks.conf", ProfileFixtures.MINIMAL);
     JsonNode rendered =
@@ -69,6 +113,13 @@ class ProfileJsonTest {
     assertThat(rendered.at("/load/save-mode").asText()).isEqualTo("Append");
     assertThat(rendered.at("/job/lease-timeout").asText()).isEqualTo("30m");
     assertThat(rendered.at("/ledger/sqlite-path").asText()).isEqualTo(home().ledgerDb().toString());
+    assertThat(rendered.at("/extract/batch-file/partition-column").asText()).isEqualTo("partition");
+    assertThat(rendered.at("/extract/lineage-columns").isEmpty()).isTrue();
+    assertThat(rendered.at("/extract/quarantine-bad-files").asBoolean()).isFalse();
+    assertThat(rendered.at("/transform/on-bad-record").asText()).isEqualTo("fail");
+    assertThat(rendered.at("/load/schema-evolution").asBoolean()).isTrue();
+    assertThat(rendered.at("/load/iceberg/table-properties").isObject()).isTrue();
+    assertThat(rendered.at("/load/iceberg/table-properties").isEmpty()).isTrue();
   }
 
   @Test

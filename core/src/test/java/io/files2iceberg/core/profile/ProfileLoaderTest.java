@@ -2,19 +2,23 @@ package io.files2iceberg.core.profile;
 
 import static io.files2iceberg.core.profile.ProfileFixtures.EVERY_KEY_HOCON;
 import static io.files2iceberg.core.profile.ProfileFixtures.EVERY_KEY_YAML;
+import static io.files2iceberg.core.profile.ProfileFixtures.MINIMAL;
 import static io.files2iceberg.core.profile.ProfileFixtures.loadErrors;
 import static io.files2iceberg.core.profile.ProfileFixtures.withSource;
 import static io.files2iceberg.core.profile.ProfileFixtures.write;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
+import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
+import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,19 +57,27 @@ class ProfileLoaderTest {
                     IngestionType.FULL,
                     PartitionType.DATE,
                     Optional.of("raw/orders/(?<day>[0-9]{8})/.+"),
+                    "order_day",
                     Optional.of("yyyyMMdd"),
                     true,
                     false,
                     "_DONE"),
                 7,
                 false,
-                250));
+                250,
+                List.of(
+                    LineageColumn.BATCH_ID,
+                    LineageColumn.SOURCE_FILE,
+                    LineageColumn.SOURCE_GENERATION,
+                    LineageColumn.INGESTED_AT),
+                true));
     assertThat(profile.transform())
         .isEqualTo(
             new Transform(
                 List.of("amount > 0", "region IS NOT NULL"),
                 Map.of("amt", "amount", "cust", "customer_id"),
-                Map.of("amount", "DECIMAL(12,2)")));
+                Map.of("amount", "DECIMAL(12,2)"),
+                BadRecordPolicy.REJECT));
     assertThat(profile.transform().renameColumns().keySet()).containsExactly("amt", "cust");
     assertThat(profile.load())
         .isEqualTo(
@@ -74,7 +86,14 @@ class ProfileLoaderTest {
                 SaveMode.OVERWRITE,
                 List.of("order_id", "region"),
                 List.of("region", "days(order_ts)", "bucket(16, customer_id)", "truncate(4, sku)"),
-                Optional.of("updated_at")));
+                Optional.of("updated_at"),
+                false,
+                Map.of(
+                    "write.merge.mode", "merge-on-read",
+                    "write.update.mode", "merge-on-read",
+                    "format-version", "2")));
+    assertThat(profile.load().tableProperties().keySet())
+        .containsExactly("write.merge.mode", "write.update.mode", "format-version");
     assertThat(profile.metadata()).isEqualTo(new Metadata("gs://sales-bucket/metadata/orders/"));
     assertThat(profile.catalog())
         .isEqualTo(
@@ -166,14 +185,18 @@ class ProfileLoaderTest {
                     IngestionType.INCREMENTAL,
                     PartitionType.STRING,
                     Optional.empty(),
+                    "partition",
                     Optional.empty(),
                     false,
                     true,
                     "_SUCCESS"),
                 50,
                 true,
-                100));
-    assertThat(profile.transform()).isEqualTo(new Transform(List.of(), Map.of(), Map.of()));
+                100,
+                List.of(),
+                false));
+    assertThat(profile.transform())
+        .isEqualTo(new Transform(List.of(), Map.of(), Map.of(), BadRecordPolicy.FAIL));
     assertThat(profile.load())
         .isEqualTo(
             new Load(
@@ -181,7 +204,9 @@ class ProfileLoaderTest {
                 SaveMode.APPEND,
                 List.of(),
                 List.of(),
-                Optional.empty()));
+                Optional.empty(),
+                true,
+                Map.of()));
     assertThat(profile.metadata().path())
         .isEqualTo(home.resolve("metadata").resolve("clicks") + File.separator);
     assertThat(profile.catalog())
@@ -219,6 +244,121 @@ class ProfileLoaderTest {
     assertThat(profile.listener())
         .isEqualTo(
             new ListenerSettings(8080, "/pubsub/push", true, Optional.empty(), Optional.empty()));
+  }
+
+  @Test
+  void partitionColumnIsDerivedFromThePatternUnlessSet() throws Exception {
+    String pattern = "extract.batch-file.pattern = \".+/dt=([^/]+)/.+\"\n";
+    Path derived = write(dir.resolve("derived"), "clicks.conf", MINIMAL + pattern);
+    Path set =
+        write(
+            dir.resolve("set"),
+            "clicks.conf",
+            MINIMAL + pattern + "extract.batch-file.partition-column = event_date\n");
+
+    assertThat(ProfileLoader.load(derived, home()).extract().batchFile().partitionColumn())
+        .isEqualTo("dt");
+    assertThat(ProfileLoader.load(set, home()).extract().batchFile().partitionColumn())
+        .isEqualTo("event_date");
+  }
+
+  @Test
+  void lineageColumnsKeepTheirOrderInAnyCase() throws Exception {
+    String lineage = "extract.lineage-columns = [_INGESTED_AT, _source_file]\n";
+    Path file = write(dir, "clicks.conf", MINIMAL + lineage);
+
+    assertThat(ProfileLoader.load(file, home()).extract().lineageColumns())
+        .containsExactly(LineageColumn.INGESTED_AT, LineageColumn.SOURCE_FILE);
+  }
+
+  @Test
+  void yamlTablePropertyKeysStayLiteralAndHoconOnesAreQuoted() throws Exception {
+    Path yaml =
+        write(
+            dir,
+            "clicks.yaml",
+            """
+            extract.path: gs://bucket/raw/clicks/*.parquet
+            load:
+              iceberg.table: prod.raw.clicks
+              iceberg.table-properties:
+                write.merge.mode: merge-on-read
+                write.delete.mode: copy-on-write
+            """);
+    Path hocon =
+        write(
+            dir,
+            "clicks.conf",
+            MINIMAL
+                + """
+                  load.iceberg.table-properties {
+                    "write.merge.mode" = merge-on-read
+                    "write.delete.mode" = copy-on-write
+                  }
+                  """);
+    Map<String, String> expected =
+        Map.of("write.merge.mode", "merge-on-read", "write.delete.mode", "copy-on-write");
+
+    assertThat(ProfileLoader.load(yaml, home()).load().tableProperties()).isEqualTo(expected);
+    assertThat(ProfileLoader.load(hocon, home()).load().tableProperties()).isEqualTo(expected);
+  }
+
+  @Test
+  void parsedTextIsTheProfileLoadedFromAConfFileOfThatText() throws Exception {
+    Path file = write(dir, "orders.conf", EVERY_KEY_HOCON);
+
+    assertThat(ProfileLoader.parse(EVERY_KEY_HOCON, file, home()))
+        .isEqualTo(ProfileLoader.load(file, home()));
+  }
+
+  @Test
+  void parseNamesTheProfileAfterTheSource() throws Exception {
+    Path source = Path.of("profiles", "clicks.conf");
+
+    TableProfile profile = ProfileLoader.parse(MINIMAL, source, home());
+
+    assertThat(profile.name()).isEqualTo("clicks");
+    assertThat(profile.source()).isEqualTo(source.toAbsolutePath().normalize());
+  }
+
+  @Test
+  void parseReportsEveryProblemWithTheSourceAndKeyPath() {
+    Path source = Path.of("profiles", "clicks.conf");
+
+    ProfileException failure =
+        catchThrowableOfType(
+            ProfileException.class,
+            () ->
+                ProfileLoader.parse(
+                    "extract.path = \"s3://bucket/*.parquet\"\nload.save-mode = always\n",
+                    source,
+                    home()));
+
+    assertThat(failure.errors())
+        .map(ProfileError::toString)
+        .containsExactly(
+            source + ": extract.path: must start with gs:// or file://, got"
+                + " \"s3://bucket/*.parquet\"",
+            source + ": load.iceberg.table: required key is missing",
+            source + ": load.save-mode: expected one of Append, Overwrite, got \"always\"");
+    assertThat(failure)
+        .hasMessageContaining(source + ": load.iceberg.table: required key is missing");
+  }
+
+  @Test
+  void parseSyntaxErrorNamesTheSourceAndLine() {
+    Path source = Path.of("profiles", "clicks.conf");
+
+    ProfileException failure =
+        catchThrowableOfType(
+            ProfileException.class,
+            () -> ProfileLoader.parse("extract {\n  path = \"gs://b/x/*\"\n", source, home()));
+
+    assertThat(failure.errors())
+        .map(ProfileError::toString)
+        .singleElement(STRING)
+        .startsWith(source + ": line ")
+        .contains("HOCON syntax error");
   }
 
   @Test

@@ -362,6 +362,205 @@ class ProfileValidationTest {
   }
 
   @Test
+  void partitionColumnThatIsNotAColumnNameIsRejected() {
+    assertThat(errors("extract.batch-file.partition-column = \"1st-day\""))
+        .containsExactly(
+            error(
+                "extract.batch-file.partition-column",
+                "expected a column name of letters, digits and _, not starting with a digit, got"
+                    + " \"1st-day\""));
+  }
+
+  @Test
+  void unknownLineageColumnListsTheAllowedValues() {
+    assertThat(errors("extract.lineage-columns = [_batch_id, _file_name]"))
+        .containsExactly(
+            error(
+                "extract.lineage-columns[1]",
+                "expected one of _source_file, _source_generation, _batch_id, _ingested_at, got"
+                    + " \"_file_name\""));
+  }
+
+  @Test
+  void repeatedLineageColumnIsRejectedWhateverItsCase() {
+    assertThat(errors("extract.lineage-columns = [_batch_id, _source_file, _BATCH_ID]"))
+        .containsExactly(error("extract.lineage-columns[2]", "duplicate entry \"_BATCH_ID\""));
+  }
+
+  @Test
+  void lineageColumnsGivenAsAStringAreRejected() {
+    assertThat(errors("extract.lineage-columns = _batch_id"))
+        .containsExactly(error("extract.lineage-columns", "expected a list, got \"_batch_id\""));
+  }
+
+  @Test
+  void partitionColumnThatIsAlsoALineageColumnIsRejected() {
+    assertThat(
+            errors(
+                """
+                extract.lineage-columns = [_source_file, _batch_id]
+                extract.batch-file.partition-column = _batch_id
+                """))
+        .containsExactly(
+            error(
+                "extract.batch-file.partition-column",
+                "the partition column \"_batch_id\" is also in extract.lineage-columns; give the"
+                    + " partition column another name"));
+  }
+
+  @Test
+  void partitionColumnDerivedAsALineageColumnIsRejectedSayingWhereItCameFrom() {
+    assertThat(
+            errors(
+                """
+                extract.lineage-columns = [_ingested_at]
+                extract.batch-file.pattern = ".+/_ingested_at=([^/]+)/.+"
+                """))
+        .containsExactly(
+            error(
+                "extract.batch-file.partition-column",
+                "the partition column \"_ingested_at\" (derived from extract.batch-file.pattern)"
+                    + " is also in extract.lineage-columns; give the partition column another"
+                    + " name"));
+  }
+
+  @Test
+  void quarantineBadFilesGivenAsAWordIsRejected() {
+    assertThat(errors("extract.quarantine-bad-files = sometimes"))
+        .containsExactly(
+            error("extract.quarantine-bad-files", "expected true or false, got \"sometimes\""));
+  }
+
+  @Test
+  void unknownBadRecordPolicyListsTheAllowedValues() {
+    assertThat(errors("transform.on-bad-record = skip"))
+        .containsExactly(
+            error("transform.on-bad-record", "expected one of fail, reject, got \"skip\""));
+  }
+
+  @Test
+  void schemaEvolutionGivenAsAWordIsRejected() {
+    assertThat(errors("load.schema-evolution = additive"))
+        .containsExactly(
+            error("load.schema-evolution", "expected true or false, got \"additive\""));
+  }
+
+  @Test
+  void tablePropertiesGivenAsAListAreRejected() {
+    assertThat(errors("load.iceberg.table-properties = [\"write.merge.mode\"]"))
+        .containsExactly(error("load.iceberg.table-properties", "expected an object, got a list"));
+  }
+
+  @Test
+  void unquotedDottedHoconKeyInTablePropertiesIsRejectedWithAHint() {
+    assertThat(errors("load.iceberg.table-properties { write.merge.mode = merge-on-read }"))
+        .containsExactly(
+            error(
+                "load.iceberg.table-properties.write",
+                "expected a string, got an object; in HOCON, quote keys"
+                    + " that contain dots, as in \"spark.executor.memory\" = 4g"));
+  }
+
+  @Test
+  void incrementalOverwriteWithoutAKeyRequiresPartitioningByThePartitionColumn() {
+    assertThat(
+            errors(
+                """
+                extract.batch-file.pattern = ".+/dt=([^/]+)/.+"
+                load { save-mode = Overwrite, partition-by = ["days(dt)", region] }
+                """))
+        .containsExactly(
+            error(
+                "load.save-mode",
+                "Overwrite replaces the partitions a batch writes, so with"
+                    + " extract.batch-file.ingestion-type = incremental and no load.primary-key"
+                    + " the table must be partitioned by the partition column \"dt\": add \"dt\""
+                    + " to load.partition-by"));
+  }
+
+  @Test
+  void incrementalOverwriteWithoutAPatternNamesTheDefaultPartitionColumn() {
+    assertThat(errors("load.save-mode = overwrite"))
+        .containsExactly(
+            error(
+                "load.save-mode",
+                "Overwrite replaces the partitions a batch writes, so with"
+                    + " extract.batch-file.ingestion-type = incremental and no load.primary-key"
+                    + " the table must be partitioned by the partition column \"partition\": add"
+                    + " \"partition\" to load.partition-by"));
+  }
+
+  @Test
+  void incrementalOverwriteIsAcceptedWhenPartitionedByThePartitionColumn() throws Exception {
+    for (String partitionBy : List.of("[dt]", "[region, \"identity( dt )\"]")) {
+      Path accepted =
+          write(
+              dir.resolve("accepted"),
+              "clicks.conf",
+              MINIMAL
+                  + "extract.batch-file.pattern = \".+/dt=([^/]+)/.+\"\n"
+                  + "load { save-mode = Overwrite, partition-by = "
+                  + partitionBy
+                  + " }\n");
+
+      Load load = ProfileLoader.load(accepted, new Home(dir)).load();
+
+      assertThat(load.saveMode()).as(partitionBy).isEqualTo(Load.SaveMode.OVERWRITE);
+    }
+  }
+
+  @Test
+  void overwriteNeedsNoPartitionColumnWithAKeyOrOutsideIncrementalIngestion() throws Exception {
+    for (String extra :
+        List.of(
+            "load { save-mode = Overwrite, primary-key = [click_id] }",
+            "load.save-mode = Overwrite\nextract.batch-file.ingestion-type = last",
+            "load.save-mode = Overwrite\nextract.batch-file.ingestion-type = full")) {
+      Path accepted = write(dir.resolve("accepted"), "clicks.conf", MINIMAL + extra + "\n");
+
+      assertThat(ProfileLoader.load(accepted, new Home(dir)).load().saveMode())
+          .as(extra)
+          .isEqualTo(Load.SaveMode.OVERWRITE);
+    }
+  }
+
+  @Test
+  void overwriteRuleIsNotCheckedAgainstAnInvalidPattern() {
+    assertThat(
+            errors(
+                """
+                extract.batch-file.pattern = "(a)(b)"
+                load.save-mode = Overwrite
+                """))
+        .containsExactly(
+            error("extract.batch-file.pattern", "must have exactly one capture group, has 2"));
+  }
+
+  @Test
+  void renderedNameOtherThanTheFileNameIsRejected() {
+    assertThat(errors("name = orders"))
+        .containsExactly(
+            error(
+                "name",
+                "is \"orders\", but a profile's name is its file name without the extension,"
+                    + " \"clicks\""));
+  }
+
+  @Test
+  void renderedNameAndSourceOfTheFileAreAccepted() throws Exception {
+    Path accepted =
+        write(
+            dir,
+            "clicks.conf",
+            MINIMAL + "name = clicks\nsource = \"/elsewhere/profiles/clicks.conf\"\n");
+
+    TableProfile profile = ProfileLoader.load(accepted, new Home(dir));
+
+    assertThat(profile.name()).isEqualTo("clicks");
+    assertThat(profile.source()).isEqualTo(accepted.toAbsolutePath().normalize());
+  }
+
+  @Test
   void restCatalogRequiresUriAndWarehouse() {
     assertThat(errors("catalog.type = rest"))
         .containsExactly(

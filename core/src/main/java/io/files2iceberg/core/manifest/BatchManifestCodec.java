@@ -1,0 +1,286 @@
+package io.files2iceberg.core.manifest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileError;
+import io.files2iceberg.core.profile.ProfileException;
+import io.files2iceberg.core.profile.ProfileJson;
+import io.files2iceberg.core.profile.ProfileLoader;
+import io.files2iceberg.core.profile.TableProfile;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The manifest's JSON form, version {@value BatchManifest#CURRENT_VERSION}: the one place that
+ * writes and reads it. Reading validates everything and names the origin and the field at fault.
+ *
+ * <pre>{@code
+ * {
+ *   "format": "files2iceberg-batch-manifest",
+ *   "version": 1,
+ *   "batchId": "20261130T120000-1a2b3c4d",
+ *   "table": "local.demo.clicks",
+ *   "mode": "incremental",
+ *   "saveCheckpoint": true,
+ *   "createdAt": "2026-11-30T12:00:00Z",
+ *   "profile": { ...the resolved profile, as `validate` prints it... },
+ *   "files": [
+ *     {"fileId": "9f2c...", "uri": "gs://bucket/raw/clicks/dt=2026-11-29/part-0.parquet",
+ *      "partition": "2026-11-29", "generation": 1764460800123456, "size": 1048576,
+ *      "eventId": "1234567890", "eventTime": "2026-11-29T23:59:01Z"}
+ *   ]
+ * }
+ * }</pre>
+ */
+public final class BatchManifestCodec {
+
+  public static final String FORMAT = "files2iceberg-batch-manifest";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private BatchManifestCodec() {}
+
+  public static String toJson(BatchManifest manifest) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("format", FORMAT);
+    root.put("version", manifest.version());
+    root.put("batchId", manifest.batchId());
+    root.put("table", manifest.table());
+    root.put("mode", manifest.mode().code());
+    root.put("saveCheckpoint", manifest.saveCheckpoint());
+    root.put("createdAt", manifest.createdAt().toString());
+    root.set("profile", parse(ProfileJson.toJson(manifest.profile()), "the rendered profile"));
+    ArrayNode files = root.putArray("files");
+    for (ManifestFile file : manifest.files()) {
+      ObjectNode node = files.addObject();
+      node.put("fileId", file.fileId());
+      node.put("uri", file.uri());
+      node.put("partition", file.partition());
+      node.put("generation", file.generation());
+      node.put("size", file.size());
+      node.put("eventId", file.eventId());
+      node.put("eventTime", file.eventTime().toString());
+    }
+    try {
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write the manifest of batch " + manifest.batchId(), e);
+    }
+  }
+
+  /**
+   * Reads and validates a manifest.
+   *
+   * @param origin where the text came from (a path or URI), named in every error
+   * @throws InvalidManifestException naming the origin and the field at fault
+   */
+  public static BatchManifest fromJson(String json, String origin) {
+    Reader reader = new Reader(parse(json, origin), origin);
+    String format = reader.text(reader.root, "format");
+    if (!FORMAT.equals(format)) {
+      throw reader.invalid("format", "expected \"" + FORMAT + "\", got \"" + format + "\"");
+    }
+    int version = (int) reader.number(reader.root, "version");
+    if (version != BatchManifest.CURRENT_VERSION) {
+      throw reader.invalid(
+          "version",
+          "this build reads version "
+              + BatchManifest.CURRENT_VERSION
+              + ", the manifest is version "
+              + version
+              + (version > BatchManifest.CURRENT_VERSION ? " (written by a newer files2iceberg)" : ""));
+    }
+    String batchId = reader.text(reader.root, "batchId");
+    String table = reader.text(reader.root, "table");
+    IngestionType mode = reader.mode();
+    boolean saveCheckpoint = reader.bool(reader.root, "saveCheckpoint");
+    Instant createdAt = reader.instant(reader.root, "createdAt");
+    TableProfile profile = reader.profile();
+    if (!profile.table().equals(table)) {
+      throw reader.invalid(
+          "table", "is \"" + table + "\" but the profile loads \"" + profile.table() + "\"");
+    }
+    List<ManifestFile> files = reader.files();
+    return new BatchManifest(version, batchId, profile, mode, saveCheckpoint, createdAt, files);
+  }
+
+  private static JsonNode parse(String json, String origin) {
+    try {
+      return JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new InvalidManifestException(
+          "Invalid manifest " + origin + ": not JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** Typed reads of one manifest; every error names the origin and the field path. */
+  private static final class Reader {
+    private final JsonNode root;
+    private final String origin;
+
+    Reader(JsonNode root, String origin) {
+      if (root == null || !root.isObject()) {
+        throw new InvalidManifestException("Invalid manifest " + origin + ": expected a JSON object");
+      }
+      this.root = root;
+      this.origin = origin;
+    }
+
+    InvalidManifestException invalid(String field, String reason) {
+      return new InvalidManifestException("Invalid manifest " + origin + ": " + field + ": " + reason);
+    }
+
+    private JsonNode field(JsonNode node, String path, String name) {
+      JsonNode value = node.get(name);
+      if (value == null || value.isNull()) {
+        throw invalid(path, "is missing");
+      }
+      return value;
+    }
+
+    String text(JsonNode node, String name) {
+      return text(node, name, name);
+    }
+
+    String text(JsonNode node, String path, String name) {
+      JsonNode value = field(node, path, name);
+      if (!value.isTextual() || value.asText().isBlank()) {
+        throw invalid(path, "expected a non-empty string, got " + value);
+      }
+      return value.asText();
+    }
+
+    long number(JsonNode node, String name) {
+      return number(node, name, name);
+    }
+
+    long number(JsonNode node, String path, String name) {
+      JsonNode value = field(node, path, name);
+      if (!value.isIntegralNumber()) {
+        throw invalid(path, "expected a whole number, got " + value);
+      }
+      return value.asLong();
+    }
+
+    boolean bool(JsonNode node, String name) {
+      JsonNode value = field(node, name, name);
+      if (!value.isBoolean()) {
+        throw invalid(name, "expected true or false, got " + value);
+      }
+      return value.asBoolean();
+    }
+
+    Instant instant(JsonNode node, String name) {
+      return instant(node, name, name);
+    }
+
+    Instant instant(JsonNode node, String path, String name) {
+      String text = text(node, path, name);
+      try {
+        return Instant.parse(text);
+      } catch (DateTimeParseException e) {
+        throw invalid(path, "expected an ISO-8601 instant such as 2026-11-30T12:00:00Z, got \"" + text + "\"");
+      }
+    }
+
+    IngestionType mode() {
+      String code = text(root, "mode");
+      for (IngestionType type : IngestionType.values()) {
+        if (type.code().equals(code)) {
+          return type;
+        }
+      }
+      throw invalid(
+          "mode",
+          "expected one of "
+              + java.util.Arrays.stream(IngestionType.values())
+                  .map(IngestionType::code)
+                  .collect(Collectors.joining(", "))
+              + ", got \""
+              + code
+              + "\"");
+    }
+
+    TableProfile profile() {
+      JsonNode profile = field(root, "profile", "profile");
+      if (!profile.isObject()) {
+        throw invalid("profile", "expected an object, got " + profile);
+      }
+      // The profile keeps the path it was first loaded from, for messages that name it.
+      Path source =
+          Optional.ofNullable(profile.get("source"))
+              .filter(JsonNode::isTextual)
+              .map(node -> Path.of(node.asText()))
+              .orElseGet(
+                  () ->
+                      Path.of(
+                          Optional.ofNullable(profile.get("name"))
+                                  .map(JsonNode::asText)
+                                  .orElse("profile")
+                              + ".conf"));
+      try {
+        // Every value of a manifest's profile is resolved, so the home's defaults are never used.
+        return ProfileLoader.parse(
+            profile.toString(), source, Home.resolve(Optional.empty(), Map.of()));
+      } catch (ProfileException e) {
+        throw invalid(
+            "profile",
+            e.errors().stream()
+                .map(ProfileError::toString)
+                .collect(Collectors.joining("; ")));
+      }
+    }
+
+    List<ManifestFile> files() {
+      JsonNode files = field(root, "files", "files");
+      if (!files.isArray() || files.isEmpty()) {
+        throw invalid("files", "expected a non-empty list of files, got " + files);
+      }
+      List<ManifestFile> result = new ArrayList<>();
+      Set<String> seen = new HashSet<>();
+      for (int i = 0; i < files.size(); i++) {
+        JsonNode file = files.get(i);
+        String at = "files[" + i + "]";
+        if (!file.isObject()) {
+          throw invalid(at, "expected an object, got " + file);
+        }
+        ManifestFile parsed =
+            new ManifestFile(
+                text(file, at + ".fileId", "fileId"),
+                text(file, at + ".uri", "uri"),
+                textAllowingEmpty(file, at + ".partition", "partition"),
+                number(file, at + ".generation", "generation"),
+                number(file, at + ".size", "size"),
+                text(file, at + ".eventId", "eventId"),
+                instant(file, at + ".eventTime", "eventTime"));
+        if (!seen.add(parsed.fileId())) {
+          throw invalid(at + ".fileId", "file " + parsed.fileId() + " (" + parsed.uri() + ") is listed twice");
+        }
+        result.add(parsed);
+      }
+      return result;
+    }
+
+    /** The partition token of a file directly below the glob's prefix is the empty string. */
+    private String textAllowingEmpty(JsonNode node, String path, String name) {
+      JsonNode value = field(node, path, name);
+      if (!value.isTextual()) {
+        throw invalid(path, "expected a string, got " + value);
+      }
+      return value.asText();
+    }
+  }
+}
