@@ -240,7 +240,7 @@ public final class SqliteLedger implements Ledger {
   }
 
   /** As {@link #open(Path, Clock)}, waiting at most {@code busyTimeout} for another writer. */
-  static SqliteLedger open(Path dbFile, Clock clock, Duration busyTimeout) {
+  public static SqliteLedger open(Path dbFile, Clock clock, Duration busyTimeout) {
     Objects.requireNonNull(dbFile, "dbFile");
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(busyTimeout, "busyTimeout");

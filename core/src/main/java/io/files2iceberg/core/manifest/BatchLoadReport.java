@@ -1,0 +1,168 @@
+package io.files2iceberg.core.manifest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What one run of the job did, and its one-line JSON form: the last line the job prints on stdout,
+ * which the batcher's launcher reads back with {@link #fromMetricsLine}. This class is the only
+ * place that writes or reads that line:
+ *
+ * <pre>{@code
+ * {"files2iceberg-metrics":{"table":"local.demo.clicks","batchId":"20240501T100000-ab12",
+ *  "alreadyCommitted":false,"snapshotId":4242,"checkpoint":"committed","files":2,"bytes":2048,
+ *  "rowsRead":10,"rowsFiltered":1,"rowsInserted":7,"rowsUpdated":2,"rowsUnchanged":0,
+ *  "rowsRejected":0,"readMillis":900,"mergeMillis":1500,"commitMillis":40,"lagMillis":61000,
+ *  "quarantinedFiles":[],"rejectedTable":null}}
+ * }</pre>
+ *
+ * @param alreadyCommitted the table held the batch already; nothing was written and the metrics
+ *     are zeros
+ * @param snapshotId the Iceberg snapshot that holds the batch
+ * @param checkpoint what became of the ledger checkpoint
+ * @param checkpointError why the checkpoint failed, when it did
+ * @param quarantinedFiles files of the batch that could not be read and were left out
+ * @param rejectedTable where this run put bad records, when there were any
+ */
+public record BatchLoadReport(
+    String table,
+    String batchId,
+    boolean alreadyCommitted,
+    long snapshotId,
+    Checkpoint checkpoint,
+    Optional<String> checkpointError,
+    BatchMetrics metrics,
+    List<QuarantinedFile> quarantinedFiles,
+    Optional<String> rejectedTable) {
+
+  /** The key of the one-line JSON object. */
+  public static final String METRICS_KEY = "files2iceberg-metrics";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public BatchLoadReport {
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(batchId, "batchId");
+    Objects.requireNonNull(checkpoint, "checkpoint");
+    Objects.requireNonNull(checkpointError, "checkpointError");
+    Objects.requireNonNull(metrics, "metrics");
+    quarantinedFiles = List.copyOf(quarantinedFiles);
+    Objects.requireNonNull(rejectedTable, "rejectedTable");
+  }
+
+  /** What became of the ledger checkpoint after the Iceberg commit. Codes are what the line says. */
+  public enum Checkpoint {
+    /** The batch is COMMITTED in the ledger now. */
+    COMMITTED("committed"),
+    /** The ledger had it COMMITTED with this snapshot already. */
+    ALREADY_COMMITTED("already-committed"),
+    /** The manifest says not to write one (backfill, mode full). */
+    SKIPPED("skipped"),
+    /** The ledger could not be written; the batcher's recovery finds the batch in the table. */
+    FAILED("failed");
+
+    private final String code;
+
+    Checkpoint(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
+
+    static Checkpoint fromCode(String code) {
+      for (Checkpoint checkpoint : values()) {
+        if (checkpoint.code.equals(code)) {
+          return checkpoint;
+        }
+      }
+      throw new IllegalArgumentException("Unknown checkpoint \"" + code + "\"");
+    }
+  }
+
+  /** The one-line JSON form. */
+  public String toMetricsLine() {
+    ObjectNode root = JSON.createObjectNode();
+    ObjectNode node = root.putObject(METRICS_KEY);
+    node.put("table", table);
+    node.put("batchId", batchId);
+    node.put("alreadyCommitted", alreadyCommitted);
+    node.put("snapshotId", snapshotId);
+    node.put("checkpoint", checkpoint.code());
+    checkpointError.ifPresent(error -> node.put("checkpointError", error));
+    node.put("files", metrics.files());
+    node.put("bytes", metrics.bytes());
+    node.put("rowsRead", metrics.rowsRead());
+    node.put("rowsFiltered", metrics.rowsFiltered());
+    node.put("rowsInserted", metrics.rowsInserted());
+    node.put("rowsUpdated", metrics.rowsUpdated());
+    node.put("rowsUnchanged", metrics.rowsUnchanged());
+    node.put("rowsRejected", metrics.rowsRejected());
+    node.put("readMillis", metrics.readMillis());
+    node.put("mergeMillis", metrics.mergeMillis());
+    node.put("commitMillis", metrics.commitMillis());
+    node.put("lagMillis", metrics.lagMillis());
+    ArrayNode files = node.putArray("quarantinedFiles");
+    for (QuarantinedFile file : quarantinedFiles) {
+      files.addObject().put("fileId", file.fileId()).put("uri", file.uri()).put("reason", file.reason());
+    }
+    if (rejectedTable.isPresent()) {
+      node.put("rejectedTable", rejectedTable.get());
+    } else {
+      node.putNull("rejectedTable");
+    }
+    try {
+      return JSON.writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write the metrics line of batch " + batchId, e);
+    }
+  }
+
+  /** The report on a line of the job's stdout; empty for any other line. */
+  public static Optional<BatchLoadReport> fromMetricsLine(String line) {
+    String trimmed = line.trim();
+    if (!trimmed.startsWith("{") || !trimmed.contains(METRICS_KEY)) {
+      return Optional.empty();
+    }
+    JsonNode node;
+    try {
+      node = JSON.readTree(trimmed).get(METRICS_KEY);
+    } catch (JsonProcessingException e) {
+      return Optional.empty();
+    }
+    if (node == null || !node.isObject()) {
+      return Optional.empty();
+    }
+    BatchMetrics metrics = new BatchMetrics(
+        node.path("files").asLong(), node.path("bytes").asLong(), node.path("rowsRead").asLong(),
+        node.path("rowsFiltered").asLong(), node.path("rowsInserted").asLong(), node.path("rowsUpdated").asLong(),
+        node.path("rowsUnchanged").asLong(), node.path("rowsRejected").asLong(), node.path("readMillis").asLong(),
+        node.path("mergeMillis").asLong(), node.path("commitMillis").asLong(), node.path("lagMillis").asLong());
+    List<QuarantinedFile> quarantined = new ArrayList<>();
+    for (JsonNode file : node.path("quarantinedFiles")) {
+      quarantined.add(new QuarantinedFile(file.path("fileId").asText(), file.path("uri").asText(),
+          file.path("reason").asText()));
+    }
+    JsonNode rejected = node.get("rejectedTable");
+    JsonNode error = node.get("checkpointError");
+    return Optional.of(new BatchLoadReport(
+        node.path("table").asText(),
+        node.path("batchId").asText(),
+        node.path("alreadyCommitted").asBoolean(),
+        node.path("snapshotId").asLong(),
+        Checkpoint.fromCode(node.path("checkpoint").asText()),
+        error == null || error.isNull() ? Optional.empty() : Optional.of(error.asText()),
+        metrics,
+        quarantined,
+        rejected == null || rejected.isNull() ? Optional.empty() : Optional.of(rejected.asText())));
+  }
+}

@@ -1,0 +1,291 @@
+package io.files2iceberg.sparkjob;
+
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.manifest.BatchLoadReport;
+import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.BatchManifestCodec;
+import io.files2iceberg.core.manifest.InvalidManifestException;
+import io.files2iceberg.core.manifest.JobExit;
+import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.core.manifest.QuarantinedFile;
+import io.files2iceberg.core.profile.LedgerSettings;
+import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.sparkjob.catalog.CatalogConf;
+import io.files2iceberg.sparkjob.extract.BatchScope;
+import io.files2iceberg.sparkjob.extract.FilesExtract;
+import io.files2iceberg.sparkjob.extract.LoadBatch;
+import io.files2iceberg.sparkjob.load.BatchLoadMetricsPublisher;
+import io.files2iceberg.sparkjob.load.IcebergLoad;
+import io.files2iceberg.sparkjob.load.RejectedRowsLoad;
+import io.files2iceberg.sparkjob.stage.BatchFailedException;
+import io.files2iceberg.sparkjob.stage.Loaded;
+import io.files2iceberg.sparkjob.stage.MultiLoad;
+import io.files2iceberg.sparkjob.stage.Stage;
+import io.files2iceberg.sparkjob.transform.CommonTransformations;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.SparkConf;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Spark job: loads exactly one batch into its Iceberg table, exactly once.
+ *
+ * <pre>{@code
+ * BatchJob --manifest <local path | file:// | gs:// URI>
+ * }</pre>
+ *
+ * <p>The manifest ({@link BatchManifestCodec}) names the batch, its resolved table profile and its
+ * files; the job reads nothing else and never lists a bucket. The job is
+ *
+ * <pre>{@code
+ * FilesExtract ~> CommonTransformations ~> MultiLoad(RejectedRowsLoad, IcebergLoad, BatchLoadMetricsPublisher)
+ * }</pre>
+ *
+ * preceded by the exactly-once check: when the table's snapshot ancestry already carries the batch
+ * id, nothing is read or written, and the ledger checkpoint is finalized with that snapshot.
+ *
+ * <p>Exit codes: {@value #EXIT_OK} loaded or already committed (stdout's last line is the metrics
+ * line of {@link BatchLoadReport}); {@value #EXIT_FAILED} the batch failed (one line on stderr
+ * naming the table, the batch and what is at fault; nothing was committed); {@value
+ * #EXIT_INVALID_MANIFEST} the manifest cannot be read or does not match the ledger's batch;
+ * {@value #EXIT_CHECKPOINT_FAILED} the rows are committed to Iceberg but the ledger checkpoint
+ * failed (the batcher finalizes it from the snapshot summary, for instance by running the job
+ * again); {@value #EXIT_REJECTED} the batch cannot be loaded as it is (bad input, an unsafe schema
+ * change): nothing was committed and a retry would fail the same way. See {@link JobExit}.
+ */
+public final class BatchJob {
+  /** Exit codes, as {@link JobExit} defines them for the launchers. */
+  public static final int EXIT_OK = 0;
+  public static final int EXIT_FAILED = 1;
+  public static final int EXIT_INVALID_MANIFEST = 2;
+  public static final int EXIT_CHECKPOINT_FAILED = 3;
+  public static final int EXIT_REJECTED = 4;
+
+  static {
+    // The constants stay compile-time constants for Javadoc; they must agree with the contract.
+    if (JobExit.LOADED.code() != EXIT_OK
+        || JobExit.FAILED.code() != EXIT_FAILED
+        || JobExit.INVALID_MANIFEST.code() != EXIT_INVALID_MANIFEST
+        || JobExit.CHECKPOINT_FAILED.code() != EXIT_CHECKPOINT_FAILED
+        || JobExit.REJECTED.code() != EXIT_REJECTED) {
+      throw new ExceptionInInitializerError("BatchJob exit codes disagree with JobExit");
+    }
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(BatchJob.class);
+  private static final int MAX_ERROR_LENGTH = 2000;
+  private static final String USAGE = "usage: BatchJob --manifest <path or URI of the batch manifest>";
+
+  private final Clock clock;
+  private final PrintStream out;
+  private final PrintStream err;
+  private final Function<BatchManifest, SparkSession> sessions;
+  private final Function<LedgerSettings, Ledger> ledgers;
+
+  /**
+   * @param sessions the Spark session for a manifest (the job's own builds one from the profile)
+   * @param ledgers opens the ledger the profile names
+   */
+  BatchJob(Clock clock, PrintStream out, PrintStream err, Function<BatchManifest, SparkSession> sessions,
+      Function<LedgerSettings, Ledger> ledgers) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.out = Objects.requireNonNull(out, "out");
+    this.err = Objects.requireNonNull(err, "err");
+    this.sessions = Objects.requireNonNull(sessions, "sessions");
+    this.ledgers = Objects.requireNonNull(ledgers, "ledgers");
+  }
+
+  /** A job with the real clock, stdout, stderr, ledgers and a session of its own. */
+  public BatchJob() {
+    this(Clock.systemUTC(), System.out, System.err, BatchJob::newSession,
+        settings -> Ledgers.open(settings, Clock.systemUTC()));
+  }
+
+  public static void main(String[] args) {
+    int code;
+    try {
+      code = new BatchJob().execute(args);
+    } finally {
+      SparkSession.getDefaultSession().foreach(session -> {
+        session.stop();
+        return null;
+      });
+    }
+    System.exit(code);
+  }
+
+  /** Runs the job as {@link #main} does and returns the exit code. */
+  int execute(String[] args) {
+    Optional<String> manifestUri = manifestArgument(args);
+    if (manifestUri.isEmpty()) {
+      err.println(USAGE);
+      return EXIT_INVALID_MANIFEST;
+    }
+    BatchManifest manifest;
+    try {
+      manifest = BatchManifestCodec.fromJson(readManifest(manifestUri.get()), manifestUri.get());
+    } catch (InvalidManifestException e) {
+      err.println("files2iceberg: " + e.getMessage());
+      return EXIT_INVALID_MANIFEST;
+    } catch (IOException | RuntimeException e) {
+      err.println("files2iceberg: cannot read manifest " + manifestUri.get() + ": " + e.getMessage());
+      return EXIT_INVALID_MANIFEST;
+    }
+    Optional<Ledger> ledger = Optional.empty();
+    try {
+      SparkSession spark = sessions.apply(manifest);
+      if (manifest.saveCheckpoint()) {
+        ledger = Optional.of(ledgers.apply(manifest.profile().ledger()));
+      }
+      BatchLoadReport report = run(spark, manifest, ledger);
+      if (report.checkpoint() == BatchLoadReport.Checkpoint.FAILED) {
+        err.println("files2iceberg: table " + manifest.table() + " batch " + manifest.batchId()
+            + " is committed to Iceberg as snapshot " + report.snapshotId() + " but its ledger checkpoint failed: "
+            + report.checkpointError().orElse("unknown error"));
+        return EXIT_CHECKPOINT_FAILED;
+      }
+      return EXIT_OK;
+    } catch (InvalidManifestException e) {
+      err.println("files2iceberg: " + e.getMessage());
+      return EXIT_INVALID_MANIFEST;
+    } catch (BatchFailedException e) {
+      // Bad input or a change the table cannot take: the same batch fails the same way again.
+      LOG.error("Table {} batch {} cannot be loaded as it is", manifest.table(), manifest.batchId(), e);
+      err.println("files2iceberg: table " + manifest.table() + " batch " + manifest.batchId() + " rejected: "
+          + oneLine(e));
+      return EXIT_REJECTED;
+    } catch (RuntimeException e) {
+      LOG.error("Table {} batch {} failed", manifest.table(), manifest.batchId(), e);
+      err.println("files2iceberg: table " + manifest.table() + " batch " + manifest.batchId() + " failed: "
+          + oneLine(e));
+      return EXIT_FAILED;
+    } finally {
+      ledger.ifPresent(Ledger::close);
+    }
+  }
+
+  /**
+   * Loads the batch into its table; the seam under {@link #main}, for a caller that has a session
+   * and a ledger already.
+   *
+   * @param ledger where quarantined files and the checkpoint go; empty when the manifest says not
+   *     to write a checkpoint
+   * @throws BatchFailedException when the batch cannot be loaded as it is (nothing is committed)
+   * @throws InvalidManifestException when the manifest does not match the ledger's batch
+   */
+  public BatchLoadReport run(SparkSession spark, BatchManifest manifest, Optional<Ledger> ledger) {
+    LOG.info("Table {} batch {}: {} file(s), mode {}", manifest.table(), manifest.batchId(), manifest.files().size(),
+        manifest.mode().code());
+    ledger.ifPresent(l -> requireLedgerBatch(l, manifest));
+    // Catalog lookups outside SQL (Spark3Util, DataFrameWriterV2) resolve against the thread's
+    // active session.
+    SparkSession.setActiveSession(spark);
+    try (BatchScope scope = new BatchScope(spark)) {
+      LoadBatch batch = new LoadBatch(spark, manifest, clock.instant(), scope);
+      IcebergLoad icebergLoad = new IcebergLoad();
+      BatchLoadMetricsPublisher metricsPublisher = new BatchLoadMetricsPublisher(ledger, clock, out);
+
+      // The table, not the ledger, is the record of what is committed: check it before reading.
+      Optional<Long> committed = icebergLoad.committedSnapshot(spark, manifest.table(), manifest.batchId());
+      if (committed.isPresent()) {
+        LOG.info("Table {} batch {}: already committed in snapshot {}; finalizing the ledger only",
+            manifest.table(), manifest.batchId(), committed.get());
+        return metricsPublisher.publishAlreadyCommitted(batch, committed.get());
+      }
+
+      Stage<LoadBatch, Loaded> job = new FilesExtract(file -> ledger.ifPresent(l -> quarantine(l, manifest, file)))
+          .then(new CommonTransformations())
+          .then(MultiLoad.of(new RejectedRowsLoad(), icebergLoad, metricsPublisher));
+      return job.apply(batch).get(BatchLoadReport.class);
+    }
+  }
+
+  /**
+   * The ledger must know the batch, with exactly the manifest's files, and must not have given up
+   * on it; otherwise writing would commit rows no checkpoint can ever account for.
+   */
+  private static void requireLedgerBatch(Ledger ledger, BatchManifest manifest) {
+    BatchRecord batch = ledger.batch(manifest.batchId()).orElseThrow(() -> new InvalidManifestException(
+        "Invalid manifest of batch " + manifest.batchId() + ": the ledger has no such batch"));
+    List<String> manifestFiles = manifest.files().stream().map(ManifestFile::fileId).toList();
+    if (!batch.fileIds().equals(manifestFiles)) {
+      throw new InvalidManifestException("Invalid manifest of batch " + manifest.batchId() + ": files "
+          + manifestFiles + " are not the ledger's " + batch.fileIds());
+    }
+    if (batch.state() == BatchState.FAILED) {
+      throw new BatchFailedException("the ledger has the batch FAILED (" + batch.error().orElse("no error recorded")
+          + "); it is not loaded again");
+    }
+  }
+
+  /** Records an unreadable file; a file already QUARANTINED (an earlier run) stays as it is. */
+  private static void quarantine(Ledger ledger, BatchManifest manifest, QuarantinedFile file) {
+    Optional<FileRecord> stored = ledger.file(file.fileId());
+    if (stored.isPresent() && stored.get().state() == FileState.QUARANTINED) {
+      return;
+    }
+    ledger.quarantineFile(file.fileId(), file.reason());
+    LOG.warn("Table {} batch {}: file {} QUARANTINED: {}", manifest.table(), manifest.batchId(), file.uri(),
+        file.reason());
+  }
+
+  /** The session of a job run on its own: the profile's catalog and Spark properties. */
+  static SparkSession newSession(BatchManifest manifest) {
+    TableProfile profile = manifest.profile();
+    SparkSession.Builder builder = SparkSession.builder()
+        .appName("files2iceberg " + manifest.table() + " " + manifest.batchId());
+    // spark-submit and -Dspark.master=... (the local launcher) set the master; else the profile's.
+    if (!new SparkConf().contains("spark.master")) {
+      builder.master(profile.job().master());
+    }
+    CatalogConf.sessionProperties(profile).forEach(builder::config);
+    return builder.getOrCreate();
+  }
+
+  /** The manifest's text, from a local path or any file system Hadoop knows (gs:// on Dataproc). */
+  static String readManifest(String uri) throws IOException {
+    Path path = new Path(uri);
+    FileSystem fs = path.getFileSystem(new Configuration());
+    try (InputStream in = fs.open(path)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static Optional<String> manifestArgument(String[] args) {
+    if (args.length == 2 && args[0].equals("--manifest") && !args[1].isBlank()) {
+      return Optional.of(args[1]);
+    }
+    if (args.length == 1 && args[0].startsWith("--manifest=") && args[0].length() > "--manifest=".length()) {
+      return Optional.of(args[0].substring("--manifest=".length()));
+    }
+    return Optional.empty();
+  }
+
+  /** The error as one bounded line; Spark's "Driver stacktrace:" tail is left to the log. */
+  private static String oneLine(Throwable error) {
+    String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
+    int stack = message.indexOf("Driver stacktrace:");
+    if (stack > 0) {
+      message = message.substring(0, stack);
+    }
+    message = message.replaceAll("\\s*\\R\\s*", " ").trim();
+    return message.length() <= MAX_ERROR_LENGTH ? message : message.substring(0, MAX_ERROR_LENGTH) + "...";
+  }
+}

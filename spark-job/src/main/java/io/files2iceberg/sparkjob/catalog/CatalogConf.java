@@ -1,0 +1,94 @@
+package io.files2iceberg.sparkjob.catalog;
+
+import io.files2iceberg.core.profile.Catalog;
+import io.files2iceberg.core.profile.TableProfile;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The Spark properties that make a profile's Iceberg catalog available to the job, in one place:
+ * the README's "Catalogs" table lists exactly what this class produces.
+ *
+ * <p>The catalog is named by the first part of {@code load.iceberg.table} and is always Iceberg's
+ * {@code SparkCatalog}; {@code catalog.type} picks the implementation behind it:
+ *
+ * <ul>
+ *   <li>{@code jdbc}: {@code uri} (the embedded default is SQLite, {@code jdbc:sqlite:<home>/catalog.db})
+ *       and {@code warehouse};
+ *   <li>{@code hadoop}: {@code warehouse} only;
+ *   <li>{@code rest} (BigLake): {@code uri}, {@code warehouse}, {@code header.x-goog-user-project},
+ *       {@code rest.auth.type}, {@code io-impl} and, with vended credentials,
+ *       {@code header.X-Iceberg-Access-Delegation=vended-credentials}.
+ * </ul>
+ *
+ * <p>Every catalog also reports its commits to {@link CommitDurations}, which is how the job
+ * measures the Iceberg commit. {@code catalog.properties} are added last, as they are, and win.
+ */
+public final class CatalogConf {
+  public static final String EXTENSIONS_KEY = "spark.sql.extensions";
+  public static final String ICEBERG_EXTENSIONS =
+      "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions";
+  public static final String SPARK_CATALOG = "org.apache.iceberg.spark.SparkCatalog";
+  public static final String VENDED_CREDENTIALS_HEADER = "header.X-Iceberg-Access-Delegation";
+  public static final String USER_PROJECT_HEADER = "header.x-goog-user-project";
+
+  private CatalogConf() {}
+
+  /** The catalog's properties: {@code spark.sql.extensions} and {@code spark.sql.catalog.<name>[.*]}. */
+  public static Map<String, String> sparkProperties(TableProfile profile) {
+    String name = profile.load().table().catalog();
+    Catalog catalog = profile.catalog();
+    String prefix = "spark.sql.catalog." + name;
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put(EXTENSIONS_KEY, ICEBERG_EXTENSIONS);
+    properties.put(prefix, SPARK_CATALOG);
+    properties.put(prefix + ".type", catalog.type().code());
+    switch (catalog.type()) {
+      case JDBC -> {
+        properties.put(prefix + ".uri", catalog.uri());
+        properties.put(prefix + ".warehouse", catalog.warehouse());
+      }
+      case HADOOP -> properties.put(prefix + ".warehouse", catalog.warehouse());
+      case REST -> {
+        properties.put(prefix + ".uri", catalog.uri());
+        properties.put(prefix + ".warehouse", catalog.warehouse());
+        catalog.userProject().ifPresent(project -> properties.put(prefix + "." + USER_PROJECT_HEADER, project));
+        catalog.authType().ifPresent(auth -> properties.put(prefix + ".rest.auth.type", auth));
+        if (catalog.vendedCredentials()) {
+          properties.put(prefix + "." + VENDED_CREDENTIALS_HEADER, "vended-credentials");
+        }
+      }
+    }
+    catalog.ioImpl().ifPresent(io -> properties.put(prefix + ".io-impl", io));
+    properties.put(prefix + ".metrics-reporter-impl", CommitDurations.class.getName());
+    catalog.properties().forEach((key, value) -> properties.put(prefix + "." + key, value));
+    return Collections.unmodifiableMap(properties);
+  }
+
+  /**
+   * Everything the job's session is built with: the catalog's properties, then {@code
+   * job.spark-properties} as they are (they win), except that a {@code spark.sql.extensions} of
+   * the profile keeps Iceberg's extensions in the list.
+   */
+  public static Map<String, String> sessionProperties(TableProfile profile) {
+    Map<String, String> properties = new LinkedHashMap<>(sparkProperties(profile));
+    profile.job().sparkProperties().forEach((key, value) -> {
+      if (key.equals(EXTENSIONS_KEY)) {
+        properties.put(key, withIcebergExtensions(value));
+      } else {
+        properties.put(key, value);
+      }
+    });
+    return Collections.unmodifiableMap(properties);
+  }
+
+  private static String withIcebergExtensions(String extensions) {
+    for (String extension : extensions.split(",")) {
+      if (extension.trim().equals(ICEBERG_EXTENSIONS)) {
+        return extensions;
+      }
+    }
+    return extensions.isBlank() ? ICEBERG_EXTENSIONS : ICEBERG_EXTENSIONS + "," + extensions;
+  }
+}

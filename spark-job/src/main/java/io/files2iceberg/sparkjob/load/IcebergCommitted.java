@@ -1,0 +1,35 @@
+package io.files2iceberg.sparkjob.load;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Fact: the batch's rows are in the Iceberg table, in snapshot {@code snapshotId}.
+ *
+ * @param alreadyCommitted the snapshot was found in the table's ancestry; nothing was written now
+ * @param rowsInserted rows new to the table (without a key: every row written)
+ * @param rowsUpdated rows that replaced a stored row with the same key
+ * @param rowsUnchanged rows whose key is stored with a newer precombine value, so not written
+ * @param mergeTime the write, from the first row to the end of the Iceberg commit
+ * @param commitTime the Iceberg commit alone (zero when it was not measured)
+ */
+public record IcebergCommitted(
+    String table,
+    long snapshotId,
+    boolean alreadyCommitted,
+    long rowsInserted,
+    long rowsUpdated,
+    long rowsUnchanged,
+    Duration mergeTime,
+    Duration commitTime) {
+
+  public IcebergCommitted {
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(mergeTime, "mergeTime");
+    Objects.requireNonNull(commitTime, "commitTime");
+  }
+
+  static IcebergCommitted already(String table, long snapshotId) {
+    return new IcebergCommitted(table, snapshotId, true, 0, 0, 0, Duration.ZERO, Duration.ZERO);
+  }
+}

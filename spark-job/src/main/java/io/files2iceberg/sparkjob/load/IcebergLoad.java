@@ -1,0 +1,298 @@
+package io.files2iceberg.sparkjob.load;
+
+import static io.files2iceberg.sparkjob.extract.SqlNames.column;
+import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
+import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
+
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Load.SaveMode;
+import io.files2iceberg.core.profile.Load;
+import io.files2iceberg.sparkjob.catalog.CommitDurations;
+import io.files2iceberg.sparkjob.extract.InternalColumns;
+import io.files2iceberg.sparkjob.extract.LoadBatch;
+import io.files2iceberg.sparkjob.extract.SafeWidening;
+import io.files2iceberg.sparkjob.stage.BatchFailedException;
+import io.files2iceberg.sparkjob.stage.Loaded;
+import io.files2iceberg.sparkjob.stage.Sink;
+import io.files2iceberg.sparkjob.transform.TransformedBatch;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.SparkSchemaUtil;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.expressions.Window;
+import org.apache.spark.sql.expressions.WindowSpec;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the batch's rows into the Iceberg table, exactly once.
+ *
+ * <p>The order of the steps is the protocol:
+ *
+ * <ol>
+ *   <li>If the current snapshot's ancestry carries this batch id, nothing is written: the rows
+ *       are there already ({@link IcebergCommitted#alreadyCommitted()}).
+ *   <li>The table is created on first use (format version 2, {@code load.partition-by}, {@code
+ *       load.iceberg.table-properties}), else its schema is brought up to the batch's columns
+ *       ({@link TableSchemaSync}). Both are metadata commits without rows.
+ *   <li>With a primary key, one row per key is kept: the highest {@code precombine-field}, then
+ *       the highest object generation, then the last file in the manifest, then the last row in
+ *       the file.
+ *   <li>One write, whose snapshot summary carries {@value CommitMarker#BATCH_ID} and {@value
+ *       CommitMarker#EVENT_DIGEST}:
+ *       <ul>
+ *         <li>key, mode incremental: {@code MERGE INTO} on the key; a stored row is updated only
+ *             when the incoming precombine value is {@code >=} the stored one (or the stored one is
+ *             NULL), so replaying old data never overwrites newer rows;
+ *         <li>key, mode last or full: the whole table is replaced by the batch's rows;
+ *         <li>no key: {@code Append}, or {@code Overwrite} of the batch's partitions (incremental;
+ *             dynamic partition overwrite) or of the whole table (last, full).
+ *       </ul>
+ *       Rows are written with the table's columns: a column the batch lacks is NULL (an update
+ *       replaces the whole row).
+ *   <li>A batch with no rows to write commits an empty snapshot carrying the marker, and deletes
+ *       nothing, whatever the mode.
+ * </ol>
+ */
+public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitted> {
+  /** The snapshot summary property that names the batch a snapshot loaded. */
+  public static final String BATCH_ID_PROPERTY = CommitMarker.BATCH_ID;
+  /** The snapshot summary property with a short digest of the batch's event ids. */
+  public static final String EVENT_DIGEST_PROPERTY = CommitMarker.EVENT_DIGEST;
+
+  private static final Logger LOG = LoggerFactory.getLogger(IcebergLoad.class);
+  private static final String RANK = InternalColumns.PREFIX + "rank";
+  private static final String TARGET_PREFIX = InternalColumns.PREFIX + "t_";
+  private static final String MATCHED = InternalColumns.PREFIX + "matched";
+
+  /** The snapshot of the table's current ancestry that carries the batch id, if any. */
+  public Optional<Long> committedSnapshot(SparkSession spark, String table, String batchId) {
+    return IcebergTables.find(spark, table).flatMap(t -> CommitMarker.find(t, batchId)).map(Snapshot::snapshotId);
+  }
+
+  @Override
+  public IcebergCommitted write(TransformedBatch input, Loaded earlier) {
+    LoadBatch batch = input.batch();
+    SparkSession spark = batch.spark();
+    String name = batch.table();
+    Load load = batch.profile().load();
+
+    Optional<Table> existing = IcebergTables.find(spark, name);
+    if (existing.isPresent()) {
+      Optional<Snapshot> done = CommitMarker.find(existing.get(), batch.batchId());
+      if (done.isPresent()) {
+        LOG.info("Table {} batch {}: already committed in snapshot {}; nothing written",
+            name, batch.batchId(), done.get().snapshotId());
+        return IcebergCommitted.already(name, done.get().snapshotId());
+      }
+    }
+    Map<String, String> marker = CommitMarker.properties(batch.manifest());
+    if (input.extracted().filesRead().isEmpty()) {
+      // Every file was quarantined: the batch is done once the table says so, with no rows.
+      Table table = existing.orElseThrow(() -> new BatchFailedException("no file of the batch could be read, so there"
+          + " are no columns to create table " + name + " with; quarantined: "
+          + input.extracted().quarantined().stream().map(q -> q.uri()).toList()));
+      return commitMarkerOnly(batch, table, marker, WriteMode.of(load, batch.manifest().mode()), Counts.inserted(0));
+    }
+    Table table = existing.orElseGet(() -> {
+      Table created = IcebergTables.create(spark, name, input.columns(), load.partitionBy(), load.tableProperties());
+      LOG.info("Table {} batch {}: created, partitioned by {}", name, batch.batchId(), load.partitionBy());
+      return created;
+    });
+    // Also after creating: another writer may have created the table first, with other columns.
+    List<String> changes = TableSchemaSync.sync(table, input.columns(), load.schemaEvolution());
+    if (!changes.isEmpty()) {
+      LOG.info("Table {} batch {}: schema changed: {}", name, batch.batchId(), changes);
+      spark.sql("REFRESH TABLE " + quoteTable(name));
+      table.refresh();
+    }
+    WriteMode mode = WriteMode.of(load, batch.manifest().mode());
+    if (mode == WriteMode.OVERWRITE_PARTITIONS && table.spec().isUnpartitioned()) {
+      throw new BatchFailedException("load.save-mode = Overwrite replaces the batch's partitions, but table " + name
+          + " is not partitioned; it would replace the whole table");
+    }
+
+    StructType target = SparkSchemaUtil.convert(table.schema());
+    Dataset<Row> rows = load.primaryKey().isEmpty() ? input.rows() : oneRowPerKey(input.rows(), load);
+    Dataset<Row> source = batch.scope().materialize(alignTo(rows, target));
+    Counts counts = mode == WriteMode.MERGE ? mergeCounts(spark, name, source, load) : Counts.inserted(source.count());
+
+    if (counts.written() == 0) {
+      return commitMarkerOnly(batch, table, marker, mode, counts);
+    }
+    long start = System.nanoTime();
+    IcebergTables.writeMarked(marker, () -> {
+      write(batch, mode, source, load);
+      return null;
+    });
+    Duration mergeTime = Duration.ofNanos(System.nanoTime() - start);
+    return committed(batch, table, mode, counts, mergeTime);
+  }
+
+  /** No rows to write (all filtered, rejected, unchanged or unreadable): a snapshot with the marker only. */
+  private static IcebergCommitted commitMarkerOnly(LoadBatch batch, Table table, Map<String, String> marker,
+      WriteMode mode, Counts counts) {
+    LOG.info("Table {} batch {}: no rows to write; committing the batch marker only", batch.table(), batch.batchId());
+    long start = System.nanoTime();
+    AppendFiles append = table.newAppend();
+    marker.forEach(append::set);
+    append.commit();
+    return committed(batch, table, mode, counts, Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  private static IcebergCommitted committed(LoadBatch batch, Table table, WriteMode mode, Counts counts,
+      Duration mergeTime) {
+    table.refresh();
+    Snapshot snapshot = CommitMarker.find(table, batch.batchId()).orElseThrow(() -> new IllegalStateException(
+        "The write to " + batch.table() + " committed no snapshot with batch id " + batch.batchId()));
+    Duration commitTime = CommitDurations.of(snapshot.snapshotId()).orElse(Duration.ZERO);
+    LOG.info("Table {} batch {}: committed snapshot {} ({}): {} inserted, {} updated, {} unchanged", batch.table(),
+        batch.batchId(), snapshot.snapshotId(), mode, counts.inserted(), counts.updated(), counts.unchanged());
+    return new IcebergCommitted(batch.table(), snapshot.snapshotId(), false, counts.inserted(), counts.updated(),
+        counts.unchanged(), mergeTime, commitTime);
+  }
+
+  private static void write(LoadBatch batch, WriteMode mode, Dataset<Row> source, Load load) throws Exception {
+    String name = batch.table();
+    switch (mode) {
+      case MERGE -> {
+        String view = "files2iceberg_batch_" + batch.batchId().replaceAll("[^A-Za-z0-9_]", "_");
+        batch.scope().view(view, source);
+        batch.spark().sql(mergeStatement(name, view, load));
+      }
+      case APPEND -> source.writeTo(name).append();
+      case OVERWRITE_PARTITIONS -> source.writeTo(name).overwritePartitions();
+      case OVERWRITE_TABLE -> source.writeTo(name).overwrite(functions.lit(true));
+    }
+  }
+
+  static String mergeStatement(String table, String view, Load load) {
+    List<String> on = new ArrayList<>();
+    for (String key : load.primaryKey()) {
+      on.add("t." + quote(key) + " = s." + quote(key));
+    }
+    String matched = load.precombineField()
+        .map(field -> " AND (t." + quote(field) + " IS NULL OR s." + quote(field) + " >= t." + quote(field) + ")")
+        .orElse("");
+    return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + String.join(" AND ", on)
+        + " WHEN MATCHED" + matched + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
+  }
+
+  /**
+   * One row per key: the highest precombine value (NULL lowest), then the highest generation, then
+   * the last file of the manifest, then the last row of its file.
+   */
+  private static Dataset<Row> oneRowPerKey(Dataset<Row> rows, Load load) {
+    List<Column> order = new ArrayList<>();
+    load.precombineField().ifPresent(field -> order.add(column(field).desc_nulls_last()));
+    order.add(column(InternalColumns.GENERATION).desc());
+    order.add(column(InternalColumns.ORDER).desc());
+    order.add(column(InternalColumns.ROW).desc());
+    WindowSpec window = Window.partitionBy(load.primaryKey().stream().map(k -> column(k)).toArray(Column[]::new))
+        .orderBy(order.toArray(Column[]::new));
+    return rows.withColumn(RANK, functions.row_number().over(window))
+        .filter(column(RANK).equalTo(1))
+        .drop(RANK);
+  }
+
+  /** The table's columns, in its order: the batch's values (widened as needed), else NULL. */
+  private static Dataset<Row> alignTo(Dataset<Row> rows, StructType target) {
+    Map<String, DataType> types = new LinkedHashMap<>();
+    for (StructField field : rows.schema().fields()) {
+      types.put(field.name(), field.dataType());
+    }
+    List<Column> select = new ArrayList<>();
+    for (StructField field : target.fields()) {
+      DataType type = types.get(field.name());
+      Column value;
+      if (type == null) {
+        value = functions.lit(null).cast(field.dataType());
+      } else if (SafeWidening.sameType(type, field.dataType())) {
+        value = column(field.name());
+      } else {
+        value = column(field.name()).cast(field.dataType());
+      }
+      select.add(value.as(field.name()));
+    }
+    return rows.select(select.toArray(Column[]::new));
+  }
+
+  /**
+   * What the MERGE will do, from the deduplicated rows and the stored keys: the same condition as
+   * the statement's, evaluated once before it.
+   */
+  private static Counts mergeCounts(SparkSession spark, String table, Dataset<Row> source, Load load) {
+    List<String> keys = load.primaryKey();
+    Optional<String> precombine = load.precombineField();
+    List<Column> stored = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      stored.add(column(keys.get(i)).as(TARGET_PREFIX + i));
+    }
+    precombine.ifPresent(field -> stored.add(column(field).as(TARGET_PREFIX + "pre")));
+    stored.add(functions.lit(true).as(MATCHED));
+    Dataset<Row> target = spark.table(quoteTable(table)).select(stored.toArray(Column[]::new));
+    Column on = null;
+    for (int i = 0; i < keys.size(); i++) {
+      Column equal = source.col(quote(keys.get(i))).equalTo(target.col(TARGET_PREFIX + i));
+      on = on == null ? equal : on.and(equal);
+    }
+    Column newer = precombine
+        .map(field -> target.col(TARGET_PREFIX + "pre").isNull().or(source.col(quote(field)).geq(target.col(TARGET_PREFIX + "pre"))))
+        .orElse(functions.lit(true));
+    Column matched = target.col(MATCHED).isNotNull();
+    Row counts = source.join(target, on, "left")
+        .agg(
+            functions.sum(functions.when(matched, 0).otherwise(1)),
+            functions.sum(functions.when(matched.and(functions.coalesce(newer, functions.lit(false))), 1).otherwise(0)),
+            functions.sum(functions.when(matched.and(functions.not(functions.coalesce(newer, functions.lit(false)))), 1).otherwise(0)))
+        .first();
+    return new Counts(longOrZero(counts, 0), longOrZero(counts, 1), longOrZero(counts, 2));
+  }
+
+  private static long longOrZero(Row row, int i) {
+    return row.isNullAt(i) ? 0 : row.getLong(i);
+  }
+
+  /** How the rows are written, from the key, the ingestion mode and the save mode. */
+  enum WriteMode {
+    MERGE,
+    APPEND,
+    OVERWRITE_PARTITIONS,
+    OVERWRITE_TABLE;
+
+    static WriteMode of(Load load, IngestionType mode) {
+      boolean whole = mode == IngestionType.LAST || mode == IngestionType.FULL;
+      if (!load.primaryKey().isEmpty()) {
+        return whole ? OVERWRITE_TABLE : MERGE;
+      }
+      if (whole) {
+        return OVERWRITE_TABLE;
+      }
+      return load.saveMode() == SaveMode.OVERWRITE ? OVERWRITE_PARTITIONS : APPEND;
+    }
+  }
+
+  private record Counts(long inserted, long updated, long unchanged) {
+    static Counts inserted(long rows) {
+      return new Counts(rows, 0, 0);
+    }
+
+    long written() {
+      return inserted + updated;
+    }
+  }
+}

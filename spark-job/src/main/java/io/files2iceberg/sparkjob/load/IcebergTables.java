@@ -1,0 +1,76 @@
+package io.files2iceberg.sparkjob.load;
+
+import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
+import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
+
+import io.files2iceberg.sparkjob.extract.SourceColumn;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.CommitMetadata;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+
+/** Iceberg tables through the session's catalogs: look up, create, write with the batch marker. */
+final class IcebergTables {
+  private IcebergTables() {}
+
+  /** The table, refreshed, or empty when it does not exist yet. */
+  static Optional<Table> find(SparkSession spark, String name) {
+    try {
+      Table table = Spark3Util.loadIcebergTable(spark, name);
+      table.refresh();
+      return Optional.of(table);
+    } catch (NoSuchTableException e) {
+      return Optional.empty();
+    } catch (Exception e) {
+      if (e instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException("Cannot load table " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  static Table load(SparkSession spark, String name) {
+    return find(spark, name).orElseThrow(() -> new IllegalStateException("Table " + name + " does not exist"));
+  }
+
+  /**
+   * Creates the table (and its namespace) unless it exists: format version 2, the columns in
+   * order, the partition spec as the profile writes it ({@code dt}, {@code days(ts)}, {@code
+   * bucket(16, id)}), then the given properties (which may override the format version).
+   */
+  static Table create(SparkSession spark, String name, List<SourceColumn> columns, List<String> partitionBy,
+      Map<String, String> properties) {
+    String namespace = name.substring(0, name.lastIndexOf('.'));
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS " + quoteTable(namespace));
+    List<String> definitions = new ArrayList<>();
+    for (SourceColumn column : columns) {
+      definitions.add(quote(column.name()) + " " + column.type().sql());
+    }
+    Map<String, String> tableProperties = new LinkedHashMap<>();
+    tableProperties.put("format-version", "2");
+    tableProperties.putAll(properties);
+    List<String> props = new ArrayList<>();
+    tableProperties.forEach((key, value) -> props.add(sqlString(key) + " = " + sqlString(value)));
+    String ddl = "CREATE TABLE IF NOT EXISTS " + quoteTable(name) + " (" + String.join(", ", definitions) + ") USING iceberg"
+        + (partitionBy.isEmpty() ? "" : " PARTITIONED BY (" + String.join(", ", partitionBy) + ")")
+        + " TBLPROPERTIES (" + String.join(", ", props) + ")";
+    spark.sql(ddl);
+    return load(spark, name);
+  }
+
+  /** Runs the write with the properties in the summary of every snapshot it commits. */
+  static void writeMarked(Map<String, String> summary, Callable<?> write) {
+    CommitMetadata.withCommitProperties(summary, write, RuntimeException.class);
+  }
+
+  private static String sqlString(String value) {
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+}
