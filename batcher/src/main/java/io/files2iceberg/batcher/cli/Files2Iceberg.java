@@ -13,6 +13,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Files2Iceberg.Version.class,
     description = "Lands files from Google Cloud Storage (or a local folder) in Apache Iceberg tables, exactly once.",
+    footer = {
+      "",
+      "Also:",
+      "  listen    Runs the listener service (GCS notifications into the ledger):",
+      "            bin/files2iceberg listen --config DIR [--home DIR] [--port N]",
+      "            (see bin/files2iceberg listen --help)."
+    },
     subcommands = {ValidateCommand.class, CommandLine.HelpCommand.class})
 public final class Files2Iceberg implements Runnable {
 

@@ -1,0 +1,143 @@
+package io.files2iceberg.listener;
+
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileException;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.micronaut.runtime.Micronaut;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Starts the listener: {@code --config DIR [--home DIR] [--port N]}, each also from the
+ * environment ({@code FILES2ICEBERG_CONFIG}, {@code FILES2ICEBERG_HOME}, {@code PORT}) so that the
+ * container on Cloud Run needs no arguments. The port is {@code --port}, else {@code PORT}, else
+ * the profiles' {@code listener.port}.
+ */
+public final class ListenerApplication {
+
+  static final String USAGE =
+      String.join(
+          System.lineSeparator(),
+          "Usage: files2iceberg listen --config DIR [--home DIR] [--port N]",
+          "Runs the listener: receives Pub/Sub push envelopes of GCS notifications on",
+          "listener.push-path (default /pubsub/push) and records files and ready partitions",
+          "in the ledger. Health on /health, Prometheus metrics on /prometheus.",
+          "",
+          "  --config DIR   folder of table profiles (or one profile file);",
+          "                 default $FILES2ICEBERG_CONFIG",
+          "  --home DIR     embedded home (ledger.db, ...); default $FILES2ICEBERG_HOME,",
+          "                 else .files2iceberg/",
+          "  --port N       HTTP port; default $PORT, else the profiles' listener.port (8080)",
+          "  -h, --help     print this help and exit",
+          "",
+          "Logs are JSON lines for Cloud Logging; FILES2ICEBERG_LOG_FORMAT=TEXT prints plain text.");
+
+  private ListenerApplication() {}
+
+  public static void main(String[] args) {
+    Map<String, String> env = System.getenv();
+    Options options;
+    try {
+      options = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + e.getMessage());
+      System.err.println(USAGE);
+      System.exit(2);
+      return;
+    }
+    if (options.help()) {
+      System.out.println(USAGE);
+      return;
+    }
+    Optional<String> config = options.config().or(() -> nonBlank(env.get("FILES2ICEBERG_CONFIG")));
+    if (config.isEmpty()) {
+      System.err.println("error: --config DIR (or FILES2ICEBERG_CONFIG) is required");
+      System.err.println(USAGE);
+      System.exit(2);
+      return;
+    }
+    Optional<String> home = options.home().or(() -> nonBlank(env.get(Home.ENV)));
+
+    // Load the profiles once up front: a bad profile folder is reported like `validate` does,
+    // and the port may come from them.
+    ProfileRegistry registry;
+    try {
+      registry = ProfileRegistry.load(Path.of(config.get()), Home.resolve(home.map(Path::of), env));
+    } catch (ProfileException e) {
+      System.err.println("error: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    int port =
+        options.port()
+            .or(() -> nonBlank(env.get("PORT")).map(p -> Options.port(p, "PORT")))
+            .orElse(registry.profiles().get(0).listener().port());
+
+    Map<String, Object> properties = new HashMap<>();
+    properties.put(ListenerFactory.CONFIG, config.get());
+    home.ifPresent(h -> properties.put(ListenerFactory.HOME, h));
+    properties.put("micronaut.server.port", port);
+    Micronaut.build(new String[0])
+        .mainClass(ListenerApplication.class)
+        .banner(false)
+        .properties(properties)
+        .start();
+  }
+
+  private static Optional<String> nonBlank(String value) {
+    return value == null || value.isBlank() ? Optional.empty() : Optional.of(value);
+  }
+
+  /** The command line. */
+  record Options(boolean help, Optional<String> config, Optional<String> home, Optional<Integer> port) {
+
+    static Options parse(String[] args) {
+      boolean help = false;
+      Optional<String> config = Optional.empty();
+      Optional<String> home = Optional.empty();
+      Optional<Integer> port = Optional.empty();
+      for (int i = 0; i < args.length; i++) {
+        String arg = args[i];
+        String name = arg;
+        String value = null;
+        int equals = arg.indexOf('=');
+        if (arg.startsWith("--") && equals > 0) {
+          name = arg.substring(0, equals);
+          value = arg.substring(equals + 1);
+        }
+        switch (name) {
+          case "-h", "--help" -> help = true;
+          case "--config", "--home", "--port" -> {
+            if (value == null) {
+              if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(name + " needs a value");
+              }
+              value = args[++i];
+            }
+            switch (name) {
+              case "--config" -> config = Optional.of(value);
+              case "--home" -> home = Optional.of(value);
+              default -> port = Optional.of(port(value, "--port"));
+            }
+          }
+          default -> throw new IllegalArgumentException("unknown option " + arg);
+        }
+      }
+      return new Options(help, config, home, port);
+    }
+
+    static int port(String text, String what) {
+      try {
+        int port = Integer.parseInt(text.trim());
+        if (port >= 1 && port <= 65535) {
+          return port;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw new IllegalArgumentException(what + " \"" + text + "\" is not a port from 1 to 65535");
+    }
+  }
+}

@@ -1,0 +1,369 @@
+package io.files2iceberg.listener.handle;
+
+import io.files2iceberg.core.ledger.FileRecorded;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.LedgerUnavailableException;
+import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.match.ObjectLocation;
+import io.files2iceberg.core.match.ObjectMatch;
+import io.files2iceberg.core.match.ObjectMatch.DataFile;
+import io.files2iceberg.core.match.ObjectMatch.Ignored;
+import io.files2iceberg.core.match.ObjectMatch.Rejected;
+import io.files2iceberg.core.match.ObjectMatch.SuccessMarker;
+import io.files2iceberg.core.match.ObjectMatcher;
+import io.files2iceberg.core.match.PartitionRef;
+import io.files2iceberg.core.profile.ListenerSettings;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.listener.handle.ObjectListing.ListedObject;
+import io.files2iceberg.listener.handle.ObjectListing.ListingFailedException;
+import io.files2iceberg.listener.handle.StorageNotification.ObjectFinalized;
+import io.files2iceberg.listener.handle.StorageNotification.OtherObjectEvent;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Turns one Pub/Sub message about a Cloud Storage object into ledger records, whatever the
+ * transport: the push controller and the pull subscriber both call {@link #handle} and reply from
+ * its {@link Outcome} alone (acknowledge when {@link Outcome#isAck()}, else have Pub/Sub redeliver).
+ *
+ * <p>Exactly once rests on three rules:
+ *
+ * <ul>
+ *   <li>An acknowledging outcome is returned only after the ledger write it stands for has
+ *       committed; a failure the ledger or the storage names as transient returns {@link
+ *       Outcome#RETRY}, so Pub/Sub redelivers and nothing is lost.
+ *   <li>Every write is idempotent: a file is keyed by {@code bucket/name#generation}, so a
+ *       redelivery (or a notification after the marker's listing found the file) is {@link
+ *       Outcome#DUPLICATE}; a quarantined message is keyed by its message id.
+ *   <li>A success marker lists its partition's folder once and records the files found there
+ *       <em>before</em> it marks the partition READY: Pub/Sub does not order messages, and a
+ *       READY partition must hold all its files.
+ * </ul>
+ *
+ * A message that can never succeed (unreadable, or an object the matcher rejects) is written to
+ * the ledger's quarantine with its raw payload and acknowledged, so it never loops. Thread-safe.
+ *
+ * <p>Every log line about a message carries the message id and, once known, the object URI, in the
+ * text and as the MDC keys {@value #MDC_MESSAGE_ID} and {@value #MDC_OBJECT_URI}.
+ */
+public final class NotificationHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(NotificationHandler.class);
+
+  /** MDC key of the Pub/Sub message id while a message is handled. */
+  public static final String MDC_MESSAGE_ID = "messageId";
+  /** MDC key of the object URI while a message is handled. */
+  public static final String MDC_OBJECT_URI = "objectUri";
+  /** The event id prefix of files recorded from a marker's listing: {@code listing:<messageId>}. */
+  public static final String LISTING_EVENT_PREFIX = "listing:";
+  /** The size recorded for a data file whose notification carries none ({@code NONE} payload). */
+  public static final long UNKNOWN_SIZE = -1;
+
+  private final Ledger ledger;
+  private final ObjectMatcher matcher;
+  private final boolean listPrefixOnMarker;
+  private final ObjectListing listing;
+  private final ListenerMetrics metrics;
+  private final Clock clock;
+
+  /**
+   * @param profiles the deployment's table profiles; they decide what each object is
+   * @param settings the listener settings ({@code list-prefix-on-marker})
+   * @param listing lists a marker's folder
+   * @param meters where the listener's meters go
+   */
+  public NotificationHandler(
+      Ledger ledger,
+      ProfileRegistry profiles,
+      ListenerSettings settings,
+      ObjectListing listing,
+      MeterRegistry meters,
+      Clock clock) {
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.matcher = new ObjectMatcher(profiles.profiles());
+    this.listPrefixOnMarker = settings.listPrefixOnMarker();
+    this.listing = Objects.requireNonNull(listing, "listing");
+    this.metrics = new ListenerMetrics(Objects.requireNonNull(meters, "meters"));
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /** Handles one message; the reply is the outcome's alone. Never throws. */
+  public Outcome handle(ReceivedMessage message) {
+    Objects.requireNonNull(message, "message");
+    MDC.put(MDC_MESSAGE_ID, message.messageId());
+    try {
+      return decide(message).outcome();
+    } catch (RuntimeException e) {
+      LOG.error("Message {}: handling failed unexpectedly; it will be redelivered", message.messageId(), e);
+      return finish(message.messageId(), Optional.empty(), new Handled(Outcome.RETRY, "unexpected-error", e.toString()))
+          .outcome();
+    } finally {
+      MDC.remove(MDC_OBJECT_URI);
+      MDC.remove(MDC_MESSAGE_ID);
+    }
+  }
+
+  /**
+   * Quarantines a message a transport could not even unpack (a push body that is not a Pub/Sub
+   * envelope, data that is not base64): {@link Outcome#QUARANTINED}, or {@link Outcome#RETRY} when
+   * the quarantine write itself failed transiently.
+   *
+   * @param messageId the message id when the envelope names one, else a hash of the payload
+   * @param kind why, as the metrics reason code
+   * @param reason the sentence stored with the quarantine record
+   * @param rawPayload what was received, as text
+   */
+  public Outcome handleUnreadable(
+      String messageId, QuarantineReason kind, String reason, String rawPayload) {
+    MDC.put(MDC_MESSAGE_ID, messageId);
+    try {
+      return finish(
+              messageId,
+              Optional.empty(),
+              guarded(() -> quarantine(messageId, kind, reason, rawPayload, Optional.empty())))
+          .outcome();
+    } finally {
+      MDC.remove(MDC_MESSAGE_ID);
+    }
+  }
+
+  private Handled decide(ReceivedMessage message) {
+    String messageId = message.messageId();
+    StorageNotification notification;
+    try {
+      notification = NotificationParser.parse(message, clock.instant());
+    } catch (UnreadableNotificationException e) {
+      e.objectUri().ifPresent(uri -> MDC.put(MDC_OBJECT_URI, uri));
+      return finish(
+          messageId,
+          e.objectUri(),
+          guarded(() -> quarantine(messageId, e.reason(), e.getMessage(), message.rawPayload(), e.objectUri())));
+    }
+    if (notification instanceof OtherObjectEvent other) {
+      other.objectUri().ifPresent(uri -> MDC.put(MDC_OBJECT_URI, uri));
+      String reason =
+          "event-type-" + other.knownType().map(t -> t.name().toLowerCase(Locale.ROOT)).orElse("unknown");
+      return finish(messageId, other.objectUri(), new Handled(Outcome.IGNORED, reason, "event type " + other.eventType()));
+    }
+    ObjectFinalized finalized = (ObjectFinalized) notification;
+    String uri = finalized.object().uri();
+    MDC.put(MDC_OBJECT_URI, uri);
+    return finish(messageId, Optional.of(uri), guarded(() -> onFinalized(message, finalized)));
+  }
+
+  private Handled onFinalized(ReceivedMessage message, ObjectFinalized finalized) {
+    // A size the notification does not carry is unknown, not zero: the matcher skips only
+    // zero-byte files, so an unknown size still makes a data file.
+    ObjectMatch match =
+        matcher.match(finalized.object(), finalized.generation(), finalized.size().orElse(UNKNOWN_SIZE));
+    if (match instanceof DataFile dataFile) {
+      return record(message.messageId(), finalized, dataFile);
+    }
+    if (match instanceof SuccessMarker marker) {
+      return markerLanded(message, finalized, marker);
+    }
+    if (match instanceof Ignored ignored) {
+      return new Handled(Outcome.IGNORED, reasonCode(ignored.reason()), ignored.reason());
+    }
+    Rejected rejected = (Rejected) match;
+    return quarantine(
+        message.messageId(),
+        QuarantineReason.REJECTED_BY_MATCHER,
+        "profile \"" + rejected.profile().name() + "\": " + rejected.reason(),
+        message.rawPayload(),
+        Optional.of(finalized.object().uri()));
+  }
+
+  private Handled record(String messageId, ObjectFinalized finalized, DataFile dataFile) {
+    PartitionRef partition = dataFile.partition();
+    ObjectLocation object = finalized.object();
+    RecordFile command =
+        new RecordFile(
+            partition.table(),
+            partition.token(),
+            object.bucket(),
+            object.name(),
+            finalized.generation(),
+            object.uri(),
+            finalized.size().orElse(UNKNOWN_SIZE),
+            messageId,
+            finalized.eventTime(),
+            finalized.overwroteGeneration(),
+            !dataFile.profile().extract().batchFile().successFileFilter());
+    FileRecorded recorded = metrics.ledgerWrite("record-file", () -> ledger.recordFile(command));
+    if (!recorded.isNew()) {
+      return new Handled(
+          Outcome.DUPLICATE,
+          "same-generation",
+          "generation " + finalized.generation() + " already recorded (event " + recorded.file().eventId()
+              + ", state " + recorded.file().state() + ")");
+    }
+    return new Handled(
+        Outcome.RECORDED,
+        finalized.overwroteGeneration().isPresent() ? "new-generation" : "new-file",
+        "table " + partition.table() + " partition " + partition.token() + " generation "
+            + finalized.generation() + ", partition " + recorded.partition().state());
+  }
+
+  private Handled markerLanded(ReceivedMessage message, ObjectFinalized finalized, SuccessMarker marker) {
+    String messageId = message.messageId();
+    PartitionRef partition = marker.partition();
+    int found = 0;
+    if (listPrefixOnMarker) {
+      try {
+        found = recordListedFiles(messageId, finalized, marker);
+      } catch (ListingFailedException e) {
+        if (e.isRetryable()) {
+          throw e;
+        }
+        // The partition must not become READY without its listing; an operator releases the
+        // marker from the quarantine once the folder can be listed.
+        return quarantine(
+            messageId, QuarantineReason.LISTING_FAILED, e.getMessage(), message.rawPayload(),
+            Optional.of(finalized.object().uri()));
+      }
+    }
+    // Only now: every file the folder held is recorded, so the READY partition is complete.
+    PartitionRecord ready =
+        metrics.ledgerWrite(
+            "mark-ready",
+            () ->
+                ledger.markReady(
+                    new MarkReady(
+                        partition.table(),
+                        partition.token(),
+                        partition.prefix(),
+                        messageId,
+                        finalized.eventTime())));
+    return new Handled(
+        Outcome.PARTITION_READY,
+        "success-marker",
+        "table " + partition.table() + " partition " + partition.token() + " is " + ready.state()
+            + (listPrefixOnMarker ? ", " + found + " file(s) recorded from the listing" : ""));
+  }
+
+  /** Records the partition's files the ledger does not know yet; returns how many were new. */
+  private int recordListedFiles(String messageId, ObjectFinalized finalized, SuccessMarker marker) {
+    PartitionRef partition = marker.partition();
+    List<ListedObject> objects = listing.listFolderOf(marker.object());
+    String eventId = LISTING_EVENT_PREFIX + messageId;
+    int found = 0;
+    for (ListedObject listed : objects) {
+      ObjectMatch match = matcher.match(listed.location(), listed.generation(), listed.size());
+      if (!(match instanceof DataFile dataFile)
+          || !dataFile.partition().table().equals(partition.table())
+          || !dataFile.partition().token().equals(partition.token())) {
+        // Not a data file of this partition; a rejected file is quarantined by its own
+        // notification.
+        continue;
+      }
+      ObjectLocation object = listed.location();
+      RecordFile command =
+          new RecordFile(
+              partition.table(),
+              partition.token(),
+              object.bucket(),
+              object.name(),
+              listed.generation(),
+              object.uri(),
+              listed.size(),
+              eventId,
+              listed.updated().orElse(finalized.eventTime()),
+              Optional.empty(),
+              false);
+      FileRecorded recorded = metrics.ledgerWrite("record-file", () -> ledger.recordFile(command));
+      if (recorded.isNew()) {
+        found++;
+        LOG.info(
+            "Message {} for {}: listing recorded {} (generation {}) before its notification",
+            messageId, marker.object().uri(), object.uri(), listed.generation());
+      }
+    }
+    metrics.markerListed(found);
+    return found;
+  }
+
+  private Handled quarantine(
+      String messageId,
+      QuarantineReason kind,
+      String reason,
+      String rawPayload,
+      Optional<String> objectUri) {
+    metrics.ledgerWrite(
+        "quarantine-message",
+        () -> {
+          ledger.quarantineMessage(
+              new QuarantinedMessage(messageId, reason, rawPayload, objectUri, clock.instant()));
+          return null;
+        });
+    metrics.quarantined(kind);
+    return new Handled(Outcome.QUARANTINED, kind.code(), reason);
+  }
+
+  /**
+   * Runs a step that writes the ledger, turning failures into outcomes: transient ones into
+   * {@link Outcome#RETRY}, a listing that can never succeed into a quarantine.
+   */
+  private Handled guarded(Step step) {
+    try {
+      return step.run();
+    } catch (LedgerUnavailableException e) {
+      return new Handled(Outcome.RETRY, "ledger-unavailable", "the ledger is unavailable: " + e.getMessage());
+    } catch (ListingFailedException e) {
+      // Only retryable listing failures get here; the others are quarantined where they happen.
+      return new Handled(Outcome.RETRY, "listing-unavailable", e.getMessage());
+    } catch (RuntimeException e) {
+      // Not named retryable, but not known to be permanent either: redeliver, and let the
+      // subscription's dead-letter policy bound the attempts. Quarantining here could park a
+      // healthy message behind a bug or an outage of a kind not classified yet.
+      LOG.error("Message {}: handling failed unexpectedly; it will be redelivered", MDC.get(MDC_MESSAGE_ID), e);
+      return new Handled(Outcome.RETRY, "unexpected-error", e.toString());
+    }
+  }
+
+  private Handled finish(String messageId, Optional<String> objectUri, Handled handled) {
+    metrics.handled(handled.outcome(), handled.reason());
+    String about = objectUri.map(uri -> " for " + uri).orElse("");
+    switch (handled.outcome()) {
+      case RECORDED, PARTITION_READY -> LOG.info(
+          "Message {}{}: {} ({}): {}", messageId, about, handled.outcome(), handled.reason(), handled.detail());
+      case DUPLICATE -> LOG.info(
+          "Message {}{}: {} ({}): {}", messageId, about, handled.outcome(), handled.reason(), handled.detail());
+      case IGNORED -> LOG.debug(
+          "Message {}{}: {} ({}): {}", messageId, about, handled.outcome(), handled.reason(), handled.detail());
+      case QUARANTINED, RETRY -> LOG.warn(
+          "Message {}{}: {} ({}): {}", messageId, about, handled.outcome(), handled.reason(), handled.detail());
+    }
+    return handled;
+  }
+
+  @FunctionalInterface
+  private interface Step {
+    Handled run();
+  }
+
+  /**
+   * What one message came to.
+   *
+   * @param reason a metrics tag value: a short code from a bounded set
+   * @param detail a sentence for the log
+   */
+  private record Handled(Outcome outcome, String reason, String detail) {}
+
+  /** A matcher's fixed reason sentence as a tag value: the words before any parenthesis. */
+  static String reasonCode(String sentence) {
+    int parenthesis = sentence.indexOf('(');
+    String words = parenthesis < 0 ? sentence : sentence.substring(0, parenthesis);
+    String code = words.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
+    return code.isEmpty() ? "ignored" : code;
+  }
+}

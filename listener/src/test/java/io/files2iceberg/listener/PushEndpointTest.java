@@ -1,0 +1,486 @@
+package io.files2iceberg.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.BlobInfo;
+import com.google.cloud.storage.Storage;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.LedgerSchema;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.listener.push.PushController;
+import io.micronaut.core.type.Argument;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import io.micronaut.http.client.exceptions.HttpClientResponseException;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The push endpoint end to end: real HTTP posts of real envelope JSON to the embedded server, a
+ * SQLite ledger in a temp folder, the bucket in LocalStorageHelper. Every test uses its own
+ * partition (or object), so the tests share one server and stay independent of their order.
+ *
+ * <p>LocalStorageHelper keeps whatever generation a blob is created with (and invents none), so
+ * the tests create blobs with an explicit generation, the one their notifications carry.
+ */
+@MicronautTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PushEndpointTest implements TestPropertyProvider {
+  private static final String BUCKET = "landing";
+  private static final String CLICKS = "local.demo.clicks";
+  private static final String EVENTS = "local.demo.events";
+  private static final String LOCAL = "local.demo.local_clicks";
+
+  private Path root;
+
+  @Inject
+  @Client("/")
+  HttpClient client;
+
+  @Inject Ledger ledger;
+  @Inject Storage storage;
+  @Inject ProfileRegistry profiles;
+
+  @Override
+  public Map<String, String> getProperties() {
+    try {
+      root = Files.createTempDirectory("push-endpoint-test");
+      Path config = Files.createDirectories(root.resolve("profiles"));
+      Files.writeString(
+          config.resolve("clicks.conf"),
+          """
+          extract {
+            path = "gs://landing/raw/clicks/dt=*/*.parquet"
+            batch-file {
+              partition-type = date
+              pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
+              date-format = "yyyy-MM-dd"
+              strict-pattern = true
+            }
+          }
+          load.iceberg.table = "local.demo.clicks"
+          """);
+      Files.writeString(
+          config.resolve("events.conf"),
+          """
+          extract {
+            path = "gs://landing/raw/events/*/*.json"
+            format = json
+            batch-file.success-file-filter = false
+          }
+          load.iceberg.table = "local.demo.events"
+          """);
+      Files.writeString(
+          config.resolve("local_clicks.conf"),
+          """
+          extract.path = "file://%s/landing/clicks/*/*.parquet"
+          load.iceberg.table = "local.demo.local_clicks"
+          """
+              .formatted(root.toAbsolutePath()));
+      return Map.of(
+          "files2iceberg.config", config.toString(),
+          "files2iceberg.home", root.resolve("home").toString());
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @AfterAll
+  void deleteTempFolder() throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    }
+  }
+
+  @Test
+  void newDataFileIsRecordedAndItsPartitionStaysOpen() {
+    String name = "raw/clicks/dt=2024-05-01/part-0.parquet";
+
+    HttpResponse<?> response = post(Envelopes.finalized("m-new-1", BUCKET, name, 1001, 2048));
+
+    assertThat(response.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(response)).isEqualTo("recorded");
+    FileRecord file = file(BUCKET, name, 1001).orElseThrow();
+    assertThat(file.state()).isEqualTo(FileState.RECORDED);
+    assertThat(file.table()).isEqualTo(CLICKS);
+    assertThat(file.partition()).isEqualTo("2024-05-01");
+    assertThat(file.uri()).isEqualTo("gs://landing/" + name);
+    assertThat(file.size()).isEqualTo(2048);
+    assertThat(file.eventId()).isEqualTo("m-new-1");
+    // The eventTime attribute; the ledger keeps times to the millisecond.
+    assertThat(file.eventTime()).isEqualTo(Instant.parse("2024-05-01T10:00:01.123Z"));
+    assertThat(file.overwroteGeneration()).isEmpty();
+    assertThat(partition(CLICKS, "2024-05-01").state()).isEqualTo(PartitionState.OPEN);
+  }
+
+  @Test
+  void redeliveredNotificationIsAckedAsADuplicateAndRecordedOnce() {
+    String name = "raw/clicks/dt=2024-05-03/part-0.parquet";
+    String envelope = Envelopes.finalized("m-dup-1", BUCKET, name, 3001, 10);
+    double duplicatesBefore = counter("files2iceberg_listener_duplicates_total");
+    long filesBefore = filesOf(CLICKS);
+
+    HttpResponse<?> first = post(envelope);
+    HttpResponse<?> second = post(envelope);
+
+    assertThat(first.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(first)).isEqualTo("recorded");
+    assertThat(second.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(second)).isEqualTo("duplicate");
+    assertThat(filesOf(CLICKS)).isEqualTo(filesBefore + 1);
+    assertThat(counter("files2iceberg_listener_duplicates_total")).isEqualTo(duplicatesBefore + 1);
+  }
+
+  @Test
+  void overwriteWithANewGenerationIsASecondFileThatKeepsTheGenerationItReplaced() {
+    String name = "raw/clicks/dt=2024-05-04/part-0.parquet";
+
+    post(Envelopes.finalized("m-ow-1", BUCKET, name, 4001, 10));
+    HttpResponse<?> overwrite = post(Envelopes.finalized("m-ow-2", BUCKET, name, 4002, 20, 4001L));
+
+    assertThat(outcome(overwrite)).isEqualTo("recorded");
+    FileRecord first = file(BUCKET, name, 4001).orElseThrow();
+    FileRecord second = file(BUCKET, name, 4002).orElseThrow();
+    assertThat(first.fileId()).isNotEqualTo(second.fileId());
+    assertThat(first.overwroteGeneration()).isEmpty();
+    assertThat(second.overwroteGeneration()).contains(4001L);
+    assertThat(second.size()).isEqualTo(20);
+    assertThat(second.eventId()).isEqualTo("m-ow-2");
+  }
+
+  @Test
+  void markerBeforeItsDataFilesListsThePartitionSoItIsReadyWithAllItsFiles() {
+    String folder = "raw/clicks/dt=2024-05-05/";
+    createBlob(folder + "part-0.parquet", 5001, "aaaa");
+    createBlob(folder + "part-1.parquet", 5002, "bbbbbb");
+    createBlob(folder + "_SUCCESS", 5003, "");
+    createBlob(folder + "part-2.parquet.crc", 5004, "c"); // not data: ignored by the matcher
+    createBlob("raw/clicks/dt=2024-05-06/part-0.parquet", 5005, "d"); // another partition
+    double listingsBefore = counter("files2iceberg_listener_marker_listings_total");
+    double listedBefore = counter("files2iceberg_listener_listed_files_total");
+
+    HttpResponse<?> marker = post(Envelopes.finalized("m-marker-5", BUCKET, folder + "_SUCCESS", 5003, 0));
+
+    assertThat(marker.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(marker)).isEqualTo("partition_ready");
+    PartitionRecord partition = partition(CLICKS, "2024-05-05");
+    assertThat(partition.state()).isEqualTo(PartitionState.READY);
+    assertThat(partition.markerSeen()).isTrue();
+    FileRecord part0 = file(BUCKET, folder + "part-0.parquet", 5001).orElseThrow();
+    FileRecord part1 = file(BUCKET, folder + "part-1.parquet", 5002).orElseThrow();
+    assertThat(List.of(part0.eventId(), part1.eventId())).containsOnly("listing:m-marker-5");
+    assertThat(part0.size()).isEqualTo(4);
+    assertThat(part1.size()).isEqualTo(6);
+    assertThat(part0.state()).isEqualTo(FileState.RECORDED);
+    assertThat(file(BUCKET, "raw/clicks/dt=2024-05-06/part-0.parquet", 5005)).isEmpty();
+    assertThat(ledger.partition(CLICKS, "2024-05-06")).isEmpty();
+    assertThat(counter("files2iceberg_listener_marker_listings_total")).isEqualTo(listingsBefore + 1);
+    assertThat(counter("files2iceberg_listener_listed_files_total")).isEqualTo(listedBefore + 2);
+
+    // The data files' own notifications arrive late: same generation, same file.
+    HttpResponse<?> late0 = post(Envelopes.finalized("m-late-0", BUCKET, folder + "part-0.parquet", 5001, 4));
+    HttpResponse<?> late1 = post(Envelopes.finalized("m-late-1", BUCKET, folder + "part-1.parquet", 5002, 6));
+
+    assertThat(List.of(outcome(late0), outcome(late1))).containsOnly("duplicate");
+    assertThat(file(BUCKET, folder + "part-0.parquet", 5001).orElseThrow().eventId())
+        .isEqualTo("listing:m-marker-5");
+    assertThat(partition(CLICKS, "2024-05-05").state()).isEqualTo(PartitionState.READY);
+  }
+
+  @Test
+  void markerForALocalFolderListsItOnDiskWithLastModifiedMicrosAsGenerations() throws IOException {
+    Path folder = Files.createDirectories(root.resolve("landing/clicks/day-1"));
+    Path data = folder.resolve("part-0.parquet");
+    Files.writeString(data, "abc");
+    Files.setLastModifiedTime(data, FileTime.from(Instant.parse("2024-05-01T10:00:00.123456Z")));
+    Path marker = Files.writeString(folder.resolve("_SUCCESS"), "");
+    long dataGeneration = Files.getLastModifiedTime(data).to(TimeUnit.MICROSECONDS);
+    // file:// objects come with an empty bucketId and the path without its leading slash.
+    String dataName = data.toAbsolutePath().toString().substring(1);
+    String markerName = marker.toAbsolutePath().toString().substring(1);
+
+    HttpResponse<?> ready = post(Envelopes.finalized("m-local-marker", "", markerName, 7001, 0));
+    HttpResponse<?> late = post(Envelopes.finalized("m-local-data", "", dataName, dataGeneration, 3));
+
+    assertThat(outcome(ready)).isEqualTo("partition_ready");
+    assertThat(partition(LOCAL, "day-1").state()).isEqualTo(PartitionState.READY);
+    FileRecord file = file("", dataName, dataGeneration).orElseThrow();
+    assertThat(file.uri()).isEqualTo("file:///" + dataName);
+    assertThat(file.eventId()).isEqualTo("listing:m-local-marker");
+    assertThat(file.size()).isEqualTo(3);
+    assertThat(outcome(late)).isEqualTo("duplicate");
+  }
+
+  @Test
+  void withoutSuccessFilterTheFirstFileMakesItsPartitionReady() {
+    String name = "raw/events/2024-05-07/events-0.json";
+
+    HttpResponse<?> response = post(Envelopes.finalized("m-events-1", BUCKET, name, 8001, 100));
+
+    assertThat(outcome(response)).isEqualTo("recorded");
+    assertThat(partition(EVENTS, "2024-05-07").state()).isEqualTo(PartitionState.READY);
+    assertThat(file(BUCKET, name, 8001).orElseThrow().state()).isEqualTo(FileState.RECORDED);
+  }
+
+  @Test
+  void dataFileWithoutPayloadIsRecordedWithAnUnknownSize() {
+    String name = "raw/clicks/dt=2024-05-08/part-0.parquet";
+    Map<String, String> attributes = Envelopes.attributes("OBJECT_FINALIZE", BUCKET, name, 9001);
+    attributes.put("payloadFormat", "NONE");
+
+    HttpResponse<?> response = post(Envelopes.envelope("m-none-1", attributes, null));
+
+    assertThat(outcome(response)).isEqualTo("recorded");
+    assertThat(file(BUCKET, name, 9001).orElseThrow().size()).isEqualTo(-1);
+  }
+
+  @Test
+  void otherEventTypesAreAckedAndNotRecorded() {
+    String name = "raw/clicks/dt=2024-05-09/part-0.parquet";
+    for (String eventType : List.of("OBJECT_DELETE", "OBJECT_METADATA_UPDATE", "OBJECT_ARCHIVE", "OBJECT_TELEPORTED")) {
+      HttpResponse<?> response =
+          post(Envelopes.envelope("m-" + eventType, Envelopes.attributes(eventType, BUCKET, name, 10001), null));
+
+      assertThat(response.code()).as(eventType).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+      assertThat(outcome(response)).as(eventType).isEqualTo("ignored");
+    }
+    assertThat(file(BUCKET, name, 10001)).isEmpty();
+    assertThat(ledger.partition(CLICKS, "2024-05-09")).isEmpty();
+    assertThat(prometheus())
+        .contains("files2iceberg_listener_messages_total{outcome=\"ignored\",reason=\"event-type-object_delete\"}")
+        .contains("files2iceberg_listener_messages_total{outcome=\"ignored\",reason=\"event-type-unknown\"}");
+  }
+
+  @Test
+  void objectMatchingNoProfileIsAckedAndNotRecorded() {
+    HttpResponse<?> response = post(Envelopes.finalized("m-nomatch", BUCKET, "elsewhere/x.parquet", 11001, 5));
+
+    assertThat(response.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(response)).isEqualTo("ignored");
+    assertThat(file(BUCKET, "elsewhere/x.parquet", 11001)).isEmpty();
+    assertThat(prometheus())
+        .contains("files2iceberg_listener_messages_total{outcome=\"ignored\",reason=\"matches-no-table-profile\"}");
+  }
+
+  @Test
+  void bodyThatIsNotJsonIsQuarantinedWithItsRawPayloadAndAcked() {
+    String body = "{\"message\": {\"messageId\": \"m-broken\", ";
+
+    HttpResponse<?> response = post(body);
+
+    assertThat(response.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    QuarantinedMessage quarantined = quarantinedWithPayload(body);
+    assertThat(quarantined.messageId()).startsWith("body-sha256:");
+    assertThat(quarantined.reason()).startsWith("the push body is not JSON");
+    assertThat(quarantined.objectUri()).isEmpty();
+  }
+
+  @Test
+  void messageWithoutItsAttributesIsQuarantinedWithTheMissingOneNamed() {
+    String body = Envelopes.envelope("m-noattr", Map.of(), Envelopes.base64("{}"));
+
+    HttpResponse<?> response = post(body);
+
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    QuarantinedMessage quarantined = quarantined("m-noattr");
+    assertThat(quarantined.reason()).isEqualTo("attribute eventType is missing");
+    assertThat(quarantined.rawPayload()).isEqualTo(body);
+  }
+
+  @Test
+  void finalizeWithoutAnObjectGenerationIsQuarantinedNamingTheObject() {
+    Map<String, String> attributes =
+        Envelopes.attributes("OBJECT_FINALIZE", BUCKET, "raw/clicks/dt=2024-05-10/p.parquet", 1);
+    attributes.remove("objectGeneration");
+
+    HttpResponse<?> response = post(Envelopes.envelope("m-nogen", attributes, null));
+
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    QuarantinedMessage quarantined = quarantined("m-nogen");
+    assertThat(quarantined.reason())
+        .isEqualTo("attribute objectGeneration is missing (object gs://landing/raw/clicks/dt=2024-05-10/p.parquet)");
+    assertThat(quarantined.objectUri()).contains("gs://landing/raw/clicks/dt=2024-05-10/p.parquet");
+  }
+
+  @Test
+  void dataThatIsNotBase64IsQuarantinedUnderItsMessageId() {
+    String body =
+        Envelopes.envelope(
+            "m-b64",
+            Envelopes.attributes("OBJECT_FINALIZE", BUCKET, "raw/clicks/dt=2024-05-11/p.parquet", 12001),
+            "not base64 at all!");
+
+    HttpResponse<?> response = post(body);
+
+    assertThat(response.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    QuarantinedMessage quarantined = quarantined("m-b64");
+    assertThat(quarantined.reason()).startsWith("message.data of message m-b64 is not base64");
+    assertThat(quarantined.rawPayload()).isEqualTo(body);
+    assertThat(file(BUCKET, "raw/clicks/dt=2024-05-11/p.parquet", 12001)).isEmpty();
+  }
+
+  @Test
+  void dataFileViolatingTheStrictPatternIsQuarantined() {
+    String name = "raw/clicks/dt=latest/part-0.parquet";
+
+    HttpResponse<?> response = post(Envelopes.finalized("m-strict", BUCKET, name, 13001, 10));
+
+    assertThat(response.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    QuarantinedMessage quarantined = quarantined("m-strict");
+    assertThat(quarantined.reason())
+        .startsWith("profile \"clicks\": gs://landing/" + name + " does not match extract.batch-file.pattern");
+    assertThat(quarantined.objectUri()).contains("gs://landing/" + name);
+    assertThat(file(BUCKET, name, 13001)).isEmpty();
+    assertThat(prometheus())
+        .contains("files2iceberg_listener_quarantined_total{reason=\"rejected-by-matcher\"}");
+  }
+
+  @Test
+  void dataFileWhoseDateDoesNotParseIsQuarantined() {
+    String name = "raw/clicks/dt=2024-02-30/part-0.parquet";
+
+    HttpResponse<?> response = post(Envelopes.finalized("m-baddate", BUCKET, name, 14001, 10));
+
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    assertThat(quarantined("m-baddate").reason()).contains("does not parse with extract.batch-file.date-format");
+  }
+
+  @Test
+  void lockedLedgerGets503AndTheRedeliveryIsRecordedOnce() throws Exception {
+    String name = "raw/clicks/dt=2024-05-12/part-0.parquet";
+    String envelope = Envelopes.finalized("m-locked", BUCKET, name, 15001, 10);
+    String dbFile = profiles.profiles().get(0).ledger().sqlitePath();
+
+    HttpResponse<?> whileLocked;
+    try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + dbFile);
+        Statement statement = other.createStatement()) {
+      statement.execute("BEGIN IMMEDIATE");
+      whileLocked = post(envelope);
+      statement.execute("ROLLBACK");
+    }
+    HttpResponse<?> redelivered = post(envelope);
+    HttpResponse<?> again = post(envelope);
+
+    assertThat(whileLocked.code()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE.getCode());
+    assertThat(outcome(whileLocked)).isEqualTo("retry");
+    assertThat(redelivered.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(redelivered)).isEqualTo("recorded");
+    assertThat(outcome(again)).isEqualTo("duplicate");
+    assertThat(file(BUCKET, name, 15001).orElseThrow().eventId()).isEqualTo("m-locked");
+    assertThat(prometheus())
+        .contains("files2iceberg_listener_messages_total{outcome=\"retry\",reason=\"ledger-unavailable\"}");
+  }
+
+  @Test
+  void healthIsUpWhileTheLedgerAnswers() {
+    HttpResponse<String> response =
+        client.toBlocking().exchange(HttpRequest.GET("/health"), Argument.of(String.class));
+
+    assertThat(response.code()).isEqualTo(HttpStatus.OK.getCode());
+    assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"ledger\"");
+  }
+
+  @Test
+  void prometheusShowsTheOutcomeCountersAndTheLedgerWriteTimer() {
+    post(Envelopes.finalized("m-prom", BUCKET, "raw/clicks/dt=2024-05-13/part-0.parquet", 16001, 10));
+
+    assertThat(prometheus())
+        .contains("files2iceberg_listener_messages_total{outcome=\"recorded\",reason=\"new-file\"}")
+        .contains("files2iceberg_listener_ledger_writes_seconds_count{operation=\"record-file\"}");
+  }
+
+  // --- helpers ----------------------------------------------------------------------------------
+
+  private HttpResponse<?> post(String body) {
+    try {
+      return client
+          .toBlocking()
+          .exchange(HttpRequest.POST("/pubsub/push", body).contentType(MediaType.APPLICATION_JSON_TYPE));
+    } catch (HttpClientResponseException e) {
+      return e.getResponse();
+    }
+  }
+
+  private static String outcome(HttpResponse<?> response) {
+    return response.header(PushController.OUTCOME_HEADER);
+  }
+
+  private String prometheus() {
+    return client.toBlocking().retrieve(HttpRequest.GET("/prometheus"));
+  }
+
+  /** The value of an unlabelled counter in /prometheus, 0 when absent. */
+  private double counter(String name) {
+    return prometheus()
+        .lines()
+        .filter(line -> line.startsWith(name + " "))
+        .mapToDouble(line -> Double.parseDouble(line.substring(name.length() + 1).trim()))
+        .findFirst()
+        .orElse(0);
+  }
+
+  private void createBlob(String name, long generation, String content) {
+    storage.create(
+        BlobInfo.newBuilder(BlobId.of(BUCKET, name, generation)).build(),
+        content.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private Optional<FileRecord> file(String bucket, String name, long generation) {
+    return ledger.file(LedgerSchema.fileId(bucket, name, generation));
+  }
+
+  /** How many files the ledger holds for the table, in any state. */
+  private long filesOf(String table) {
+    return ledger.tableStatus(table).filesByState().values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private PartitionRecord partition(String table, String partition) {
+    return ledger.partition(table, partition).orElseThrow();
+  }
+
+  private QuarantinedMessage quarantined(String messageId) {
+    return ledger.quarantinedMessages().stream()
+        .filter(m -> m.messageId().equals(messageId))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no quarantine record for " + messageId));
+  }
+
+  private QuarantinedMessage quarantinedWithPayload(String payload) {
+    return ledger.quarantinedMessages().stream()
+        .filter(m -> m.rawPayload().equals(payload))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no quarantine record with payload " + payload));
+  }
+}
