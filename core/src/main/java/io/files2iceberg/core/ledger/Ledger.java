@@ -48,6 +48,16 @@ public interface Ledger extends AutoCloseable {
    */
   Optional<BatchRecord> claimPartitions(ClaimPartitions command);
 
+  /**
+   * Mode {@code last}: claims the newest READY partition of one table (by partition token) into a
+   * new PLANNED batch with a lease, whole whatever its size (an overwrite of part of a partition
+   * would lose the rest), and marks every older READY partition SUPERSEDED; one transaction. A
+   * newer READY partition with nothing pending met on the way becomes INGESTED and the next one is
+   * taken. Exclusive: nothing is claimed or superseded while the table has a batch PLANNED or
+   * RUNNING. Empty when there is nothing to claim.
+   */
+  Optional<NewestPartitionClaimed> claimNewestPartition(ClaimNewestPartition command);
+
   /** PLANNED to RUNNING (or RUNNING again on a relaunch, counting the attempt), renewing the lease. */
   BatchRecord markRunning(String batchId, Duration lease);
 

@@ -41,6 +41,12 @@ public final class LedgerSchema {
   public static final String BATCH_ID = "batchId";
   /** The file's index in its batch's claim order, so a batch's files read back in that order. */
   public static final String BATCH_POSITION = "batchPosition";
+  /**
+   * Firestore: {@link #batchKey} of the file's batch, the field a batch's files are found by once
+   * the batch is pruned. Batch ids grow with time, and an index on a field that only grows in the
+   * files collection (the hot one) would take every claim's writes at one end; the key spreads them.
+   */
+  public static final String BATCH_KEY = "batchKey";
   public static final String QUARANTINE_REASON = "quarantineReason";
   public static final String RECORDED_AT = "recordedAt";
 
@@ -79,6 +85,21 @@ public final class LedgerSchema {
   /** The partition's document id: hex SHA-256 of {@code table|partition}. */
   public static String partitionId(String table, String partition) {
     return sha256(table + "|" + partition);
+  }
+
+  /** {@link #BATCH_KEY}: the first 16 hex digits of the SHA-256 of the batch id. */
+  public static String batchKey(String batchId) {
+    return sha256(batchId).substring(0, 16);
+  }
+
+  /**
+   * A quarantined message's document id: the message id when it is a plain word (Pub/Sub message
+   * ids are digits), else {@code sha256-} and the hex SHA-256 of it, so that any id (slashes, dots,
+   * {@code __x__}) maps to one valid document id.
+   */
+  public static String quarantineId(String messageId) {
+    boolean plain = messageId.matches("[A-Za-z0-9_\\-]{1,128}") && !messageId.startsWith("__");
+    return plain ? messageId : "sha256-" + sha256(messageId);
   }
 
   private static String sha256(String value) {

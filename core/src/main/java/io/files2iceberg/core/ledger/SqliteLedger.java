@@ -371,28 +371,83 @@ public final class SqliteLedger implements Ledger {
         return Optional.empty();
       }
       String batchId = newBatchId();
-      try (PreparedStatement claim = c.prepareStatement(CLAIM_FILE)) {
-        for (int i = 0; i < fileIds.size(); i++) {
-          bind(claim, batchId, i, fileIds.get(i));
-          claim.addBatch();
-        }
-        requireAllUpdated(claim.executeBatch(), "files", batchId);
-      }
-      try (PreparedStatement claim = c.prepareStatement(CLAIM_PARTITION)) {
-        for (String partitionId : partitionIds) {
-          bind(claim, batchId, now, partitionId);
-          claim.addBatch();
-        }
-        requireAllUpdated(claim.executeBatch(), "partitions", batchId);
-      }
-      try (PreparedStatement insert = c.prepareStatement(INSERT_BATCH)) {
-        bind(insert, batchId, table, BatchState.PLANNED.code(), SqliteRows.json(partitions),
-            SqliteRows.json(fileIds), SqliteRows.json(eventIds), now + command.lease().toMillis(), now, now);
-        insert.executeUpdate();
-      }
+      insertClaim(c, table, batchId, partitions, partitionIds, fileIds, eventIds, command.lease(), now);
       LOG.info("Claimed batch {} of table {}: {} files in partitions {}", batchId, table, fileIds.size(), partitions);
       return Optional.of(requireBatch(c, batchId, "claim"));
     });
+  }
+
+  @Override
+  public Optional<NewestPartitionClaimed> claimNewestPartition(ClaimNewestPartition command) {
+    String table = command.table();
+    return store.write("claimNewestPartition", "table " + table, c -> {
+      if (exists(c, HAS_IN_FLIGHT, table)) {
+        return Optional.empty();
+      }
+      long now = now();
+      List<Map.Entry<String, String>> ready = new ArrayList<>(readyPartitions(c, table).entrySet());
+      Collections.reverse(ready); // newest token first
+      String claimedId = null;
+      String claimed = null;
+      List<String> fileIds = new ArrayList<>();
+      List<String> eventIds = new ArrayList<>();
+      List<String> superseded = new ArrayList<>();
+      for (Map.Entry<String, String> entry : ready) {
+        String partitionId = entry.getKey();
+        String partition = entry.getValue();
+        if (claimed != null) {
+          States.requireTransition("Cannot supersede partition " + table + "/" + partition,
+              PartitionState.READY, PartitionState.SUPERSEDED, PartitionState::next);
+          update(c, PARTITION_STATE, PartitionState.SUPERSEDED.code(), now, partitionId);
+          superseded.add(partition);
+          continue;
+        }
+        int pending = countPending(c, table, partition);
+        if (pending == 0) {
+          States.requireTransition("Cannot settle partition " + table + "/" + partition,
+              PartitionState.READY, PartitionState.INGESTED, PartitionState::next);
+          update(c, PARTITION_STATE, PartitionState.INGESTED.code(), now, partitionId);
+          continue;
+        }
+        selectPending(c, table, partition, pending, fileIds, eventIds);
+        claimedId = partitionId;
+        claimed = partition;
+      }
+      if (claimed == null) {
+        return Optional.empty();
+      }
+      String batchId = newBatchId();
+      insertClaim(c, table, batchId, List.of(claimed), List.of(claimedId), fileIds, eventIds, command.lease(), now);
+      Collections.sort(superseded);
+      LOG.info("Claimed batch {} of table {}: {} files of the newest partition {}; superseded {}", batchId, table,
+          fileIds.size(), claimed, superseded);
+      return Optional.of(new NewestPartitionClaimed(requireBatch(c, batchId, "claim"), superseded));
+    });
+  }
+
+  /** The claim's writes: files and partitions CLAIMED by the batch, and the batch PLANNED. */
+  private static void insertClaim(Connection c, String table, String batchId, List<String> partitions,
+      List<String> partitionIds, List<String> fileIds, List<String> eventIds, Duration lease, long now)
+      throws SQLException {
+    try (PreparedStatement claim = c.prepareStatement(CLAIM_FILE)) {
+      for (int i = 0; i < fileIds.size(); i++) {
+        bind(claim, batchId, i, fileIds.get(i));
+        claim.addBatch();
+      }
+      requireAllUpdated(claim.executeBatch(), "files", batchId);
+    }
+    try (PreparedStatement claim = c.prepareStatement(CLAIM_PARTITION)) {
+      for (String partitionId : partitionIds) {
+        bind(claim, batchId, now, partitionId);
+        claim.addBatch();
+      }
+      requireAllUpdated(claim.executeBatch(), "partitions", batchId);
+    }
+    try (PreparedStatement insert = c.prepareStatement(INSERT_BATCH)) {
+      bind(insert, batchId, table, BatchState.PLANNED.code(), SqliteRows.json(partitions),
+          SqliteRows.json(fileIds), SqliteRows.json(eventIds), now + lease.toMillis(), now, now);
+      insert.executeUpdate();
+    }
   }
 
   @Override

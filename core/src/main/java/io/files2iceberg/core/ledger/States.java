@@ -6,8 +6,11 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-/** Shared by the state enums and every ledger implementation: codes and transition checks. */
-final class States {
+/**
+ * Shared by the state enums and every ledger implementation (also those in other modules): codes
+ * and the transition checks whose messages the contract fixes.
+ */
+public final class States {
   private States() {}
 
   static <E extends Enum<E>> E fromCode(Class<E> type, String code, Function<E, String> codeOf) {
@@ -28,7 +31,7 @@ final class States {
    * @throws IllegalTransitionException naming every state {@code target} may be reached from and
    *     the actual one
    */
-  static <E extends Enum<E>> void requireTransition(
+  public static <E extends Enum<E>> void requireTransition(
       String action, E actual, E target, Function<E, Set<E>> next) {
     if (!next.apply(actual).contains(target)) {
       EnumSet<E> sources = EnumSet.noneOf(actual.getDeclaringClass());
@@ -42,7 +45,7 @@ final class States {
   }
 
   /** Checks a precondition that is not a transition, e.g. a lease renewal needs a batch in flight. */
-  static <E extends Enum<E>> void requireOneOf(String action, E actual, Set<E> expected) {
+  public static <E extends Enum<E>> void requireOneOf(String action, E actual, Set<E> expected) {
     if (!expected.contains(actual)) {
       throw illegal(action, expected, actual);
     }

@@ -1,0 +1,270 @@
+package io.files2iceberg.ledger.firestore;
+
+import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
+import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_TIME;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
+import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
+import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
+import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
+import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OVERWROTE_GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
+import static io.files2iceberg.core.ledger.LedgerSchema.PREFIX;
+import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
+import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
+import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
+import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
+import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
+import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
+import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.URI;
+
+import com.google.cloud.Timestamp;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Documents of the Firestore ledger to contract records and back. Field names come from {@code
+ * LedgerSchema}; states are their codes; times are Firestore timestamps to the millisecond (the
+ * clock's precision in both ledgers); integers are 64-bit; lists are arrays; metrics a map keyed by
+ * the {@link BatchMetrics} component names (as the SQLite ledger's JSON). An absent optional value
+ * is a missing field, or null once it had a value.
+ *
+ * <p>Documents are handled as whole maps: a transaction reads a document, changes its map and
+ * writes it back whole, so the record a call returns is the one a later read returns.
+ */
+final class FirestoreDocuments {
+  private FirestoreDocuments() {}
+
+  private static final RecordComponent[] METRIC_FIELDS = BatchMetrics.class.getRecordComponents();
+
+  // --- to records ------------------------------------------------------------------------------
+
+  static FileRecord file(Map<String, Object> doc) {
+    return new FileRecord(
+        string(doc, FILE_ID),
+        string(doc, TABLE),
+        string(doc, PARTITION),
+        string(doc, BUCKET),
+        string(doc, NAME),
+        number(doc, GENERATION),
+        string(doc, URI),
+        number(doc, SIZE),
+        string(doc, EVENT_ID),
+        instant(doc, EVENT_TIME),
+        optionalNumber(doc, OVERWROTE_GENERATION),
+        FileState.fromCode(string(doc, STATE)),
+        optionalString(doc, BATCH_ID),
+        optionalString(doc, QUARANTINE_REASON),
+        instant(doc, RECORDED_AT));
+  }
+
+  static PartitionRecord partition(Map<String, Object> doc) {
+    return new PartitionRecord(
+        string(doc, TABLE),
+        string(doc, PARTITION),
+        optionalString(doc, PREFIX),
+        PartitionState.fromCode(string(doc, STATE)),
+        Boolean.TRUE.equals(doc.get(MARKER_SEEN)),
+        optionalString(doc, BATCH_ID),
+        (int) number(doc, ATTEMPTS),
+        optionalString(doc, LAST_ERROR),
+        optionalInstant(doc, READY_AT),
+        instant(doc, UPDATED_AT));
+  }
+
+  static BatchRecord batch(Map<String, Object> doc) {
+    return new BatchRecord(
+        string(doc, BATCH_ID),
+        string(doc, TABLE),
+        BatchState.fromCode(string(doc, STATE)),
+        strings(doc, PARTITIONS_FIELD),
+        strings(doc, FILE_IDS),
+        strings(doc, EVENT_IDS),
+        (int) number(doc, ATTEMPTS),
+        optionalInstant(doc, LEASE_UNTIL),
+        optionalNumber(doc, SNAPSHOT_ID),
+        Optional.ofNullable(doc.get(METRICS)).map(value -> metrics(cast(value, Map.class, METRICS))),
+        optionalString(doc, ERROR),
+        instant(doc, CREATED_AT),
+        instant(doc, UPDATED_AT));
+  }
+
+  static QuarantinedMessage quarantined(Map<String, Object> doc) {
+    return new QuarantinedMessage(
+        string(doc, MESSAGE_ID),
+        string(doc, REASON),
+        string(doc, RAW_PAYLOAD),
+        optionalString(doc, OBJECT_URI),
+        instant(doc, RECEIVED_AT));
+  }
+
+  // --- to documents ----------------------------------------------------------------------------
+
+  static Timestamp timestamp(long epochMillis) {
+    return Timestamp.ofTimeMicroseconds(Math.multiplyExact(epochMillis, 1000L));
+  }
+
+  static Timestamp timestamp(Instant instant) {
+    return timestamp(instant.toEpochMilli());
+  }
+
+  static Map<String, Object> metrics(BatchMetrics metrics) {
+    Map<String, Object> map = new LinkedHashMap<>();
+    for (RecordComponent component : METRIC_FIELDS) {
+      try {
+        map.put(component.getName(), component.getAccessor().invoke(metrics));
+      } catch (IllegalAccessException | InvocationTargetException e) {
+        throw new IllegalStateException("Cannot read metric " + component.getName(), e);
+      }
+    }
+    return map;
+  }
+
+  /**
+   * Puts the value; an absent value clears a field the document has (to null: documents are
+   * written whole, and a field missing from the new map must not survive on a store that merges)
+   * and adds none.
+   */
+  static void putOrClear(Map<String, Object> doc, String field, Optional<?> value) {
+    if (value.isPresent()) {
+      doc.put(field, value.get());
+    } else if (doc.containsKey(field)) {
+      doc.put(field, null);
+    }
+  }
+
+  /**
+   * An estimate of the stored size of a document (Firestore's rule: the document name, then per
+   * field its name plus 1 and the value: strings their UTF-8 bytes plus 1, numbers, timestamps and
+   * booleans 8, arrays and maps the sum of their values), to refuse one that would exceed 1 MiB
+   * before the write does.
+   */
+  static long storedSize(String documentPath, Map<String, Object> doc) {
+    long size = utf8(documentPath) + 1 + 16;
+    for (Map.Entry<String, Object> field : doc.entrySet()) {
+      size += utf8(field.getKey()) + 1 + valueSize(field.getValue());
+    }
+    return size;
+  }
+
+  private static long valueSize(Object value) {
+    if (value instanceof String text) {
+      return utf8(text) + 1;
+    }
+    if (value instanceof List<?> list) {
+      return list.stream().mapToLong(FirestoreDocuments::valueSize).sum();
+    }
+    if (value instanceof Map<?, ?> map) {
+      return map.entrySet().stream()
+          .mapToLong(entry -> utf8(String.valueOf(entry.getKey())) + 1 + valueSize(entry.getValue()))
+          .sum();
+    }
+    return 8;
+  }
+
+  private static long utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  // --- field access ----------------------------------------------------------------------------
+
+  private static BatchMetrics metrics(Map<?, ?> map) {
+    Object[] values = new Object[METRIC_FIELDS.length];
+    Class<?>[] types = new Class<?>[METRIC_FIELDS.length];
+    for (int i = 0; i < METRIC_FIELDS.length; i++) {
+      Object value = map.get(METRIC_FIELDS[i].getName());
+      values[i] = value == null ? 0L : ((Number) value).longValue();
+      types[i] = METRIC_FIELDS[i].getType();
+    }
+    try {
+      return BatchMetrics.class.getDeclaredConstructor(types).newInstance(values);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("Stored metrics are not readable: " + map, e);
+    }
+  }
+
+  private static String string(Map<String, Object> doc, String field) {
+    return cast(require(doc, field), String.class, field);
+  }
+
+  private static Optional<String> optionalString(Map<String, Object> doc, String field) {
+    return Optional.ofNullable(doc.get(field)).map(value -> cast(value, String.class, field));
+  }
+
+  private static long number(Map<String, Object> doc, String field) {
+    return cast(require(doc, field), Number.class, field).longValue();
+  }
+
+  private static Optional<Long> optionalNumber(Map<String, Object> doc, String field) {
+    return Optional.ofNullable(doc.get(field)).map(value -> cast(value, Number.class, field).longValue());
+  }
+
+  private static Instant instant(Map<String, Object> doc, String field) {
+    return toInstant(cast(require(doc, field), Timestamp.class, field));
+  }
+
+  private static Optional<Instant> optionalInstant(Map<String, Object> doc, String field) {
+    return Optional.ofNullable(doc.get(field)).map(value -> toInstant(cast(value, Timestamp.class, field)));
+  }
+
+  private static List<String> strings(Map<String, Object> doc, String field) {
+    List<?> values = cast(require(doc, field), List.class, field);
+    List<String> strings = new ArrayList<>(values.size());
+    for (Object value : values) {
+      strings.add(cast(value, String.class, field));
+    }
+    return strings;
+  }
+
+  private static Instant toInstant(Timestamp timestamp) {
+    return Instant.ofEpochSecond(timestamp.getSeconds(), timestamp.getNanos());
+  }
+
+  private static Object require(Map<String, Object> doc, String field) {
+    Object value = doc.get(field);
+    if (value == null) {
+      throw new IllegalStateException("Ledger document has no field '" + field + "': " + doc.keySet());
+    }
+    return value;
+  }
+
+  private static <T> T cast(Object value, Class<T> type, String field) {
+    if (!type.isInstance(value)) {
+      throw new IllegalStateException("Ledger field '" + field + "' holds a " + value.getClass().getSimpleName()
+          + ", expected " + type.getSimpleName());
+    }
+    return type.cast(value);
+  }
+}

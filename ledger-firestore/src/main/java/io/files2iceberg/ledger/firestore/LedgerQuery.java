@@ -1,0 +1,149 @@
+package io.files2iceberg.ledger.firestore;
+
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_KEY;
+import static io.files2iceberg.core.ledger.LedgerSchema.COMMITTED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILES;
+import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
+import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
+import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
+import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.URI;
+
+import com.google.cloud.firestore.CollectionReference;
+import com.google.cloud.firestore.FieldPath;
+import com.google.cloud.firestore.Query;
+import java.util.List;
+
+/**
+ * Every query the Firestore ledger runs, as a shape: collection, filters, order. The ledger builds
+ * its queries only from these, so {@code terraform/firestore-indexes.json} can be checked against
+ * them (a test does): a shape with an order or a range beside other fields needs a composite index;
+ * an equality-only shape is served by merging single-field indexes, which its fields must keep.
+ */
+enum LedgerQuery {
+  /** The claim walk and the failed list: a table's partitions in one state, oldest token first. */
+  PARTITIONS_IN_STATE(PARTITIONS, List.of(eq(TABLE), eq(STATE)), List.of(asc(PARTITION))),
+  /** Status: how many partitions of a table are in one state. */
+  PARTITION_COUNT(PARTITIONS, List.of(eq(TABLE), eq(STATE)), List.of()),
+  /** Status: the partition READY the longest (the lag). */
+  PARTITIONS_IN_STATE_BY_READY_AT(PARTITIONS, List.of(eq(TABLE), eq(STATE)), List.of(asc(READY_AT))),
+  /** The tables: a loose index scan, one partition per table (Firestore has no DISTINCT). */
+  TABLE_AFTER(PARTITIONS, List.of(gt(TABLE)), List.of(asc(TABLE))),
+
+  /** A partition's RECORDED files in claim order, so consecutive claims take consecutive ranges. */
+  PENDING_FILES(FILES, List.of(eq(TABLE), eq(PARTITION), eq(STATE)), List.of(asc(URI), asc(GENERATION))),
+  /** Status: how many files of a table are in one state. */
+  FILE_COUNT(FILES, List.of(eq(TABLE), eq(STATE)), List.of()),
+  /** The files of a pruned batch (sorted by their position in memory: at most one batch's files). */
+  FILES_OF_BATCH(FILES, List.of(eq(BATCH_KEY)), List.of()),
+
+  /** Exclusive claims: does the table have a batch in one of these states. */
+  BATCHES_IN_STATES(BATCHES, List.of(eq(TABLE), in(STATE)), List.of()),
+  /** Status: batches in flight, oldest first. */
+  BATCHES_IN_STATES_BY_CREATED_AT(BATCHES, List.of(eq(TABLE), in(STATE)), List.of(asc(CREATED_AT), ascId())),
+  /** The last commit and pruning: committed batches, newest first. */
+  BATCHES_IN_STATE_BY_COMMITTED_AT(BATCHES, List.of(eq(TABLE), eq(STATE)), List.of(desc(COMMITTED_AT), descId())),
+  /** Status: failed batches, newest first. */
+  BATCHES_IN_STATE_BY_UPDATED_AT(BATCHES, List.of(eq(TABLE), eq(STATE)), List.of(desc(UPDATED_AT), descId())),
+  /** Recovery: in-flight batches of every table whose lease ended, oldest lease first. */
+  EXPIRED_LEASES(BATCHES, List.of(in(STATE), lt(LEASE_UNTIL)), List.of(asc(LEASE_UNTIL), ascId()));
+
+  /** The pseudo-field of the document id; every index ends with it implicitly. */
+  static final String DOCUMENT_ID = FieldPath.documentId().toString();
+
+  enum Op { EQUAL, IN, LESS_THAN, GREATER_THAN }
+
+  record Filter(String field, Op op) {
+    boolean isEquality() {
+      return op == Op.EQUAL || op == Op.IN;
+    }
+  }
+
+  record Order(String field, Query.Direction direction) {}
+
+  final String collection;
+  final List<Filter> filters;
+  final List<Order> orders;
+
+  LedgerQuery(String collection, List<Filter> filters, List<Order> orders) {
+    this.collection = collection;
+    this.filters = filters;
+    this.orders = orders;
+  }
+
+  /**
+   * The query on {@code target} (the prefixed collection of {@link #collection}) with one value per
+   * filter, in order; an {@code IN} filter takes a list.
+   */
+  Query on(CollectionReference target, Object... values) {
+    if (values.length != filters.size()) {
+      throw new IllegalArgumentException(name() + " takes " + filters.size() + " values, got " + values.length);
+    }
+    Query query = target;
+    for (int i = 0; i < filters.size(); i++) {
+      Filter filter = filters.get(i);
+      Object value = values[i];
+      query = switch (filter.op()) {
+        case EQUAL -> query.whereEqualTo(filter.field(), value);
+        case IN -> query.whereIn(filter.field(), (List<?>) value);
+        case LESS_THAN -> query.whereLessThan(filter.field(), value);
+        case GREATER_THAN -> query.whereGreaterThan(filter.field(), value);
+      };
+    }
+    for (Order order : orders) {
+      query = order.field().equals(DOCUMENT_ID)
+          ? query.orderBy(FieldPath.documentId(), order.direction())
+          : query.orderBy(order.field(), order.direction());
+    }
+    return query;
+  }
+
+  /** Whether Firestore needs a composite index for it (see the class comment). */
+  boolean needsCompositeIndex() {
+    boolean equalityOnly = orders.isEmpty() && filters.stream().allMatch(Filter::isEquality);
+    long fields = java.util.stream.Stream.concat(
+            filters.stream().map(Filter::field), orders.stream().map(Order::field))
+        .filter(field -> !field.equals(DOCUMENT_ID))
+        .distinct()
+        .count();
+    return !equalityOnly && fields > 1;
+  }
+
+  private static Filter eq(String field) {
+    return new Filter(field, Op.EQUAL);
+  }
+
+  private static Filter in(String field) {
+    return new Filter(field, Op.IN);
+  }
+
+  private static Filter lt(String field) {
+    return new Filter(field, Op.LESS_THAN);
+  }
+
+  private static Filter gt(String field) {
+    return new Filter(field, Op.GREATER_THAN);
+  }
+
+  private static Order asc(String field) {
+    return new Order(field, Query.Direction.ASCENDING);
+  }
+
+  private static Order desc(String field) {
+    return new Order(field, Query.Direction.DESCENDING);
+  }
+
+  private static Order ascId() {
+    return asc(FieldPath.documentId().toString());
+  }
+
+  private static Order descId() {
+    return desc(FieldPath.documentId().toString());
+  }
+}
