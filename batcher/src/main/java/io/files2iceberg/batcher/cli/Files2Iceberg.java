@@ -20,7 +20,8 @@ import picocli.CommandLine.Command;
       "            bin/files2iceberg listen --config DIR [--home DIR] [--port N]",
       "            (see bin/files2iceberg listen --help)."
     },
-    subcommands = {ValidateCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
+      SqlCommand.class, CommandLine.HelpCommand.class})
 public final class Files2Iceberg implements Runnable {
 
   /** Exit code for invalid configuration or usage. */

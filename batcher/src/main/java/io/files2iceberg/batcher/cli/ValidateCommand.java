@@ -1,13 +1,10 @@
 package io.files2iceberg.batcher.cli;
 
-import io.files2iceberg.core.profile.Home;
-import io.files2iceberg.core.profile.ProfileError;
-import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -39,23 +36,12 @@ final class ValidateCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (!Files.exists(config)) {
-      err.println("error: " + config + ": no such file or folder");
+    Optional<ProfileRegistry> registry = ConfigProblems.load(config, home.resolve(), err);
+    if (registry.isEmpty()) {
       return Files2Iceberg.EXIT_INVALID;
     }
-    Home resolved = home.resolve();
-    try {
-      ProfileRegistry registry = ProfileRegistry.load(config, resolved);
-      out.println(ProfileJson.render(registry.profiles()));
-      out.flush();
-      return 0;
-    } catch (ProfileException e) {
-      err.println("error: " + e.errors().size() + " problem(s) in " + config + ":");
-      for (ProfileError error : e.errors()) {
-        err.println("  " + error);
-      }
-      err.flush();
-      return Files2Iceberg.EXIT_INVALID;
-    }
+    out.println(ProfileJson.render(registry.get().profiles()));
+    out.flush();
+    return 0;
   }
 }

@@ -37,8 +37,15 @@ public final class CatalogConf {
 
   /** The catalog's properties: {@code spark.sql.extensions} and {@code spark.sql.catalog.<name>[.*]}. */
   public static Map<String, String> sparkProperties(TableProfile profile) {
-    String name = profile.load().table().catalog();
-    Catalog catalog = profile.catalog();
+    return sparkProperties(profile.load().table().catalog(), profile.catalog());
+  }
+
+  /**
+   * The properties of the catalog {@code name} with these settings, as {@link
+   * #sparkProperties(TableProfile)} makes them for a profile's catalog; {@code sql} uses it for the
+   * embedded catalog when no profile names it.
+   */
+  public static Map<String, String> sparkProperties(String name, Catalog catalog) {
     String prefix = "spark.sql.catalog." + name;
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put(EXTENSIONS_KEY, ICEBERG_EXTENSIONS);

@@ -1,0 +1,49 @@
+package io.files2iceberg.batcher.cli;
+
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileError;
+import io.files2iceberg.core.profile.ProfileException;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How every command reports configuration it cannot use: all problems at once, each on its own
+ * line, then exit {@link Files2Iceberg#EXIT_INVALID}.
+ *
+ * <pre>
+ * error: 2 problem(s) in profiles/:
+ *   profiles/clicks.conf: extract.max-batch-sise: unknown key; did you mean 'max-batch-size'?
+ *   profiles/clicks.conf: extract.batch-file.pattern: must have exactly one capture group, has 2
+ * </pre>
+ */
+final class ConfigProblems {
+  private ConfigProblems() {}
+
+  /** Loads the profiles, or prints every problem and returns empty. */
+  static Optional<ProfileRegistry> load(Path config, Home home, PrintWriter err) {
+    if (!Files.exists(config)) {
+      err.println("error: " + config + ": no such file or folder");
+      err.flush();
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(ProfileRegistry.load(config, home));
+    } catch (ProfileException e) {
+      print(err, config.toString(), e.errors().stream().map(ProfileError::toString).toList());
+      return Optional.empty();
+    }
+  }
+
+  /** {@code error: N problem(s) in WHERE:} and one indented line per problem. */
+  static void print(PrintWriter err, String where, List<String> problems) {
+    err.println("error: " + problems.size() + " problem(s) in " + where + ":");
+    for (String problem : problems) {
+      err.println("  " + problem);
+    }
+    err.flush();
+  }
+}

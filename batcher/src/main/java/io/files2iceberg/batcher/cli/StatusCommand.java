@@ -1,0 +1,89 @@
+package io.files2iceberg.batcher.cli;
+
+import io.files2iceberg.batcher.status.StatusFormat;
+import io.files2iceberg.batcher.status.StatusReport;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.ledger.LedgerUnavailableException;
+import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code status}: the pipeline at a glance, from the ledger. */
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Shows, per table: partitions and files by state, batches in flight, the last committed batch and its",
+      "snapshot, the lag (how long the oldest READY partition has waited) and the failures with their errors.",
+      "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
+    })
+final class StatusCommand implements Callable<Integer> {
+
+  @Option(
+      names = {"-c", "--config"},
+      paramLabel = "FILE|DIR",
+      description = "Profiles naming the ledger; their tables are listed even before they have files.")
+  Path config;
+
+  @Option(names = "--json", description = "Print JSON for scripts instead of the table.")
+  boolean json;
+
+  @Option(names = "--table", paramLabel = "TABLE", description = "Only this table (catalog.namespace.table).")
+  String table;
+
+  @Mixin HomeOption home;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Home resolved = home.resolve();
+    Optional<ProfileRegistry> profiles = Optional.empty();
+    if (config != null) {
+      profiles = ConfigProblems.load(config, resolved, err);
+      if (profiles.isEmpty()) {
+        return Files2Iceberg.EXIT_INVALID;
+      }
+    } else if (!Files.isRegularFile(resolved.ledgerDb())) {
+      ConfigProblems.print(err, "the home " + resolved.root(), List.of(resolved.ledgerDb()
+          + ": no embedded ledger (nothing recorded yet); pass --home, or --config for the profiles' ledger"));
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    Ledger ledger;
+    try {
+      ledger = profiles.isPresent()
+          ? Ledgers.open(profiles.get().profiles().get(0).ledger(), Clock.systemUTC())
+          : SqliteLedger.open(resolved.ledgerDb(), Clock.systemUTC());
+    } catch (IllegalStateException e) {
+      ConfigProblems.print(err, String.valueOf(config), List.of("ledger: " + e.getMessage()));
+      return Files2Iceberg.EXIT_INVALID;
+    } catch (LedgerUnavailableException e) {
+      err.println("error: the ledger is not available: " + e.getMessage());
+      return Files2Iceberg.EXIT_FAILED;
+    }
+    try (ledger) {
+      StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(table), Clock.systemUTC());
+      if (table != null && report.tables().isEmpty()) {
+        err.println("error: no table " + table + " in the ledger" + (profiles.isPresent() ? " or the profiles" : ""));
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      out.print(json ? StatusFormat.json(report) : StatusFormat.human(report));
+      out.flush();
+      return 0;
+    }
+  }
+}

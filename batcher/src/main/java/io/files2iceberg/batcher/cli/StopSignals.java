@@ -1,0 +1,29 @@
+package io.files2iceberg.batcher.cli;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+
+/**
+ * SIGTERM and SIGINT as a request to stop, instead of the JVM's immediate shutdown: {@code serve}
+ * finishes its current run (a job in flight keeps its batch consistent) and exits 0, as Cloud Run
+ * and Kubernetes expect within their grace period.
+ */
+final class StopSignals {
+  private static final Logger LOG = LoggerFactory.getLogger(StopSignals.class);
+
+  private StopSignals() {}
+
+  static void onTermination(Runnable stop) {
+    for (String name : new String[] {"TERM", "INT"}) {
+      try {
+        Signal.handle(new Signal(name), signal -> {
+          LOG.info("SIG{}: stopping after the current run", signal.getName());
+          stop.run();
+        });
+      } catch (IllegalArgumentException e) {
+        LOG.debug("Cannot handle SIG{} here: {}", name, e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.files2iceberg.batcher.launch;
+
+import io.files2iceberg.core.manifest.BatchManifest;
+
+/**
+ * Starts the Spark job on one batch: a child JVM on this machine ({@link LocalSparkLauncher}) or a
+ * Dataproc Serverless batch. The planner chooses one per table ({@code job.dataproc-region}) and
+ * never learns which it got.
+ *
+ * <p>Launching only starts the job; {@link LaunchedJob#await} watches it. A launcher is used by
+ * several tables at once and must be thread-safe.
+ */
+public interface Launcher extends AutoCloseable {
+
+  /**
+   * Starts the job on a manifest that has been written already.
+   *
+   * @param manifest the batch, as written
+   * @param manifestUri where the job reads it: a local path, {@code file://} or {@code gs://} URI
+   * @param attempt the launch of this batch being made, from 1 (a relaunch after recovery or a
+   *     failed checkpoint counts up); distinguishes logs and remote job ids of one batch
+   * @throws LaunchException when the job cannot be started; {@link LaunchException#isRetryable()}
+   *     says whether trying again later may succeed
+   */
+  LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt);
+
+  /** Releases clients the launcher holds. Jobs already started keep running. */
+  @Override
+  default void close() {}
+}

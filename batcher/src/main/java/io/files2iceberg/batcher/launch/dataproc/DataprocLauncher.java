@@ -1,0 +1,323 @@
+package io.files2iceberg.batcher.launch.dataproc;
+
+import com.google.api.gax.grpc.GrpcCallContext;
+import com.google.api.gax.rpc.ApiException;
+import com.google.api.gax.rpc.StatusCode;
+import com.google.cloud.dataproc.v1.Batch;
+import com.google.cloud.dataproc.v1.BatchControllerClient;
+import com.google.cloud.dataproc.v1.BatchControllerSettings;
+import com.google.cloud.dataproc.v1.BatchOperationMetadata;
+import com.google.cloud.dataproc.v1.CreateBatchRequest;
+import com.google.cloud.dataproc.v1.EnvironmentConfig;
+import com.google.cloud.dataproc.v1.ExecutionConfig;
+import com.google.cloud.dataproc.v1.GetBatchRequest;
+import com.google.cloud.dataproc.v1.RuntimeConfig;
+import com.google.cloud.dataproc.v1.SparkBatch;
+import com.google.longrunning.Operation;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.files2iceberg.batcher.launch.LaunchException;
+import io.files2iceberg.batcher.launch.LaunchedJob;
+import io.files2iceberg.batcher.launch.Launcher;
+import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.profile.JobSettings;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the Spark job as a Dataproc Serverless batch: one {@code CreateBatch} per launch, then
+ * {@code GetBatch} polled until the batch has ended.
+ *
+ * <p>The batch runs {@value #MAIN_CLASS} from {@code job.jar-uri} with {@code --manifest
+ * <manifest URI>}, on runtime {@code job.runtime-version} with {@code job.spark-properties}, as
+ * {@code job.service-account} in {@code job.subnetwork}, labelled {@value #TABLE_LABEL} and
+ * {@value #BATCH_LABEL}. Its id is {@code f2i-<batch id>-a<attempt>} (see {@link DataprocNames}).
+ *
+ * <p>Dataproc keeps the driver's output in Cloud Storage, so a finished batch has no metrics line
+ * ({@code report} is empty even when LOADED): the batcher reads the outcome from the ledger, where
+ * the job checkpoints it. Thread-safe: the client is shared by all launches.
+ */
+public final class DataprocLauncher implements Launcher {
+  private static final Logger LOG = LoggerFactory.getLogger(DataprocLauncher.class);
+
+  /** The job's entry point in the {@code -all.jar}. */
+  public static final String MAIN_CLASS = "io.files2iceberg.sparkjob.BatchJob";
+
+  /** Label keys of every batch. */
+  public static final String TABLE_LABEL = "files2iceberg-table";
+  public static final String BATCH_LABEL = "files2iceberg-batch";
+
+  /** How often {@link LaunchedJob#await} asks Dataproc for the batch's state. */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(10);
+
+  static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
+  static final int DEFAULT_MAX_CONSECUTIVE_ERRORS = 5;
+
+  private static final Pattern REGION = Pattern.compile("[a-z][a-z0-9-]*[a-z0-9]");
+
+  /**
+   * How launched batches are watched.
+   *
+   * @param interval between two polls (and between two tries of a create that failed transiently)
+   * @param rpcTimeout the deadline of one call to Dataproc
+   * @param maxConsecutiveErrors transient errors in a row tolerated before giving up
+   */
+  record Polling(Duration interval, Duration rpcTimeout, int maxConsecutiveErrors) {
+    Polling {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("poll interval must be positive, is " + interval);
+      }
+      if (maxConsecutiveErrors < 0) {
+        throw new IllegalArgumentException("maxConsecutiveErrors must not be negative, is " + maxConsecutiveErrors);
+      }
+    }
+  }
+
+  private final JobSettings job;
+  private final String projectId;
+  private final String region;
+  private final String jarUri;
+  private final BatchControllerClient client;
+  private final Polling polling;
+
+  /**
+   * A launcher on the given client, which it closes on {@link #close()}.
+   *
+   * @param projectId the Google Cloud project the batches run in
+   * @param client a client of {@code job.dataproc-region}'s endpoint
+   * @param pollInterval how often a launched batch's state is read
+   * @throws IllegalArgumentException naming the {@code job.*} key when the settings cannot work
+   */
+  public DataprocLauncher(JobSettings job, String projectId, BatchControllerClient client, Duration pollInterval) {
+    this(job, projectId, client, new Polling(pollInterval, DEFAULT_RPC_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_ERRORS));
+  }
+
+  DataprocLauncher(JobSettings job, String projectId, BatchControllerClient client, Polling polling) {
+    this.job = Objects.requireNonNull(job, "job");
+    requireUsable(job, projectId);
+    this.region = job.dataprocRegion().orElseThrow();
+    this.jarUri = job.jarUri().orElseThrow();
+    this.projectId = projectId;
+    this.client = Objects.requireNonNull(client, "client");
+    this.polling = Objects.requireNonNull(polling, "polling");
+  }
+
+  /**
+   * A launcher with a client of the region's endpoint ({@code <region>-dataproc.googleapis.com:443})
+   * and Application Default Credentials, polling every {@link #DEFAULT_POLL_INTERVAL}.
+   *
+   * @throws IllegalArgumentException naming the {@code job.*} key when the settings cannot work
+   * @throws LaunchException when the client cannot be created (no credentials)
+   */
+  public static DataprocLauncher connect(JobSettings job, String projectId) {
+    requireUsable(job, projectId);
+    String region = job.dataprocRegion().orElseThrow();
+    BatchControllerClient client;
+    try {
+      client = BatchControllerClient.create(
+          BatchControllerSettings.newBuilder().setEndpoint(endpoint(region)).build());
+    } catch (IOException e) {
+      throw new LaunchException("cannot create the Dataproc client for " + endpoint(region) + ": " + e.getMessage(),
+          false, e);
+    }
+    try {
+      return new DataprocLauncher(job, projectId, client, DEFAULT_POLL_INTERVAL);
+    } catch (RuntimeException e) {
+      client.close();
+      throw e;
+    }
+  }
+
+  /** The regional endpoint Dataproc Serverless batches are created at. */
+  static String endpoint(String region) {
+    return region + "-dataproc.googleapis.com:443";
+  }
+
+  /**
+   * Creates the Dataproc batch of this attempt and returns at once; {@link LaunchedJob#await}
+   * watches it. When the batch of this attempt exists already (a batcher that crashed after
+   * launching it), that batch is watched instead: one attempt never runs twice.
+   *
+   * @throws LaunchException retryable for transient errors (UNAVAILABLE, DEADLINE_EXCEEDED,
+   *     RESOURCE_EXHAUSTED, ABORTED, after bounded tries), otherwise not (a manifest not on
+   *     {@code gs://}, a request Dataproc refuses, missing permissions)
+   */
+  @Override
+  public LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt) {
+    String table = manifest.table();
+    String batchId = manifest.batchId();
+    if (!manifestUri.startsWith("gs://")) {
+      throw new LaunchException("Table " + table + " batch " + batchId + ": a Dataproc batch reads its manifest from"
+          + " Cloud Storage: metadata.path must be a gs:// URI, the manifest is " + manifestUri, false);
+    }
+    CreateBatchRequest request = createBatchRequest(manifest, manifestUri, attempt);
+    String dataprocId = request.getBatchId();
+    String batchName = request.getParent() + "/batches/" + dataprocId;
+    String operationName = create(request, table, batchId, batchName);
+    LOG.info("Table {} batch {} ({}): launched Dataproc batch {} (attempt {}): {}", table, batchId, manifestUri,
+        dataprocId, attempt, consoleUrl(dataprocId));
+    return new DataprocJob(client, polling, table, batchId, manifestUri, batchName, dataprocId, operationName,
+        consoleUrl(dataprocId));
+  }
+
+  /** The request that creates the batch of one attempt. */
+  CreateBatchRequest createBatchRequest(BatchManifest manifest, String manifestUri, int attempt) {
+    String dataprocId = DataprocNames.batchId(manifest.batchId(), attempt);
+    ExecutionConfig.Builder execution = ExecutionConfig.newBuilder();
+    job.serviceAccount().ifPresent(execution::setServiceAccount);
+    job.subnetwork().ifPresent(execution::setSubnetworkUri);
+    Batch batch = Batch.newBuilder()
+        .setSparkBatch(SparkBatch.newBuilder()
+            .setMainClass(MAIN_CLASS)
+            .addJarFileUris(jarUri)
+            .addAllArgs(List.of("--manifest", manifestUri)))
+        .setRuntimeConfig(RuntimeConfig.newBuilder()
+            .setVersion(job.runtimeVersion())
+            .putAllProperties(job.sparkProperties()))
+        .setEnvironmentConfig(EnvironmentConfig.newBuilder().setExecutionConfig(execution))
+        .putAllLabels(Map.of(
+            TABLE_LABEL, DataprocNames.labelValue(manifest.table()),
+            BATCH_LABEL, DataprocNames.labelValue(manifest.batchId())))
+        .build();
+    return CreateBatchRequest.newBuilder()
+        .setParent("projects/" + projectId + "/locations/" + region)
+        .setBatchId(dataprocId)
+        .setRequestId(DataprocNames.requestId(dataprocId))
+        .setBatch(batch)
+        .build();
+  }
+
+  /**
+   * Sends the create, again after a transient error: the request id makes a repeat return the first
+   * request's operation.
+   *
+   * @return the batch's operation name
+   */
+  private String create(CreateBatchRequest request, String table, String batchId, String batchName) {
+    for (int tries = 1; ; tries++) {
+      try {
+        Operation operation = client.createBatchCallable().call(request, callContext());
+        return operationBatch(operation, batchName);
+      } catch (ApiException e) {
+        StatusCode.Code code = e.getStatusCode().getCode();
+        if (code == StatusCode.Code.ALREADY_EXISTS) {
+          return existingBatchOperation(request, table, batchId, batchName);
+        }
+        if (!isTransient(code) || tries > polling.maxConsecutiveErrors()) {
+          throw new LaunchException("Table " + table + " batch " + batchId + ": Dataproc refused to create batch "
+              + batchName + ": " + code + ": " + e.getMessage(), isTransient(code) || isThrottled(code), e);
+        }
+        LOG.warn("Table {} batch {}: creating Dataproc batch {} failed (try {}), trying again: {}", table, batchId,
+            batchName, tries, e.toString());
+        pause(table, batchId);
+      }
+    }
+  }
+
+  /** The batch of this attempt was created before: watch it, after checking that it is ours. */
+  private String existingBatchOperation(CreateBatchRequest request, String table, String batchId, String batchName) {
+    Batch existing;
+    try {
+      existing = client.getBatchCallable().call(GetBatchRequest.newBuilder().setName(batchName).build(),
+          callContext());
+    } catch (ApiException e) {
+      throw new LaunchException("Table " + table + " batch " + batchId + ": Dataproc batch " + batchName
+          + " exists but cannot be read: " + e.getStatusCode().getCode() + ": " + e.getMessage(),
+          isTransient(e.getStatusCode().getCode()), e);
+    }
+    String ours = request.getBatch().getLabelsOrThrow(BATCH_LABEL);
+    String theirs = existing.getLabelsOrDefault(BATCH_LABEL, "");
+    if (!ours.equals(theirs)) {
+      throw new LaunchException("Table " + table + " batch " + batchId + ": Dataproc batch " + batchName
+          + " exists and belongs to another batch: label " + BATCH_LABEL + " expected: " + ours + " actual: "
+          + theirs, false);
+    }
+    LOG.info("Table {} batch {}: Dataproc batch {} was launched before ({}); watching it", table, batchId, batchName,
+        existing.getState());
+    return existing.getOperation();
+  }
+
+  private static String operationBatch(Operation operation, String batchName) {
+    // The metadata names the batch the operation creates; it must be the one asked for.
+    if (operation.hasMetadata() && operation.getMetadata().is(BatchOperationMetadata.class)) {
+      try {
+        String named = operation.getMetadata().unpack(BatchOperationMetadata.class).getBatch();
+        if (!named.isEmpty() && !named.equals(batchName)) {
+          LOG.warn("Dataproc operation {} names batch {}, expected {}", operation.getName(), named, batchName);
+        }
+      } catch (InvalidProtocolBufferException e) {
+        LOG.warn("Dataproc operation {} has unreadable metadata: {}", operation.getName(), e.toString());
+      }
+    }
+    return operation.getName();
+  }
+
+  private void pause(String table, String batchId) {
+    try {
+      TimeUnit.NANOSECONDS.sleep(polling.interval().toNanos());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LaunchException("Table " + table + " batch " + batchId + ": interrupted while creating the Dataproc"
+          + " batch", true, e);
+    }
+  }
+
+  private GrpcCallContext callContext() {
+    return GrpcCallContext.createDefault().withTimeoutDuration(polling.rpcTimeout());
+  }
+
+  /** Where an operator sees the batch, its output and its Spark UI. */
+  String consoleUrl(String dataprocId) {
+    return "https://console.cloud.google.com/dataproc/batches/" + region + "/" + dataprocId + "?project=" + projectId;
+  }
+
+  /** Errors after which the same call may succeed. */
+  static boolean isTransient(StatusCode.Code code) {
+    return code == StatusCode.Code.UNAVAILABLE || code == StatusCode.Code.DEADLINE_EXCEEDED;
+  }
+
+  /** Errors a later launch may get past: a quota, a conflicting concurrent change. */
+  private static boolean isThrottled(StatusCode.Code code) {
+    return code == StatusCode.Code.RESOURCE_EXHAUSTED || code == StatusCode.Code.ABORTED;
+  }
+
+  /** Checks the settings before anything is created, so that a bad one needs no credentials to show. */
+  private static void requireUsable(JobSettings job, String projectId) {
+    String region = job.dataprocRegion().orElseThrow(() ->
+        new IllegalArgumentException("job.dataproc-region: required for the Dataproc launcher"));
+    if (!REGION.matcher(region).matches()) {
+      throw new IllegalArgumentException("job.dataproc-region: not a region name such as europe-west1: \"" + region
+          + "\"");
+    }
+    String jarUri = job.jarUri().orElseThrow(() -> new IllegalArgumentException(
+        "job.jar-uri: required with job.dataproc-region: the gs:// URI of files2iceberg-spark-job-<version>-all.jar"));
+    if (!jarUri.startsWith("gs://")) {
+      throw new IllegalArgumentException("job.jar-uri: must be a gs:// URI for Dataproc Serverless, is \"" + jarUri
+          + "\"");
+    }
+    if (job.runtimeVersion().isBlank()) {
+      throw new IllegalArgumentException("job.runtime-version: must not be blank");
+    }
+    if (projectId == null || projectId.isBlank()) {
+      throw new IllegalArgumentException("the Dataproc launcher needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT"
+          + " or ledger.firestore-project");
+    }
+  }
+
+  /** Closes the client; batches already created keep running. */
+  @Override
+  public void close() {
+    client.close();
+  }
+
+  @Override
+  public String toString() {
+    return "Dataproc Serverless in projects/" + projectId + "/locations/" + region;
+  }
+}

@@ -1,0 +1,213 @@
+package io.files2iceberg.batcher.local;
+
+import io.files2iceberg.core.profile.Home;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The listener service as a child process on this machine, as {@code bin/files2iceberg listen}
+ * runs it: {@code java -cp listener/target/classes:listener/target/lib/*
+ * io.files2iceberg.listener.ListenerApplication --config DIR --home DIR --port N}, bound to
+ * {@code 127.0.0.1}, with plain-text logs in {@code <home>/logs/listener.log}.
+ *
+ * <p>{@link #close} stops it with {@code SIGTERM}, so it finishes the messages in flight and
+ * closes the ledger; a listener that has not stopped after {@link #STOP_TIMEOUT} is killed.
+ */
+public final class ListenerProcess implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ListenerProcess.class);
+
+  /** System property naming listener's {@code target} folder; {@code bin/files2iceberg} sets it. */
+  public static final String LISTENER_DIR_PROPERTY = "files2iceberg.listener.dir";
+  /** Environment variable naming listener's {@code target} folder. */
+  public static final String LISTENER_DIR_ENV = "FILES2ICEBERG_LISTENER_DIR";
+  static final String MAIN_CLASS = "io.files2iceberg.listener.ListenerApplication";
+  static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+
+  private final Process process;
+  private final int port;
+  private final Path log;
+
+  private ListenerProcess(Process process, int port, Path log) {
+    this.process = process;
+    this.port = port;
+    this.log = log;
+  }
+
+  /**
+   * Starts the listener on a free port and waits until {@code /health} says {@code UP}.
+   *
+   * @param listenerTarget listener's {@code target} folder ({@link #locateTarget})
+   * @throws IllegalStateException when it exits or is not healthy within {@code timeout}, with the
+   *     end of its log
+   */
+  public static ListenerProcess start(Path listenerTarget, Path config, Home home, Duration timeout)
+      throws InterruptedException {
+    Path classes = listenerTarget.resolve("classes");
+    Path lib = listenerTarget.resolve("lib");
+    if (!Files.isDirectory(classes) || !Files.isDirectory(lib)) {
+      throw new IllegalStateException("The listener is not built: " + classes + " or " + lib
+          + " is missing; build it first: mvn -pl listener -am package -DskipTests");
+    }
+    int port = freePort();
+    Path log = home.root().resolve("logs").resolve("listener.log");
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Dmicronaut.server.host=127.0.0.1");
+    command.add("-cp");
+    command.add(classes + java.io.File.pathSeparator + lib + java.io.File.separator + "*");
+    command.add(MAIN_CLASS);
+    command.add("--config");
+    command.add(config.toAbsolutePath().toString());
+    command.add("--home");
+    command.add(home.root().toString());
+    command.add("--port");
+    command.add(Integer.toString(port));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().put("FILES2ICEBERG_LOG_FORMAT", "TEXT");
+    builder.environment().remove("PORT");
+    builder.redirectErrorStream(true);
+    builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    Process process;
+    try {
+      Files.createDirectories(log.getParent());
+      builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      process = builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot start the listener: " + e.getMessage(), e);
+    }
+    ListenerProcess listener = new ListenerProcess(process, port, log);
+    try {
+      listener.awaitHealthy(timeout);
+    } catch (RuntimeException | InterruptedException e) {
+      listener.close();
+      throw e;
+    }
+    LOG.info("Listener started as process {} on port {}, log {}", process.pid(), port, log);
+    return listener;
+  }
+
+  /**
+   * listener's {@code target} folder: the system property {@value #LISTENER_DIR_PROPERTY}, else the
+   * environment variable {@value #LISTENER_DIR_ENV}, else {@code listener/target} of the first
+   * folder at or above {@code workingDir} that holds {@code listener/pom.xml}.
+   */
+  public static Path locateTarget(Map<String, String> env, Path workingDir) {
+    String property = System.getProperty(LISTENER_DIR_PROPERTY);
+    if (property != null && !property.isBlank()) {
+      return Path.of(property);
+    }
+    String fromEnv = env.get(LISTENER_DIR_ENV);
+    if (fromEnv != null && !fromEnv.isBlank()) {
+      return Path.of(fromEnv);
+    }
+    for (Path dir = workingDir.toAbsolutePath().normalize(); dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve("listener").resolve("pom.xml"))) {
+        return dir.resolve("listener").resolve("target");
+      }
+    }
+    throw new IllegalStateException("Cannot find the listener's build: set -D" + LISTENER_DIR_PROPERTY + " or $"
+        + LISTENER_DIR_ENV + " to listener/target, or run from the files2iceberg checkout");
+  }
+
+  /** The base URL, {@code http://127.0.0.1:<port>}. */
+  public URI baseUri() {
+    return URI.create("http://127.0.0.1:" + port);
+  }
+
+  /** The push endpoint at {@code pushPath} (the profiles' {@code listener.push-path}). */
+  public URI pushUri(String pushPath) {
+    return baseUri().resolve(pushPath);
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public Path log() {
+    return log;
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  private void awaitHealthy(Duration timeout) throws InterruptedException {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    HttpRequest health = HttpRequest.newBuilder(baseUri().resolve("/health")).timeout(Duration.ofSeconds(5)).build();
+    Instant deadline = Instant.now().plus(timeout);
+    String last = "no answer";
+    while (Instant.now().isBefore(deadline)) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("The listener exited with code " + process.exitValue() + " before it was up:"
+            + System.lineSeparator() + tail(log, 20));
+      }
+      try {
+        HttpResponse<String> response = http.send(health, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200 && response.body().contains("\"UP\"")) {
+          return;
+        }
+        last = "HTTP " + response.statusCode() + " " + response.body();
+      } catch (IOException e) {
+        last = e.toString();
+      }
+      TimeUnit.MILLISECONDS.sleep(250);
+    }
+    throw new IllegalStateException("The listener on port " + port + " was not healthy within " + timeout.toSeconds()
+        + "s (" + last + "):" + System.lineSeparator() + tail(log, 20));
+  }
+
+  /** Stops the listener gracefully ({@code SIGTERM}), killing it after {@link #STOP_TIMEOUT}. */
+  @Override
+  public void close() {
+    if (!process.isAlive()) {
+      return;
+    }
+    process.destroy();
+    try {
+      if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("The listener (process {}) did not stop within {}s; killing it", process.pid(),
+            STOP_TIMEOUT.toSeconds());
+        process.destroyForcibly();
+        process.waitFor(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The last {@code lines} lines of a log, for error messages. */
+  static String tail(Path file, int lines) {
+    try {
+      List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+      return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot find a free port", e);
+    }
+  }
+}

@@ -1,0 +1,411 @@
+package io.files2iceberg.batcher.local;
+
+import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.plan.BatchEvent;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
+import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
+import io.files2iceberg.batcher.plan.BatchRunner;
+import io.files2iceberg.batcher.plan.RunOptions;
+import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.TableStatus;
+import io.files2iceberg.core.manifest.BatchLoadReport;
+import io.files2iceberg.core.profile.BatchFile;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.TableProfile;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * The embedded pipeline on one machine, the same code paths as production with other adapters: a
+ * landing folder and {@link LandingNotifier} for the bucket and Pub/Sub push, the real listener as
+ * a child process ({@link ListenerProcess}), the ledger of the profiles (SQLite in the home by
+ * default) and the {@link BatchRunner} with the launcher of each profile (the local Spark launcher
+ * unless a profile names Dataproc).
+ *
+ * <p>Progress goes to {@code out} as one line per fact, each starting with the prefix; every batch
+ * that committed while this pipeline ran is kept for {@link #committed()}.
+ */
+public final class LocalPipeline implements AutoCloseable {
+  /** How long the listener may take to come up. */
+  static final Duration LISTENER_START_TIMEOUT = Duration.ofSeconds(90);
+
+  private final ProfileRegistry profiles;
+  private final Ledger ledger;
+  private final Launchers launchers;
+  private final ListenerProcess listener;
+  private final LandingNotifier notifier;
+  private final BatchRunner runner;
+  private final PrintWriter out;
+  private final String prefix;
+  private final Clock clock;
+  private final Map<String, BatchClaimed> claims = new LinkedHashMap<>();
+  private final List<CommittedBatch> committed = new ArrayList<>();
+  private Optional<String> waitingFor = Optional.empty();
+  /** Whether the batcher has run once: the first round always runs it (recovery, mode full). */
+  private boolean ranOnce;
+
+  private LocalPipeline(ProfileRegistry profiles, Ledger ledger, Launchers launchers, ListenerProcess listener,
+      LandingNotifier notifier, RunOptions options, PrintWriter out, String prefix, Clock clock) {
+    this.profiles = profiles;
+    this.ledger = ledger;
+    this.launchers = launchers;
+    this.listener = listener;
+    this.notifier = notifier;
+    this.out = out;
+    this.prefix = prefix;
+    this.clock = clock;
+    this.runner = BatchRunner.builder(profiles, ledger, launchers)
+        .clock(clock)
+        .options(options)
+        .events(this::print)
+        .build();
+  }
+
+  /**
+   * Opens the ledger, starts the listener on the profiles and the home, and checks that every
+   * profile's jobs can be launched.
+   *
+   * @param config the profile folder (or file) the listener loads, the one {@code profiles} came from
+   * @param landing the folder the notifier watches
+   * @param sparkJobTarget spark-job's {@code target} folder, for the local launcher
+   * @param listenerTarget listener's {@code target} folder
+   * @throws IllegalArgumentException when a profile's jobs cannot be launched (a configuration
+   *     error, one line per problem)
+   * @throws IllegalStateException when the listener does not come up
+   */
+  public static LocalPipeline start(ProfileRegistry profiles, Path config, Home home, Path landing,
+      Path sparkJobTarget, Path listenerTarget, RunOptions options, PrintWriter out, String prefix)
+      throws InterruptedException {
+    Clock clock = Clock.systemUTC();
+    Launchers launchers = Launchers.discover(() -> new LocalSparkLauncher(sparkJobTarget, home));
+    List<String> problems = launchers.check(profiles.profiles());
+    if (!problems.isEmpty()) {
+      launchers.close();
+      throw new IllegalArgumentException(problems.size() + " problem(s) keep jobs from starting:"
+          + System.lineSeparator() + "  " + String.join(System.lineSeparator() + "  ", problems));
+    }
+    TableProfile first = profiles.profiles().get(0);
+    Ledger ledger = Ledgers.open(first.ledger(), clock);
+    ListenerProcess listener;
+    try {
+      listener = ListenerProcess.start(listenerTarget, config, home, LISTENER_START_TIMEOUT);
+    } catch (RuntimeException | InterruptedException e) {
+      ledger.close();
+      launchers.close();
+      throw e;
+    }
+    Set<String> markers = profiles.profiles().stream()
+        .map(p -> p.extract().batchFile().successFileName())
+        .collect(Collectors.toSet());
+    LandingNotifier notifier =
+        new LandingNotifier(landing, listener.pushUri(first.listener().pushPath()), markers, clock);
+    LocalPipeline pipeline =
+        new LocalPipeline(profiles, ledger, launchers, listener, notifier, options, out, prefix, clock);
+    pipeline.say("listener up on " + listener.baseUri() + " (pid " + listener.pid() + ", log " + listener.log() + ")");
+    return pipeline;
+  }
+
+  /** Posts what is new in the landing folder; prints a line when anything was posted. */
+  public LandingNotifier.ScanResult scan() throws InterruptedException {
+    LandingNotifier.ScanResult result = notifier.scan();
+    if (result.posted() > 0 || result.pending() > 0) {
+      say("posted " + result.describe());
+    }
+    return result;
+  }
+
+  /**
+   * Scans and runs batches until the pipeline has caught up: a scan posts nothing new and no table
+   * has a partition READY or CLAIMED or a batch in flight. A partition still OPEN (its marker has
+   * not landed) does not hold it up.
+   *
+   * @param interval the pause between rounds while batches of another run hold partitions
+   * @param timeout the longest it waits
+   * @return the state reached, with the partitions FAILED for good (which do not hold it up)
+   * @throws IllegalStateException when it has not caught up within {@code timeout}
+   */
+  public Progress catchUp(Duration interval, Duration timeout) throws InterruptedException {
+    Instant deadline = clock.instant().plus(timeout);
+    while (true) {
+      LandingNotifier.ScanResult scan = scan();
+      Map<String, TableStatus> before = statuses();
+      // Mode full (and backfills) read a listing, not the ledger: they run on the first round and
+      // whenever new files arrived, not because the ledger holds READY partitions for them.
+      boolean arrived = scan.count(LandingNotifier.Outcome.RECORDED) + scan.count(LandingNotifier.Outcome.PARTITION_READY)
+          + scan.count(LandingNotifier.Outcome.ACKNOWLEDGED) > 0;
+      boolean work = !ranOnce || arrived || before.values().stream().anyMatch(LocalPipeline::hasWork);
+      ranOnce = true;
+      if (work) {
+        RunSummary summary = runner.runOnce();
+        summary.errors().forEach(error -> say("error: " + error));
+      }
+      Map<String, TableStatus> after = statuses();
+      boolean busy = after.values().stream().anyMatch(LocalPipeline::hasWork);
+      if (!busy && scan.isQuiet() && !work) {
+        waitingFor = Optional.empty();
+        return new Progress(after.values().stream().flatMap(s -> s.failedPartitions().stream()).toList());
+      }
+      if (!busy && scan.isQuiet()) {
+        continue; // one more quiet round confirms nothing arrived while the batches ran
+      }
+      if (clock.instant().isAfter(deadline)) {
+        throw new IllegalStateException("Not caught up after " + timeout.toSeconds() + "s: " + describe(after));
+      }
+      if (busy) {
+        announceWait(after);
+      }
+      TimeUnit.MILLISECONDS.sleep(interval.toMillis());
+    }
+  }
+
+  /**
+   * Where {@link #catchUp} stopped: nothing left for the batcher.
+   *
+   * @param failedPartitions partitions that ran out of attempts (now or before): an operator's turn
+   */
+  public record Progress(List<PartitionRecord> failedPartitions) {
+    public Progress {
+      failedPartitions = List.copyOf(failedPartitions);
+    }
+  }
+
+  /** Whether a table has something for the batcher: READY or CLAIMED partitions, a batch in flight. */
+  private static boolean hasWork(TableStatus status) {
+    return status.partitionsByState().getOrDefault(PartitionState.READY, 0L) > 0
+        || status.partitionsByState().getOrDefault(PartitionState.CLAIMED, 0L) > 0
+        || !status.inFlight().isEmpty();
+  }
+
+  /** Says once which batch holds partitions until it ends or its lease expires. */
+  private void announceWait(Map<String, TableStatus> statuses) {
+    Optional<BatchRecord> held = statuses.values().stream().flatMap(s -> s.inFlight().stream()).findFirst();
+    held.ifPresent(batch -> {
+      if (!waitingFor.equals(Optional.of(batch.batchId()))) {
+        waitingFor = Optional.of(batch.batchId());
+        say("batch " + batch.batchId() + " of " + batch.table() + " is " + batch.state().code()
+            + batch.leaseUntil().map(until -> "; recovered once its lease expires at " + until).orElse(""));
+      }
+    });
+  }
+
+  private String describe(Map<String, TableStatus> statuses) {
+    return statuses.values().stream()
+        .map(s -> s.table() + " partitions " + s.partitionsByState() + ", " + s.inFlight().size() + " batch(es) in flight")
+        .collect(Collectors.joining("; "));
+  }
+
+  /** The ledger's view of every table whose batches the ledger drives (modes incremental, last). */
+  public Map<String, TableStatus> statuses() {
+    Map<String, TableStatus> statuses = new LinkedHashMap<>();
+    for (TableProfile profile : profiles.profiles()) {
+      if (isLedgerDriven(profile)) {
+        statuses.put(profile.table(), ledger.tableStatus(profile.table()));
+      }
+    }
+    return statuses;
+  }
+
+  private static boolean isLedgerDriven(TableProfile profile) {
+    return profile.extract().saveCheckpoint()
+        && profile.extract().batchFile().ingestionType() != BatchFile.IngestionType.FULL;
+  }
+
+  /** Every batch that committed while this pipeline ran, in commit order. */
+  public List<CommittedBatch> committed() {
+    return List.copyOf(committed);
+  }
+
+  public Ledger ledger() {
+    return ledger;
+  }
+
+  public ListenerProcess listener() {
+    return listener;
+  }
+
+  /**
+   * A batch that committed, with what it claimed.
+   *
+   * @param partitions the partition tokens it loaded (empty when its claim was not seen)
+   * @param files the files it read
+   */
+  public record CommittedBatch(String table, String batchId, List<String> partitions, int files,
+      BatchLoadReport report) {
+    public CommittedBatch {
+      partitions = List.copyOf(partitions);
+      Objects.requireNonNull(report, "report");
+    }
+  }
+
+  private void print(BatchEvent event) {
+    if (event instanceof BatchClaimed claimed) {
+      synchronized (claims) {
+        claims.put(claimed.batchId(), claimed);
+      }
+      say("batch " + claimed.batchId() + " claimed: " + claimed.files() + (claimed.files() == 1 ? " file" : " files")
+          + " in " + partitions(claimed.partitions()) + " (" + claimed.table() + ", mode "
+          + claimed.mode().code() + ")");
+    } else if (event instanceof BatchLaunched launched) {
+      say("batch " + launched.batchId() + " launched: " + launched.jobId()
+          + (launched.attempt() > 1 ? " (attempt " + launched.attempt() + ")" : ""));
+    } else if (event instanceof BatchRecovered recovered) {
+      say("batch " + recovered.batchId() + " recovered after its lease expired; launching attempt "
+          + recovered.attempt());
+    } else if (event instanceof PartitionsSuperseded superseded) {
+      say("partitions " + partitions(superseded.partitions()) + " superseded by batch " + superseded.batchId()
+          + " (mode last loads only the newest)");
+    } else if (event instanceof BatchCommitted done) {
+      BatchLoadReport report = done.report();
+      BatchClaimed claimed;
+      synchronized (claims) {
+        claimed = claims.get(done.batchId());
+      }
+      synchronized (committed) {
+        committed.add(new CommittedBatch(done.table(), done.batchId(),
+            claimed == null ? List.of() : claimed.partitions(),
+            claimed == null ? (int) report.metrics().files() : claimed.files(), report));
+      }
+      if (report.alreadyCommitted()) {
+        say("batch " + done.batchId() + " committed: already in snapshot " + report.snapshotId()
+            + " (ledger finalized)");
+      } else {
+        say("batch " + done.batchId() + " committed: snapshot " + report.snapshotId() + ", "
+            + report.metrics().rowsInserted() + " rows inserted, " + report.metrics().rowsUpdated() + " updated");
+      }
+    } else if (event instanceof BatchFailed batchFailed) {
+      say("batch " + batchFailed.batchId() + " failed: " + batchFailed.error() + " ("
+          + batchFailed.after().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ")");
+    }
+  }
+
+  /**
+   * Prints what this pipeline committed: one row per batch (table, batch id, partitions, files,
+   * rows inserted and updated, snapshot) and a total, then each table's state in the ledger; or,
+   * when nothing was committed, that every table is unchanged.
+   */
+  public void printSummary(Duration elapsed) {
+    Map<String, TableStatus> statuses = statuses();
+    List<CommittedBatch> batches = committed();
+    if (batches.isEmpty()) {
+      for (TableStatus status : statuses.values()) {
+        say("nothing new; table " + status.table() + " unchanged ("
+            + status.lastCommitted().flatMap(BatchRecord::snapshotId).map(id -> "snapshot " + id).orElse("no snapshot yet")
+            + ", " + ingested(status) + ")");
+      }
+      return;
+    }
+    say("done in " + elapsed.toSeconds() + "s: " + batches.size() + (batches.size() == 1 ? " batch" : " batches")
+        + " committed");
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"table", "batch", "partitions", "files", "inserted", "updated", "snapshot"});
+    long files = 0;
+    long inserted = 0;
+    long updated = 0;
+    java.util.Set<String> partitions = new java.util.TreeSet<>();
+    for (CommittedBatch batch : batches) {
+      BatchLoadReport report = batch.report();
+      rows.add(new String[] {batch.table(), batch.batchId(), partitions(batch.partitions()),
+          Integer.toString(batch.files()), Long.toString(report.metrics().rowsInserted()),
+          Long.toString(report.metrics().rowsUpdated()), Long.toString(report.snapshotId())});
+      files += batch.files();
+      inserted += report.metrics().rowsInserted();
+      updated += report.metrics().rowsUpdated();
+      batch.partitions().forEach(p -> partitions.add(batch.table() + "|" + p));
+    }
+    rows.add(new String[] {"total", "", partitions.size() + (partitions.size() == 1 ? " partition" : " partitions"),
+        Long.toString(files), Long.toString(inserted), Long.toString(updated), ""});
+    int[] widths = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder("  ");
+      for (int i = 0; i < row.length; i++) {
+        boolean number = i == 3 || i == 4 || i == 5;
+        String padding = " ".repeat(widths[i] - row[i].length());
+        line.append(number ? padding + row[i] : row[i] + (i < row.length - 1 ? padding : "")).append("  ");
+      }
+      synchronized (out) {
+        out.println(line.toString().stripTrailing());
+      }
+    }
+    for (TableStatus status : statuses.values()) {
+      say("table " + status.table() + ": " + ingested(status)
+          + status.lastCommitted().flatMap(BatchRecord::snapshotId).map(id -> ", current snapshot " + id).orElse(""));
+    }
+    out.flush();
+  }
+
+  /** {@code 3 partitions ingested (10 files)}, plus any partitions in other states. */
+  private static String ingested(TableStatus status) {
+    long partitions = status.partitionsByState().getOrDefault(PartitionState.INGESTED, 0L);
+    long files = status.filesByState().getOrDefault(io.files2iceberg.core.ledger.FileState.INGESTED, 0L);
+    StringBuilder text = new StringBuilder()
+        .append(partitions).append(partitions == 1 ? " partition" : " partitions").append(" ingested (")
+        .append(files).append(files == 1 ? " file)" : " files)");
+    status.partitionsByState().forEach((state, count) -> {
+      if (state != PartitionState.INGESTED && count > 0) {
+        text.append(", ").append(count).append(' ').append(state.code());
+      }
+    });
+    return text.toString();
+  }
+
+  /** Up to three partitions, then how many more. */
+  static String partitions(List<String> partitions) {
+    if (partitions.isEmpty()) {
+      return "no partition";
+    }
+    if (partitions.size() <= 3) {
+      return String.join(", ", partitions);
+    }
+    return String.join(", ", partitions.subList(0, 3)) + " and " + (partitions.size() - 3) + " more";
+  }
+
+  /** One progress line. */
+  public void say(String line) {
+    synchronized (out) {
+      out.println(prefix + " " + line);
+      out.flush();
+    }
+  }
+
+  /** Stops the listener (gracefully), then closes the launchers and the ledger. */
+  @Override
+  public void close() {
+    try {
+      listener.close();
+    } finally {
+      try {
+        launchers.close();
+      } finally {
+        ledger.close();
+      }
+    }
+  }
+}

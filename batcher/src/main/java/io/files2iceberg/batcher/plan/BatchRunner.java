@@ -1,0 +1,717 @@
+package io.files2iceberg.batcher.plan;
+
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import io.files2iceberg.batcher.launch.JobResult;
+import io.files2iceberg.batcher.launch.LaunchException;
+import io.files2iceberg.batcher.launch.LaunchedJob;
+import io.files2iceberg.batcher.launch.Launcher;
+import io.files2iceberg.batcher.plan.BatchEvent.AfterFailure;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
+import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.ClaimNewestPartition;
+import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.IllegalTransitionException;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.NewestPartitionClaimed;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.manifest.BatchLoadReport;
+import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.JobExit;
+import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Catalog;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.TableProfile;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The planner: turns READY partitions into batches, runs the job on each and settles the ledger.
+ *
+ * <p>{@link #runOnce()} gives every table of the registry one turn, tables in parallel up to {@link
+ * RunOptions#concurrency()}, and one batch at a time per table (claims are exclusive: concurrent
+ * MERGE commits to one table would conflict). A table's turn:
+ *
+ * <ol>
+ *   <li><b>Recovery</b>: each of its batches whose lease expired (a batcher died, or a run left it
+ *       for recovery) is launched again as it is, rebuilt from the ledger. The job walks the
+ *       table's snapshot ancestry before reading anything, so a batch that is already in the table
+ *       is only finalized in the ledger; the batcher never reads Iceberg itself. A batch whose
+ *       attempts reached {@code job.max-attempts} is failed instead.
+ *   <li><b>Claims</b>, by mode: {@code incremental} claims READY partitions, oldest first, up to
+ *       {@code max-batch-size} files, again and again until nothing is READY; {@code last} claims the
+ *       newest READY partition whole and supersedes the older ones; {@code full} (and any mode with
+ *       {@code save-checkpoint = false}) lists the files from storage into a batch the ledger never
+ *       sees.
+ *   <li>For each batch: write the manifest, mark it RUNNING, launch, renew the lease every third of
+ *       {@code job.lease-timeout} while waiting (bounded by {@link RunOptions#jobTimeout()}), then
+ *       settle it by the job's outcome (below). A table's turn ends at its first batch that does
+ *       not commit, so a failing table never spends all its attempts in one run.
+ * </ol>
+ *
+ * <p>Settling, by the job's {@link JobExit}:
+ *
+ * <ul>
+ *   <li>{@code LOADED}: the job wrote the checkpoint; the ledger must show the batch COMMITTED (else
+ *       it is failed, naming the state). Then committed batches beyond {@code keep-checkpoints}
+ *       are pruned.
+ *   <li>{@code CHECKPOINT_FAILED}: the rows are in the table. The batch is launched again at once
+ *       (the job only finalizes it); if that fails too, its lease is expired so that the next run's
+ *       recovery finalizes it. Its partitions are never released: that would load them twice.
+ *   <li>{@code REJECTED}: the input or the profile must change first; the batch fails with its
+ *       partitions FAILED at once, showing the job's error, until an operator retries them.
+ *   <li>{@code FAILED}, {@code INVALID_MANIFEST}, reported by the job: nothing was committed; the
+ *       batch fails and its partitions are released with one more attempt counted (FAILED after
+ *       {@code job.max-attempts}).
+ *   <li>A run that ended without the job's word (a crash, a kill, the timeout), and any failure of
+ *       a batch that an earlier attempt may have committed: whether the table holds it is unknown,
+ *       so the batch is left for recovery (its lease expired) and launched again next run, until
+ *       its attempts reach {@code job.max-attempts}.
+ * </ul>
+ *
+ * <p>Tables whose catalog is JDBC on one SQLite file (the embedded catalog) take turns, one job at
+ * a time per file: Iceberg commits from two JVMs to one SQLite file fail instead of waiting.
+ *
+ * <p>Not thread-safe: one caller runs {@link #runOnce()} at a time. Events are delivered from the
+ * tables' worker threads.
+ */
+public final class BatchRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(BatchRunner.class);
+  private static final DateTimeFormatter LISTED_ID_TIME =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final Duration MIN_RENEWAL = Duration.ofMillis(50);
+
+  private final ProfileRegistry profiles;
+  private final Ledger ledger;
+  private final Function<TableProfile, Launcher> launchers;
+  private final Clock clock;
+  private final RunOptions options;
+  private final Consumer<BatchEvent> events;
+  private final ManifestStore manifests;
+  private final StorageListing listing;
+  /** One job at a time per SQLite catalog file; see {@link #catalogPermit}. */
+  private final Map<String, Semaphore> sqliteCatalogs = new ConcurrentHashMap<>();
+
+  private BatchRunner(Builder builder) {
+    this.profiles = builder.profiles;
+    this.ledger = builder.ledger;
+    this.launchers = builder.launchers;
+    this.clock = builder.clock;
+    this.options = builder.options;
+    this.events = builder.events;
+    Supplier<Storage> storage = memoize(builder.storage);
+    this.manifests = new ManifestStore(storage);
+    this.listing = new StorageListing(storage);
+  }
+
+  /**
+   * @param profiles the tables to run, each with its settings
+   * @param ledger the deployment's ledger (the same one the job opens from the profiles)
+   * @param launchers each table's launcher (see {@code Launchers})
+   */
+  public static Builder builder(ProfileRegistry profiles, Ledger ledger, Function<TableProfile, Launcher> launchers) {
+    return new Builder(profiles, ledger, launchers);
+  }
+
+  /**
+   * Recovers expired batches, then gives every table its turn (see the class comment) and waits
+   * for all of them.
+   *
+   * @return what committed and what failed; problems that stopped a table before it had a batch
+   *     (the ledger unavailable, no launcher) are in {@link RunSummary#errors()}
+   */
+  public RunSummary runOnce() {
+    Instant start = clock.instant();
+    Collected collected = new Collected();
+    Map<String, List<BatchRecord>> expired;
+    try {
+      expired = ledger.findExpiredLeases().stream()
+          .collect(Collectors.groupingBy(BatchRecord::table, LinkedHashMap::new, Collectors.toList()));
+    } catch (RuntimeException e) {
+      LOG.error("Cannot look for expired batches: {}", e.toString());
+      collected.error("ledger: cannot look for expired batches: " + e.getMessage());
+      return collected.summary(Duration.between(start, clock.instant()));
+    }
+    for (String table : expired.keySet()) {
+      if (profiles.byTable(table).isEmpty()) {
+        LOG.warn("Table {}: batches {} have expired leases but no profile loads the table; left as they are", table,
+            expired.get(table).stream().map(BatchRecord::batchId).toList());
+      }
+    }
+    List<TableProfile> tables = profiles.profiles();
+    int threads = Math.max(1, Math.min(options.concurrency(), tables.size()));
+    AtomicInteger threadNumber = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+      Thread thread = new Thread(runnable, "batcher-table-" + threadNumber.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      Map<String, Future<?>> turns = new LinkedHashMap<>();
+      for (TableProfile profile : tables) {
+        List<BatchRecord> stale = expired.getOrDefault(profile.table(), List.of());
+        turns.put(profile.table(), pool.submit(() -> new TableTurn(profile, collected).run(stale)));
+      }
+      for (Map.Entry<String, Future<?>> turn : turns.entrySet()) {
+        try {
+          turn.getValue().get();
+        } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          LOG.error("Table {}: the turn stopped: {}", turn.getKey(), cause.toString(), cause);
+          collected.error(turn.getKey() + ": " + cause.getMessage());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      pool.shutdownNow();
+      collected.error("interrupted");
+    } finally {
+      pool.shutdown();
+    }
+    RunSummary summary = collected.summary(Duration.between(start, clock.instant()));
+    LOG.info("Run: {}", summary.describe());
+    return summary;
+  }
+
+  /** One table's turn; runs on one worker thread. */
+  private final class TableTurn {
+    private final TableProfile profile;
+    private final String table;
+    private final Collected collected;
+    private final int maxAttempts;
+    private final Duration lease;
+    /** Why the last launch could not start, for the batch's error. */
+    private String lastLaunchError = "";
+
+    TableTurn(TableProfile profile, Collected collected) {
+      this.profile = profile;
+      this.table = profile.table();
+      this.collected = collected;
+      this.maxAttempts = Math.max(1, profile.job().maxAttempts());
+      this.lease = profile.job().leaseTimeout();
+    }
+
+    void run(List<BatchRecord> stale) {
+      Launcher launcher = launchers.apply(profile);
+      for (BatchRecord batch : stale) {
+        if (!withPermit(() -> recover(launcher, batch))) {
+          return; // the table keeps a batch in flight; claims are exclusive anyway
+        }
+      }
+      IngestionType mode = profile.extract().batchFile().ingestionType();
+      if (mode == IngestionType.FULL || !profile.extract().saveCheckpoint()) {
+        runListed(launcher, mode);
+        return;
+      }
+      if (mode == IngestionType.LAST) {
+        withPermit(() -> claimNewest().map(batch -> execute(launcher, batch, IngestionType.LAST, false)).orElse(false));
+        return;
+      }
+      boolean more = true;
+      while (more && !Thread.currentThread().isInterrupted()) {
+        more = withPermit(() -> {
+          Optional<BatchRecord> claimed =
+              ledger.claimPartitions(new ClaimPartitions(table, profile.extract().maxBatchSize(), lease, true));
+          if (claimed.isEmpty()) {
+            return false;
+          }
+          BatchRecord batch = claimed.get();
+          emit(new BatchClaimed(table, batch.batchId(), mode, true, batch.partitions(), batch.fileIds().size()));
+          return execute(launcher, batch, mode, false);
+        });
+      }
+    }
+
+    /**
+     * Runs one claim-and-job step holding the table's catalog permit (when its catalog needs one);
+     * false when interrupted while waiting for it.
+     */
+    private boolean withPermit(Supplier<Boolean> step) {
+      Optional<Semaphore> permit = catalogPermit(profile);
+      if (permit.isEmpty()) {
+        return step.get();
+      }
+      try {
+        permit.get().acquire();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+      try {
+        return step.get();
+      } finally {
+        permit.get().release();
+      }
+    }
+
+    /** A batch whose lease expired: fail it when out of attempts, else launch it again. */
+    private boolean recover(Launcher launcher, BatchRecord batch) {
+      if (batch.attempts() >= maxAttempts) {
+        String error = "gave up after " + batch.attempts() + " attempt(s): the lease expired without a result"
+            + batch.error().map(e -> "; " + e).orElse("");
+        LOG.warn("Table {} batch {}: {}", table, batch.batchId(), error);
+        ledger.failBatch(batch.batchId(), error, 1);
+        emit(new BatchFailed(table, batch.batchId(), error, Optional.empty(), AfterFailure.PARTITIONS_FAILED));
+        return true;
+      }
+      LOG.info("Table {} batch {}: lease expired at {} after {} attempt(s); launching it again", table,
+          batch.batchId(), batch.leaseUntil().orElse(null), batch.attempts());
+      emit(new BatchRecovered(table, batch.batchId(), batch.attempts() + 1));
+      // The ledger does not keep a batch's mode: it is the profile's, and a ledger batch of a
+      // profile since switched to full (which has no ledger batches) is loaded incrementally.
+      IngestionType mode = profile.extract().batchFile().ingestionType();
+      // The batch may have been RUNNING when its batcher died: the table may hold it already.
+      return execute(launcher, batch, mode == IngestionType.FULL ? IngestionType.INCREMENTAL : mode,
+          batch.attempts() > 0);
+    }
+
+    private Optional<BatchRecord> claimNewest() {
+      Optional<NewestPartitionClaimed> claimed = ledger.claimNewestPartition(new ClaimNewestPartition(table, lease));
+      claimed.ifPresent(c -> {
+        BatchRecord batch = c.batch();
+        emit(new BatchClaimed(table, batch.batchId(), IngestionType.LAST, true, batch.partitions(),
+            batch.fileIds().size()));
+        if (!c.superseded().isEmpty()) {
+          emit(new PartitionsSuperseded(table, batch.batchId(), c.superseded()));
+        }
+      });
+      return claimed.map(NewestPartitionClaimed::batch);
+    }
+
+    /**
+     * Runs a ledger batch until it is settled; {@code mayBeCommitted}: an earlier attempt may have
+     * written it to the table. Returns whether it committed.
+     */
+    private boolean execute(Launcher launcher, BatchRecord claimed, IngestionType mode, boolean mayBeCommitted) {
+      String batchId = claimed.batchId();
+      BatchManifest manifest = BatchManifest.of(batchId, profile, mode, true, claimed.createdAt(),
+          ledger.filesOfBatch(batchId));
+      boolean checkpointRetried = false;
+      while (true) {
+        String uri;
+        try {
+          uri = manifests.write(manifest);
+        } catch (RuntimeException e) {
+          return unlaunched(batchId, e.getMessage(), mayBeCommitted);
+        }
+        BatchRecord running;
+        try {
+          running = ledger.markRunning(batchId, lease);
+        } catch (IllegalTransitionException e) {
+          // Another run settled it meanwhile (the job of a batcher that died finished after all).
+          LOG.info("Table {} batch {}: not launched: {}", table, batchId, e.getMessage());
+          return ledger.batch(batchId).map(b -> b.state() == BatchState.COMMITTED).orElse(false);
+        }
+        int attempt = running.attempts();
+        Optional<JobResult> outcome = launchAndWatch(launcher, manifest, uri, attempt);
+        if (outcome.isEmpty()) {
+          return unlaunched(batchId, "the job could not be started", mayBeCommitted);
+        }
+        JobResult result = outcome.get();
+        switch (result.exit()) {
+          case LOADED -> {
+            return settleLoaded(batchId, result);
+          }
+          case CHECKPOINT_FAILED -> {
+            mayBeCommitted = true;
+            if (!checkpointRetried) {
+              checkpointRetried = true;
+              LOG.warn("Table {} batch {}: committed to the table but not to the ledger ({}); launching it again to"
+                  + " finalize it", table, batchId, result.describe());
+              continue;
+            }
+            return leaveForRecovery(batchId, result.describe(), Optional.of(result.exit()), running.attempts());
+          }
+          case REJECTED -> {
+            return fail(batchId, result.describe(), Optional.of(result.exit()), 1);
+          }
+          case FAILED, INVALID_MANIFEST -> {
+            if (!result.fromJob() || mayBeCommitted) {
+              return leaveForRecovery(batchId, result.describe(), Optional.of(result.exit()), running.attempts());
+            }
+            return fail(batchId, result.describe(), Optional.of(result.exit()), maxAttempts);
+          }
+          default -> throw new IllegalStateException("Unknown job exit " + result.exit());
+        }
+      }
+    }
+
+    /** Launches and waits, renewing the lease; empty when the job could not be started. */
+    private Optional<JobResult> launchAndWatch(Launcher launcher, BatchManifest manifest, String uri, int attempt) {
+      String batchId = manifest.batchId();
+      LaunchedJob job;
+      try {
+        job = launcher.launch(manifest, uri, attempt);
+      } catch (LaunchException e) {
+        LOG.error("Table {} batch {}: cannot launch attempt {}: {}", table, batchId, attempt, e.getMessage());
+        lastLaunchError = e.getMessage();
+        return Optional.empty();
+      }
+      emit(new BatchLaunched(table, batchId, attempt, job.jobId(), job.log()));
+      Instant deadline = clock.instant().plus(options.jobTimeout());
+      Duration renewEvery = max(MIN_RENEWAL, lease.dividedBy(3));
+      try {
+        while (true) {
+          Duration left = Duration.between(clock.instant(), deadline);
+          if (left.isNegative() || left.isZero()) {
+            LOG.error("Table {} batch {}: {} ran longer than {}; cancelling it", table, batchId, job.jobId(),
+                options.jobTimeout());
+            job.cancel();
+            Optional<JobResult> ended = job.await(Duration.ofSeconds(30));
+            String detail = "the job ran longer than the job timeout " + options.jobTimeout() + " and was cancelled";
+            return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(), detail, false,
+                ended.flatMap(JobResult::log).or(job::log)));
+          }
+          Optional<JobResult> result = job.await(min(renewEvery, left));
+          if (result.isPresent()) {
+            return result;
+          }
+          renewLease(batchId);
+        }
+      } catch (InterruptedException e) {
+        LOG.warn("Table {} batch {}: interrupted; cancelling {} and leaving the batch for recovery", table, batchId,
+            job.jobId());
+        job.cancel();
+        Thread.currentThread().interrupt();
+        return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(), "the batcher was interrupted", false,
+            Optional.empty()));
+      } catch (LaunchException e) {
+        // The watcher lost the run; the job may still be running or may have committed.
+        return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(),
+            "lost track of " + job.jobId() + ": " + e.getMessage(), false, Optional.empty()));
+      }
+    }
+
+    private void renewLease(String batchId) {
+      try {
+        ledger.renewLease(batchId, lease);
+      } catch (RuntimeException e) {
+        // The job goes on; if renewals keep failing, recovery may relaunch it, which the job's
+        // ancestry check makes safe.
+        LOG.warn("Table {} batch {}: cannot renew the lease: {}", table, batchId, e.toString());
+      }
+    }
+
+    private boolean settleLoaded(String batchId, JobResult result) {
+      Optional<BatchRecord> stored = ledger.batch(batchId);
+      if (stored.isEmpty() || stored.get().state() != BatchState.COMMITTED) {
+        String state = stored.map(b -> b.state().name()).orElse("missing");
+        String error = "the job exited 0 but the ledger has the batch " + state + " (expected COMMITTED): "
+            + result.describe();
+        LOG.error("Table {} batch {}: {}", table, batchId, error);
+        if (stored.isPresent() && stored.get().state().isInFlight()) {
+          ledger.failBatch(batchId, error, maxAttempts);
+        }
+        emit(new BatchFailed(table, batchId, error, Optional.of(JobExit.LOADED), afterFailure(stored)));
+        return false;
+      }
+      BatchRecord batch = stored.get();
+      BatchLoadReport report = result.report().orElseGet(() -> new BatchLoadReport(table, batchId, false,
+          batch.snapshotId().orElse(0L), BatchLoadReport.Checkpoint.COMMITTED, Optional.empty(),
+          batch.metrics().orElse(io.files2iceberg.core.ledger.BatchMetrics.EMPTY), List.of(), Optional.empty()));
+      emit(new BatchCommitted(table, batchId, report));
+      try {
+        ledger.pruneCommitted(table, profile.extract().keepCheckpoints());
+      } catch (RuntimeException e) {
+        LOG.warn("Table {}: cannot prune committed batches: {}", table, e.toString());
+      }
+      return true;
+    }
+
+    private boolean unlaunched(String batchId, String why, boolean mayBeCommitted) {
+      String error = why + (lastLaunchError.isEmpty() || why.contains(lastLaunchError) ? "" : ": " + lastLaunchError);
+      lastLaunchError = "";
+      if (mayBeCommitted) {
+        int attempts = ledger.batch(batchId).map(BatchRecord::attempts).orElse(0);
+        return leaveForRecovery(batchId, error, Optional.empty(), attempts);
+      }
+      return fail(batchId, error, Optional.empty(), maxAttempts);
+    }
+
+    /** Nothing was committed: release the partitions, counting an attempt. */
+    private boolean fail(String batchId, String error, Optional<JobExit> exit, int attemptsAllowed) {
+      BatchRecord failed = ledger.failBatch(batchId, error, attemptsAllowed);
+      AfterFailure after = afterFailure(Optional.of(failed));
+      LOG.warn("Table {} batch {}: failed ({}): {}", table, batchId, after, error);
+      emit(new BatchFailed(table, batchId, error, exit, after));
+      return false;
+    }
+
+    /**
+     * The table may hold the batch: never release its partitions (another batch would load them
+     * again). Expire its lease so that the next run's recovery launches it again, or give up once
+     * its attempts are spent.
+     */
+    private boolean leaveForRecovery(String batchId, String error, Optional<JobExit> exit, int attempts) {
+      if (attempts >= maxAttempts) {
+        String gaveUp = "gave up after " + attempts + " attempt(s); the table may hold the batch: " + error;
+        ledger.failBatch(batchId, gaveUp, 1);
+        LOG.error("Table {} batch {}: {}", table, batchId, gaveUp);
+        emit(new BatchFailed(table, batchId, gaveUp, exit, AfterFailure.PARTITIONS_FAILED));
+        return false;
+      }
+      try {
+        ledger.renewLease(batchId, Duration.ZERO);
+      } catch (RuntimeException e) {
+        LOG.warn("Table {} batch {}: cannot expire the lease ({}); recovery takes it when the lease runs out", table,
+            batchId, e.toString());
+      }
+      LOG.warn("Table {} batch {}: left for recovery after attempt {}: {}", table, batchId, attempts, error);
+      emit(new BatchFailed(table, batchId, error, exit, AfterFailure.LEFT_FOR_RECOVERY));
+      return false;
+    }
+
+    private AfterFailure afterFailure(Optional<BatchRecord> batch) {
+      if (batch.isEmpty()) {
+        return AfterFailure.NOTHING_CLAIMED;
+      }
+      for (String partition : batch.get().partitions()) {
+        Optional<PartitionRecord> stored = ledger.partition(table, partition);
+        if (stored.isPresent() && stored.get().state() == PartitionState.FAILED) {
+          return AfterFailure.PARTITIONS_FAILED;
+        }
+      }
+      return AfterFailure.RETRIED_LATER;
+    }
+
+    /**
+     * Mode {@code full}, and backfills ({@code save-checkpoint = false}): the files come from a
+     * listing and the ledger is neither read nor written. {@code full} and {@code last} load one
+     * batch that replaces the table (for {@code last}, the newest partition only), so {@code
+     * max-batch-size} does not apply; an incremental backfill goes in batches of that size.
+     */
+    private void runListed(Launcher launcher, IngestionType mode) {
+      List<ManifestFile> files = listing.list(profile);
+      if (mode == IngestionType.LAST && !files.isEmpty()) {
+        String newest = files.get(files.size() - 1).partition();
+        files = files.stream().filter(f -> f.partition().equals(newest)).toList();
+      }
+      if (files.isEmpty()) {
+        LOG.info("Table {}: no files match {}; nothing to load", table, profile.extract().path());
+        return;
+      }
+      int size = mode == IngestionType.INCREMENTAL ? profile.extract().maxBatchSize() : files.size();
+      for (int from = 0; from < files.size(); from += size) {
+        List<ManifestFile> chunk = files.subList(from, Math.min(files.size(), from + size));
+        if (!withPermit(() -> runListedBatch(launcher, mode, chunk))) {
+          return;
+        }
+      }
+    }
+
+    private boolean runListedBatch(Launcher launcher, IngestionType mode, List<ManifestFile> files) {
+      String batchId = listedBatchId(mode);
+      BatchManifest manifest =
+          new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile, mode, false, clock.instant(), files);
+      List<String> partitions = files.stream().map(ManifestFile::partition).distinct().sorted().toList();
+      emit(new BatchClaimed(table, batchId, mode, false, partitions, files.size()));
+      String uri;
+      try {
+        uri = manifests.write(manifest);
+      } catch (RuntimeException e) {
+        emit(new BatchFailed(table, batchId, e.getMessage(), Optional.empty(), AfterFailure.NOTHING_CLAIMED));
+        return false;
+      }
+      Optional<JobResult> outcome = launchAndWatchListed(launcher, manifest, uri);
+      if (outcome.isPresent() && outcome.get().exit() == JobExit.LOADED && outcome.get().report().isPresent()) {
+        emit(new BatchCommitted(table, batchId, outcome.get().report().get()));
+        return true;
+      }
+      String error = outcome.map(JobResult::describe).orElse("the job could not be started: " + lastLaunchError);
+      lastLaunchError = "";
+      emit(new BatchFailed(table, batchId, error, outcome.map(JobResult::exit), AfterFailure.NOTHING_CLAIMED));
+      return false;
+    }
+
+    /** As {@link #launchAndWatch}, for a batch without a lease to renew. */
+    private Optional<JobResult> launchAndWatchListed(Launcher launcher, BatchManifest manifest, String uri) {
+      LaunchedJob job;
+      try {
+        job = launcher.launch(manifest, uri, 1);
+      } catch (LaunchException e) {
+        lastLaunchError = e.getMessage();
+        return Optional.empty();
+      }
+      emit(new BatchLaunched(table, manifest.batchId(), 1, job.jobId(), job.log()));
+      try {
+        Optional<JobResult> result = job.await(options.jobTimeout());
+        if (result.isEmpty()) {
+          job.cancel();
+          return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(),
+              "the job ran longer than the job timeout " + options.jobTimeout() + " and was cancelled", false,
+              job.log()));
+        }
+        return result;
+      } catch (InterruptedException e) {
+        job.cancel();
+        Thread.currentThread().interrupt();
+        return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(), "the batcher was interrupted", false,
+            Optional.empty()));
+      }
+    }
+
+    private void emit(BatchEvent event) {
+      collected.add(event);
+      try {
+        events.accept(event);
+      } catch (RuntimeException e) {
+        LOG.warn("Table {} batch {}: the event listener failed on {}: {}", table, event.batchId(),
+            event.getClass().getSimpleName(), e.toString());
+      }
+    }
+  }
+
+  /**
+   * The permit a table's job holds while it runs: tables whose catalog is JDBC on one SQLite file
+   * (the embedded catalog) share one, because Iceberg commits from two JVMs to one SQLite file fail
+   * with {@code SQLITE_BUSY_SNAPSHOT} instead of waiting; every other catalog (REST, Hadoop, a
+   * server database) lets its tables run in parallel.
+   */
+  private Optional<Semaphore> catalogPermit(TableProfile profile) {
+    Catalog catalog = profile.catalog();
+    if (catalog.type() != Catalog.CatalogType.JDBC || !catalog.uri().startsWith("jdbc:sqlite:")) {
+      return Optional.empty();
+    }
+    return Optional.of(sqliteCatalogs.computeIfAbsent(catalog.uri(), uri -> new Semaphore(1, true)));
+  }
+
+  /** {@code full-20261130T120000-1a2b3c4d}, {@code backfill-...}: sortable, and unique per run. */
+  private String listedBatchId(IngestionType mode) {
+    byte[] random = new byte[4];
+    RANDOM.nextBytes(random);
+    String kind = mode == IngestionType.INCREMENTAL ? "backfill" : mode.code();
+    return kind + "-" + LISTED_ID_TIME.format(clock.instant()) + "-" + HexFormat.of().formatHex(random);
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  private static <T> Supplier<T> memoize(Supplier<T> supplier) {
+    return new Supplier<>() {
+      private T value;
+
+      @Override
+      public synchronized T get() {
+        if (value == null) {
+          value = supplier.get();
+        }
+        return value;
+      }
+    };
+  }
+
+  /** What the tables' turns reported, for the summary. */
+  private static final class Collected {
+    private final List<BatchCommitted> committed = Collections.synchronizedList(new ArrayList<>());
+    private final List<BatchFailed> failed = Collections.synchronizedList(new ArrayList<>());
+    private final List<BatchRecovered> recovered = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
+
+    void add(BatchEvent event) {
+      if (event instanceof BatchCommitted c) {
+        committed.add(c);
+      } else if (event instanceof BatchFailed f) {
+        failed.add(f);
+      } else if (event instanceof BatchRecovered r) {
+        recovered.add(r);
+      }
+    }
+
+    void error(String error) {
+      errors.add(error);
+    }
+
+    RunSummary summary(Duration elapsed) {
+      synchronized (this) {
+        return new RunSummary(List.copyOf(committed), List.copyOf(failed), List.copyOf(recovered),
+            List.copyOf(errors), elapsed);
+      }
+    }
+  }
+
+  /** Builds a {@link BatchRunner}. */
+  public static final class Builder {
+    private final ProfileRegistry profiles;
+    private final Ledger ledger;
+    private final Function<TableProfile, Launcher> launchers;
+    private Clock clock = Clock.systemUTC();
+    private RunOptions options = RunOptions.DEFAULTS;
+    private Consumer<BatchEvent> events = event -> {};
+    private Supplier<Storage> storage = () -> StorageOptions.getDefaultInstance().getService();
+
+    private Builder(ProfileRegistry profiles, Ledger ledger, Function<TableProfile, Launcher> launchers) {
+      this.profiles = Objects.requireNonNull(profiles, "profiles");
+      this.ledger = Objects.requireNonNull(ledger, "ledger");
+      this.launchers = Objects.requireNonNull(launchers, "launchers");
+    }
+
+    /** Times the job and names listed batches; the system UTC clock by default. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    public Builder options(RunOptions options) {
+      this.options = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /** Receives every {@link BatchEvent}, from the tables' worker threads; must be thread-safe. */
+    public Builder events(Consumer<BatchEvent> events) {
+      this.events = Objects.requireNonNull(events, "events");
+      return this;
+    }
+
+    /**
+     * The GCS client for {@code gs://} manifests and listings, created on first use; by default
+     * from the environment's credentials.
+     */
+    public Builder storage(Supplier<Storage> storage) {
+      this.storage = Objects.requireNonNull(storage, "storage");
+      return this;
+    }
+
+    public BatchRunner build() {
+      return new BatchRunner(this);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package io.files2iceberg.batcher.plan;
+
+import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.BlobInfo;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageException;
+import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.BatchManifestCodec;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.function.Supplier;
+
+/**
+ * Writes a batch's manifest to {@code <metadata.path>/batches/<batchId>.json}: a local folder (a
+ * plain path or {@code file://}) or {@code gs://}. Writing the same batch again replaces the file
+ * with the same content, since a manifest is rebuilt from the ledger deterministically.
+ */
+final class ManifestStore {
+
+  private final Supplier<Storage> storage;
+
+  ManifestStore(Supplier<Storage> storage) {
+    this.storage = storage;
+  }
+
+  /** Writes the manifest and returns where the job reads it. */
+  String write(BatchManifest manifest) {
+    String folder = manifest.profile().metadata().path();
+    String name = "batches/" + manifest.batchId() + ".json";
+    byte[] json = BatchManifestCodec.toJson(manifest).getBytes(StandardCharsets.UTF_8);
+    if (folder.startsWith("gs://")) {
+      String rest = folder.substring("gs://".length());
+      int slash = rest.indexOf('/');
+      String bucket = slash < 0 ? rest : rest.substring(0, slash);
+      String prefix = slash < 0 ? "" : rest.substring(slash + 1);
+      String object = prefix.isEmpty() || prefix.endsWith("/") ? prefix + name : prefix + "/" + name;
+      try {
+        storage.get().create(
+            BlobInfo.newBuilder(BlobId.of(bucket, object)).setContentType("application/json").build(), json);
+      } catch (StorageException e) {
+        throw new ManifestWriteException("Cannot write the manifest of batch " + manifest.batchId() + " to gs://"
+            + bucket + "/" + object + ": " + e.getMessage(), e);
+      }
+      return "gs://" + bucket + "/" + object;
+    }
+    Path base = folder.startsWith("file:") ? Path.of(URI.create(folder)) : Path.of(folder);
+    Path file = base.resolve(name).toAbsolutePath().normalize();
+    try {
+      Files.createDirectories(file.getParent());
+      Path temp = Files.createTempFile(file.getParent(), manifest.batchId(), ".tmp");
+      Files.write(temp, json);
+      Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new ManifestWriteException(
+          "Cannot write the manifest of batch " + manifest.batchId() + " to " + file + ": " + e, e);
+    }
+    return file.toString();
+  }
+
+  /** The manifest could not be written; nothing was launched. */
+  static final class ManifestWriteException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ManifestWriteException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+}

@@ -1,0 +1,233 @@
+package io.files2iceberg.batcher.status;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.status.StatusReport.TableView;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The two forms of {@code bin/files2iceberg status}: a table for people and JSON for scripts.
+ *
+ * <pre>{@code
+ * TABLE              PARTITIONS           FILES                     IN FLIGHT  LAST COMMIT                                    LAG
+ * local.demo.clicks  ingested 3, ready 1  ingested 12, recorded 2   -          20261130T120000-1a2b3c4d snapshot 4242 (2m ago)  35s
+ *
+ * FAILED PARTITIONS
+ *   local.demo.clicks 2026-11-28: failed after 3 attempts: files2iceberg: table ... rejected: ...
+ * }</pre>
+ */
+public final class StatusFormat {
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  /** Failed batches shown per table in the human form (JSON has all the ledger returns). */
+  private static final int FAILED_BATCHES_SHOWN = 3;
+  private static final String NONE = "-";
+
+  private StatusFormat() {}
+
+  /** The human form: one row per table, then the failures, each with its error. */
+  public static String human(StatusReport report) {
+    if (report.tables().isEmpty()) {
+      return "No tables: the ledger is empty and no profiles were given.\n";
+    }
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"TABLE", "PARTITIONS", "FILES", "IN FLIGHT", "LAST COMMIT", "LAG"});
+    for (TableView table : report.tables()) {
+      rows.add(new String[] {
+        table.table(),
+        counts(table.partitions()),
+        counts(table.files()),
+        inFlight(table.inFlight(), report.generatedAt()),
+        table.lastCommitted().map(b -> lastCommit(b, report.generatedAt())).orElse(NONE),
+        table.lag().map(StatusFormat::duration).orElse(NONE)
+      });
+    }
+    int[] widths = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < row.length; i++) {
+        line.append(i == row.length - 1 ? row[i] : pad(row[i], widths[i] + 2));
+      }
+      out.append(line.toString().stripTrailing()).append('\n');
+    }
+    List<String> failedPartitions = new ArrayList<>();
+    List<String> failedBatches = new ArrayList<>();
+    for (TableView table : report.tables()) {
+      for (PartitionRecord partition : table.failedPartitions()) {
+        failedPartitions.add("  " + table.table() + " " + partition.partition() + ": failed after "
+            + partition.attempts() + " attempt(s): " + partition.lastError().orElse("no error recorded"));
+      }
+      table.failedBatches().stream().limit(FAILED_BATCHES_SHOWN).forEach(batch -> failedBatches.add(
+          "  " + table.table() + " " + batch.batchId() + " (" + String.join(", ", batch.partitions()) + ", "
+              + ago(batch.updatedAt(), report.generatedAt()) + "): " + batch.error().orElse("no error recorded")));
+    }
+    if (!failedPartitions.isEmpty()) {
+      out.append("\nFAILED PARTITIONS (retried only by an operator)\n");
+      failedPartitions.forEach(line -> out.append(line).append('\n'));
+    }
+    if (!failedBatches.isEmpty()) {
+      out.append("\nFAILED BATCHES (newest first)\n");
+      failedBatches.forEach(line -> out.append(line).append('\n'));
+    }
+    if (report.quarantinedMessages() > 0) {
+      out.append("\n").append(report.quarantinedMessages())
+          .append(" quarantined notification(s): messages that could never be recorded\n");
+    }
+    return out.toString();
+  }
+
+  /** The JSON form; see the README's {@code ## Status} for its shape. */
+  public static String json(StatusReport report) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("generatedAt", report.generatedAt().toString());
+    root.put("quarantinedMessages", report.quarantinedMessages());
+    ArrayNode tables = root.putArray("tables");
+    for (TableView view : report.tables()) {
+      ObjectNode table = tables.addObject();
+      table.put("table", view.table());
+      putOptional(table, "profile", view.profile());
+      putOptional(table, "mode", view.mode().map(m -> m.code()));
+      ObjectNode partitions = table.putObject("partitions");
+      view.partitions().entrySet().stream().sorted(Map.Entry.comparingByKey())
+          .forEach(e -> partitions.put(e.getKey().code(), e.getValue()));
+      ObjectNode files = table.putObject("files");
+      view.files().entrySet().stream().sorted(Map.Entry.comparingByKey())
+          .forEach(e -> files.put(e.getKey().code(), e.getValue()));
+      ArrayNode inFlight = table.putArray("inFlight");
+      for (BatchRecord batch : view.inFlight()) {
+        ObjectNode node = batch(inFlight.addObject(), batch);
+        putOptional(node, "leaseUntil", batch.leaseUntil().map(Instant::toString));
+      }
+      if (view.lastCommitted().isPresent()) {
+        BatchRecord batch = view.lastCommitted().get();
+        ObjectNode node = batch(table.putObject("lastCommit"), batch);
+        node.put("committedAt", batch.updatedAt().toString());
+        if (batch.snapshotId().isPresent()) {
+          node.put("snapshotId", batch.snapshotId().get());
+        } else {
+          node.putNull("snapshotId");
+        }
+        BatchMetrics metrics = batch.metrics().orElse(BatchMetrics.EMPTY);
+        node.put("rowsInserted", metrics.rowsInserted());
+        node.put("rowsUpdated", metrics.rowsUpdated());
+        node.put("lagMillis", metrics.lagMillis());
+      } else {
+        table.putNull("lastCommit");
+      }
+      putOptional(table, "oldestReadyAt", view.oldestReadyAt().map(Instant::toString));
+      if (view.lag().isPresent()) {
+        table.put("lagSeconds", view.lag().get().toSeconds());
+      } else {
+        table.putNull("lagSeconds");
+      }
+      ArrayNode failedPartitions = table.putArray("failedPartitions");
+      for (PartitionRecord partition : view.failedPartitions()) {
+        ObjectNode node = failedPartitions.addObject();
+        node.put("partition", partition.partition());
+        node.put("attempts", partition.attempts());
+        putOptional(node, "error", partition.lastError());
+        node.put("updatedAt", partition.updatedAt().toString());
+      }
+      ArrayNode failedBatches = table.putArray("failedBatches");
+      for (BatchRecord batch : view.failedBatches()) {
+        ObjectNode node = batch(failedBatches.addObject(), batch);
+        putOptional(node, "error", batch.error());
+        node.put("updatedAt", batch.updatedAt().toString());
+      }
+    }
+    try {
+      return JSON.writeValueAsString(root) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write the status as JSON", e);
+    }
+  }
+
+  private static ObjectNode batch(ObjectNode node, BatchRecord batch) {
+    node.put("batchId", batch.batchId());
+    node.put("state", batch.state().code());
+    node.put("attempts", batch.attempts());
+    ArrayNode partitions = node.putArray("partitions");
+    batch.partitions().forEach(partitions::add);
+    node.put("files", batch.fileIds().size());
+    return node;
+  }
+
+  private static void putOptional(ObjectNode node, String field, Optional<String> value) {
+    if (value.isPresent()) {
+      node.put(field, value.get());
+    } else {
+      node.putNull(field);
+    }
+  }
+
+  private static <E extends Enum<E>> String counts(Map<E, Long> counts) {
+    if (counts.isEmpty()) {
+      return NONE;
+    }
+    return counts.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .map(e -> e.getKey().name().toLowerCase(java.util.Locale.ROOT) + " " + e.getValue())
+        .collect(Collectors.joining(", "));
+  }
+
+  private static String inFlight(List<BatchRecord> batches, Instant now) {
+    if (batches.isEmpty()) {
+      return NONE;
+    }
+    if (batches.size() > 1) {
+      return batches.size() + " batches";
+    }
+    BatchRecord batch = batches.get(0);
+    boolean expired = batch.leaseUntil().map(until -> until.isBefore(now)).orElse(false);
+    return batch.batchId() + " " + batch.state().code() + (batch.attempts() > 1 ? " #" + batch.attempts() : "")
+        + (expired ? " (lease expired)" : "");
+  }
+
+  private static String lastCommit(BatchRecord batch, Instant now) {
+    return batch.batchId() + batch.snapshotId().map(id -> " snapshot " + id).orElse("") + " ("
+        + ago(batch.updatedAt(), now) + ")";
+  }
+
+  private static String ago(Instant then, Instant now) {
+    Duration since = Duration.between(then, now);
+    return (since.isNegative() ? "0s" : duration(since)) + " ago";
+  }
+
+  /** {@code 35s}, {@code 2m}, {@code 3h12m}, {@code 2d4h}. */
+  static String duration(Duration duration) {
+    long seconds = Math.max(0, duration.toSeconds());
+    if (seconds < 60) {
+      return seconds + "s";
+    }
+    if (seconds < 3600) {
+      return seconds / 60 + "m";
+    }
+    if (seconds < 86400) {
+      long minutes = seconds / 60 % 60;
+      return seconds / 3600 + "h" + (minutes == 0 ? "" : minutes + "m");
+    }
+    long hours = seconds / 3600 % 24;
+    return seconds / 86400 + "d" + (hours == 0 ? "" : hours + "h");
+  }
+
+  private static String pad(String text, int width) {
+    return text.length() >= width ? text : text + " ".repeat(width - text.length());
+  }
+}

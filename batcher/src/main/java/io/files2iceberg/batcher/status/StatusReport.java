@@ -1,0 +1,91 @@
+package io.files2iceberg.batcher.status;
+
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.TableStatus;
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.TableProfile;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The pipeline at a glance, read from the ledger: per table, partitions and files by state, the
+ * batches in flight, the last commit, the lag and the failures. Rendered by {@link StatusFormat}.
+ *
+ * @param generatedAt when it was read
+ * @param tables sorted by table
+ * @param quarantinedMessages notifications that could never be recorded (the whole deployment)
+ */
+public record StatusReport(Instant generatedAt, List<TableView> tables, int quarantinedMessages) {
+
+  public StatusReport {
+    Objects.requireNonNull(generatedAt, "generatedAt");
+    tables = List.copyOf(tables);
+  }
+
+  /**
+   * One table.
+   *
+   * @param profile the profile that loads it; empty when the ledger knows a table no profile given
+   *     loads (or no profiles were given)
+   * @param mode the profile's ingestion type
+   * @param lag how long the oldest READY partition has been waiting; empty when none waits
+   */
+  public record TableView(
+      String table,
+      Optional<String> profile,
+      Optional<IngestionType> mode,
+      Map<PartitionState, Long> partitions,
+      Map<FileState, Long> files,
+      List<BatchRecord> inFlight,
+      Optional<BatchRecord> lastCommitted,
+      Optional<Instant> oldestReadyAt,
+      Optional<Duration> lag,
+      List<PartitionRecord> failedPartitions,
+      List<BatchRecord> failedBatches) {
+
+    public TableView {
+      partitions = Map.copyOf(partitions);
+      files = Map.copyOf(files);
+      inFlight = List.copyOf(inFlight);
+      failedPartitions = List.copyOf(failedPartitions);
+      failedBatches = List.copyOf(failedBatches);
+    }
+  }
+
+  /**
+   * Reads the status of every table the ledger or the profiles know.
+   *
+   * @param profiles the deployment's profiles, when given: their tables are shown even before the
+   *     ledger knows them, with their profile and mode
+   * @param table only this table, when given
+   */
+  public static StatusReport read(Ledger ledger, Optional<ProfileRegistry> profiles, Optional<String> table,
+      Clock clock) {
+    Instant now = clock.instant();
+    TreeSet<String> tables = new TreeSet<>(ledger.tables());
+    profiles.ifPresent(registry -> registry.profiles().forEach(p -> tables.add(p.table())));
+    table.ifPresent(only -> tables.retainAll(List.of(only)));
+    List<TableView> views = tables.stream().map(name -> {
+      TableStatus status = ledger.tableStatus(name);
+      Optional<TableProfile> profile = profiles.flatMap(registry -> registry.byTable(name));
+      Optional<Duration> lag = status.oldestReadyAt().map(ready -> Duration.between(ready, now))
+          .map(d -> d.isNegative() ? Duration.ZERO : d);
+      return new TableView(name, profile.map(TableProfile::name),
+          profile.map(p -> p.extract().batchFile().ingestionType()), status.partitionsByState(),
+          status.filesByState(), status.inFlight(), status.lastCommitted(), status.oldestReadyAt(), lag,
+          status.failedPartitions(), status.failedBatches());
+    }).toList();
+    return new StatusReport(now, views, ledger.quarantinedMessages().size());
+  }
+}

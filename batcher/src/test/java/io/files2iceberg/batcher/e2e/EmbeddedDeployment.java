@@ -1,0 +1,130 @@
+package io.files2iceberg.batcher.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.local.LandingNotifier;
+import io.files2iceberg.batcher.local.ListenerProcess;
+import io.files2iceberg.batcher.plan.BatchEvent;
+import io.files2iceberg.batcher.plan.BatchRunner;
+import io.files2iceberg.batcher.plan.RunOptions;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileException;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * One embedded deployment for a test class, the way {@code bin/files2iceberg local} runs it: a home
+ * (SQLite ledger, JDBC-on-SQLite catalog), a folder of profiles, a landing folder, the real
+ * listener as a child process, the notifier posting to it, and batch runners with the local Spark
+ * launcher (real Spark child JVMs). Rows are read back through {@code sql}, as a user would.
+ */
+final class EmbeddedDeployment implements AutoCloseable {
+  final Home home;
+  final Path profiles;
+  final Path landing;
+  final Path sparkJobTarget;
+  private final ListenerProcess listener;
+  final LandingNotifier notifier;
+  final Ledger ledger;
+  final LocalSparkLauncher launcher;
+
+  /**
+   * @param profileTexts profile file name (without {@code .conf}) to HOCON, in which
+   *     {@code LANDING} stands for the landing folder's absolute path
+   */
+  EmbeddedDeployment(Path root, Map<String, String> profileTexts) throws Exception {
+    this.home = new Home(root.resolve("home"));
+    this.profiles = Files.createDirectories(root.resolve("profiles"));
+    this.landing = Files.createDirectories(root.resolve("landing"));
+    for (Map.Entry<String, String> profile : profileTexts.entrySet()) {
+      Files.writeString(profiles.resolve(profile.getKey() + ".conf"),
+          profile.getValue().replace("LANDING", landing.toString()));
+    }
+    this.sparkJobTarget = LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of(""));
+    this.launcher = new LocalSparkLauncher(sparkJobTarget, home);
+    this.ledger = SqliteLedger.open(home.ledgerDb(), Clock.systemUTC());
+    this.listener = ListenerProcess.start(ListenerProcess.locateTarget(System.getenv(), Path.of("")), profiles, home,
+        Duration.ofSeconds(90));
+    URI push = listener.pushUri("/pubsub/push");
+    this.notifier = new LandingNotifier(landing, push, Set.of("_SUCCESS"), Clock.systemUTC());
+  }
+
+  /** The profile of that name alone, as a one-table deployment's batcher would load it. */
+  ProfileRegistry profile(String name) {
+    try {
+      return ProfileRegistry.load(profiles.resolve(name + ".conf"), home);
+    } catch (ProfileException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+
+  /** A batch runner for one profile, with the local Spark launcher; events go to the list too. */
+  BatchRunner runner(String profile, List<BatchEvent> events, Consumer<BatchEvent> also) {
+    return BatchRunner.builder(profile(profile), ledger, p -> launcher)
+        .options(new RunOptions(1, Duration.ofMinutes(5)))
+        .events(event -> {
+          events.add(event);
+          also.accept(event);
+        })
+        .build();
+  }
+
+  BatchRunner runner(String profile, List<BatchEvent> events) {
+    return runner(profile, events, event -> {});
+  }
+
+  static List<BatchEvent> events() {
+    return Collections.synchronizedList(new ArrayList<>());
+  }
+
+  /**
+   * Writes a landing file (JSON lines, CSV, a marker), dated a little in the past so that the
+   * notifier takes it as settled; each write gets a later modification time, so a new generation.
+   */
+  Path write(String relative, String content) {
+    Path file = landing.resolve(relative);
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, content);
+      Files.setLastModifiedTime(file, FileTime.from(Instant.now().minusSeconds(2)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return file;
+  }
+
+  /** One scan of the landing folder, posting to the listener. */
+  LandingNotifier.ScanResult notifyListener() throws InterruptedException {
+    return notifier.scan();
+  }
+
+  /** {@code sql --json} against this deployment's home: see {@link SqlQueries#sql}. */
+  List<JsonNode> sql(String... statements) throws Exception {
+    return SqlQueries.sql(home, statements);
+  }
+
+  @Override
+  public void close() {
+    try {
+      listener.close();
+    } finally {
+      ledger.close();
+    }
+  }
+}

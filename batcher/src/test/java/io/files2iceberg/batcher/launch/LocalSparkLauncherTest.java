@@ -1,0 +1,114 @@
+package io.files2iceberg.batcher.launch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.JobExit;
+import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.TableProfile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalSparkLauncherTest {
+  private static final Path SPARK_JOB_TARGET = Path.of("..", "spark-job", "target");
+
+  @TempDir Path dir;
+
+  @Test
+  void missingJobBuildIsANonRetryableErrorSayingHowToBuildIt() {
+    assertThatThrownBy(() -> new LocalSparkLauncher(dir.resolve("target"), new Home(dir)))
+        .isInstanceOfSatisfying(LaunchException.class, e -> assertThat(e.isRetryable()).isFalse())
+        .hasMessageContaining(dir.resolve("target").resolve("classpath.txt") + " is missing")
+        .hasMessageContaining("build the job first: mvn -pl spark-job -am package -DskipTests");
+  }
+
+  @Test
+  void jobBuildIsFoundAboveTheWorkingDirectoryUnlessTheEnvironmentNamesIt() throws Exception {
+    Path checkout = Files.createDirectories(dir.resolve("checkout"));
+    Files.createDirectories(checkout.resolve("spark-job"));
+    Files.writeString(checkout.resolve("spark-job").resolve("pom.xml"), "<project/>");
+    Path nested = Files.createDirectories(checkout.resolve("examples").resolve("local"));
+
+    assertThat(LocalSparkLauncher.locateSparkJobTarget(Map.of(), nested))
+        .isEqualTo(checkout.resolve("spark-job").resolve("target"));
+    assertThat(LocalSparkLauncher.locateSparkJobTarget(
+        Map.of(LocalSparkLauncher.SPARK_JOB_DIR_ENV, "/opt/job/target"), nested)).isEqualTo(Path.of("/opt/job/target"));
+    assertThatThrownBy(() -> LocalSparkLauncher.locateSparkJobTarget(Map.of(), dir))
+        .isInstanceOf(LaunchException.class)
+        .hasMessageContaining(LocalSparkLauncher.SPARK_JOB_DIR_PROPERTY)
+        .hasMessageContaining(LocalSparkLauncher.SPARK_JOB_DIR_ENV);
+  }
+
+  @Test
+  void commandIsSparksJavaOptionsThenTheJobsClasspathAndMain() throws Exception {
+    LocalSparkLauncher launcher = new LocalSparkLauncher(SPARK_JOB_TARGET, new Home(dir));
+    List<String> command = launcher.command();
+    Path target = SPARK_JOB_TARGET.toAbsolutePath().normalize();
+
+    assertThat(command.get(0)).endsWith("/bin/java");
+    assertThat(command).contains("--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "-Xmx2g");
+    int cp = command.indexOf("-cp");
+    assertThat(command.get(cp + 1)).startsWith(target.resolve("classes") + ":")
+        .endsWith(Files.readString(target.resolve("classpath.txt")).trim());
+    assertThat(command.get(command.size() - 1)).isEqualTo("io.files2iceberg.sparkjob.BatchJob");
+  }
+
+  @Test
+  void logsGoUnderALocalMetadataPathElseUnderTheHome() throws Exception {
+    LocalSparkLauncher launcher = new LocalSparkLauncher(SPARK_JOB_TARGET, new Home(dir));
+    TableProfile local = profile("clicks", "");
+    TableProfile remote = profile("remote", "metadata.path = \"gs://bucket/meta/remote/\"\n");
+
+    assertThat(launcher.logFile(manifest(local, "b-1"), 2))
+        .isEqualTo(dir.resolve("metadata").resolve("clicks").resolve("logs").resolve("b-1-attempt2.log"));
+    assertThat(launcher.logFile(manifest(remote, "b-2"), 1))
+        .isEqualTo(dir.resolve("logs").resolve("remote").resolve("b-2-attempt1.log"));
+  }
+
+  @Test
+  void unreadableManifestEndsWithTheJobsOwnLineAndExitCode() throws Exception {
+    LocalSparkLauncher launcher = new LocalSparkLauncher(SPARK_JOB_TARGET, new Home(dir));
+    BatchManifest manifest = manifest(profile("clicks", ""), "b-missing");
+    Path missing = dir.resolve("nowhere.json");
+
+    LaunchedJob job = launcher.launch(manifest, missing.toString(), 1);
+    JobResult result = job.await(Duration.ofMinutes(2)).orElseThrow();
+
+    assertThat(job.jobId()).startsWith("pid ");
+    assertThat(result.exit()).isEqualTo(JobExit.INVALID_MANIFEST);
+    assertThat(result.fromJob()).isTrue();
+    assertThat(result.report()).isEmpty();
+    assertThat(result.detail()).startsWith("files2iceberg: cannot read manifest " + missing);
+    Path log = dir.resolve("metadata").resolve("clicks").resolve("logs").resolve("b-missing-attempt1.log");
+    assertThat(result.log()).contains(log.toString());
+    assertThat(job.log()).contains(log.toString());
+    assertThat(Files.readString(log)).contains(result.detail());
+    assertThat(result.describe()).isEqualTo(result.detail() + " (log: " + log + ")");
+    assertThat(job.await(Duration.ZERO)).contains(result);
+  }
+
+  private TableProfile profile(String name, String extra) throws Exception {
+    Path config = Files.createDirectories(dir.resolve("profiles-" + name));
+    Files.writeString(config.resolve(name + ".conf"), """
+        extract { path = "file:///data/%s/*/*.csv", format = csv }
+        load.iceberg.table = "local.test.%s"
+        """.formatted(name, name) + extra);
+    return ProfileRegistry.load(config, new Home(dir)).profiles().get(0);
+  }
+
+  private static BatchManifest manifest(TableProfile profile, String batchId) {
+    return new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile, IngestionType.INCREMENTAL, true,
+        Instant.parse("2026-11-30T12:00:00Z"), List.of(new ManifestFile("f1", "file:///data/x/p1/a.csv", "p1", 1, 1,
+            "e1", Instant.parse("2026-11-30T12:00:00Z"))));
+  }
+}

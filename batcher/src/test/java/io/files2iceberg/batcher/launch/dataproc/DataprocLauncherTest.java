@@ -1,0 +1,459 @@
+package io.files2iceberg.batcher.launch.dataproc;
+
+import static io.files2iceberg.batcher.launch.dataproc.FakeDataproc.error;
+import static io.files2iceberg.batcher.launch.dataproc.FakeDataproc.state;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.cloud.dataproc.v1.Batch;
+import com.google.cloud.dataproc.v1.CreateBatchRequest;
+import com.google.cloud.dataproc.v1.EnvironmentConfig;
+import com.google.cloud.dataproc.v1.ExecutionConfig;
+import com.google.cloud.dataproc.v1.RuntimeConfig;
+import com.google.cloud.dataproc.v1.SparkBatch;
+import io.files2iceberg.batcher.launch.JobResult;
+import io.files2iceberg.batcher.launch.LaunchException;
+import io.files2iceberg.batcher.launch.LaunchedJob;
+import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.JobExit;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.JobSettings;
+import io.files2iceberg.core.profile.ProfileLoader;
+import io.files2iceberg.core.profile.TableProfile;
+import io.grpc.Status;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Dataproc launcher against a fake BatchController gRPC service on 127.0.0.1. */
+class DataprocLauncherTest {
+
+  static final String BATCH_ID = "20261130T120000-1a2b3c4d";
+  static final String MANIFEST_URI = "gs://lake-metadata/clicks/batches/20261130T120000-1a2b3c4d/manifest.json";
+  static final String JAR = "gs://lake-artifacts/jars/files2iceberg-spark-job-0.1.0-all.jar";
+  static final String SERVICE_ACCOUNT = "files2iceberg-job@lake-prod.iam.gserviceaccount.com";
+  static final String SUBNETWORK = "projects/lake-prod/regions/europe-west1/subnetworks/dataproc";
+  static final String PARENT = "projects/lake-prod/locations/europe-west1";
+  static final String DATAPROC_ID = "f2i-20261130t120000-1a2b3c4d-a1";
+  static final String BATCH_NAME = PARENT + "/batches/" + DATAPROC_ID;
+  static final String CONSOLE =
+      "https://console.cloud.google.com/dataproc/batches/europe-west1/" + DATAPROC_ID + "?project=lake-prod";
+
+  static final String PROFILE = """
+      extract.path = "gs://lake-landing/clicks/dt=*/*.parquet"
+      load.iceberg.table = "lake.web.clicks"
+      ledger { type = firestore, firestore-project = lake-prod }
+      job {
+        dataproc-region = europe-west1
+        runtime-version = "2.2"
+        service-account = "%s"
+        subnetwork = "%s"
+        jar-uri = "%s"
+        spark-properties {
+          "spark.executor.instances" = "4"
+          "spark.dynamicAllocation.enabled" = "false"
+        }
+      }
+      """.formatted(SERVICE_ACCOUNT, SUBNETWORK, JAR);
+
+  @TempDir Path home;
+
+  FakeDataproc dataproc;
+  TableProfile profile;
+  DataprocLauncher launcher;
+
+  @BeforeEach
+  void start() throws Exception {
+    dataproc = new FakeDataproc();
+    profile = profile(PROFILE);
+    launcher = launcher(profile.job());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    launcher.close();
+    dataproc.close();
+  }
+
+  @Test
+  void launchSendsTheExactCreateBatchRequest() {
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    assertThat(job.jobId()).isEqualTo(DATAPROC_ID);
+    assertThat(dataproc.creates).hasSize(1);
+    CreateBatchRequest sent = dataproc.creates.get(0);
+    assertThat(sent.getRequestId()).matches("[a-zA-Z0-9_-]{1,40}");
+    assertThat(sent.toBuilder().clearRequestId().build()).isEqualTo(CreateBatchRequest.newBuilder()
+        .setParent(PARENT)
+        .setBatchId(DATAPROC_ID)
+        .setBatch(Batch.newBuilder()
+            .setSparkBatch(SparkBatch.newBuilder()
+                .setMainClass("io.files2iceberg.sparkjob.BatchJob")
+                .addJarFileUris(JAR)
+                .addArgs("--manifest")
+                .addArgs(MANIFEST_URI))
+            .setRuntimeConfig(RuntimeConfig.newBuilder()
+                .setVersion("2.2")
+                .putProperties("spark.executor.instances", "4")
+                .putProperties("spark.dynamicAllocation.enabled", "false"))
+            .setEnvironmentConfig(EnvironmentConfig.newBuilder()
+                .setExecutionConfig(ExecutionConfig.newBuilder()
+                    .setServiceAccount(SERVICE_ACCOUNT)
+                    .setSubnetworkUri(SUBNETWORK)))
+            .putLabels("files2iceberg-table", "lake_web_clicks")
+            .putLabels("files2iceberg-batch", "20261130t120000-1a2b3c4d"))
+        .build());
+  }
+
+  @Test
+  void everyAttemptGetsItsOwnBatchIdAndRequestId() {
+    String first = launcher.launch(manifest(), MANIFEST_URI, 1).jobId();
+    String second = launcher.launch(manifest(), MANIFEST_URI, 2).jobId();
+
+    assertThat(first).isEqualTo(DATAPROC_ID);
+    assertThat(second).isEqualTo("f2i-20261130t120000-1a2b3c4d-a2");
+    assertThat(dataproc.creates).extracting(CreateBatchRequest::getRequestId).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void withoutServiceAccountAndSubnetworkTheBatchRunsWithDataprocsDefaults() throws Exception {
+    TableProfile plain = profile("""
+        extract.path = "gs://lake-landing/clicks/dt=*/*.parquet"
+        load.iceberg.table = "lake.web.clicks"
+        job { dataproc-region = europe-west1, jar-uri = "%s" }
+        """.formatted(JAR));
+    try (DataprocLauncher defaults = launcher(plain.job())) {
+      defaults.launch(manifest(plain), MANIFEST_URI, 1);
+    }
+
+    Batch sent = dataproc.creates.get(0).getBatch();
+    assertThat(sent.getEnvironmentConfig().getExecutionConfig()).isEqualTo(ExecutionConfig.getDefaultInstance());
+    assertThat(sent.getRuntimeConfig()).isEqualTo(RuntimeConfig.newBuilder().setVersion("2.3").build());
+  }
+
+  @Test
+  void pollsThroughPendingAndRunningUntilSucceededWhichIsLoaded() throws Exception {
+    dataproc.script(state(Batch.State.PENDING), state(Batch.State.RUNNING), state(Batch.State.RUNNING),
+        state(Batch.State.SUCCEEDED));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    Optional<JobResult> result = job.await(Duration.ofSeconds(10));
+
+    assertThat(result).contains(new JobResult(JobExit.LOADED, Optional.empty(),
+        "Dataproc batch " + DATAPROC_ID + " succeeded; driver output " + FakeDataproc.OUTPUT_URI, true,
+        Optional.of(CONSOLE)));
+    assertThat(dataproc.gets).hasSize(4).containsOnly(BATCH_NAME);
+  }
+
+  @Test
+  void anEndedBatchIsNotReadAgain() throws Exception {
+    dataproc.script(state(Batch.State.SUCCEEDED));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+    JobResult first = job.await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(job.await(Duration.ZERO)).contains(first);
+    assertThat(dataproc.gets).hasSize(1);
+  }
+
+  @Test
+  void failedBatchIsFailedWithItsStateMessage() throws Exception {
+    dataproc.script(state(Batch.State.RUNNING), state(Batch.State.FAILED,
+        "Job failed with message [java.io.IOException: Connection reset]. Additional details can be found at:\n"
+            + CONSOLE));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 1).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result.exit()).isEqualTo(JobExit.FAILED);
+    assertThat(result.fromJob()).as("a failure the job did not report may have committed").isFalse();
+    assertThat(result.report()).isEmpty();
+    assertThat(result.detail()).isEqualTo("Dataproc batch " + DATAPROC_ID
+        + " failed: Job failed with message [java.io.IOException: Connection reset]. Additional details can be found"
+        + " at: " + CONSOLE);
+    assertThat(result.log()).contains(CONSOLE);
+  }
+
+  @Test
+  void failedBatchWhoseMessageCarriesTheJobsRejectedLineIsRejected() throws Exception {
+    dataproc.script(state(Batch.State.FAILED, "Job failed with message [files2iceberg: table lake.web.clicks batch "
+        + BATCH_ID + " rejected: column user_id: cannot change string to int]. Additional details can be found at:\n"
+        + CONSOLE));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 1).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result.exit()).isEqualTo(JobExit.REJECTED);
+    assertThat(result.fromJob()).isTrue();
+    assertThat(result.detail()).isEqualTo("files2iceberg: table lake.web.clicks batch " + BATCH_ID
+        + " rejected: column user_id: cannot change string to int");
+  }
+
+  @Test
+  void failedBatchWithExitCodeThreeIsCheckpointFailed() throws Exception {
+    dataproc.script(state(Batch.State.FAILED, "Driver exited with exit code 3"));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 1).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result.exit()).isEqualTo(JobExit.CHECKPOINT_FAILED);
+    assertThat(result.detail()).isEqualTo("Dataproc batch " + DATAPROC_ID + " failed: Driver exited with exit code 3");
+  }
+
+  @Test
+  void cancelledBatchIsFailedAsCancelled() throws Exception {
+    dataproc.script(state(Batch.State.RUNNING), state(Batch.State.CANCELLING), state(Batch.State.CANCELLED));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 1).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result).isEqualTo(new JobResult(JobExit.FAILED, Optional.empty(),
+        "Dataproc batch " + DATAPROC_ID + " was cancelled", false, Optional.of(CONSOLE)));
+  }
+
+  @Test
+  void aBatchInAnUnspecifiedStateIsStillWatched() throws Exception {
+    dataproc.script(state(Batch.State.STATE_UNSPECIFIED), state(Batch.State.RUNNING), state(Batch.State.SUCCEEDED));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 1).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result.exit()).isEqualTo(JobExit.LOADED);
+    assertThat(dataproc.gets).hasSize(3);
+  }
+
+  @Test
+  void awaitReturnsEmptyWhenTheBatchIsStillRunningAtTheTimeout() throws Exception {
+    dataproc.script(state(Batch.State.RUNNING));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    long start = System.nanoTime();
+    Optional<JobResult> result = job.await(Duration.ofMillis(200));
+
+    assertThat(result).isEmpty();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(200), Duration.ofSeconds(5));
+    assertThat(dataproc.gets.size()).isGreaterThan(2);
+
+    dataproc.script(state(Batch.State.SUCCEEDED));
+    assertThat(job.await(Duration.ofSeconds(10)).map(JobResult::exit)).contains(JobExit.LOADED);
+  }
+
+  @Test
+  void aTransientErrorWhilePollingIsRetried() throws Exception {
+    dataproc.script(state(Batch.State.RUNNING), error(Status.UNAVAILABLE.withDescription("connection reset")),
+        error(Status.DEADLINE_EXCEEDED), state(Batch.State.RUNNING), error(Status.UNAVAILABLE),
+        state(Batch.State.SUCCEEDED));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 1).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result.exit()).isEqualTo(JobExit.LOADED);
+    assertThat(dataproc.gets).hasSize(6);
+  }
+
+  @Test
+  void transientErrorsBeyondTheBoundAreARetryableLaunchException() {
+    dataproc.script(error(Status.UNAVAILABLE.withDescription("connection reset")));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    assertThatThrownBy(() -> job.await(Duration.ofSeconds(10)))
+        .isInstanceOfSatisfying(LaunchException.class, e -> assertThat(e.isRetryable()).isTrue())
+        .hasMessage("Table lake.web.clicks batch " + BATCH_ID + ": cannot read Dataproc batch " + BATCH_NAME
+            + ": 2 transient errors in a row, the last UNAVAILABLE: io.grpc.StatusRuntimeException: UNAVAILABLE:"
+            + " connection reset");
+    assertThat(dataproc.gets).hasSize(3);
+  }
+
+  @Test
+  void aBatchThatCannotBeReadIsANonRetryableLaunchException() {
+    dataproc.script(error(Status.PERMISSION_DENIED.withDescription("dataproc.batches.get denied")));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    assertThatThrownBy(() -> job.await(Duration.ofSeconds(10)))
+        .isInstanceOfSatisfying(LaunchException.class, e -> assertThat(e.isRetryable()).isFalse())
+        .hasMessageStartingWith("Table lake.web.clicks batch " + BATCH_ID + ": cannot read Dataproc batch "
+            + BATCH_NAME + ": PERMISSION_DENIED:")
+        .hasMessageContaining("dataproc.batches.get denied");
+  }
+
+  @Test
+  void cancelCancelsTheBatchsOperation() throws Exception {
+    dataproc.script(state(Batch.State.RUNNING));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    job.cancel();
+
+    assertThat(dataproc.cancelledOperations).containsExactly("projects/lake-prod/regions/europe-west1/operations/op-1");
+  }
+
+  @Test
+  void cancelAfterTheBatchEndedDoesNothing() throws Exception {
+    dataproc.script(state(Batch.State.SUCCEEDED));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+    job.await(Duration.ofSeconds(10));
+
+    job.cancel();
+
+    assertThat(dataproc.cancelledOperations).isEmpty();
+  }
+
+  @Test
+  void cancelOfABatchDataprocConsidersEndedIsNotAnError() {
+    dataproc.failCancels(Status.FAILED_PRECONDITION.withDescription("Batch is already in a terminal state"));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    job.cancel();
+
+    assertThat(dataproc.cancelledOperations).hasSize(1);
+  }
+
+  @Test
+  void aCancelDataprocRefusesIsLoggedNotThrown() {
+    dataproc.failCancels(Status.PERMISSION_DENIED.withDescription("dataproc.operations.cancel denied"));
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    job.cancel();
+
+    assertThat(dataproc.cancelledOperations).hasSize(1);
+  }
+
+  @Test
+  void aFailedBatchWhoseMessageCarriesTheJobsFailedLineIsTheJobsOwnFailure() throws Exception {
+    dataproc.script(state(Batch.State.FAILED, "Job failed with message [files2iceberg: table lake.web.clicks batch "
+        + BATCH_ID + " failed: Connection refused]. Additional details can be found at:\n" + CONSOLE));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 1).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result).isEqualTo(new JobResult(JobExit.FAILED, Optional.empty(),
+        "files2iceberg: table lake.web.clicks batch " + BATCH_ID + " failed: Connection refused", true,
+        Optional.of(CONSOLE)));
+  }
+
+  @Test
+  void relaunchingAnAttemptThatExistsWatchesThatBatch() throws Exception {
+    launcher.launch(manifest(), MANIFEST_URI, 1);
+    dataproc.script(state(Batch.State.FAILED, "Driver exited with exit code 1"));
+
+    LaunchedJob again = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    assertThat(again.jobId()).isEqualTo(DATAPROC_ID);
+    assertThat(dataproc.creates).hasSize(2);
+    assertThat(again.await(Duration.ofSeconds(10)).map(JobResult::exit)).contains(JobExit.FAILED);
+    again.cancel();
+    assertThat(dataproc.cancelledOperations).isEmpty();
+  }
+
+  @Test
+  void aTransientCreateErrorIsRetriedWithTheSameRequestId() {
+    dataproc.failCreates(Status.UNAVAILABLE);
+
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    assertThat(job.jobId()).isEqualTo(DATAPROC_ID);
+    assertThat(dataproc.creates).hasSize(2);
+    assertThat(dataproc.creates.get(1)).isEqualTo(dataproc.creates.get(0));
+  }
+
+  @Test
+  void aCreateDataprocRefusesIsANonRetryableLaunchException() {
+    dataproc.failCreates(Status.INVALID_ARGUMENT.withDescription("Unsupported runtime version 9.9"));
+
+    assertThatThrownBy(() -> launcher.launch(manifest(), MANIFEST_URI, 1))
+        .isInstanceOfSatisfying(LaunchException.class, e -> assertThat(e.isRetryable()).isFalse())
+        .hasMessageStartingWith("Table lake.web.clicks batch " + BATCH_ID + ": Dataproc refused to create batch "
+            + BATCH_NAME + ": INVALID_ARGUMENT:")
+        .hasMessageContaining("Unsupported runtime version 9.9");
+  }
+
+  @Test
+  void aQuotaErrorOnCreateIsRetryableLater() {
+    dataproc.failCreates(Status.RESOURCE_EXHAUSTED.withDescription("Insufficient CPUS quota"));
+
+    assertThatThrownBy(() -> launcher.launch(manifest(), MANIFEST_URI, 1))
+        .isInstanceOfSatisfying(LaunchException.class, e -> assertThat(e.isRetryable()).isTrue())
+        .hasMessageContaining("RESOURCE_EXHAUSTED");
+    assertThat(dataproc.creates).hasSize(1);
+  }
+
+  @Test
+  void aManifestNotOnCloudStorageIsRefusedBeforeAnyRequest() {
+    assertThatThrownBy(() -> launcher.launch(manifest(), "/home/me/.files2iceberg/metadata/clicks/manifest.json", 1))
+        .isInstanceOfSatisfying(LaunchException.class, e -> assertThat(e.isRetryable()).isFalse())
+        .hasMessage("Table lake.web.clicks batch " + BATCH_ID + ": a Dataproc batch reads its manifest from Cloud"
+            + " Storage: metadata.path must be a gs:// URI, the manifest is"
+            + " /home/me/.files2iceberg/metadata/clicks/manifest.json");
+    assertThat(dataproc.creates).isEmpty();
+  }
+
+  @Test
+  void aMissingRegionIsAConfigurationErrorNamingTheKey() {
+    JobSettings job = withRegion(profile.job(), Optional.empty());
+
+    assertThatThrownBy(() -> launcher(job))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("job.dataproc-region: required for the Dataproc launcher");
+  }
+
+  @Test
+  void aRegionThatIsNoRegionNameIsAConfigurationErrorNamingTheKey() {
+    JobSettings job = withRegion(profile.job(), Optional.of("europe-west1.googleapis.com:443"));
+
+    assertThatThrownBy(() -> launcher(job))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("job.dataproc-region: not a region name such as europe-west1: \"europe-west1.googleapis.com:443\"");
+  }
+
+  @Test
+  void aMissingJarUriIsAConfigurationErrorNamingTheKey() {
+    JobSettings job = withJar(profile.job(), Optional.empty());
+
+    assertThatThrownBy(() -> launcher(job))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("job.jar-uri: required with job.dataproc-region: the gs:// URI of"
+            + " files2iceberg-spark-job-<version>-all.jar");
+  }
+
+  @Test
+  void aLocalJarUriIsAConfigurationErrorNamingTheKey() {
+    JobSettings job = withJar(profile.job(), Optional.of("file:///opt/files2iceberg/job-all.jar"));
+
+    assertThatThrownBy(() -> launcher(job))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("job.jar-uri: must be a gs:// URI for Dataproc Serverless, is \"file:///opt/files2iceberg/job-all.jar\"");
+  }
+
+  @Test
+  void aMissingProjectIsAConfigurationError() {
+    assertThatThrownBy(() -> new DataprocLauncher(profile.job(), " ", dataproc.client(), Duration.ofMillis(10)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the Dataproc launcher needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT or"
+            + " ledger.firestore-project");
+  }
+
+  private DataprocLauncher launcher(JobSettings job) throws Exception {
+    return new DataprocLauncher(job, "lake-prod", dataproc.client(),
+        new DataprocLauncher.Polling(Duration.ofMillis(10), Duration.ofSeconds(5), 2));
+  }
+
+  private TableProfile profile(String hocon) throws Exception {
+    return ProfileLoader.parse(hocon, home.resolve("clicks.conf"), new Home(home));
+  }
+
+  private BatchManifest manifest() {
+    return manifest(profile);
+  }
+
+  private static BatchManifest manifest(TableProfile profile) {
+    return BatchManifest.of(BATCH_ID, profile, profile.extract().batchFile().ingestionType(), true,
+        Instant.parse("2026-11-30T12:00:00Z"), List.of());
+  }
+
+  private static JobSettings withRegion(JobSettings job, Optional<String> region) {
+    return new JobSettings(job.sparkProperties(), job.master(), region, job.runtimeVersion(), job.serviceAccount(),
+        job.subnetwork(), job.jarUri(), job.leaseTimeout(), job.maxAttempts());
+  }
+
+  private static JobSettings withJar(JobSettings job, Optional<String> jar) {
+    return new JobSettings(job.sparkProperties(), job.master(), job.dataprocRegion(), job.runtimeVersion(),
+        job.serviceAccount(), job.subnetwork(), jar, job.leaseTimeout(), job.maxAttempts());
+  }
+}

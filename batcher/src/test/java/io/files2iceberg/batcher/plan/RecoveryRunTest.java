@@ -1,0 +1,226 @@
+package io.files2iceberg.batcher.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.files2iceberg.batcher.launch.JobResult;
+import io.files2iceberg.batcher.launch.LaunchedJob;
+import io.files2iceberg.batcher.launch.Launcher;
+import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.manifest.BatchLoadReport;
+import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.JobExit;
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.TableProfile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Crashes between two steps, then a run: every batch ends in the table exactly once. Three tables,
+ * one run:
+ *
+ * <ul>
+ *   <li>{@code orphan}: claimed and marked RUNNING, then its batcher died before launching;
+ *   <li>{@code halfdone}: its job committed to Iceberg, then its batcher died before any
+ *       checkpoint (the job ran with {@code saveCheckpoint = false}, so the ledger never heard);
+ *   <li>{@code locked}: its first job committed to Iceberg while the ledger was locked, so the
+ *       checkpoint failed (exit 3).
+ * </ul>
+ */
+class RecoveryRunTest {
+  private static final String ORPHAN = "local.test.orphan";
+  private static final String HALFDONE = "local.test.halfdone";
+  private static final String LOCKED = "local.test.locked";
+
+  @TempDir Path dir;
+
+  @Test
+  void expiredBatchesAreRelaunchedAndCommittedOnesOnlyFinalized() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("orphan", "");
+      landing.profile("halfdone", "");
+      landing.profile("locked", "");
+      landing.land("orphan", "p1", 2, 1);
+      landing.land("halfdone", "p1", 2, 10);
+      landing.land("locked", "p1", 1, 20);
+      LocalSparkLauncher launcher = landing.launcher();
+      Duration lease = Duration.ofMinutes(10);
+
+      BatchRecord orphan = landing.ledger.claimPartitions(new ClaimPartitions(ORPHAN, 100, lease, true)).orElseThrow();
+      landing.ledger.markRunning(orphan.batchId(), lease);
+
+      BatchRecord halfdone =
+          landing.ledger.claimPartitions(new ClaimPartitions(HALFDONE, 100, lease, true)).orElseThrow();
+      landing.ledger.markRunning(halfdone.batchId(), lease);
+      TableProfile halfdoneProfile = landing.registry().byTable(HALFDONE).orElseThrow();
+      BatchManifest withoutCheckpoint = BatchManifest.of(halfdone.batchId(), halfdoneProfile, IngestionType.INCREMENTAL,
+          false, halfdone.createdAt(), landing.ledger.filesOfBatch(halfdone.batchId()));
+      String uri = new ManifestStore(() -> null).write(withoutCheckpoint);
+      JobResult committedAlone = launcher.launch(withoutCheckpoint, uri, 1).await(Duration.ofMinutes(3)).orElseThrow();
+      assertThat(committedAlone.exit()).as(landing::jobLogs).isEqualTo(JobExit.LOADED);
+      long halfdoneSnapshot = committedAlone.report().orElseThrow().snapshotId();
+      assertThat(committedAlone.report().orElseThrow().checkpoint()).isEqualTo(BatchLoadReport.Checkpoint.SKIPPED);
+      assertThat(landing.ledger.batch(halfdone.batchId()).orElseThrow().state()).isEqualTo(BatchState.RUNNING);
+
+      // Both batchers are gone for longer than the lease.
+      landing.clock.advance(lease.plusMinutes(1));
+
+      List<BatchEvent> events = new CopyOnWriteArrayList<>();
+      AtomicReference<JobResult> lockedFirst = new AtomicReference<>();
+      BatchRunner runner = BatchRunner.builder(landing.registry(), landing.ledger,
+              profile -> profile.table().equals(LOCKED) ? lockingFirstCheckpoint(landing, launcher, lockedFirst) : launcher)
+          .options(new RunOptions(3, Duration.ofMinutes(5)))
+          .events(events::add)
+          .build();
+
+      RunSummary summary = runner.runOnce();
+
+      assertThat(summary.failed()).as(landing::jobLogs).isEmpty();
+      assertThat(summary.recovered()).extracting(BatchRecovered::batchId)
+          .containsExactlyInAnyOrder(orphan.batchId(), halfdone.batchId());
+      assertThat(summary.recovered()).extracting(BatchRecovered::attempt).containsOnly(2);
+
+      // orphan: launched again and loaded.
+      BatchLoadReport orphanReport = committed(summary, ORPHAN).report();
+      assertThat(orphanReport.batchId()).isEqualTo(orphan.batchId());
+      assertThat(orphanReport.alreadyCommitted()).isFalse();
+      assertThat(orphanReport.metrics().rowsInserted()).isEqualTo(2);
+
+      // halfdone: the table had it; the relaunch only finalized the ledger, with that snapshot.
+      BatchLoadReport halfdoneReport = committed(summary, HALFDONE).report();
+      assertThat(halfdoneReport.alreadyCommitted()).isTrue();
+      assertThat(halfdoneReport.snapshotId()).isEqualTo(halfdoneSnapshot);
+      assertThat(halfdoneReport.metrics().rowsInserted()).isZero();
+      assertThat(landing.ledger.batch(halfdone.batchId()).orElseThrow().snapshotId()).contains(halfdoneSnapshot);
+
+      // locked: exit 3 (in the table, not in the ledger), launched again at once, finalized.
+      assertThat(lockedFirst.get().exit()).isEqualTo(JobExit.CHECKPOINT_FAILED);
+      long lockedSnapshot = lockedFirst.get().report().orElseThrow().snapshotId();
+      assertThat(events.stream().filter(e -> e.table().equals(LOCKED)).map(e -> e.getClass().getSimpleName()))
+          .containsExactly("BatchClaimed", "BatchLaunched", "BatchLaunched", "BatchCommitted");
+      assertThat(events.stream().filter(e -> e instanceof BatchLaunched l && l.table().equals(LOCKED))
+          .map(e -> ((BatchLaunched) e).attempt())).containsExactly(1, 2);
+      BatchLoadReport lockedReport = committed(summary, LOCKED).report();
+      assertThat(lockedReport.alreadyCommitted()).isTrue();
+      assertThat(lockedReport.snapshotId()).isEqualTo(lockedSnapshot);
+
+      for (String table : List.of(ORPHAN, HALFDONE, LOCKED)) {
+        assertThat(landing.ledger.tableStatus(table).partitionsByState()).containsOnlyKeys(PartitionState.INGESTED);
+        assertThat(landing.ledger.tableStatus(table).inFlight()).isEmpty();
+      }
+
+      // Every row once, and one snapshot per batch: no batch was written twice.
+      var rows = TableRows.query(landing.home.root(), landing.config,
+          "SELECT id FROM " + ORPHAN + " ORDER BY id",
+          "SELECT id FROM " + HALFDONE + " ORDER BY id",
+          "SELECT id FROM " + LOCKED + " ORDER BY id",
+          "SELECT count(*) AS n FROM " + HALFDONE + ".snapshots",
+          "SELECT count(*) AS n FROM " + LOCKED + ".snapshots");
+      assertThat(rows.get(0)).extracting(r -> r.get("id").asLong()).containsExactly(1L, 2L);
+      assertThat(rows.get(1)).extracting(r -> r.get("id").asLong()).containsExactly(10L, 11L);
+      assertThat(rows.get(2)).extracting(r -> r.get("id").asLong()).containsExactly(20L);
+      assertThat(rows.get(3).get(0).get("n").asLong()).isEqualTo(1);
+      assertThat(rows.get(4).get(0).get("n").asLong()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * The real launcher, except that during the first job it takes the ledger's write lock once the
+   * job has started loading (it has opened the ledger and checked the batch by then) and holds it
+   * until the job ends, so that the job's checkpoint times out.
+   */
+  private static Launcher lockingFirstCheckpoint(Landing landing, Launcher launcher, AtomicReference<JobResult> first) {
+    return (manifest, uri, attempt) -> {
+      LaunchedJob job = launcher.launch(manifest, uri, attempt);
+      if (attempt != 1) {
+        return job;
+      }
+      Path log = Path.of(job.log().orElseThrow());
+      String loading = "Table " + manifest.table() + " batch " + manifest.batchId() + ": ";
+      Connection lock = lockOnceLogged(landing.home.ledgerDb(), log, loading);
+      return new LaunchedJob() {
+        @Override
+        public String jobId() {
+          return job.jobId();
+        }
+
+        @Override
+        public Optional<String> log() {
+          return job.log();
+        }
+
+        @Override
+        public Optional<JobResult> await(Duration timeout) throws InterruptedException {
+          Optional<JobResult> result = job.await(timeout);
+          if (result.isPresent()) {
+            release(lock);
+            first.compareAndSet(null, result.get());
+          }
+          return result;
+        }
+
+        @Override
+        public void cancel() {
+          job.cancel();
+          release(lock);
+        }
+      };
+    };
+  }
+
+  private static Connection lockOnceLogged(Path ledgerDb, Path log, String line) {
+    try {
+      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+      while (!(Files.exists(log) && Files.readString(log).contains(line))) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the job never logged \"" + line + "\" in " + log);
+        }
+        Thread.sleep(10);
+      }
+      Connection connection = DriverManager.getConnection("jdbc:sqlite:" + ledgerDb);
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("CREATE TABLE IF NOT EXISTS test_lock (x INTEGER)");
+      }
+      connection.setAutoCommit(false);
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("INSERT INTO test_lock VALUES (1)"); // holds the write lock until rollback
+      }
+      return connection;
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot lock the ledger " + ledgerDb, e);
+    }
+  }
+
+  private static void release(Connection lock) {
+    try {
+      if (!lock.isClosed()) {
+        lock.rollback();
+        lock.close();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static BatchCommitted committed(RunSummary summary, String table) {
+    return summary.committed().stream().filter(c -> c.table().equals(table)).findFirst()
+        .orElseThrow(() -> new AssertionError("no commit of " + table + " in " + summary));
+  }
+}

@@ -1,0 +1,182 @@
+package io.files2iceberg.sparkjob.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.files2iceberg.core.profile.Home;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sql} against the embedded catalog: aligned tables, JSON lines, time travel, the metadata
+ * tables, and errors that name what is wrong.
+ */
+class SqlMainTest {
+  @TempDir static Path root;
+  static Home home;
+  static SparkSession spark;
+  static long firstSnapshot;
+
+  @BeforeAll
+  static void createTable() throws Exception {
+    home = new Home(root.resolve("home"));
+    spark = TestSessions.newSession(SqlMain.catalogProperties(home, Optional.empty()));
+    spark.sql("CREATE TABLE local.demo.clicks (click_id STRING, user_id BIGINT, clicks INT, dt DATE) USING iceberg");
+    spark.sql("INSERT INTO local.demo.clicks VALUES ('c1', 10, 3, DATE'2026-11-27'), ('c2', NULL, 12, DATE'2026-11-27')");
+    firstSnapshot = spark.sql("SELECT snapshot_id FROM local.demo.clicks.snapshots").first().getLong(0);
+    spark.sql("INSERT INTO local.demo.clicks VALUES ('c3', 11, 1, DATE'2026-11-28')");
+  }
+
+  private record Run(int code, String out, String err) {}
+
+  private Run run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    List<String> all = new ArrayList<>(List.of("--home", home.root().toString()));
+    all.addAll(List.of(args));
+    int code = SqlMain.run(spark, SqlMain.Options.parse(all.toArray(String[]::new)),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void resultIsAnAlignedTableWithNumbersOnTheRightAndNullSpelledOut() {
+    Run run = run("SELECT click_id, user_id, clicks FROM local.demo.clicks ORDER BY click_id");
+
+    assertThat(run.code()).isZero();
+    assertThat(run.out()).isEqualTo(String.join(System.lineSeparator(),
+        "click_id  user_id  clicks",
+        "--------  -------  ------",
+        "c1             10       3",
+        "c2           NULL      12",
+        "c3             11       1",
+        "(3 rows)",
+        ""));
+  }
+
+  @Test
+  void jsonPrintsOneObjectPerRow() {
+    Run run = run("--json", "SELECT click_id, dt FROM local.demo.clicks WHERE click_id = 'c3'");
+
+    assertThat(run.code()).isZero();
+    assertThat(run.out().strip()).isEqualTo("{\"click_id\":\"c3\",\"dt\":\"2026-11-28\"}");
+  }
+
+  @Test
+  void timeTravelReadsAnOlderSnapshot() {
+    Run run = run("--json", "SELECT count(*) AS n FROM local.demo.clicks VERSION AS OF " + firstSnapshot,
+        "SELECT count(*) AS n FROM local.demo.clicks");
+
+    assertThat(run.code()).isZero();
+    assertThat(run.out().strip().split("\\R")).containsExactly("{\"n\":2}", "{\"n\":3}");
+  }
+
+  @Test
+  void snapshotsMetadataTableListsEveryCommit() {
+    Run run = run("--json", "SELECT count(*) AS snapshots, min(snapshot_id) = " + firstSnapshot
+        + " OR max(snapshot_id) = " + firstSnapshot + " AS has_first FROM local.demo.clicks.snapshots");
+
+    assertThat(run.out().strip()).isEqualTo("{\"snapshots\":2,\"has_first\":true}");
+  }
+
+  @Test
+  void theEmbeddedCatalogIsTheDefaultCatalog() {
+    Run run = run("--json", "SELECT count(*) AS n FROM demo.clicks");
+
+    assertThat(run.out().strip()).isEqualTo("{\"n\":3}");
+  }
+
+  @Test
+  void severalStatementsAreEchoedAndSeparated() {
+    Run run = run("--echo", "SELECT 1 AS one", "SELECT 'x' AS letter");
+
+    assertThat(run.out()).isEqualTo(String.join(System.lineSeparator(),
+        "> SELECT 1 AS one", "one", "---", "  1", "(1 row)", "",
+        "> SELECT 'x' AS letter", "letter", "------", "x", "(1 row)", ""));
+  }
+
+  @Test
+  void maxRowsCutsTheTableAndSaysSo() {
+    Run run = run("--max-rows", "2", "SELECT id FROM range(5)");
+
+    assertThat(run.out()).isEqualTo(String.join(System.lineSeparator(),
+        "id", "--", " 0", " 1", "(first 2 rows shown; --max-rows N shows more)", ""));
+  }
+
+  @Test
+  void commandsWithoutResultSayOk() {
+    Run run = run("CREATE NAMESPACE IF NOT EXISTS local.scratch");
+
+    assertThat(run.code()).isZero();
+    assertThat(run.out().strip()).isEqualTo("OK");
+  }
+
+  @Test
+  void missingTableFailsWithExitOneNamingTheProblem() {
+    Run run = run("SELECT * FROM local.demo.nope");
+
+    assertThat(run.code()).isEqualTo(1);
+    assertThat(run.err()).startsWith("error: [TABLE_OR_VIEW_NOT_FOUND]");
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void syntaxErrorFailsWithSparksMessage() {
+    Run run = run("SELEC 1");
+
+    assertThat(run.code()).isEqualTo(1);
+    assertThat(run.err()).startsWith("error: ").contains("PARSE_SYNTAX_ERROR");
+  }
+
+  @Test
+  void statementsAfterAFailingOneDoNotRun() {
+    Run run = run("--json", "SELECT 1 AS n", "SELECT * FROM local.demo.nope", "SELECT 2 AS n");
+
+    assertThat(run.code()).isEqualTo(1);
+    assertThat(run.out().strip()).isEqualTo("{\"n\":1}");
+  }
+
+  @Test
+  void argumentsNeedAStatementAndKnownOptions() {
+    assertThatThrownBy(() -> SqlMain.Options.parse(new String[] {"--json"}))
+        .hasMessage("no SQL statement given");
+    assertThatThrownBy(() -> SqlMain.Options.parse(new String[] {"--verbose", "SELECT 1"}))
+        .hasMessage("unknown option --verbose");
+    assertThatThrownBy(() -> SqlMain.Options.parse(new String[] {"--max-rows", "-1", "SELECT 1"}))
+        .hasMessage("--max-rows \"-1\" is not a whole number, 0 or more");
+    assertThat(SqlMain.Options.parse(new String[] {"--", "--not-an-option"}).statements())
+        .containsExactly("--not-an-option");
+  }
+
+  @Test
+  void profilesAddTheirCatalogsBesideTheEmbeddedOne() throws Exception {
+    Path profiles = Files.createDirectories(root.resolve("profiles"));
+    Files.writeString(profiles.resolve("events.conf"), """
+        extract.path = "file:///landing/events/*.json"
+        extract.format = json
+        load.iceberg.table = lake.raw.events
+        catalog { type = hadoop, warehouse = "file:///data/warehouse" }
+        """);
+
+    Map<String, String> properties = SqlMain.catalogProperties(home, Optional.of(profiles));
+
+    assertThat(properties)
+        .containsEntry("spark.sql.catalog.lake.type", "hadoop")
+        .containsEntry("spark.sql.catalog.lake.warehouse", "file:///data/warehouse")
+        .containsEntry("spark.sql.catalog.local.type", "jdbc")
+        .containsEntry("spark.sql.catalog.local.uri", "jdbc:sqlite:" + home.catalogDb())
+        .containsEntry("spark.sql.catalog.local.warehouse", home.warehouse().toString())
+        .containsEntry("spark.sql.defaultCatalog", "local");
+  }
+}
