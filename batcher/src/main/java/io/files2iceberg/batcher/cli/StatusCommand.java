@@ -3,16 +3,10 @@ package io.files2iceberg.batcher.cli;
 import io.files2iceberg.batcher.status.StatusFormat;
 import io.files2iceberg.batcher.status.StatusReport;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.Ledgers;
-import io.files2iceberg.core.ledger.LedgerUnavailableException;
-import io.files2iceberg.core.ledger.SqliteLedger;
-import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -51,30 +45,13 @@ final class StatusCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Home resolved = home.resolve();
-    Optional<ProfileRegistry> profiles = Optional.empty();
-    if (config != null) {
-      profiles = ConfigProblems.load(config, resolved, err);
-      if (profiles.isEmpty()) {
-        return Files2Iceberg.EXIT_INVALID;
-      }
-    } else if (!Files.isRegularFile(resolved.ledgerDb())) {
-      ConfigProblems.print(err, "the home " + resolved.root(), List.of(resolved.ledgerDb()
-          + ": no embedded ledger (nothing recorded yet); pass --home, or --config for the profiles' ledger"));
-      return Files2Iceberg.EXIT_INVALID;
+    LedgerAccess.Result result = LedgerAccess.open(config, false, home.resolve(), Clock.systemUTC(), err);
+    if (result instanceof LedgerAccess.Failed failed) {
+      return failed.exitCode();
     }
-    Ledger ledger;
-    try {
-      ledger = profiles.isPresent()
-          ? Ledgers.open(profiles.get().profiles().get(0).ledger(), Clock.systemUTC())
-          : SqliteLedger.open(resolved.ledgerDb(), Clock.systemUTC());
-    } catch (IllegalStateException e) {
-      ConfigProblems.print(err, String.valueOf(config), List.of("ledger: " + e.getMessage()));
-      return Files2Iceberg.EXIT_INVALID;
-    } catch (LedgerUnavailableException e) {
-      err.println("error: the ledger is not available: " + e.getMessage());
-      return Files2Iceberg.EXIT_FAILED;
-    }
+    LedgerAccess.Opened opened = ((LedgerAccess.Ok) result).opened();
+    Optional<ProfileRegistry> profiles = opened.profiles();
+    Ledger ledger = opened.ledger();
     try (ledger) {
       StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(table), Clock.systemUTC());
       if (table != null && report.tables().isEmpty()) {

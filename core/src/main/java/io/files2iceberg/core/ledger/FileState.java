@@ -28,7 +28,8 @@ public enum FileState {
     return switch (this) {
       case RECORDED -> EnumSet.of(CLAIMED, QUARANTINED);
       case CLAIMED -> EnumSet.of(RECORDED, INGESTED, QUARANTINED);
-      case INGESTED -> EnumSet.noneOf(FileState.class);
+      // INGESTED to RECORDED: replay --force loads a partition again.
+      case INGESTED -> EnumSet.of(RECORDED);
       case QUARANTINED -> EnumSet.of(RECORDED);
     };
   }

@@ -115,6 +115,76 @@ public interface Ledger extends AutoCloseable {
 
   List<QuarantinedMessage> quarantinedMessages();
 
+  // Operator commands: replay, backfill, reconcile (below, first group), retry, inspect and
+  // quarantine (second group).
+
+  /** Every partition of the table, ordered by partition token. */
+  default List<PartitionRecord> partitions(String table) {
+    throw new UnsupportedOperationException("partitions: not implemented yet");
+  }
+
+  /** Every file of one partition, in every state and generation, ordered by URI then generation. */
+  default List<FileRecord> filesOfPartition(String table, String partition) {
+    throw new UnsupportedOperationException("filesOfPartition: not implemented yet");
+  }
+
+  /**
+   * {@code replay --force}: loads an INGESTED partition again. Its INGESTED files become RECORDED
+   * and the partition READY, so the next claim takes them into a new batch (MERGE keeps the table
+   * correct). A READY partition is returned unchanged; any other state fails with {@link
+   * IllegalTransitionException}.
+   */
+  default PartitionRecord reopenPartition(String table, String partition) {
+    throw new UnsupportedOperationException("reopenPartition: not implemented yet");
+  }
+
+  /**
+   * {@code retry}: a FAILED partition becomes READY with its attempts reset to 0 (its last error is
+   * kept for {@code inspect}); a READY partition only has its attempts reset. Other states fail with
+   * {@link IllegalTransitionException}.
+   */
+  default PartitionRecord retryPartition(String table, String partition) {
+    throw new UnsupportedOperationException("retryPartition: not implemented yet");
+  }
+
+  /**
+   * {@code retry --batch}: re-queues the partitions of a FAILED batch as {@link #retryPartition}
+   * does (those in another state, claimed or loaded since, are left alone); the batch itself stays
+   * FAILED. Returns the partitions re-queued. A batch that is not FAILED fails with {@link
+   * IllegalTransitionException}.
+   */
+  default List<PartitionRecord> retryBatch(String batchId) {
+    throw new UnsupportedOperationException("retryBatch: not implemented yet");
+  }
+
+  /**
+   * {@code quarantine release}: a QUARANTINED file becomes RECORDED again (its reason cleared) and
+   * its partition READY when it was INGESTED with the marker seen, like a late file.
+   */
+  default FileRecord releaseFile(String fileId) {
+    throw new UnsupportedOperationException("releaseFile: not implemented yet");
+  }
+
+  /** Deletes a quarantined message once it has been dealt with; false when it is not known. */
+  default boolean releaseMessage(String messageId) {
+    throw new UnsupportedOperationException("releaseMessage: not implemented yet");
+  }
+
+  /** QUARANTINED files of every table, ordered by table, partition, URI and generation. */
+  default List<FileRecord> quarantinedFiles() {
+    throw new UnsupportedOperationException("quarantinedFiles: not implemented yet");
+  }
+
+  /** Every generation recorded of one object, oldest generation first. */
+  default List<FileRecord> filesNamed(String bucket, String name) {
+    throw new UnsupportedOperationException("filesNamed: not implemented yet");
+  }
+
+  /** The stored batches (pruned ones are gone) that claimed the partition, oldest first. */
+  default List<BatchRecord> batchesOfPartition(String table, String partition) {
+    throw new UnsupportedOperationException("batchesOfPartition: not implemented yet");
+  }
+
   /** Whether the store answers; used by health checks. */
   boolean isAvailable();
 

@@ -1,0 +1,80 @@
+package io.files2iceberg.batcher.cli;
+
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.LedgerUnavailableException;
+import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How the commands that read or repair the pipeline (status and the operator commands) open the
+ * profiles and the ledger: the ledger the profiles name ({@code --config}), else the embedded
+ * ledger {@code <home>/ledger.db}. Every problem is printed the {@link ConfigProblems} way, with
+ * the exit code to return.
+ */
+final class LedgerAccess {
+  private LedgerAccess() {}
+
+  /** The profiles (when given) and the open ledger; the caller closes {@link #ledger()}. */
+  record Opened(Optional<ProfileRegistry> profiles, Ledger ledger, Home home) implements AutoCloseable {
+    /** The profiles; only call when the command required {@code --config}. */
+    ProfileRegistry registry() {
+      return profiles.orElseThrow(() -> new IllegalStateException("no --config"));
+    }
+
+    @Override
+    public void close() {
+      ledger.close();
+    }
+  }
+
+  /** Opened, or the exit code after the problem was printed on {@code err}. */
+  sealed interface Result permits Ok, Failed {}
+
+  record Ok(Opened opened) implements Result {}
+
+  record Failed(int exitCode) implements Result {}
+
+  /**
+   * Opens the ledger.
+   *
+   * @param config the profiles ({@code --config}), or null for the embedded ledger of the home
+   * @param configRequired true for commands that need the profiles (their globs, their catalogs)
+   */
+  static Result open(Path config, boolean configRequired, Home home, Clock clock, PrintWriter err) {
+    Optional<ProfileRegistry> profiles = Optional.empty();
+    if (config != null) {
+      profiles = ConfigProblems.load(config, home, err);
+      if (profiles.isEmpty()) {
+        return new Failed(Files2Iceberg.EXIT_INVALID);
+      }
+    } else if (configRequired) {
+      ConfigProblems.print(err, "the command line", List.of("--config: required (the profiles of the tables)"));
+      return new Failed(Files2Iceberg.EXIT_INVALID);
+    } else if (!Files.isRegularFile(home.ledgerDb())) {
+      ConfigProblems.print(err, "the home " + home.root(), List.of(home.ledgerDb()
+          + ": no embedded ledger (nothing recorded yet); pass --home, or --config for the profiles' ledger"));
+      return new Failed(Files2Iceberg.EXIT_INVALID);
+    }
+    try {
+      Ledger ledger = profiles.isPresent()
+          ? Ledgers.open(profiles.get().profiles().get(0).ledger(), clock)
+          : SqliteLedger.open(home.ledgerDb(), clock);
+      return new Ok(new Opened(profiles, ledger, home));
+    } catch (IllegalStateException e) {
+      ConfigProblems.print(err, String.valueOf(config), List.of("ledger: " + e.getMessage()));
+      return new Failed(Files2Iceberg.EXIT_INVALID);
+    } catch (LedgerUnavailableException e) {
+      err.println("error: the ledger is not available: " + e.getMessage());
+      err.flush();
+      return new Failed(Files2Iceberg.EXIT_FAILED);
+    }
+  }
+}
