@@ -288,6 +288,13 @@ public final class BatchRunner {
         emit(new BatchFailed(table, batch.batchId(), error, Optional.empty(), AfterFailure.PARTITIONS_FAILED));
         return true;
       }
+      try {
+        ledger.takeOverExpiredLease(batch.batchId(), lease);
+      } catch (IllegalTransitionException e) {
+        // Another batcher (an overlapping scheduled run) recovered it first, or it settled.
+        LOG.info("Table {} batch {}: not recovered here: {}", table, batch.batchId(), e.getMessage());
+        return false;
+      }
       LOG.info("Table {} batch {}: lease expired at {} after {} attempt(s); launching it again", table,
           batch.batchId(), batch.leaseUntil().orElse(null), batch.attempts());
       emit(new BatchRecovered(table, batch.batchId(), batch.attempts() + 1));

@@ -65,6 +65,14 @@ public interface Ledger extends AutoCloseable {
   BatchRecord renewLease(String batchId, Duration lease);
 
   /**
+   * Recovery's compare-and-set: takes over a PLANNED or RUNNING batch whose lease has expired by
+   * giving it a new lease (attempts unchanged; {@link #markRunning} counts the relaunch). Of two
+   * batchers recovering one batch at the same time, exactly one succeeds; the other gets {@link
+   * IllegalTransitionException} naming the live lease, so a batch is never launched twice at once.
+   */
+  BatchRecord takeOverExpiredLease(String batchId, Duration lease);
+
+  /**
    * The checkpoint: PLANNED or RUNNING to COMMITTED with the Iceberg snapshot id and metrics; the
    * batch's files become INGESTED and its partitions INGESTED (or READY again when files are
    * still pending), with their failed attempts reset. Committing an already COMMITTED batch with

@@ -477,6 +477,20 @@ public final class SqliteLedger implements Ledger {
   }
 
   @Override
+  public BatchRecord takeOverExpiredLease(String batchId, Duration lease) {
+    Objects.requireNonNull(lease, "lease");
+    return store.write("takeOverExpiredLease", "batch " + batchId, c -> {
+      String action = "Cannot take over batch " + batchId;
+      BatchRecord batch = requireBatch(c, batchId, action);
+      States.requireOneOf(action, batch.state(), EnumSet.of(BatchState.PLANNED, BatchState.RUNNING));
+      long now = now();
+      States.requireLeaseExpired(action, batch, clock.instant());
+      update(c, BATCH_LEASE, now + lease.toMillis(), now, batchId);
+      return requireBatch(c, batchId, action);
+    });
+  }
+
+  @Override
   public BatchCommitted commitBatch(CommitBatch command) {
     String batchId = command.batchId();
     return store.write("commitBatch", "batch " + batchId, c -> {

@@ -1,6 +1,8 @@
 package io.files2iceberg.core.ledger;
 
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Function;
@@ -48,6 +50,15 @@ public final class States {
   public static <E extends Enum<E>> void requireOneOf(String action, E actual, Set<E> expected) {
     if (!expected.contains(actual)) {
       throw illegal(action, expected, actual);
+    }
+  }
+
+  /** Recovery may take a batch over only once its lease has run out (a live lease has an owner). */
+  public static void requireLeaseExpired(String action, BatchRecord batch, Instant now) {
+    Optional<Instant> lease = batch.leaseUntil();
+    if (lease.isPresent() && lease.get().isAfter(now)) {
+      throw new IllegalTransitionException(
+          action + ": its lease runs until " + lease.get() + " (another batcher holds it)");
     }
   }
 

@@ -666,6 +666,35 @@ public abstract class LedgerContractTest {
   }
 
   @Test
+  void onlyOneRecovererTakesOverAnExpiredLease() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(1).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+
+    assertThatThrownBy(() -> ledger.takeOverExpiredLease(batch.batchId(), LEASE))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot take over batch " + batch.batchId() + ": its lease runs until "
+            + clock.instant().plus(LEASE) + " (another batcher holds it)");
+
+    clock.advance(LEASE.plusMinutes(1));
+    BatchRecord taken = ledger.takeOverExpiredLease(batch.batchId(), LEASE);
+
+    assertThat(taken.state()).isEqualTo(BatchState.RUNNING);
+    assertThat(taken.attempts()).isEqualTo(1);
+    assertThat(taken.leaseUntil()).contains(clock.instant().plus(LEASE));
+    assertThat(ledger.findExpiredLeases()).isEmpty();
+    // A second batcher that saw the same expired lease loses the race.
+    assertThatThrownBy(() -> ledger.takeOverExpiredLease(batch.batchId(), LEASE))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageContaining("another batcher holds it");
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+    assertThatThrownBy(() -> ledger.takeOverExpiredLease(batch.batchId(), LEASE))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot take over batch " + batch.batchId()
+            + ": expected state PLANNED or RUNNING, actual COMMITTED");
+  }
+
+  @Test
   void renewingTheLeaseOfAFinishedBatchFailsNamingTheState() {
     readyPartition(TABLE, "2024-01-01", 1);
     BatchRecord batch = claim(10).orElseThrow();

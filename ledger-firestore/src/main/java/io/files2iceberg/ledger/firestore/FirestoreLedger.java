@@ -600,6 +600,20 @@ public final class FirestoreLedger implements Ledger {
   }
 
   @Override
+  public BatchRecord takeOverExpiredLease(String batchId, Duration lease) {
+    Objects.requireNonNull(lease, "lease");
+    return batchTransition("takeOverExpiredLease", batchId, "Cannot take over batch " + batchId,
+        (t, batch, action) -> {
+          States.requireOneOf(action, state(batch), EnumSet.of(BatchState.PLANNED, BatchState.RUNNING));
+          States.requireLeaseExpired(action, FirestoreDocuments.batch(batch), clock.instant());
+          batch.put(LEASE_UNTIL, timestamp(clock.millis() + lease.toMillis()));
+          batch.put(UPDATED_AT, now());
+          t.set(batches.document(batchId), batch);
+          return FirestoreDocuments.batch(batch);
+        });
+  }
+
+  @Override
   public BatchCommitted commitBatch(CommitBatch command) {
     String batchId = command.batchId();
     BatchCommitted committed = batchTransition("commitBatch", batchId, "Cannot commit batch " + batchId, (t, batch, action) -> {
