@@ -139,6 +139,27 @@ public final class Glob {
         || other.samples().stream().anyMatch(this::matches);
   }
 
+  /**
+   * Whether a folder can hold objects of both globs (say {@code raw/*.csv} and {@code raw/*.json}),
+   * so that one success marker there would complete a partition of each. Found the way {@link
+   * #overlaps} finds overlaps: by sample names.
+   */
+  public boolean sharesFolders(Glob other) {
+    if (!scheme.equals(other.scheme) || !bucket.equals(other.bucket)) {
+      return false;
+    }
+    if (!fixedPrefixFolder().startsWith(other.fixedPrefixFolder())
+        && !other.fixedPrefixFolder().startsWith(fixedPrefixFolder())) {
+      return false;
+    }
+    return samples().stream().anyMatch(sample -> other.matchesFolder(folderOf(sample)))
+        || other.samples().stream().anyMatch(sample -> matchesFolder(folderOf(sample)));
+  }
+
+  private static String folderOf(String name) {
+    return name.substring(0, name.lastIndexOf('/') + 1);
+  }
+
   /** One concrete object name per brace-free alternative, each wildcard filled with a plain name. */
   private List<String> samples() {
     List<String> samples = new ArrayList<>();

@@ -43,8 +43,8 @@ import java.util.stream.Collectors;
  * </ol>
  *
  * Profiles never overlap (the profile registry rejects that), so the first profile that claims an
- * object is the only one. A success marker, though, is attributed to the first profile whose
- * folders hold it even when two profiles share a folder.
+ * object is the only one. Neither do two profiles waiting for markers of one name share a folder
+ * (the registry rejects that too), so a success marker also belongs to one profile.
  *
  * <p>The partition token: with {@code extract.batch-file.pattern}, group 1 of the pattern matched
  * (whole-string) against the object URI, or failing that against the object name; a success marker

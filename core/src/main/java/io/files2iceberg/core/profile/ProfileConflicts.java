@@ -48,6 +48,7 @@ final class ProfileConflicts {
 
   private static void pairwise(
       TableProfile earlier, TableProfile later, List<ProfileError> errors) {
+    sharedMarkers(earlier, later, errors);
     String other = fileName(earlier.source());
     if (earlier.name().equals(later.name())) {
       errors.add(
@@ -78,6 +79,36 @@ final class ProfileConflicts {
                   + " in "
                   + other
                   + "; each object must belong to one profile"));
+    }
+  }
+
+  /**
+   * A success marker names no table: two profiles whose data can share a folder, both waiting for
+   * markers of one name, would each take the other's marker for their own.
+   */
+  private static void sharedMarkers(TableProfile earlier, TableProfile later, List<ProfileError> errors) {
+    var before = earlier.extract().batchFile();
+    var after = later.extract().batchFile();
+    if (!before.successFileFilter() || !after.successFileFilter()
+        || !before.successFileName().equals(after.successFileName())) {
+      return;
+    }
+    Glob earlierGlob = Glob.parse(earlier.extract().path());
+    Glob laterGlob = Glob.parse(later.extract().path());
+    if (!earlierGlob.overlaps(laterGlob) && earlierGlob.sharesFolders(laterGlob)) {
+      errors.add(
+          new ProfileError(
+              later.source(),
+              ProfileKeys.BATCH_FILE_SUCCESS_FILE_NAME.path(),
+              "a success marker "
+                  + ValueType.quote(after.successFileName())
+                  + " in a folder of "
+                  + ValueType.quote(later.extract().path())
+                  + " would also complete a partition of "
+                  + ValueType.quote(earlier.extract().path())
+                  + " in "
+                  + fileName(earlier.source())
+                  + "; give one of them another success-file-name"));
     }
   }
 

@@ -91,11 +91,39 @@ class ProfileRegistryTest {
   void globsOfDifferentFoldersBucketsOrExtensionsDoNotOverlap() throws Exception {
     write(dir, "a.conf", profile("gs://bucket/raw/clicks/dt=*/*.parquet", "p.raw.clicks"));
     write(dir, "b.conf", profile("gs://bucket/raw/clicks/other/*.parquet", "p.raw.other"));
-    write(dir, "c.conf", profile("gs://bucket/raw/clicks/dt=*/*.csv", "p.raw.csv"));
+    write(dir, "c.conf", profile("gs://bucket/raw/clicks/dt=*/*.csv", "p.raw.csv")
+        + "extract.batch-file.success-file-name = _CSV_DONE\n");
     write(dir, "d.conf", profile("gs://bucket-2/raw/clicks/dt=*/*.parquet", "p.raw.clicks2"));
 
     assertThat(ProfileRegistry.load(dir, home()).profiles()).hasSize(4);
     assertThat(Glob.parse("gs://b/raw/*").overlaps(Glob.parse("gs://b/raw/clicks/*.parquet"))).isFalse();
+  }
+
+  @Test
+  void profilesSharingAFolderMustWaitForMarkersOfDifferentNames() {
+    write(dir, "a.conf", profile("gs://bucket/raw/*.csv", "p.raw.csv"));
+    Path b = write(dir, "b.conf", profile("gs://bucket/raw/*.json", "p.raw.json"));
+
+    assertThat(registryErrors(dir, home()))
+        .containsExactly(
+            b.toAbsolutePath()
+                + ": extract.batch-file.success-file-name: a success marker \"_SUCCESS\" in a folder of"
+                + " \"gs://bucket/raw/*.json\" would also complete a partition of \"gs://bucket/raw/*.csv\""
+                + " in a.conf; give one of them another success-file-name");
+  }
+
+  @Test
+  void profilesSharingAFolderLoadWithDistinctMarkersOrWithoutMarkers() throws Exception {
+    write(dir, "a.conf", profile("gs://bucket/raw/*.csv", "p.raw.csv"));
+    write(dir, "b.conf", profile("gs://bucket/raw/*.json", "p.raw.json")
+        + "extract.batch-file.success-file-name = _JSON_SUCCESS\n");
+    write(dir, "c.conf", profile("gs://bucket/raw/*.avro", "p.raw.avro")
+        + "extract.batch-file.success-file-filter = false\n");
+
+    assertThat(ProfileRegistry.load(dir, home()).profiles()).hasSize(3);
+    assertThat(Glob.parse("gs://b/raw/dt=*/*.csv").sharesFolders(Glob.parse("gs://b/raw/**/*.json"))).isTrue();
+    assertThat(Glob.parse("gs://b/raw/clicks/*.csv").sharesFolders(Glob.parse("gs://b/raw/views/*.csv"))).isFalse();
+    assertThat(Glob.parse("gs://b/raw/*.csv").sharesFolders(Glob.parse("gs://other/raw/*.csv"))).isFalse();
   }
 
   @Test
