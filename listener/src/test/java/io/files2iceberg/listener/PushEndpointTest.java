@@ -100,6 +100,15 @@ class PushEndpointTest implements TestPropertyProvider {
           load.iceberg.table = "local.demo.events"
           """);
       Files.writeString(
+          config.resolve("snapshots.conf"),
+          """
+          extract {
+            path = "gs://landing/raw/snapshots/*/*.parquet"
+            batch-file.ingestion-type = full
+          }
+          load.iceberg.table = "local.demo.snapshots"
+          """);
+      Files.writeString(
           config.resolve("local_clicks.conf"),
           """
           extract.path = "file://%s/landing/clicks/*/*.parquet"
@@ -278,6 +287,22 @@ class PushEndpointTest implements TestPropertyProvider {
     assertThat(prometheus())
         .contains("files2iceberg_listener_messages_total{outcome=\"ignored\",reason=\"event-type-object_delete\"}")
         .contains("files2iceberg_listener_messages_total{outcome=\"ignored\",reason=\"event-type-unknown\"}");
+  }
+
+  @Test
+  void filesAndMarkersOfAFullModeTableAreAckedAndNotRecorded() {
+    String folder = "raw/snapshots/2024-05-10/";
+
+    for (String name : List.of(folder + "part-0.parquet", folder + "_SUCCESS")) {
+      HttpResponse<?> response = post(Envelopes.finalized("m-full-" + name.length(), BUCKET, name, 12001, 5));
+
+      assertThat(response.code()).as(name).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+      assertThat(outcome(response)).as(name).isEqualTo("ignored");
+      assertThat(file(BUCKET, name, 12001)).as(name).isEmpty();
+    }
+    assertThat(ledger.partition("local.demo.snapshots", "2024-05-10")).isEmpty();
+    assertThat(prometheus())
+        .contains("files2iceberg_listener_messages_total{outcome=\"ignored\",reason=\"table-loaded-by-listing\"}");
   }
 
   @Test

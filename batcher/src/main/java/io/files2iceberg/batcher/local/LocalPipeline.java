@@ -229,8 +229,7 @@ public final class LocalPipeline implements AutoCloseable {
   }
 
   private static boolean isLedgerDriven(TableProfile profile) {
-    return profile.extract().saveCheckpoint()
-        && profile.extract().batchFile().ingestionType() != BatchFile.IngestionType.FULL;
+    return !profile.extract().listsStorage();
   }
 
   /** Every batch that committed while this pipeline ran, in commit order. */

@@ -233,7 +233,7 @@ public final class BatchRunner {
         }
       }
       IngestionType mode = profile.extract().batchFile().ingestionType();
-      if (mode == IngestionType.FULL || !profile.extract().saveCheckpoint()) {
+      if (profile.extract().listsStorage()) {
         runListed(launcher, mode);
         return;
       }

@@ -37,6 +37,15 @@ public record Extract(
     lineageColumns = List.copyOf(lineageColumns);
   }
 
+  /**
+   * Whether every batcher run lists the table's files from storage instead of claiming them from
+   * the ledger: mode {@code full}, and backfills ({@code save-checkpoint = false}). The listener
+   * records nothing for such a table.
+   */
+  public boolean listsStorage() {
+    return batchFile.ingestionType() == BatchFile.IngestionType.FULL || !saveCheckpoint;
+  }
+
   /** A column the job adds to every row, saying where the row came from. Codes are the names. */
   public enum LineageColumn {
     /** The URI of the object the row was read from. */

@@ -65,6 +65,8 @@ public final class NotificationHandler {
   public static final String MDC_OBJECT_URI = "objectUri";
   /** The event id prefix of files recorded from a marker's listing: {@code listing:<messageId>}. */
   public static final String LISTING_EVENT_PREFIX = "listing:";
+  /** The reason code of notifications for tables whose batcher lists storage (mode full). */
+  static final String LISTED_TABLE = "table-loaded-by-listing";
   /** The size recorded for a data file whose notification carries none ({@code NONE} payload). */
   public static final long UNKNOWN_SIZE = -1;
 
@@ -165,6 +167,11 @@ public final class NotificationHandler {
     // zero-byte files, so an unknown size still makes a data file.
     ObjectMatch match =
         matcher.match(finalized.object(), finalized.generation(), finalized.size().orElse(UNKNOWN_SIZE));
+    if (match instanceof DataFile dataFile && dataFile.profile().extract().listsStorage()
+        || match instanceof SuccessMarker listedMarker && listedMarker.profile().extract().listsStorage()) {
+      return new Handled(Outcome.IGNORED, LISTED_TABLE, "table loaded by listing storage (mode full or"
+          + " save-checkpoint = false): nothing to record");
+    }
     if (match instanceof DataFile dataFile) {
       return record(message.messageId(), finalized, dataFile);
     }
