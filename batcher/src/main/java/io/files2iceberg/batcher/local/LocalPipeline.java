@@ -19,7 +19,6 @@ import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.manifest.BatchLoadReport;
-import io.files2iceberg.core.profile.BatchFile;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;

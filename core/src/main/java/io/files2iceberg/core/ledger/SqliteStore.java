@@ -80,7 +80,7 @@ final class SqliteStore implements AutoCloseable {
       }
       SqliteStore store = new SqliteStore(file, config, busyTimeout, keepAlive);
       store.write("open", file.toString(), SqliteStore::createSchema);
-      LOG.info("Opened the SQLite ledger {}", file);
+      LOG.debug("Opened the SQLite ledger {}", file);
       return store;
     } catch (SQLException e) {
       closeQuietly(keepAlive);
