@@ -2,7 +2,6 @@ package io.files2iceberg.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -17,8 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -36,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ListenerOnRenderedProfilesTest {
 
   private static final String PUSH_PATH = "/pubsub/from-terraform";
-  private static final String AUDIENCE = "lake-prod/files2iceberg-listener";
-  private static final String PUSH_ACCOUNT = "files2iceberg-push@lake-prod.iam.gserviceaccount.com";
+  private static final Map<String, Object> INPUTS = SettingsModule.exampleInputs();
+  private static final String AUDIENCE = (String) INPUTS.get("oidc_audience");
+  private static final String PUSH_ACCOUNT = (String) INPUTS.get("oidc_service_account");
   private static final Path LISTENER = Repository.ROOT.resolve("listener/target");
 
   @TempDir static Path work;
@@ -55,13 +53,10 @@ class ListenerOnRenderedProfilesTest {
           "the listener is not packaged (no listener/target/lib): `mvn -B verify` packages it"
               + " before this module; alone, run `mvn -B -pl listener -am package -DskipTests` first");
     }
-    Path profiles = Files.createDirectories(work.resolve("profiles"));
-    JsonNode rendered =
-        SettingsModule.value(SettingsModule.evaluate(inputs(), work.resolve("terraform")), "profiles");
-    for (Iterator<Map.Entry<String, JsonNode>> it = rendered.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> file = it.next();
-      Files.writeString(profiles.resolve(file.getKey()), file.getValue().asText());
-    }
+    INPUTS.put("push_path", PUSH_PATH);
+    Path profiles =
+        SettingsModule.writeProfiles(
+            SettingsModule.evaluate(INPUTS, work.resolve("terraform")), work.resolve("profiles"));
 
     int port = freePort();
     base = URI.create("http://127.0.0.1:" + port);
@@ -92,36 +87,6 @@ class ListenerOnRenderedProfilesTest {
       listener.destroy();
       listener.waitFor();
     }
-  }
-
-  private static Map<String, Object> inputs() {
-    Map<String, Object> inputs = new LinkedHashMap<>();
-    inputs.put(
-        "tables", Map.of("clicks", Repository.read(Repository.EXAMPLE.resolve("profiles/clicks.conf"))));
-    inputs.put("project_id", "lake-prod");
-    inputs.put("firestore_database", "(default)");
-    inputs.put("collection_prefix", "");
-    inputs.put("firestore_indexes_file", Repository.INDEX_FILE.toString());
-    inputs.put("metadata_bucket", "lake-prod-files2iceberg-metadata");
-    inputs.put("push_path", PUSH_PATH);
-    inputs.put("list_prefix_on_marker", true);
-    inputs.put("push", true);
-    inputs.put("oidc_audience", AUDIENCE);
-    inputs.put("oidc_service_account", PUSH_ACCOUNT);
-    inputs.put("dataproc_region", "europe-west1");
-    inputs.put("dataproc_runtime_version", "2.3");
-    inputs.put("dataproc_subnetwork", null);
-    inputs.put("job_service_account", "files2iceberg-job@lake-prod.iam.gserviceaccount.com");
-    inputs.put("job_jar_uri", "gs://lake-prod-artifacts/jars/files2iceberg-spark-job-0.1.0-all.jar");
-    inputs.put(
-        "catalog",
-        Map.of(
-            "uri", "https://biglake.googleapis.com/iceberg/v1/restcatalog",
-            "warehouse", "gs://lake-prod-warehouse",
-            "user_project", "lake-prod",
-            "vended_credentials", false,
-            "properties", Map.of()));
-    return inputs;
   }
 
   @Test

@@ -10,8 +10,6 @@ import io.files2iceberg.core.profile.TableProfile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SettingsModuleTest {
 
   private static final String PREFIX = "prod_";
-  private static final String AUDIENCE = "lake-prod/files2iceberg-listener";
-  private static final String PUSH_ACCOUNT = "files2iceberg-push@lake-prod.iam.gserviceaccount.com";
+  private static final String AUDIENCE = "https://clicks-listener.example.com/push";
+  private static final String PUSH_ACCOUNT = "clicks-push@lake-prod.iam.gserviceaccount.com";
   private static final String PUSH_PATH = "/pubsub/files2iceberg";
 
   @TempDir static Path work;
@@ -39,47 +37,31 @@ class SettingsModuleTest {
   @BeforeAll
   static void evaluate() throws Exception {
     outputs = SettingsModule.evaluate(inputs(true, PUSH_PATH), work.resolve("push"));
-    profiles = writeAndLoad(SettingsModule.value(outputs, "profiles"), work.resolve("profiles"));
+    profiles = writeAndLoad(outputs, work.resolve("profiles"));
   }
 
-  /** The example's profile with every setting the module passes on. */
+  /** The example's profile with every setting the module passes on, none at its usual value. */
+  @SuppressWarnings("unchecked")
   private static Map<String, Object> inputs(boolean push, String pushPath) {
-    Map<String, Object> inputs = new LinkedHashMap<>();
-    inputs.put(
-        "tables", Map.of("clicks", Repository.read(Repository.EXAMPLE.resolve("profiles/clicks.conf"))));
-    inputs.put("project_id", "lake-prod");
+    Map<String, Object> inputs = SettingsModule.exampleInputs();
     inputs.put("firestore_database", "ledger-db");
     inputs.put("collection_prefix", PREFIX);
-    inputs.put("firestore_indexes_file", Repository.INDEX_FILE.toString());
-    inputs.put("metadata_bucket", "lake-prod-files2iceberg-metadata");
     inputs.put("push_path", pushPath);
     inputs.put("list_prefix_on_marker", false);
     inputs.put("push", push);
     inputs.put("oidc_audience", AUDIENCE);
     inputs.put("oidc_service_account", PUSH_ACCOUNT);
-    inputs.put("dataproc_region", "europe-west1");
     inputs.put("dataproc_runtime_version", "2.2");
     inputs.put("dataproc_subnetwork", "projects/lake-prod/regions/europe-west1/subnetworks/dataproc");
-    inputs.put("job_service_account", "files2iceberg-job@lake-prod.iam.gserviceaccount.com");
-    inputs.put("job_jar_uri", "gs://lake-prod-artifacts/jars/files2iceberg-spark-job-0.1.0-all.jar");
-    inputs.put(
-        "catalog",
-        Map.of(
-            "uri", "https://biglake.googleapis.com/iceberg/v1/restcatalog",
-            "warehouse", "gs://lake-prod-warehouse",
-            "user_project", "lake-prod",
-            "vended_credentials", true,
-            "properties", Map.of("rest.sigv4-enabled", "false")));
+    Map<String, Object> catalog = (Map<String, Object>) inputs.get("catalog");
+    catalog.put("vended_credentials", true);
+    catalog.put("properties", Map.of("rest.sigv4-enabled", "false"));
     return inputs;
   }
 
-  private static ProfileRegistry writeAndLoad(JsonNode rendered, Path dir) throws Exception {
-    Files.createDirectories(dir);
-    for (Iterator<Map.Entry<String, JsonNode>> it = rendered.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> file = it.next();
-      Files.writeString(dir.resolve(file.getKey()), file.getValue().asText());
-    }
-    return ProfileRegistry.load(dir, new Home(dir.resolve("home")));
+  private static ProfileRegistry writeAndLoad(JsonNode outputs, Path dir) throws Exception {
+    Path profiles = SettingsModule.writeProfiles(outputs, dir);
+    return ProfileRegistry.load(profiles, new Home(profiles.resolve("home")));
   }
 
   @Test
@@ -105,7 +87,7 @@ class SettingsModuleTest {
   void aPullingListenerChecksNoToken() throws Exception {
     JsonNode pull = SettingsModule.evaluate(inputs(false, PUSH_PATH), work.resolve("pull"));
     var listener =
-        writeAndLoad(SettingsModule.value(pull, "profiles"), work.resolve("pull-profiles"))
+        writeAndLoad(pull, work.resolve("pull-profiles"))
             .byName("clicks")
             .orElseThrow()
             .listener();
