@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -26,7 +27,12 @@ final class Terraform {
   private Terraform() {}
 
   static Path binary() {
-    String configured = System.getenv("TERRAFORM");
+    return binary(System.getenv());
+  }
+
+  /** The binary {@code $TERRAFORM} names, else the first {@code terraform} on {@code $PATH}. */
+  static Path binary(Map<String, String> env) {
+    String configured = env.get("TERRAFORM");
     if (configured != null && !configured.isBlank()) {
       Path path = Path.of(configured);
       if (Files.isExecutable(path)) {
@@ -34,7 +40,7 @@ final class Terraform {
       }
       throw new AssertionError("TERRAFORM=" + configured + " is not an executable file");
     }
-    return onPath()
+    return onPath(env.get("PATH"))
         .orElseThrow(
             () ->
                 new AssertionError(
@@ -43,12 +49,14 @@ final class Terraform {
                         + " newer on PATH (or set TERRAFORM=/path/to/terraform)."));
   }
 
-  private static Optional<Path> onPath() {
-    String path = System.getenv("PATH");
+  private static Optional<Path> onPath(String path) {
     if (path == null) {
       return Optional.empty();
     }
     for (String dir : path.split(File.pathSeparator)) {
+      if (dir.isEmpty()) {
+        continue;
+      }
       Path candidate = Path.of(dir, "terraform");
       if (Files.isExecutable(candidate)) {
         return Optional.of(candidate);
