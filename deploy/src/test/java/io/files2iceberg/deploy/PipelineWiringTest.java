@@ -1,0 +1,159 @@
+package io.files2iceberg.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bucket notification, the subscription and the listener fit together: what GCS sends is
+ * what the listener parses, Pub/Sub pushes where the listener listens, with a token for the
+ * audience the listener checks, and messages that keep failing end in a dead-letter topic.
+ */
+class PipelineWiringTest {
+
+  private final Hcl module = Hcl.parse(Repository.MODULE);
+
+  @Test
+  void theBucketHasOneNotificationOfFinalizedObjectsWithTheirJsonResource() {
+    Map<String, Map<String, Object>> notifications = module.resources("google_storage_notification");
+    assertThat(notifications).hasSize(1);
+    Map<String, Object> notification = notifications.values().iterator().next();
+
+    // One config per bucket, whatever the number of tables: no count or for_each over tables.
+    assertThat(notification).doesNotContainKeys("count", "for_each");
+    assertThat(Hcl.list(notification.get("event_types"))).containsExactly("OBJECT_FINALIZE");
+    assertThat(notification.get("payload_format")).isEqualTo("JSON_API_V1");
+    assertThat(notification.get("bucket")).isEqualTo("var.landing_bucket");
+    assertThat(notification.get("object_name_prefix")).isEqualTo("var.notification_object_prefix");
+    assertThat(notification.get("topic")).isEqualTo("google_pubsub_topic.notifications.id");
+  }
+
+  @Test
+  void theGcsServiceAgentMayPublishToTheTopic() {
+    Map<String, Object> grant =
+        module.resource("google_pubsub_topic_iam_member", "gcs_publishes_notifications");
+
+    assertThat(grant.get("topic")).isEqualTo("google_pubsub_topic.notifications.name");
+    assertThat(grant.get("role")).isEqualTo("roles/pubsub.publisher");
+    assertThat((String) grant.get("member"))
+        .contains("data.google_storage_project_service_account.gcs.email_address");
+  }
+
+  @Test
+  void pubsubPushesToTheListenersPushPathWithATokenForTheAudienceTheListenerChecks() {
+    Map<String, Object> push =
+        Hcl.map(
+            Hcl.map(
+                module.resource("google_pubsub_subscription", "notifications"),
+                "dynamic",
+                "subscription notifications"),
+            "push_config",
+            "subscription notifications's dynamic blocks");
+    Map<String, Object> settings = module.module("settings");
+
+    assertThat((String) Hcl.at(push, "content", "push_endpoint"))
+        .startsWith("google_cloud_run_v2_service.listener")
+        .endsWith("var.push_path");
+    // The profiles the listener reads get the same push path, audience and push account
+    // (RenderedProfilesTest shows the listener's own parser reads them back).
+    assertThat(settings.get("push_path")).isEqualTo("var.push_path");
+    assertThat(Hcl.at(push, "content", "oidc_token", "audience"))
+        .isEqualTo(settings.get("oidc_audience"))
+        .isEqualTo("local.oidc_audience");
+    assertThat(Hcl.at(push, "content", "oidc_token", "service_account_email"))
+        .isEqualTo(settings.get("oidc_service_account"))
+        .isEqualTo("google_service_account.push.email");
+    // Cloud Run's own invoker check accepts the token for that audience.
+    assertThat(
+            Hcl.list(
+                module.resource("google_cloud_run_v2_service", "listener").get("custom_audiences")))
+        .containsExactly("local.oidc_audience");
+  }
+
+  @Test
+  void onlyThePushAccountMayInvokeTheListener() {
+    Map<String, Map<String, Object>> invokers =
+        module.resources("google_cloud_run_v2_service_iam_member");
+
+    assertThat(invokers).hasSize(1);
+    Map<String, Object> invoker = invokers.values().iterator().next();
+    assertThat(invoker.get("role")).isEqualTo("roles/run.invoker");
+    assertThat((String) invoker.get("member")).contains("google_service_account.push.email");
+    assertThat(module.resources("google_cloud_run_v2_service_iam_binding")).isEmpty();
+    assertThat(module.resources("google_cloud_run_v2_service_iam_policy")).isEmpty();
+  }
+
+  @Test
+  void messagesThatKeepFailingGoToADeadLetterTopicThatKeepsThem() {
+    Map<String, Object> subscription =
+        module.resource("google_pubsub_subscription", "notifications");
+
+    assertThat(Hcl.at(subscription, "dead_letter_policy", "dead_letter_topic"))
+        .isEqualTo("google_pubsub_topic.dead_letter.id");
+    assertThat(Hcl.at(subscription, "dead_letter_policy", "max_delivery_attempts"))
+        .isEqualTo("var.max_delivery_attempts");
+    assertThat(Hcl.at(subscription, "retry_policy", "minimum_backoff"))
+        .isEqualTo("var.retry_minimum_backoff");
+    assertThat(Hcl.at(subscription, "retry_policy", "maximum_backoff"))
+        .isEqualTo("var.retry_maximum_backoff");
+    assertThat(subscription.get("ack_deadline_seconds")).isEqualTo("var.ack_deadline_seconds");
+    assertThat(subscription.get("message_retention_duration"))
+        .isEqualTo("var.message_retention_duration");
+    // A topic alone drops what it receives: the dead letters need a subscription.
+    assertThat(module.resource("google_pubsub_subscription", "dead_letter").get("topic"))
+        .isEqualTo("google_pubsub_topic.dead_letter.id");
+    // The Pub/Sub service agent forwards dead letters and mints the push tokens.
+    assertThat(
+            module.resource("google_pubsub_topic_iam_member", "pubsub_agent_dead_letters").get("role"))
+        .isEqualTo("roles/pubsub.publisher");
+    assertThat(
+            module
+                .resource("google_pubsub_subscription_iam_member", "pubsub_agent_acks_dead_letters")
+                .get("role"))
+        .isEqualTo("roles/pubsub.subscriber");
+    assertThat(
+            module
+                .resource("google_service_account_iam_member", "pubsub_agent_mints_push_tokens")
+                .get("role"))
+        .isEqualTo("roles/iam.serviceAccountTokenCreator");
+  }
+
+  @Test
+  void theContainersReadTheUploadedProfilesFromTheMountedConfigBucket() {
+    Map<String, Object> listener = module.resource("google_cloud_run_v2_service", "listener");
+    Map<String, Object> batcher = module.resource("google_cloud_run_v2_job", "batcher");
+
+    assertThat(module.resource("google_storage_bucket_object", "profiles").get("for_each"))
+        .isEqualTo("module.settings.profiles");
+    assertThat(Hcl.at(listener, "template", "volumes", "gcs", "bucket"))
+        .isEqualTo("google_storage_bucket.config.name");
+    assertThat(Hcl.at(listener, "template", "containers", "volume_mounts", "mount_path"))
+        .isEqualTo("local.profiles_dir");
+    assertThat(Hcl.at(batcher, "template", "template", "volumes", "gcs", "bucket"))
+        .isEqualTo("google_storage_bucket.config.name");
+    assertThat(Hcl.at(batcher, "template", "template", "containers", "volume_mounts", "mount_path"))
+        .isEqualTo("local.profiles_dir");
+    // ListenerApplication reads FILES2ICEBERG_CONFIG; the batcher takes --config.
+    assertThat(Hcl.list(Hcl.at(listener, "template", "containers", "env")))
+        .anySatisfy(
+            env ->
+                assertThat(env)
+                    .isEqualTo(Map.of("name", "FILES2ICEBERG_CONFIG", "value", "local.profiles_dir")));
+    assertThat(Hcl.list(Hcl.at(batcher, "template", "template", "containers", "args")))
+        .containsSubsequence("batch", "run-once", "--config", "local.profiles_dir");
+  }
+
+  @Test
+  void cloudSchedulerStartsTheBatcherJob() {
+    Map<String, Object> scheduler = module.resource("google_cloud_scheduler_job", "batcher");
+
+    assertThat((String) Hcl.at(scheduler, "http_target", "uri"))
+        .startsWith("https://run.googleapis.com/v2/projects/")
+        .contains("google_cloud_run_v2_job.batcher.name")
+        .endsWith(":run");
+    assertThat(Hcl.at(scheduler, "http_target", "oauth_token", "service_account_email"))
+        .isEqualTo("google_service_account.scheduler.email");
+    assertThat(scheduler.get("schedule")).isEqualTo("var.batcher_schedule");
+  }
+}

@@ -1,0 +1,60 @@
+output "listener_url" {
+  description = "URL of the Cloud Run listener (null in pull mode)."
+  value       = local.push ? google_cloud_run_v2_service.listener[0].uri : null
+}
+
+output "push_endpoint" {
+  description = "Where Pub/Sub pushes: the listener URL plus listener.push-path (null in pull mode)."
+  value       = local.push ? "${google_cloud_run_v2_service.listener[0].uri}${var.push_path}" : null
+}
+
+output "oidc_audience" {
+  description = "Audience of the push tokens (listener.oidc-audience)."
+  value       = local.push ? local.oidc_audience : null
+}
+
+output "topic" {
+  description = "The Pub/Sub topic of the landing bucket's notifications."
+  value       = google_pubsub_topic.notifications.id
+}
+
+output "subscription" {
+  description = "The subscription the listener receives from (push or pull)."
+  value       = google_pubsub_subscription.notifications.id
+}
+
+output "dead_letter_subscription" {
+  description = "Where messages land after max_delivery_attempts."
+  value       = google_pubsub_subscription.dead_letter.id
+}
+
+output "config_bucket" {
+  description = "Bucket holding the rendered table profiles, mounted by the listener and the batcher."
+  value       = google_storage_bucket.config.name
+}
+
+output "metadata_bucket" {
+  description = "Bucket of the batch manifests (metadata.path)."
+  value       = google_storage_bucket.metadata.name
+}
+
+output "batcher_job" {
+  description = "The Cloud Run job running batch run-once."
+  value       = google_cloud_run_v2_job.batcher.name
+}
+
+output "service_accounts" {
+  description = "Emails of the deployment's service accounts."
+  value = {
+    listener  = google_service_account.listener.email
+    batcher   = google_service_account.batcher.email
+    job       = google_service_account.job.email
+    push      = google_service_account.push.email
+    scheduler = google_service_account.scheduler.email
+  }
+}
+
+output "profiles" {
+  description = "The rendered table profiles, by file name."
+  value       = module.settings.profiles
+}

@@ -1,0 +1,173 @@
+# The listener: a Cloud Run service that Pub/Sub pushes to (push mode only; in pull mode the
+# listener runs on GKE or a VM with FILES2ICEBERG_LISTENER_PULL_SUBSCRIPTION set).
+resource "google_cloud_run_v2_service" "listener" {
+  count = local.push ? 1 : 0
+
+  project             = var.project_id
+  name                = "${var.name}-listener"
+  location            = var.region
+  ingress             = var.listener_ingress
+  deletion_protection = false
+  # Pub/Sub's token carries this audience; Cloud Run accepts it for the invoker check, the
+  # listener checks it again (listener.oidc-audience).
+  custom_audiences = [local.oidc_audience]
+
+  template {
+    service_account                  = google_service_account.listener.email
+    max_instance_request_concurrency = var.listener_concurrency
+    execution_environment            = "EXECUTION_ENVIRONMENT_GEN2"
+    # The listener finishes in-flight messages within 8 s of SIGTERM.
+    timeout = "${var.ack_deadline_seconds}s"
+
+    scaling {
+      min_instance_count = var.listener_min_instances
+      max_instance_count = var.listener_max_instances
+    }
+
+    containers {
+      image = var.listener_image
+
+      env {
+        name  = "FILES2ICEBERG_CONFIG"
+        value = local.profiles_dir
+      }
+      env {
+        name  = "FILES2ICEBERG_HOME"
+        value = local.home_dir
+      }
+      env {
+        name  = "GOOGLE_CLOUD_PROJECT"
+        value = var.project_id
+      }
+      # A new profile set rolls out a new revision.
+      env {
+        name  = "FILES2ICEBERG_PROFILES_VERSION"
+        value = sha256(jsonencode(module.settings.profiles))
+      }
+
+      resources {
+        limits = {
+          cpu    = var.listener_cpu
+          memory = var.listener_memory
+        }
+      }
+
+      startup_probe {
+        http_get {
+          path = "/health"
+        }
+        period_seconds    = 5
+        failure_threshold = 24
+      }
+
+      volume_mounts {
+        name       = "profiles"
+        mount_path = local.profiles_dir
+      }
+    }
+
+    volumes {
+      name = "profiles"
+      gcs {
+        bucket    = google_storage_bucket.config.name
+        read_only = true
+      }
+    }
+  }
+
+  depends_on = [
+    google_storage_bucket_object.profiles,
+    google_storage_bucket_iam_member.config_viewers,
+    google_project_iam_member.ledger_users,
+  ]
+}
+
+# The batcher: a Cloud Run job running `batch run-once`, started by Cloud Scheduler. A job rather
+# than a service: run-once recovers, loads what is READY and exits, and no instance idles between
+# runs (a Cloud Run service must also answer HTTP, which the batcher does not).
+resource "google_cloud_run_v2_job" "batcher" {
+  project             = var.project_id
+  name                = "${var.name}-batcher"
+  location            = var.region
+  deletion_protection = false
+
+  template {
+    task_count  = 1
+    parallelism = 1
+
+    template {
+      service_account       = google_service_account.batcher.email
+      timeout               = "${var.batcher_task_timeout_seconds}s"
+      max_retries           = 0
+      execution_environment = "EXECUTION_ENVIRONMENT_GEN2"
+
+      containers {
+        image = var.batcher_image
+        args = [
+          "batch", "run-once",
+          "--config", local.profiles_dir,
+          "--concurrency", tostring(var.batcher_concurrency),
+          "--job-timeout", "${local.batcher_job_timeout_seconds}s",
+        ]
+
+        env {
+          name  = "FILES2ICEBERG_HOME"
+          value = local.home_dir
+        }
+        env {
+          name  = "GOOGLE_CLOUD_PROJECT"
+          value = var.project_id
+        }
+        env {
+          name  = "FILES2ICEBERG_PROFILES_VERSION"
+          value = sha256(jsonencode(module.settings.profiles))
+        }
+
+        resources {
+          limits = {
+            cpu    = var.batcher_cpu
+            memory = var.batcher_memory
+          }
+        }
+
+        volume_mounts {
+          name       = "profiles"
+          mount_path = local.profiles_dir
+        }
+      }
+
+      volumes {
+        name = "profiles"
+        gcs {
+          bucket    = google_storage_bucket.config.name
+          read_only = true
+        }
+      }
+    }
+  }
+
+  depends_on = [
+    google_storage_bucket_object.profiles,
+    google_storage_bucket_iam_member.config_viewers,
+  ]
+}
+
+resource "google_cloud_scheduler_job" "batcher" {
+  project   = var.project_id
+  region    = var.region
+  name      = "${var.name}-batcher"
+  schedule  = var.batcher_schedule
+  time_zone = var.batcher_time_zone
+
+  http_target {
+    http_method = "POST"
+    uri         = "https://run.googleapis.com/v2/projects/${var.project_id}/locations/${var.region}/jobs/${google_cloud_run_v2_job.batcher.name}:run"
+
+    oauth_token {
+      service_account_email = google_service_account.scheduler.email
+      scope                 = "https://www.googleapis.com/auth/cloud-platform"
+    }
+  }
+
+  depends_on = [google_cloud_run_v2_job_iam_member.scheduler_runs_batcher]
+}

@@ -1,0 +1,289 @@
+variable "project_id" {
+  description = "Google Cloud project everything is created in."
+  type        = string
+}
+
+variable "region" {
+  description = "Region of Cloud Run, Cloud Scheduler and (by default) Dataproc and Firestore."
+  type        = string
+}
+
+variable "name" {
+  description = "Prefix of every resource name (topics, subscription, services, service accounts, buckets)."
+  type        = string
+  default     = "files2iceberg"
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{1,16}$", var.name))
+    error_message = "name: 2 to 17 lower-case letters, digits or hyphens, starting with a letter (service account ids are at most 30 characters)."
+  }
+}
+
+variable "landing_bucket" {
+  description = "Existing bucket the files land in: gets the one notification config, and object viewer for the listener, the batcher and the job."
+  type        = string
+}
+
+variable "notification_object_prefix" {
+  description = "Only objects whose name starts with this prefix are notified; null: the whole bucket."
+  type        = string
+  default     = null
+}
+
+variable "warehouse_bucket" {
+  description = "Existing bucket of the Iceberg warehouse: object admin for the Spark job."
+  type        = string
+}
+
+variable "tables" {
+  description = "Table profiles by profile name: the HOCON text of each table's own keys (extract.*, transform.*, load.*); ledger.*, listener.*, job.*, catalog.* and metadata.path are appended by the module."
+  type        = map(string)
+
+  validation {
+    condition     = length(var.tables) > 0 && alltrue([for name in keys(var.tables) : can(regex("^[A-Za-z0-9_-]+$", name))])
+    error_message = "tables: at least one profile, each named with letters, digits, _ or - (the name becomes <name>.conf)."
+  }
+}
+
+variable "listener_image" {
+  description = "Container image of the listener (deploy/docker/listener.Dockerfile), in Artifact Registry."
+  type        = string
+}
+
+variable "batcher_image" {
+  description = "Container image of the batcher (deploy/docker/batcher.Dockerfile), in Artifact Registry."
+  type        = string
+}
+
+variable "job_jar_uri" {
+  description = "gs:// URI of the uploaded Spark job jar (spark-job/target/files2iceberg-spark-job-<version>-all.jar): job.jar-uri."
+  type        = string
+
+  validation {
+    condition     = can(regex("^gs://[^/]+/.+\\.jar$", var.job_jar_uri))
+    error_message = "job_jar_uri: a gs://bucket/path.jar URI."
+  }
+}
+
+variable "dataproc_region" {
+  description = "Region of the Dataproc Serverless batches (job.dataproc-region); null: var.region."
+  type        = string
+  default     = null
+}
+
+variable "dataproc_runtime_version" {
+  description = "Dataproc Serverless runtime version (job.runtime-version)."
+  type        = string
+  default     = "2.3"
+}
+
+variable "dataproc_subnetwork" {
+  description = "Subnetwork URI of the Dataproc batches (job.subnetwork), with Private Google Access on; null: Dataproc's default network."
+  type        = string
+  default     = null
+}
+
+variable "catalog_uri" {
+  description = "Iceberg REST catalog endpoint (catalog.uri)."
+  type        = string
+  default     = "https://biglake.googleapis.com/iceberg/v1/restcatalog"
+}
+
+variable "catalog_warehouse" {
+  description = "Catalog warehouse (catalog.warehouse); null: gs://<warehouse_bucket>."
+  type        = string
+  default     = null
+}
+
+variable "catalog_user_project" {
+  description = "Project billed for catalog calls (catalog.user-project); null: var.project_id."
+  type        = string
+  default     = null
+}
+
+variable "catalog_vended_credentials" {
+  description = "Ask the catalog for vended credentials (catalog.vended-credentials)."
+  type        = bool
+  default     = false
+}
+
+variable "catalog_properties" {
+  description = "Further catalog properties, passed as they are (catalog.properties)."
+  type        = map(string)
+  default     = {}
+}
+
+variable "create_firestore_database" {
+  description = "Create the Firestore database (native mode); false when it exists already."
+  type        = bool
+  default     = true
+}
+
+variable "firestore_database" {
+  description = "Firestore database id of the ledger (ledger.firestore-database)."
+  type        = string
+  default     = "(default)"
+}
+
+variable "firestore_location" {
+  description = "Location of a created Firestore database (a region, or nam5/eur3); null: var.region."
+  type        = string
+  default     = null
+}
+
+variable "collection_prefix" {
+  description = "Prefix of every ledger collection (ledger.collection-prefix), so environments can share a database; the indexes are created on the prefixed collections."
+  type        = string
+  default     = ""
+}
+
+variable "subscription_type" {
+  description = "push: a push subscription to the Cloud Run listener; pull: a pull subscription for a listener on GKE or a VM (no Cloud Run listener is created)."
+  type        = string
+  default     = "push"
+
+  validation {
+    condition     = contains(["push", "pull"], var.subscription_type)
+    error_message = "subscription_type: push or pull."
+  }
+}
+
+variable "push_path" {
+  description = "Path of the listener's push endpoint (listener.push-path)."
+  type        = string
+  default     = "/pubsub/push"
+
+  validation {
+    condition     = startswith(var.push_path, "/")
+    error_message = "push_path: starts with /."
+  }
+}
+
+variable "oidc_audience" {
+  description = "Audience of the push OIDC tokens: the subscription's audience, the listener's listener.oidc-audience and a Cloud Run custom audience; null: <project_id>/<name>-listener."
+  type        = string
+  default     = null
+}
+
+variable "list_prefix_on_marker" {
+  description = "listener.list-prefix-on-marker: list a partition's folder when its marker arrives."
+  type        = bool
+  default     = true
+}
+
+variable "ack_deadline_seconds" {
+  description = "Subscription ack deadline: longer than the listener's slowest reply (a marker's listing)."
+  type        = number
+  default     = 60
+}
+
+variable "retry_minimum_backoff" {
+  description = "Subscription retry policy: the first redelivery delay."
+  type        = string
+  default     = "10s"
+}
+
+variable "retry_maximum_backoff" {
+  description = "Subscription retry policy: the longest redelivery delay."
+  type        = string
+  default     = "600s"
+}
+
+variable "message_retention_duration" {
+  description = "How long the subscription and the dead-letter subscription keep unacked messages."
+  type        = string
+  default     = "604800s"
+}
+
+variable "max_delivery_attempts" {
+  description = "Deliveries of a message before it goes to the dead-letter topic (5 to 100)."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.max_delivery_attempts >= 5 && var.max_delivery_attempts <= 100
+    error_message = "max_delivery_attempts: 5 to 100 (Pub/Sub's limits)."
+  }
+}
+
+variable "listener_min_instances" {
+  description = "Cloud Run minimum instances of the listener."
+  type        = number
+  default     = 0
+}
+
+variable "listener_max_instances" {
+  description = "Cloud Run maximum instances of the listener (bounds the ledger's write rate)."
+  type        = number
+  default     = 10
+}
+
+variable "listener_concurrency" {
+  description = "Concurrent requests per listener instance."
+  type        = number
+  default     = 80
+}
+
+variable "listener_cpu" {
+  description = "CPU limit of a listener instance."
+  type        = string
+  default     = "1"
+}
+
+variable "listener_memory" {
+  description = "Memory limit of a listener instance."
+  type        = string
+  default     = "1Gi"
+}
+
+variable "listener_ingress" {
+  description = "Cloud Run ingress of the listener: INGRESS_TRAFFIC_ALL, or INGRESS_TRAFFIC_INTERNAL_ONLY (Pub/Sub push of the same project counts as internal)."
+  type        = string
+  default     = "INGRESS_TRAFFIC_ALL"
+
+  validation {
+    condition     = contains(["INGRESS_TRAFFIC_ALL", "INGRESS_TRAFFIC_INTERNAL_ONLY", "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER"], var.listener_ingress)
+    error_message = "listener_ingress: INGRESS_TRAFFIC_ALL, INGRESS_TRAFFIC_INTERNAL_ONLY or INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER."
+  }
+}
+
+variable "batcher_schedule" {
+  description = "Cloud Scheduler cron of the batcher's run-once job."
+  type        = string
+  default     = "*/10 * * * *"
+}
+
+variable "batcher_time_zone" {
+  description = "Time zone of batcher_schedule."
+  type        = string
+  default     = "Etc/UTC"
+}
+
+variable "batcher_task_timeout_seconds" {
+  description = "Cloud Run job task timeout of one batcher run; the batcher's --job-timeout is 5 minutes less."
+  type        = number
+  default     = 3600
+
+  validation {
+    condition     = var.batcher_task_timeout_seconds >= 600
+    error_message = "batcher_task_timeout_seconds: at least 600."
+  }
+}
+
+variable "batcher_concurrency" {
+  description = "Tables that run a job at the same time (the batcher's --concurrency)."
+  type        = number
+  default     = 4
+}
+
+variable "batcher_cpu" {
+  description = "CPU limit of the batcher's task."
+  type        = string
+  default     = "1"
+}
+
+variable "batcher_memory" {
+  description = "Memory limit of the batcher's task."
+  type        = string
+  default     = "1Gi"
+}
