@@ -119,14 +119,10 @@ public interface Ledger extends AutoCloseable {
   // quarantine (second group).
 
   /** Every partition of the table, ordered by partition token. */
-  default List<PartitionRecord> partitions(String table) {
-    throw new UnsupportedOperationException("partitions: not implemented yet");
-  }
+  List<PartitionRecord> partitions(String table);
 
   /** Every file of one partition, in every state and generation, ordered by URI then generation. */
-  default List<FileRecord> filesOfPartition(String table, String partition) {
-    throw new UnsupportedOperationException("filesOfPartition: not implemented yet");
-  }
+  List<FileRecord> filesOfPartition(String table, String partition);
 
   /**
    * {@code replay --force}: loads an INGESTED partition again. Its INGESTED files become RECORDED
@@ -134,9 +130,7 @@ public interface Ledger extends AutoCloseable {
    * correct). A READY partition is returned unchanged; any other state fails with {@link
    * IllegalTransitionException}.
    */
-  default PartitionRecord reopenPartition(String table, String partition) {
-    throw new UnsupportedOperationException("reopenPartition: not implemented yet");
-  }
+  PartitionRecord reopenPartition(String table, String partition);
 
   /**
    * {@code retry}: a FAILED partition becomes READY with its attempts reset to 0 (its last error is

@@ -646,6 +646,51 @@ public final class SqliteLedger implements Ledger {
     });
   }
 
+  // --- operator commands: replay, backfill, reconcile -----------------------------------------
+
+  private static final String SELECT_PARTITIONS_OF_TABLE =
+      "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? ORDER BY " + q(PARTITION);
+  private static final String SELECT_FILES_OF_PARTITION =
+      "SELECT * FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION) + " = ? ORDER BY "
+          + q(URI) + ", " + q(GENERATION);
+  // Reopened files forget their batch, as released ones do: only CLAIMED and later states carry one.
+  private static final String REOPEN_FILES =
+      "UPDATE " + q(FILES) + " SET " + q(STATE) + " = " + sqlString(FileState.RECORDED.code()) + ", "
+          + q(BATCH_ID) + " = NULL, " + q(BATCH_POSITION) + " = NULL WHERE " + q(TABLE) + " = ? AND "
+          + q(PARTITION) + " = ? AND " + q(STATE) + " = " + sqlString(FileState.INGESTED.code());
+
+  @Override
+  public List<PartitionRecord> partitions(String table) {
+    return store.read("partitions", "table " + table,
+        c -> list(c, SELECT_PARTITIONS_OF_TABLE, SqliteRows::partition, table));
+  }
+
+  @Override
+  public List<FileRecord> filesOfPartition(String table, String partition) {
+    return store.read("filesOfPartition", "partition " + table + "/" + partition,
+        c -> list(c, SELECT_FILES_OF_PARTITION, SqliteRows::file, table, partition));
+  }
+
+  @Override
+  public PartitionRecord reopenPartition(String table, String partition) {
+    String key = "partition " + table + "/" + partition;
+    return store.write("reopenPartition", key, c -> {
+      String partitionId = LedgerSchema.partitionId(table, partition);
+      PartitionRecord stored = selectPartition(c, partitionId).orElseThrow(
+          () -> new IllegalArgumentException("Cannot reopen partition " + table + "/" + partition + ": no such partition"));
+      if (stored.state() == PartitionState.READY) {
+        return stored;
+      }
+      States.requireOneOf("Cannot reopen partition " + table + "/" + partition, stored.state(),
+          EnumSet.of(PartitionState.INGESTED, PartitionState.READY));
+      int reopened = update(c, REOPEN_FILES, table, partition);
+      long now = now();
+      update(c, PARTITION_READY, now, now, partitionId);
+      LOG.info("Reopened partition {}/{}: {} ingested file(s) to load again", table, partition, reopened);
+      return requirePartition(c, table, partition);
+    });
+  }
+
   @Override
   public List<QuarantinedMessage> quarantinedMessages() {
     return store.read("quarantinedMessages", "all messages", c -> list(c, SELECT_QUARANTINED, SqliteRows::quarantined));

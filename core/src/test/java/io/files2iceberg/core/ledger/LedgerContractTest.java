@@ -876,6 +876,94 @@ public abstract class LedgerContractTest {
     assertThat(ledger.isAvailable()).isTrue();
   }
 
+  // Operator commands: replay, backfill, reconcile
+
+  @Test
+  void partitionsOfATableAreListedInTokenOrderWithTheirStates() {
+    readyPartition(TABLE, "2024-01-02", 1);
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet"));
+    readyPartition("lake.other", "2024-01-01", 1);
+
+    List<PartitionRecord> partitions = ledger.partitions(TABLE);
+
+    assertThat(partitions).extracting(PartitionRecord::partition).containsExactly("2024-01-01", "2024-01-02");
+    assertThat(partitions).extracting(PartitionRecord::state).containsExactly(PartitionState.OPEN, PartitionState.READY);
+    assertThat(partitions.get(1).prefix()).contains(prefix(TABLE, "2024-01-02"));
+    assertThat(ledger.partitions("lake.unknown")).isEmpty();
+  }
+
+  @Test
+  void filesOfAPartitionCoverEveryStateAndGenerationInUriOrder() {
+    ledger.recordFile(file(TABLE, "2024-01-01", "b.parquet"));
+    ledger.recordFile(file(TABLE, "2024-01-01", "a.parquet", 2, false));
+    ledger.recordFile(file(TABLE, "2024-01-01", "a.parquet", 1, false));
+    ledger.recordFile(file(TABLE, "2024-01-02", "c.parquet"));
+    ledger.markReady(marker(TABLE, "2024-01-01"));
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+    ledger.recordFile(file(TABLE, "2024-01-01", "c.parquet"));
+
+    List<FileRecord> files = ledger.filesOfPartition(TABLE, "2024-01-01");
+
+    assertThat(files).extracting(f -> f.name().substring(f.name().lastIndexOf('/') + 1) + "#" + f.generation())
+        .containsExactly("a.parquet#1", "a.parquet#2", "b.parquet#1", "c.parquet#1");
+    assertThat(files).extracting(FileRecord::state).containsExactly(
+        FileState.INGESTED, FileState.INGESTED, FileState.INGESTED, FileState.RECORDED);
+    assertThat(ledger.filesOfPartition(TABLE, "2024-02-01")).isEmpty();
+  }
+
+  @Test
+  void reopenedPartitionIsClaimedAgainWithAllItsIngestedFiles() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 3);
+    BatchRecord first = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
+    FileRecord quarantined = ledger.quarantineFile(
+        ledger.recordFile(file(TABLE, "2024-01-01", "bad.parquet")).file().fileId(), "unreadable");
+    BatchRecord settled = claim(10).orElse(null);
+    assertThat(settled).as("only the quarantined file was pending").isNull();
+    clock.advance(Duration.ofHours(2));
+
+    PartitionRecord reopened = ledger.reopenPartition(TABLE, "2024-01-01");
+
+    assertThat(reopened.state()).isEqualTo(PartitionState.READY);
+    assertThat(reopened.readyAt()).contains(clock.instant());
+    assertThat(reopened.markerSeen()).isTrue();
+    assertThat(ledger.file(files.get(0)).orElseThrow().state()).isEqualTo(FileState.RECORDED);
+    assertThat(ledger.file(files.get(0)).orElseThrow().batchId()).isEmpty();
+    assertThat(ledger.file(quarantined.fileId()).orElseThrow().state()).isEqualTo(FileState.QUARANTINED);
+    BatchRecord again = claim(10).orElseThrow();
+    assertThat(again.batchId()).isNotEqualTo(first.batchId());
+    assertThat(again.fileIds()).containsExactlyElementsOf(files);
+    assertThat(ledger.batch(first.batchId()).orElseThrow().state()).isEqualTo(BatchState.COMMITTED);
+  }
+
+  @Test
+  void reopeningAReadyPartitionChangesNothing() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    PartitionRecord before = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    clock.advance(Duration.ofMinutes(5));
+
+    assertThat(ledger.reopenPartition(TABLE, "2024-01-01")).isEqualTo(before);
+    assertThat(ledger.partition(TABLE, "2024-01-01")).contains(before);
+  }
+
+  @Test
+  void reopeningAClaimedOrOpenPartitionFailsNamingTheStates() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    claim(10).orElseThrow();
+    ledger.recordFile(file(TABLE, "2024-01-02", "part-0.parquet"));
+
+    assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-01-01"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot reopen partition lake.clicks/2024-01-01: expected state READY or INGESTED, actual CLAIMED");
+    assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-01-02"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot reopen partition lake.clicks/2024-01-02: expected state READY or INGESTED, actual OPEN");
+    assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-09-09"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot reopen partition lake.clicks/2024-09-09: no such partition");
+  }
+
   @Test
   void anotherLedgerOnTheSameStoreSeesTheWrites() {
     List<String> files = readyPartition(TABLE, "2024-01-01", 1);

@@ -887,6 +887,81 @@ public final class FirestoreLedger implements Ledger {
     });
   }
 
+  // --- operator commands: replay, backfill, reconcile -----------------------------------------
+
+  /** Files reopened per transaction: well below the 500 writes of one commit. */
+  private static final int REOPEN_FILES_PER_COMMIT = MAX_WRITES_PER_COMMIT - 100;
+
+  @Override
+  public List<PartitionRecord> partitions(String table) {
+    return read("partitions", partitions.getPath() + " (table " + table + ")", () -> {
+      List<PartitionRecord> found = new ArrayList<>();
+      for (QueryDocumentSnapshot doc : LedgerQuery.PARTITIONS_OF_TABLE.on(partitions, table).get().get()) {
+        found.add(FirestoreDocuments.partition(data(doc)));
+      }
+      found.sort(Comparator.comparing(PartitionRecord::partition));
+      return found;
+    });
+  }
+
+  @Override
+  public List<FileRecord> filesOfPartition(String table, String partition) {
+    return read("filesOfPartition", files.getPath() + " (" + table + "/" + partition + ")", () -> {
+      List<FileRecord> found = new ArrayList<>();
+      for (QueryDocumentSnapshot doc : LedgerQuery.FILES_OF_PARTITION.on(files, table, partition).get().get()) {
+        found.add(FirestoreDocuments.file(data(doc)));
+      }
+      found.sort(Comparator.comparing(FileRecord::uri).thenComparingLong(FileRecord::generation));
+      return found;
+    });
+  }
+
+  /**
+   * One transaction per chunk of files, the last one also turning the partition READY: a
+   * partition's files may exceed one commit. An interrupted reopen leaves the partition INGESTED
+   * with some files RECORDED; calling it again finishes the job.
+   */
+  @Override
+  public PartitionRecord reopenPartition(String table, String partition) {
+    DocumentReference ref = partitionRef(table, partition);
+    String action = "Cannot reopen partition " + table + "/" + partition;
+    while (true) {
+      Optional<PartitionRecord> done = transaction("reopenPartition", ref.getPath() + " (" + table + "/" + partition + ")", t -> {
+        DocumentSnapshot stored = t.get(ref).get();
+        if (!stored.exists()) {
+          throw new IllegalArgumentException(action + ": no such partition");
+        }
+        Map<String, Object> doc = data(stored);
+        PartitionState state = PartitionState.fromCode((String) doc.get(STATE));
+        if (state == PartitionState.READY) {
+          return Optional.of(FirestoreDocuments.partition(doc));
+        }
+        States.requireOneOf(action, state, EnumSet.of(PartitionState.INGESTED, PartitionState.READY));
+        List<QueryDocumentSnapshot> ingested = t.get(LedgerQuery.PENDING_FILES
+            .on(files, table, partition, FileState.INGESTED.code()).limit(REOPEN_FILES_PER_COMMIT)).get().getDocuments();
+        for (QueryDocumentSnapshot fileDoc : ingested) {
+          // Reopened files forget their batch, as released ones do.
+          Map<String, Object> file = data(fileDoc);
+          file.put(STATE, FileState.RECORDED.code());
+          file.put(BATCH_ID, null);
+          file.put(BATCH_KEY, null);
+          file.put(BATCH_POSITION, null);
+          t.set(files.document((String) file.get(FILE_ID)), file);
+        }
+        if (ingested.size() == REOPEN_FILES_PER_COMMIT) {
+          return Optional.<PartitionRecord>empty(); // more to come: the partition stays INGESTED
+        }
+        ready(doc, now());
+        t.set(ref, doc);
+        return Optional.of(FirestoreDocuments.partition(doc));
+      });
+      if (done.isPresent()) {
+        LOG.info("Reopened partition {}/{}: its ingested files load again", table, partition);
+        return done.get();
+      }
+    }
+  }
+
   @Override
   public List<QuarantinedMessage> quarantinedMessages() {
     return read("quarantinedMessages", quarantine.getPath(), () -> {

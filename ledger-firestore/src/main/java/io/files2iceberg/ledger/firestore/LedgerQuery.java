@@ -33,6 +33,10 @@ enum LedgerQuery {
   PARTITION_COUNT(PARTITIONS, List.of(eq(TABLE), eq(STATE)), List.of()),
   /** Status: the partition READY the longest (the lag). */
   PARTITIONS_IN_STATE_BY_READY_AT(PARTITIONS, List.of(eq(TABLE), eq(STATE)), List.of(asc(READY_AT))),
+  /** Operator commands: every partition of a table (sorted in memory: returned whole anyway). */
+  PARTITIONS_OF_TABLE(PARTITIONS, List.of(eq(TABLE)), List.of()),
+  /** Operator commands: every file of a partition (sorted in memory: returned whole anyway). */
+  FILES_OF_PARTITION(FILES, List.of(eq(TABLE), eq(PARTITION)), List.of()),
   /** The tables: a loose index scan, one partition per table (Firestore has no DISTINCT). */
   TABLE_AFTER(PARTITIONS, List.of(gt(TABLE)), List.of(asc(TABLE))),
 
