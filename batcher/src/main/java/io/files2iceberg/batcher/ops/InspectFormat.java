@@ -15,15 +15,15 @@ public final class InspectFormat {
     if (history instanceof History.OfPartition partition) {
       out.append("PARTITION ").append(RecordText.partition(partition.partition())).append('\n');
       partition.partition().prefix().ifPresent(prefix -> out.append("  folder ").append(prefix).append('\n'));
-      files(out, "FILES", partition.files());
+      files(out, "FILES", "", partition.files());
       batches(out, partition.batches());
     } else if (history instanceof History.OfBatch batch) {
       out.append("BATCH ").append(RecordText.batch(batch.batch())).append('\n');
       out.append("  events ").append(String.join(", ", batch.batch().eventIds())).append('\n');
-      files(out, "FILES (claim order)", batch.files());
+      files(out, "FILES", ", claim order", batch.files());
     } else if (history instanceof History.OfFile file) {
       out.append("FILE ").append(file.uri()).append('\n');
-      files(out, "GENERATIONS (oldest first)", file.generations());
+      files(out, "GENERATIONS", ", oldest first", file.generations());
       batches(out, file.batches());
     }
     return out.toString();
@@ -47,8 +47,8 @@ public final class InspectFormat {
     return RecordJson.write(root);
   }
 
-  private static void files(StringBuilder out, String title, List<FileRecord> files) {
-    out.append(title).append(" (").append(files.size()).append(")\n");
+  private static void files(StringBuilder out, String title, String order, List<FileRecord> files) {
+    out.append(title).append(" (").append(files.size()).append(order).append(")\n");
     files.forEach(file -> out.append("  ").append(RecordText.file(file)).append('\n'));
   }
 

@@ -38,6 +38,11 @@ public final class RecordText {
 
   /** {@code 20261130T... COMMITTED, attempts 1, snapshot 42, 3 files, created ..., updated ...}. */
   public static String batch(BatchRecord batch) {
+    return batch(batch, true);
+  }
+
+  /** As {@link #batch(BatchRecord)}, without the error when the caller has printed it already. */
+  public static String batch(BatchRecord batch, boolean withError) {
     return batch.batchId() + " " + batch.state() + ", table " + batch.table()
         + ", partitions " + String.join(" ", batch.partitions())
         + ", " + batch.fileIds().size() + " file(s)"
@@ -45,7 +50,7 @@ public final class RecordText {
         + ", snapshot " + batch.snapshotId().map(String::valueOf).orElse(NONE)
         + ", created " + batch.createdAt() + ", updated " + batch.updatedAt()
         + batch.metrics().map(RecordText::metrics).orElse("")
-        + batch.error().map(error -> ", error: " + error).orElse("");
+        + batch.error().filter(error -> withError).map(error -> ", error: " + error).orElse("");
   }
 
   private static String metrics(BatchMetrics metrics) {

@@ -29,7 +29,9 @@ public final class RetryFormat {
         .append(plan.batchId().map(id -> " (batch " + id + ")").orElse("")).append(":\n");
     for (RetryPlan.Target target : plan.targets()) {
       out.append("  ").append(RecordText.partition(target.partition())).append('\n');
-      target.batch().ifPresent(batch -> out.append("    last batch ").append(RecordText.batch(batch)).append('\n'));
+      // The batch's error is usually the partition's last error: printed once.
+      target.batch().ifPresent(batch -> out.append("    last batch ")
+          .append(RecordText.batch(batch, !batch.error().equals(target.partition().lastError()))).append('\n'));
     }
     if (dryRun) {
       out.append("Dry run: nothing re-queued.\n");

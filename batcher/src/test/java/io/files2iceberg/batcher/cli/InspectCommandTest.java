@@ -76,7 +76,7 @@ class InspectCommandTest {
     assertThat(json.at("/batches/0/batchId").asText()).isEqualTo(fixture.committedBatch);
 
     assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 0), "--generation", "2")).isZero();
-    assertThat(fixture.out.toString()).contains("GENERATIONS (oldest first) (1)\n  " + OperatorLedger.uri("d1", 0)
+    assertThat(fixture.out.toString()).contains("GENERATIONS (1, oldest first)\n  " + OperatorLedger.uri("d1", 0)
         + " generation 2: RECORDED").contains("overwrote generation 1").contains("BATCHES (0");
   }
 

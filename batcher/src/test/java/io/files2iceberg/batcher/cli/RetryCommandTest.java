@@ -42,6 +42,7 @@ class RetryCommandTest {
         + " d2: FAILED, attempts 1, marker seen");
     assertThat(out).contains("last error: " + ERROR)
         .contains("    last batch " + fixture.failedBatch + " FAILED")
+        .satisfies(text -> assertThat(text.split(ERROR, -1)).as("the error printed once").hasSize(2))
         .contains("Re-queued 1 partition(s): READY with attempts reset");
     PartitionRecord d2 = partition("d2");
     assertThat(d2.state()).isEqualTo(PartitionState.READY);
