@@ -6,6 +6,7 @@ import io.files2iceberg.batcher.ops.QuarantineFormat;
 import io.files2iceberg.batcher.ops.QuarantinedFiles;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.profile.Home;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -26,7 +27,14 @@ import picocli.CommandLine.Option;
     subcommands = {QuarantineCommand.ListCommand.class, QuarantineCommand.ReleaseCommand.class})
 final class QuarantineCommand implements Runnable {
 
+  /** Also taken before the subcommand ({@code quarantine --home DIR list}); the subcommand's wins. */
+  @Mixin HomeOption home;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  private Home home(HomeOption own) {
+    return (own.home != null ? own : home).resolve();
+  }
 
   @Override
   public void run() {
@@ -46,11 +54,13 @@ final class QuarantineCommand implements Runnable {
 
     @Mixin HomeOption home;
 
+    @CommandLine.ParentCommand QuarantineCommand parent;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
-      return OperatorRun.run(spec, config, false, home.resolve(), (opened, out, err) -> {
+      return OperatorRun.run(spec, config, false, parent.home(home), (opened, out, err) -> {
         Ledger ledger = opened.ledger();
         out.print(json ? QuarantineFormat.json(ledger.quarantinedMessages(), ledger.quarantinedFiles())
             : QuarantineFormat.human(ledger.quarantinedMessages(), ledger.quarantinedFiles()));
@@ -97,6 +107,8 @@ final class QuarantineCommand implements Runnable {
 
     @Mixin HomeOption home;
 
+    @CommandLine.ParentCommand QuarantineCommand parent;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
@@ -105,7 +117,7 @@ final class QuarantineCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "--discard goes with --message");
       }
       boolean message = subject.message != null;
-      return OperatorRun.run(spec, config, message, home.resolve(), (opened, out, err) -> {
+      return OperatorRun.run(spec, config, message, parent.home(home), (opened, out, err) -> {
         if (message) {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
               () -> StorageOptions.getDefaultInstance().getService());

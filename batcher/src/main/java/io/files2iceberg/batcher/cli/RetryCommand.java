@@ -25,6 +25,8 @@ import picocli.CommandLine.Option;
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
     })
 final class RetryCommand implements Callable<Integer> {
+  /** Progress on stderr every this many partitions, when there are more. */
+  private static final int PROGRESS_EVERY = 50;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   Scope scope;
@@ -66,7 +68,13 @@ final class RetryCommand implements Callable<Integer> {
       RetryPlan plan = scope.batch != null ? RetryPlan.ofBatch(ledger, scope.batch)
           : scope.table != null ? RetryPlan.ofTable(ledger, scope.table, Optional.ofNullable(partition))
           : RetryPlan.ofAll(ledger);
-      List<PartitionRecord> requeued = dryRun || plan.isEmpty() ? List.of() : plan.apply(ledger);
+      int total = plan.targets().size();
+      List<PartitionRecord> requeued = dryRun || plan.isEmpty() ? List.of() : plan.apply(ledger, done -> {
+        if (total > PROGRESS_EVERY && (done % PROGRESS_EVERY == 0 || done == total)) {
+          err.println("[retry] re-queued " + done + "/" + total + " partitions");
+          err.flush();
+        }
+      });
       out.print(json ? RetryFormat.json(plan, requeued, dryRun) : RetryFormat.human(plan, requeued, dryRun));
       return 0;
     });

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntConsumer;
 
 /**
  * What {@code retry} re-queues, read before anything changes so the operator sees the recorded
@@ -90,15 +91,20 @@ public record RetryPlan(Optional<String> batchId, List<Target> targets) {
   /**
    * Re-queues the plan's partitions: READY with their attempts reset. Returns them as stored now.
    *
+   * @param progress told how many are re-queued so far, after each one (one transaction each,
+   *     except {@code --batch}: one for the whole batch)
    * @throws io.files2iceberg.core.ledger.IllegalTransitionException when one moved since it was read
    */
-  public List<PartitionRecord> apply(Ledger ledger) {
+  public List<PartitionRecord> apply(Ledger ledger, IntConsumer progress) {
     if (batchId.isPresent()) {
-      return ledger.retryBatch(batchId.get());
+      List<PartitionRecord> retried = ledger.retryBatch(batchId.get());
+      progress.accept(retried.size());
+      return retried;
     }
     List<PartitionRecord> retried = new ArrayList<>();
     for (Target target : targets) {
       retried.add(ledger.retryPartition(target.partition().table(), target.partition().partition()));
+      progress.accept(retried.size());
     }
     return retried;
   }

@@ -16,6 +16,8 @@ import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.SqliteLedger;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** {@code quarantine list} and {@code quarantine release} on an embedded ledger and local files. */
 class QuarantineCommandTest {
@@ -188,6 +191,16 @@ class QuarantineCommandTest {
     try (SqliteLedger ledger = fixture.open()) {
       assertThat(ledger.quarantinedMessages()).isEmpty();
     }
+  }
+
+  @Test
+  void homeMayAlsoComeBeforeTheSubcommand() {
+    CommandLine commandLine = Files2Iceberg.newCommandLine();
+    StringWriter out = new StringWriter();
+    commandLine.setOut(new PrintWriter(out, true));
+
+    assertThat(commandLine.execute("quarantine", "--home", home.toString(), "list")).isZero();
+    assertThat(out.toString()).contains("QUARANTINED FILES (1)");
   }
 
   @Test

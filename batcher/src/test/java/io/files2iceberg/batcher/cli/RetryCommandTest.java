@@ -6,12 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.SqliteLedger;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,6 +122,30 @@ class RetryCommandTest {
     assertThat(fixture.run("retry", "--all", "--partition", "d2")).isEqualTo(2);
     assertThat(fixture.err.toString()).contains("--partition needs --table");
     assertThat(partition("d2").state()).isEqualTo(PartitionState.FAILED);
+  }
+
+  @Test
+  void retryOfManyPartitionsShowsProgressOnStderr() {
+    String table = "local.demo.many";
+    try (SqliteLedger ledger = fixture.open()) {
+      for (int i = 0; i < 60; i++) {
+        String token = String.format("p%02d", i);
+        ledger.recordFile(new RecordFile(table, token, "", "many/" + token + "/a.csv", 1, "file:///many/" + token
+            + "/a.csv", 1, "e" + i, Instant.now(), Optional.empty(), true));
+      }
+      Optional<BatchRecord> batch;
+      while ((batch = ledger.claimPartitions(new ClaimPartitions(table, 100, Duration.ofMinutes(5), true))).isPresent()) {
+        ledger.failBatch(batch.get().batchId(), "rejected", 1);
+      }
+    }
+
+    int exit = fixture.run("retry", "--table", table);
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    assertThat(fixture.err.toString())
+        .isEqualTo("[retry] re-queued 50/60 partitions\n[retry] re-queued 60/60 partitions\n");
+    assertThat(fixture.out.toString()).endsWith("Re-queued 60 partition(s): READY with attempts reset; the next batch"
+        + " run loads them.\n");
   }
 
   @Test
