@@ -7,10 +7,13 @@ import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.match.ObjectLocation;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What {@code inspect} shows: one partition, batch or object with everything the ledger holds
@@ -62,11 +65,17 @@ public sealed interface History {
       throw new NotInLedgerException("no file " + location.uri()
           + generation.map(g -> " generation " + g).orElse("") + " in the ledger");
     }
-    Map<String, BatchRecord> batches = new LinkedHashMap<>();
+    // A file names only its current batch; the batches of its partition name every one it was in.
+    Set<String> fileIds = new HashSet<>();
+    Set<List<String>> partitions = new LinkedHashSet<>();
     for (FileRecord file : generations) {
-      // A file names only its current batch; the batches of its partition name the others it was in.
-      for (BatchRecord batch : ledger.batchesOfPartition(file.table(), file.partition())) {
-        if (batch.fileIds().contains(file.fileId())) {
+      fileIds.add(file.fileId());
+      partitions.add(List.of(file.table(), file.partition()));
+    }
+    Map<String, BatchRecord> batches = new LinkedHashMap<>();
+    for (List<String> partition : partitions) {
+      for (BatchRecord batch : ledger.batchesOfPartition(partition.get(0), partition.get(1))) {
+        if (batch.fileIds().stream().anyMatch(fileIds::contains)) {
           batches.putIfAbsent(batch.batchId(), batch);
         }
       }
