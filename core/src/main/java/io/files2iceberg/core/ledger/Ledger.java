@@ -127,14 +127,10 @@ public interface Ledger extends AutoCloseable {
   // quarantine (second group).
 
   /** Every partition of the table, ordered by partition token. */
-  default List<PartitionRecord> partitions(String table) {
-    throw new UnsupportedOperationException("partitions: not implemented yet");
-  }
+  List<PartitionRecord> partitions(String table);
 
   /** Every file of one partition, in every state and generation, ordered by URI then generation. */
-  default List<FileRecord> filesOfPartition(String table, String partition) {
-    throw new UnsupportedOperationException("filesOfPartition: not implemented yet");
-  }
+  List<FileRecord> filesOfPartition(String table, String partition);
 
   /**
    * {@code replay --force}: loads an INGESTED partition again. Its INGESTED files become RECORDED
@@ -142,18 +138,14 @@ public interface Ledger extends AutoCloseable {
    * correct). A READY partition is returned unchanged; any other state fails with {@link
    * IllegalTransitionException}.
    */
-  default PartitionRecord reopenPartition(String table, String partition) {
-    throw new UnsupportedOperationException("reopenPartition: not implemented yet");
-  }
+  PartitionRecord reopenPartition(String table, String partition);
 
   /**
    * {@code retry}: a FAILED partition becomes READY with its attempts reset to 0 (its last error is
    * kept for {@code inspect}); a READY partition only has its attempts reset. Other states fail with
-   * {@link IllegalTransitionException}.
+   * {@link IllegalTransitionException}, an unknown partition with {@link IllegalArgumentException}.
    */
-  default PartitionRecord retryPartition(String table, String partition) {
-    throw new UnsupportedOperationException("retryPartition: not implemented yet");
-  }
+  PartitionRecord retryPartition(String table, String partition);
 
   /**
    * {@code retry --batch}: re-queues the partitions of a FAILED batch as {@link #retryPartition}
@@ -161,37 +153,27 @@ public interface Ledger extends AutoCloseable {
    * FAILED. Returns the partitions re-queued. A batch that is not FAILED fails with {@link
    * IllegalTransitionException}.
    */
-  default List<PartitionRecord> retryBatch(String batchId) {
-    throw new UnsupportedOperationException("retryBatch: not implemented yet");
-  }
+  List<PartitionRecord> retryBatch(String batchId);
 
   /**
-   * {@code quarantine release}: a QUARANTINED file becomes RECORDED again (its reason cleared) and
-   * its partition READY when it was INGESTED with the marker seen, like a late file.
+   * {@code quarantine release}: a QUARANTINED file becomes RECORDED again (its reason and batch
+   * cleared) and its partition READY when it was INGESTED, like a late file; a partition in another
+   * state keeps it (READY or CLAIMED take it on the next claim, FAILED waits for a retry). A file in
+   * another state fails with {@link IllegalTransitionException}.
    */
-  default FileRecord releaseFile(String fileId) {
-    throw new UnsupportedOperationException("releaseFile: not implemented yet");
-  }
+  FileRecord releaseFile(String fileId);
 
   /** Deletes a quarantined message once it has been dealt with; false when it is not known. */
-  default boolean releaseMessage(String messageId) {
-    throw new UnsupportedOperationException("releaseMessage: not implemented yet");
-  }
+  boolean releaseMessage(String messageId);
 
   /** QUARANTINED files of every table, ordered by table, partition, URI and generation. */
-  default List<FileRecord> quarantinedFiles() {
-    throw new UnsupportedOperationException("quarantinedFiles: not implemented yet");
-  }
+  List<FileRecord> quarantinedFiles();
 
   /** Every generation recorded of one object, oldest generation first. */
-  default List<FileRecord> filesNamed(String bucket, String name) {
-    throw new UnsupportedOperationException("filesNamed: not implemented yet");
-  }
+  List<FileRecord> filesNamed(String bucket, String name);
 
   /** The stored batches (pruned ones are gone) that claimed the partition, oldest first. */
-  default List<BatchRecord> batchesOfPartition(String table, String partition) {
-    throw new UnsupportedOperationException("batchesOfPartition: not implemented yet");
-  }
+  List<BatchRecord> batchesOfPartition(String table, String partition);
 
   /** Whether the store answers; used by health checks. */
   boolean isAvailable();

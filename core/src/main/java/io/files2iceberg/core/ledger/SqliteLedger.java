@@ -91,6 +91,8 @@ public final class SqliteLedger implements Ledger {
   // Keeps IN (...) lists of ids well below SQLite's bound on parameters per statement.
   private static final int IDS_PER_QUERY = 500;
   private static final int FAILED_BATCHES_SHOWN = 10;
+  /** The partition states an operator's retry accepts. */
+  private static final EnumSet<PartitionState> RETRYABLE = EnumSet.of(PartitionState.FAILED, PartitionState.READY);
 
   private static final String IN_FLIGHT =
       "(" + sqlString(BatchState.PLANNED.code()) + ", " + sqlString(BatchState.RUNNING.code()) + ")";
@@ -220,6 +222,26 @@ public final class SqliteLedger implements Ledger {
           + ") VALUES (?, ?, ?, ?, ?) ON CONFLICT (" + q(MESSAGE_ID) + ") DO NOTHING";
   private static final String SELECT_QUARANTINED =
       "SELECT * FROM " + q(QUARANTINE) + " ORDER BY " + q(RECEIVED_AT) + ", " + q(MESSAGE_ID);
+
+  // Operator commands: retry, inspect, quarantine.
+  private static final String PARTITION_RETRIED =
+      "UPDATE " + q(PARTITIONS) + " SET " + q(STATE) + " = " + sqlString(PartitionState.READY.code()) + ", "
+          + q(ATTEMPTS) + " = 0, " + q(READY_AT) + " = ?, " + q(UPDATED_AT) + " = ? WHERE " + q(PARTITION_ID) + " = ?";
+  private static final String RELEASE_QUARANTINED_FILE =
+      "UPDATE " + q(FILES) + " SET " + q(STATE) + " = " + sqlString(FileState.RECORDED.code()) + ", "
+          + q(QUARANTINE_REASON) + " = NULL, " + q(BATCH_ID) + " = NULL, " + q(BATCH_POSITION) + " = NULL WHERE "
+          + q(FILE_ID) + " = ? AND " + q(STATE) + " = " + sqlString(FileState.QUARANTINED.code());
+  private static final String DELETE_QUARANTINED =
+      "DELETE FROM " + q(QUARANTINE) + " WHERE " + q(MESSAGE_ID) + " = ?";
+  private static final String SELECT_QUARANTINED_FILES =
+      "SELECT * FROM " + q(FILES) + " WHERE " + q(STATE) + " = " + sqlString(FileState.QUARANTINED.code())
+          + " ORDER BY " + q(TABLE) + ", " + q(PARTITION) + ", " + q(URI) + ", " + q(GENERATION);
+  private static final String SELECT_FILES_NAMED =
+      "SELECT * FROM " + q(FILES) + " WHERE " + q(BUCKET) + " = ? AND " + q(NAME) + " = ? ORDER BY " + q(GENERATION);
+  // The batch row lists its partitions as a JSON array; json_each looks inside it.
+  private static final String SELECT_BATCHES_OF_PARTITION =
+      "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND EXISTS (SELECT 1 FROM json_each("
+          + q(BATCHES) + "." + q(PARTITIONS_FIELD) + ") WHERE value = ?) ORDER BY " + q(CREATED_AT) + ", " + q(BATCH_ID);
 
   private final SqliteStore store;
   private final Clock clock;
@@ -660,9 +682,135 @@ public final class SqliteLedger implements Ledger {
     });
   }
 
+  // --- operator commands: replay, backfill, reconcile -----------------------------------------
+
+  private static final String SELECT_PARTITIONS_OF_TABLE =
+      "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? ORDER BY " + q(PARTITION);
+  private static final String SELECT_FILES_OF_PARTITION =
+      "SELECT * FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION) + " = ? ORDER BY "
+          + q(URI) + ", " + q(GENERATION);
+  // Reopened files forget their batch, as released ones do: only CLAIMED and later states carry one.
+  private static final String REOPEN_FILES =
+      "UPDATE " + q(FILES) + " SET " + q(STATE) + " = " + sqlString(FileState.RECORDED.code()) + ", "
+          + q(BATCH_ID) + " = NULL, " + q(BATCH_POSITION) + " = NULL WHERE " + q(TABLE) + " = ? AND "
+          + q(PARTITION) + " = ? AND " + q(STATE) + " = " + sqlString(FileState.INGESTED.code());
+
+  @Override
+  public List<PartitionRecord> partitions(String table) {
+    return store.read("partitions", "table " + table,
+        c -> list(c, SELECT_PARTITIONS_OF_TABLE, SqliteRows::partition, table));
+  }
+
+  @Override
+  public List<FileRecord> filesOfPartition(String table, String partition) {
+    return store.read("filesOfPartition", "partition " + table + "/" + partition,
+        c -> list(c, SELECT_FILES_OF_PARTITION, SqliteRows::file, table, partition));
+  }
+
+  @Override
+  public PartitionRecord reopenPartition(String table, String partition) {
+    String key = "partition " + table + "/" + partition;
+    return store.write("reopenPartition", key, c -> {
+      String partitionId = LedgerSchema.partitionId(table, partition);
+      PartitionRecord stored = selectPartition(c, partitionId).orElseThrow(
+          () -> new IllegalArgumentException("Cannot reopen partition " + table + "/" + partition + ": no such partition"));
+      if (stored.state() == PartitionState.READY) {
+        return stored;
+      }
+      States.requireOneOf("Cannot reopen partition " + table + "/" + partition, stored.state(),
+          EnumSet.of(PartitionState.INGESTED, PartitionState.READY));
+      int reopened = update(c, REOPEN_FILES, table, partition);
+      long now = now();
+      update(c, PARTITION_READY, now, now, partitionId);
+      LOG.info("Reopened partition {}/{}: {} ingested file(s) to load again", table, partition, reopened);
+      return requirePartition(c, table, partition);
+    });
+  }
+
   @Override
   public List<QuarantinedMessage> quarantinedMessages() {
     return store.read("quarantinedMessages", "all messages", c -> list(c, SELECT_QUARANTINED, SqliteRows::quarantined));
+  }
+
+  // --- operator commands: retry, inspect, quarantine ----------------------------------------------
+
+  @Override
+  public PartitionRecord retryPartition(String table, String partition) {
+    return store.write("retryPartition", "partition " + table + "/" + partition, c -> {
+      String action = "Cannot retry partition " + table + "/" + partition;
+      PartitionRecord stored = selectPartition(c, LedgerSchema.partitionId(table, partition))
+          .orElseThrow(() -> new IllegalArgumentException(action + ": no such partition"));
+      return retry(c, stored, action);
+    });
+  }
+
+  @Override
+  public List<PartitionRecord> retryBatch(String batchId) {
+    return store.write("retryBatch", "batch " + batchId, c -> {
+      String action = "Cannot retry batch " + batchId;
+      BatchRecord batch = requireBatch(c, batchId, action);
+      States.requireOneOf(action, batch.state(), EnumSet.of(BatchState.FAILED));
+      List<PartitionRecord> retried = new ArrayList<>();
+      for (String token : batch.partitions()) {
+        Optional<PartitionRecord> stored = selectPartition(c, LedgerSchema.partitionId(batch.table(), token));
+        if (stored.isPresent() && RETRYABLE.contains(stored.get().state())) {
+          retried.add(retry(c, stored.get(), action));
+        }
+      }
+      LOG.info("Retry of failed batch {} of table {} re-queued partitions {}", batchId, batch.table(),
+          retried.stream().map(PartitionRecord::partition).toList());
+      return retried;
+    });
+  }
+
+  /** FAILED to READY (or READY kept) with the attempts reset; the last error stays for inspect. */
+  private PartitionRecord retry(Connection c, PartitionRecord partition, String action) throws SQLException {
+    States.requireOneOf(action, partition.state(), RETRYABLE);
+    long now = now();
+    Long readyAt = partition.state() == PartitionState.FAILED ? now : partition.readyAt().map(Instant::toEpochMilli).orElse(now);
+    update(c, PARTITION_RETRIED, readyAt, now, LedgerSchema.partitionId(partition.table(), partition.partition()));
+    return requirePartition(c, partition.table(), partition.partition());
+  }
+
+  @Override
+  public FileRecord releaseFile(String fileId) {
+    return store.write("releaseFile", "file " + fileId, c -> {
+      FileRecord file = selectFile(c, fileId).orElseThrow(
+          () -> new IllegalArgumentException("Cannot release file " + fileId + ": no such file"));
+      States.requireOneOf("Cannot release file " + fileId + " (" + file.uri() + ") from the quarantine",
+          file.state(), EnumSet.of(FileState.QUARANTINED));
+      update(c, RELEASE_QUARANTINED_FILE, fileId);
+      PartitionRecord partition = requirePartition(c, file.table(), file.partition());
+      if (partition.state() == PartitionState.INGESTED) {
+        // Like a late file: the partition is READY again for just this file.
+        long now = now();
+        update(c, PARTITION_READY, now, now, LedgerSchema.partitionId(file.table(), file.partition()));
+      }
+      LOG.info("Released file {} of table {} from the quarantine", file.uri(), file.table());
+      return selectFile(c, fileId).orElseThrow();
+    });
+  }
+
+  @Override
+  public boolean releaseMessage(String messageId) {
+    return store.write("releaseMessage", "message " + messageId, c -> update(c, DELETE_QUARANTINED, messageId) > 0);
+  }
+
+  @Override
+  public List<FileRecord> quarantinedFiles() {
+    return store.read("quarantinedFiles", "all files", c -> list(c, SELECT_QUARANTINED_FILES, SqliteRows::file));
+  }
+
+  @Override
+  public List<FileRecord> filesNamed(String bucket, String name) {
+    return store.read("filesNamed", "object " + bucket + "/" + name,
+        c -> list(c, SELECT_FILES_NAMED, SqliteRows::file, bucket, name));
+  }
+
+  @Override
+  public List<BatchRecord> batchesOfPartition(String table, String partition) {
+    return store.read("batchesOfPartition", "partition " + table + "/" + partition,
+        c -> list(c, SELECT_BATCHES_OF_PARTITION, SqliteRows::batch, table, partition));
   }
 
   @Override

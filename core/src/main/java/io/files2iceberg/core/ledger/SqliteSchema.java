@@ -85,6 +85,8 @@ final class SqliteSchema {
         index(FILES, TABLE, STATE),
         // A batch's files in claim order (also after the batch row is pruned).
         index(FILES, BATCH_ID, BATCH_POSITION),
+        // inspect --file: every generation of one object.
+        index(FILES, BUCKET, NAME, GENERATION),
         "CREATE TABLE IF NOT EXISTS " + q(PARTITIONS) + " ("
             + q(PARTITION_ID) + " TEXT PRIMARY KEY, "
             + q(TABLE) + " TEXT NOT NULL, "

@@ -905,6 +905,94 @@ public abstract class LedgerContractTest {
     assertThat(ledger.isAvailable()).isTrue();
   }
 
+  // Operator commands: replay, backfill, reconcile
+
+  @Test
+  void partitionsOfATableAreListedInTokenOrderWithTheirStates() {
+    readyPartition(TABLE, "2024-01-02", 1);
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet"));
+    readyPartition("lake.other", "2024-01-01", 1);
+
+    List<PartitionRecord> partitions = ledger.partitions(TABLE);
+
+    assertThat(partitions).extracting(PartitionRecord::partition).containsExactly("2024-01-01", "2024-01-02");
+    assertThat(partitions).extracting(PartitionRecord::state).containsExactly(PartitionState.OPEN, PartitionState.READY);
+    assertThat(partitions.get(1).prefix()).contains(prefix(TABLE, "2024-01-02"));
+    assertThat(ledger.partitions("lake.unknown")).isEmpty();
+  }
+
+  @Test
+  void filesOfAPartitionCoverEveryStateAndGenerationInUriOrder() {
+    ledger.recordFile(file(TABLE, "2024-01-01", "b.parquet"));
+    ledger.recordFile(file(TABLE, "2024-01-01", "a.parquet", 2, false));
+    ledger.recordFile(file(TABLE, "2024-01-01", "a.parquet", 1, false));
+    ledger.recordFile(file(TABLE, "2024-01-02", "c.parquet"));
+    ledger.markReady(marker(TABLE, "2024-01-01"));
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+    ledger.recordFile(file(TABLE, "2024-01-01", "c.parquet"));
+
+    List<FileRecord> files = ledger.filesOfPartition(TABLE, "2024-01-01");
+
+    assertThat(files).extracting(f -> f.name().substring(f.name().lastIndexOf('/') + 1) + "#" + f.generation())
+        .containsExactly("a.parquet#1", "a.parquet#2", "b.parquet#1", "c.parquet#1");
+    assertThat(files).extracting(FileRecord::state).containsExactly(
+        FileState.INGESTED, FileState.INGESTED, FileState.INGESTED, FileState.RECORDED);
+    assertThat(ledger.filesOfPartition(TABLE, "2024-02-01")).isEmpty();
+  }
+
+  @Test
+  void reopenedPartitionIsClaimedAgainWithAllItsIngestedFiles() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 3);
+    BatchRecord first = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
+    FileRecord quarantined = ledger.quarantineFile(
+        ledger.recordFile(file(TABLE, "2024-01-01", "bad.parquet")).file().fileId(), "unreadable");
+    BatchRecord settled = claim(10).orElse(null);
+    assertThat(settled).as("only the quarantined file was pending").isNull();
+    clock.advance(Duration.ofHours(2));
+
+    PartitionRecord reopened = ledger.reopenPartition(TABLE, "2024-01-01");
+
+    assertThat(reopened.state()).isEqualTo(PartitionState.READY);
+    assertThat(reopened.readyAt()).contains(clock.instant());
+    assertThat(reopened.markerSeen()).isTrue();
+    assertThat(ledger.file(files.get(0)).orElseThrow().state()).isEqualTo(FileState.RECORDED);
+    assertThat(ledger.file(files.get(0)).orElseThrow().batchId()).isEmpty();
+    assertThat(ledger.file(quarantined.fileId()).orElseThrow().state()).isEqualTo(FileState.QUARANTINED);
+    BatchRecord again = claim(10).orElseThrow();
+    assertThat(again.batchId()).isNotEqualTo(first.batchId());
+    assertThat(again.fileIds()).containsExactlyElementsOf(files);
+    assertThat(ledger.batch(first.batchId()).orElseThrow().state()).isEqualTo(BatchState.COMMITTED);
+  }
+
+  @Test
+  void reopeningAReadyPartitionChangesNothing() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    PartitionRecord before = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    clock.advance(Duration.ofMinutes(5));
+
+    assertThat(ledger.reopenPartition(TABLE, "2024-01-01")).isEqualTo(before);
+    assertThat(ledger.partition(TABLE, "2024-01-01")).contains(before);
+  }
+
+  @Test
+  void reopeningAClaimedOrOpenPartitionFailsNamingTheStates() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    claim(10).orElseThrow();
+    ledger.recordFile(file(TABLE, "2024-01-02", "part-0.parquet"));
+
+    assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-01-01"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot reopen partition lake.clicks/2024-01-01: expected state READY or INGESTED, actual CLAIMED");
+    assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-01-02"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot reopen partition lake.clicks/2024-01-02: expected state READY or INGESTED, actual OPEN");
+    assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-09-09"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot reopen partition lake.clicks/2024-09-09: no such partition");
+  }
+
   @Test
   void anotherLedgerOnTheSameStoreSeesTheWrites() {
     List<String> files = readyPartition(TABLE, "2024-01-01", 1);
@@ -980,5 +1068,210 @@ public abstract class LedgerContractTest {
       ledger.commitBatch(new CommitBatch(batch.get().batchId(), snapshot++, METRICS));
     }
     return ranges;
+  }
+
+  // Operator commands: retry, inspect, quarantine
+
+  /** Claims and fails the partition's batches until it is FAILED; returns the failed batch ids. */
+  private List<String> failUntilFailed(String partition, int maxAttempts) {
+    List<String> failed = new ArrayList<>();
+    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+      BatchRecord batch = claim(10).orElseThrow();
+      clock.advance(Duration.ofMinutes(1));
+      ledger.failBatch(batch.batchId(), "corrupt footer " + attempt, maxAttempts);
+      failed.add(batch.batchId());
+    }
+    assertThat(ledger.partition(TABLE, partition).orElseThrow().state()).isEqualTo(PartitionState.FAILED);
+    return failed;
+  }
+
+  @Test
+  void retriedFailedPartitionIsReadyWithAttemptsResetAndItsLastErrorKept() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    failUntilFailed("2024-01-01", 2);
+    clock.advance(Duration.ofMinutes(5));
+
+    PartitionRecord retried = ledger.retryPartition(TABLE, "2024-01-01");
+
+    assertThat(retried.state()).isEqualTo(PartitionState.READY);
+    assertThat(retried.attempts()).isZero();
+    assertThat(retried.lastError()).contains("corrupt footer 2");
+    assertThat(retried.readyAt()).contains(clock.instant());
+    assertThat(ledger.partition(TABLE, "2024-01-01")).contains(retried);
+    BatchRecord batch = claim(10).orElseThrow();
+    assertThat(batch.fileIds()).containsExactlyElementsOf(files);
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 9L, METRICS));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void retryOfAReadyPartitionOnlyResetsItsAttempts() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    ledger.failBatch(claim(10).orElseThrow().batchId(), "executor lost", 3);
+    Instant readyAt = ledger.partition(TABLE, "2024-01-01").orElseThrow().readyAt().orElseThrow();
+    clock.advance(Duration.ofMinutes(1));
+
+    PartitionRecord retried = ledger.retryPartition(TABLE, "2024-01-01");
+
+    assertThat(retried.state()).isEqualTo(PartitionState.READY);
+    assertThat(retried.attempts()).isZero();
+    assertThat(retried.readyAt()).contains(readyAt);
+  }
+
+  @Test
+  void retryOfAPartitionInAnotherStateFailsNamingTheStates() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    claim(10).orElseThrow();
+
+    assertThatThrownBy(() -> ledger.retryPartition(TABLE, "2024-01-01"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot retry partition lake.clicks/2024-01-01: expected state READY or FAILED, actual CLAIMED");
+    assertThatThrownBy(() -> ledger.retryPartition(TABLE, "2099-01-01"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot retry partition lake.clicks/2099-01-01: no such partition");
+  }
+
+  @Test
+  void retryOfAFailedBatchRequeuesOnlyItsPartitionsStillFailedOrReady() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    assertThat(batch.partitions()).containsExactly("2024-01-01", "2024-01-02");
+    ledger.failBatch(batch.batchId(), "job rejected the batch", 1);
+    // One of its partitions was retried and loaded since: the batch retry leaves it alone.
+    ledger.retryPartition(TABLE, "2024-01-02");
+    ledger.markReady(marker(TABLE, "2024-01-01")); // a FAILED partition stays FAILED
+    BatchRecord other = ledger.claimPartitions(new ClaimPartitions(TABLE, 10, LEASE, false)).orElseThrow();
+    assertThat(other.partitions()).containsExactly("2024-01-02");
+    ledger.commitBatch(new CommitBatch(other.batchId(), 3L, METRICS));
+
+    List<PartitionRecord> retried = ledger.retryBatch(batch.batchId());
+
+    assertThat(retried).extracting(PartitionRecord::partition).containsExactly("2024-01-01");
+    assertThat(retried.get(0).state()).isEqualTo(PartitionState.READY);
+    assertThat(retried.get(0).attempts()).isZero();
+    assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(ledger.batch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchState.FAILED);
+    assertThat(claim(10).orElseThrow().partitions()).containsExactly("2024-01-01");
+  }
+
+  @Test
+  void retryOfABatchThatIsNotFailedOrUnknownFailsNamingIt() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 3L, METRICS));
+
+    assertThatThrownBy(() -> ledger.retryBatch(batch.batchId()))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot retry batch " + batch.batchId() + ": expected state FAILED, actual COMMITTED");
+    assertThatThrownBy(() -> ledger.retryBatch("20240101T000000-deadbeef"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot retry batch 20240101T000000-deadbeef: no such batch");
+  }
+
+  @Test
+  void releasedFileOfAnIngestedPartitionIsLoadedByTheNextBatch() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord first = claim(10).orElseThrow();
+    ledger.quarantineFile(files.get(0), "corrupt footer");
+    ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
+    assertThat(ledger.quarantinedFiles()).extracting(FileRecord::fileId).containsExactly(files.get(0));
+    clock.advance(Duration.ofMinutes(1));
+
+    FileRecord released = ledger.releaseFile(files.get(0));
+
+    assertThat(released.state()).isEqualTo(FileState.RECORDED);
+    assertThat(released.quarantineReason()).isEmpty();
+    assertThat(released.batchId()).isEmpty();
+    assertThat(ledger.file(files.get(0))).contains(released);
+    assertThat(ledger.quarantinedFiles()).isEmpty();
+    PartitionRecord partition = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    assertThat(partition.state()).isEqualTo(PartitionState.READY);
+    assertThat(partition.readyAt()).contains(clock.instant());
+    assertThat(claim(10).orElseThrow().fileIds()).containsExactly(files.get(0));
+  }
+
+  @Test
+  void releasedFileOfAnOpenPartitionWaitsForTheMarker() {
+    String id = ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet")).file().fileId();
+    ledger.quarantineFile(id, "unreadable");
+
+    ledger.releaseFile(id);
+
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.OPEN);
+    assertThat(ledger.file(id).orElseThrow().state()).isEqualTo(FileState.RECORDED);
+  }
+
+  @Test
+  void releasingAFileThatIsNotQuarantinedOrUnknownFailsNamingIt() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    String uri = ledger.file(files.get(0)).orElseThrow().uri();
+
+    assertThatThrownBy(() -> ledger.releaseFile(files.get(0)))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot release file " + files.get(0) + " (" + uri + ") from the quarantine: expected state"
+            + " QUARANTINED, actual RECORDED");
+    assertThatThrownBy(() -> ledger.releaseFile("no-such-id"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot release file no-such-id: no such file");
+  }
+
+  @Test
+  void quarantinedFilesOfEveryTableAreListedInOrder() {
+    List<String> views = readyPartition("lake.views", "2024-01-01", 1);
+    List<String> late = readyPartition(TABLE, "2024-01-02", 2);
+    List<String> early = readyPartition(TABLE, "2024-01-01", 1);
+    for (String id : List.of(late.get(1), views.get(0), early.get(0), late.get(0))) {
+      ledger.quarantineFile(id, "bad " + id);
+    }
+
+    assertThat(ledger.quarantinedFiles()).extracting(FileRecord::fileId)
+        .containsExactly(early.get(0), late.get(0), late.get(1), views.get(0));
+    assertThat(ledger.quarantinedFiles().get(0).quarantineReason()).contains("bad " + early.get(0));
+  }
+
+  @Test
+  void releasedMessageIsDeletedOnce() {
+    ledger.quarantineMessage(new QuarantinedMessage("msg-1", "no table matches", "{}", Optional.empty(), START));
+    ledger.quarantineMessage(new QuarantinedMessage("projects/p/x.y", "odd id", "{}", Optional.empty(), START));
+
+    assertThat(ledger.releaseMessage("msg-1")).isTrue();
+    assertThat(ledger.releaseMessage("msg-1")).isFalse();
+    assertThat(ledger.releaseMessage("projects/p/x.y")).isTrue();
+    assertThat(ledger.quarantinedMessages()).isEmpty();
+  }
+
+  @Test
+  void filesNamedListsEveryGenerationOfOneObjectOldestFirst() {
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet", 7, false));
+    ledger.recordFile(withOverwrote(file(TABLE, "2024-01-01", "part-0.parquet", 12, false), 7));
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-1.parquet", 3, false));
+    String name = file(TABLE, "2024-01-01", "part-0.parquet").name();
+
+    List<FileRecord> generations = ledger.filesNamed(BUCKET, name);
+
+    assertThat(generations).extracting(FileRecord::generation).containsExactly(7L, 12L);
+    assertThat(generations.get(1).overwroteGeneration()).contains(7L);
+    assertThat(ledger.filesNamed("other-bucket", name)).isEmpty();
+  }
+
+  @Test
+  void batchesOfPartitionAreTheStoredBatchesThatClaimedItOldestFirst() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition(TABLE, "2024-01-02", 1);
+    readyPartition("lake.views", "2024-01-01", 1);
+    BatchRecord failed = claim(1).orElseThrow();
+    ledger.failBatch(failed.batchId(), "executor lost", 3);
+    clock.advance(Duration.ofSeconds(1));
+    BatchRecord committed = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(committed.batchId(), 5L, METRICS));
+    ledger.claimPartitions(new ClaimPartitions("lake.views", 10, LEASE, false)).orElseThrow();
+
+    assertThat(ledger.batchesOfPartition(TABLE, "2024-01-01")).extracting(BatchRecord::batchId)
+        .containsExactly(failed.batchId(), committed.batchId());
+    assertThat(ledger.batchesOfPartition(TABLE, "2024-01-02")).extracting(BatchRecord::batchId)
+        .containsExactly(committed.batchId());
+    assertThat(ledger.batchesOfPartition(TABLE, "2024-01-01").get(1).snapshotId()).contains(5L);
+    assertThat(ledger.batchesOfPartition(TABLE, "2099-01-01")).isEmpty();
   }
 }

@@ -145,6 +145,8 @@ public final class FirestoreLedger implements Ledger {
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int FAILED_BATCHES_SHOWN = 10;
+  /** The partition states an operator's retry accepts. */
+  private static final EnumSet<PartitionState> RETRYABLE = EnumSet.of(PartitionState.FAILED, PartitionState.READY);
   private static final List<String> IN_FLIGHT = List.of(BatchState.PLANNED.code(), BatchState.RUNNING.code());
   private static final Duration AVAILABILITY_TIMEOUT = Duration.ofSeconds(10);
 
@@ -901,6 +903,81 @@ public final class FirestoreLedger implements Ledger {
     });
   }
 
+  // --- operator commands: replay, backfill, reconcile -----------------------------------------
+
+  /** Files reopened per transaction: well below the 500 writes of one commit. */
+  private static final int REOPEN_FILES_PER_COMMIT = MAX_WRITES_PER_COMMIT - 100;
+
+  @Override
+  public List<PartitionRecord> partitions(String table) {
+    return read("partitions", partitions.getPath() + " (table " + table + ")", () -> {
+      List<PartitionRecord> found = new ArrayList<>();
+      for (QueryDocumentSnapshot doc : LedgerQuery.PARTITIONS_OF_TABLE.on(partitions, table).get().get()) {
+        found.add(FirestoreDocuments.partition(data(doc)));
+      }
+      found.sort(Comparator.comparing(PartitionRecord::partition));
+      return found;
+    });
+  }
+
+  @Override
+  public List<FileRecord> filesOfPartition(String table, String partition) {
+    return read("filesOfPartition", files.getPath() + " (" + table + "/" + partition + ")", () -> {
+      List<FileRecord> found = new ArrayList<>();
+      for (QueryDocumentSnapshot doc : LedgerQuery.FILES_OF_PARTITION.on(files, table, partition).get().get()) {
+        found.add(FirestoreDocuments.file(data(doc)));
+      }
+      found.sort(Comparator.comparing(FileRecord::uri).thenComparingLong(FileRecord::generation));
+      return found;
+    });
+  }
+
+  /**
+   * One transaction per chunk of files, the last one also turning the partition READY: a
+   * partition's files may exceed one commit. An interrupted reopen leaves the partition INGESTED
+   * with some files RECORDED; calling it again finishes the job.
+   */
+  @Override
+  public PartitionRecord reopenPartition(String table, String partition) {
+    DocumentReference ref = partitionRef(table, partition);
+    String action = "Cannot reopen partition " + table + "/" + partition;
+    while (true) {
+      Optional<PartitionRecord> done = transaction("reopenPartition", ref.getPath() + " (" + table + "/" + partition + ")", t -> {
+        DocumentSnapshot stored = t.get(ref).get();
+        if (!stored.exists()) {
+          throw new IllegalArgumentException(action + ": no such partition");
+        }
+        Map<String, Object> doc = data(stored);
+        PartitionState state = PartitionState.fromCode((String) doc.get(STATE));
+        if (state == PartitionState.READY) {
+          return Optional.of(FirestoreDocuments.partition(doc));
+        }
+        States.requireOneOf(action, state, EnumSet.of(PartitionState.INGESTED, PartitionState.READY));
+        List<QueryDocumentSnapshot> ingested = t.get(LedgerQuery.PENDING_FILES
+            .on(files, table, partition, FileState.INGESTED.code()).limit(REOPEN_FILES_PER_COMMIT)).get().getDocuments();
+        for (QueryDocumentSnapshot fileDoc : ingested) {
+          // Reopened files forget their batch, as released ones do.
+          Map<String, Object> file = data(fileDoc);
+          file.put(STATE, FileState.RECORDED.code());
+          file.put(BATCH_ID, null);
+          file.put(BATCH_KEY, null);
+          file.put(BATCH_POSITION, null);
+          t.set(files.document((String) file.get(FILE_ID)), file);
+        }
+        if (ingested.size() == REOPEN_FILES_PER_COMMIT) {
+          return Optional.<PartitionRecord>empty(); // more to come: the partition stays INGESTED
+        }
+        ready(doc, now());
+        t.set(ref, doc);
+        return Optional.of(FirestoreDocuments.partition(doc));
+      });
+      if (done.isPresent()) {
+        LOG.info("Reopened partition {}/{}: its ingested files load again", table, partition);
+        return done.get();
+      }
+    }
+  }
+
   @Override
   public List<QuarantinedMessage> quarantinedMessages() {
     return read("quarantinedMessages", quarantine.getPath(), () -> {
@@ -911,6 +988,133 @@ public final class FirestoreLedger implements Ledger {
       }
       messages.sort(Comparator.comparing(QuarantinedMessage::receivedAt).thenComparing(QuarantinedMessage::messageId));
       return messages;
+    });
+  }
+
+  // --- operator commands: retry, inspect, quarantine ----------------------------------------------
+
+  @Override
+  public PartitionRecord retryPartition(String table, String partition) {
+    DocumentReference ref = partitionRef(table, partition);
+    String action = "Cannot retry partition " + table + "/" + partition;
+    return transaction("retryPartition", ref.getPath() + " (" + table + "/" + partition + ")", t -> {
+      Map<String, Object> stored = optional(t.get(ref).get())
+          .orElseThrow(() -> new IllegalArgumentException(action + ": no such partition"));
+      return retry(t, stored, action, now());
+    });
+  }
+
+  @Override
+  public List<PartitionRecord> retryBatch(String batchId) {
+    List<PartitionRecord> retried = batchTransition("retryBatch", batchId, "Cannot retry batch " + batchId,
+        (t, batch, action) -> {
+          BatchRecord stored = FirestoreDocuments.batch(batch);
+          States.requireOneOf(action, stored.state(), EnumSet.of(BatchState.FAILED));
+          List<PartitionRecord> requeued = new ArrayList<>();
+          Timestamp now = now();
+          for (PartitionRelease release : partitionsOf(t, stored, false)) {
+            Optional<Map<String, Object>> partition = optional(release.stored());
+            if (partition.isPresent()
+                && RETRYABLE.contains(PartitionState.fromCode((String) partition.get().get(STATE)))) {
+              requeued.add(retry(t, partition.get(), action, now));
+            }
+          }
+          return requeued;
+        });
+    LOG.info("Retry of failed batch {} re-queued partitions {}", batchId,
+        retried.stream().map(PartitionRecord::partition).toList());
+    return retried;
+  }
+
+  /** FAILED to READY (or READY kept) with the attempts reset; the last error stays for inspect. */
+  private PartitionRecord retry(Transaction t, Map<String, Object> partition, String action, Timestamp now) {
+    PartitionState state = PartitionState.fromCode((String) partition.get(STATE));
+    States.requireOneOf(action, state, RETRYABLE);
+    if (state == PartitionState.FAILED) {
+      ready(partition, now);
+    }
+    partition.put(ATTEMPTS, 0L);
+    partition.put(UPDATED_AT, now);
+    t.set(partitionRef(partition), partition);
+    return FirestoreDocuments.partition(partition);
+  }
+
+  @Override
+  public FileRecord releaseFile(String fileId) {
+    DocumentReference ref = files.document(fileId);
+    FileRecord released = transaction("releaseFile", ref.getPath(), t -> {
+      Map<String, Object> file = optional(t.get(ref).get())
+          .orElseThrow(() -> new IllegalArgumentException("Cannot release file " + fileId + ": no such file"));
+      States.requireOneOf("Cannot release file " + fileId + " (" + file.get(URI) + ") from the quarantine",
+          FileState.fromCode((String) file.get(STATE)), EnumSet.of(FileState.QUARANTINED));
+      String table = (String) file.get(TABLE);
+      String token = (String) file.get(PARTITION);
+      DocumentReference partitionRef = partitionRef(table, token);
+      Map<String, Object> partition = requirePartition(t.get(partitionRef).get(), table, token);
+      if (PartitionState.INGESTED.code().equals(partition.get(STATE))) {
+        // Like a late file: the partition is READY again for just this file.
+        ready(partition, now());
+        t.set(partitionRef, partition);
+      }
+      file.put(STATE, FileState.RECORDED.code());
+      file.put(QUARANTINE_REASON, null);
+      file.put(BATCH_ID, null);
+      file.put(BATCH_KEY, null);
+      file.put(BATCH_POSITION, null);
+      t.set(ref, file);
+      return FirestoreDocuments.file(file);
+    });
+    LOG.info("Released file {} of table {} from the quarantine", released.uri(), released.table());
+    return released;
+  }
+
+  @Override
+  public boolean releaseMessage(String messageId) {
+    DocumentReference ref = quarantine.document(LedgerSchema.quarantineId(messageId));
+    return transaction("releaseMessage", ref.getPath(), t -> {
+      if (!t.get(ref).get().exists()) {
+        return false;
+      }
+      t.delete(ref);
+      return true;
+    });
+  }
+
+  @Override
+  public List<FileRecord> quarantinedFiles() {
+    return read("quarantinedFiles", files.getPath(), () -> {
+      List<FileRecord> found = new ArrayList<>();
+      for (QueryDocumentSnapshot doc : LedgerQuery.FILES_IN_STATE.on(files, FileState.QUARANTINED.code()).get().get()) {
+        found.add(FirestoreDocuments.file(data(doc)));
+      }
+      found.sort(Comparator.comparing(FileRecord::table).thenComparing(FileRecord::partition)
+          .thenComparing(FileRecord::uri).thenComparingLong(FileRecord::generation));
+      return found;
+    });
+  }
+
+  @Override
+  public List<FileRecord> filesNamed(String bucket, String name) {
+    return read("filesNamed", files.getPath() + " (" + bucket + "/" + name + ")", () -> {
+      List<FileRecord> found = new ArrayList<>();
+      for (QueryDocumentSnapshot doc : LedgerQuery.FILES_NAMED.on(files, bucket, name).get().get()) {
+        found.add(FirestoreDocuments.file(data(doc)));
+      }
+      return found;
+    });
+  }
+
+  @Override
+  public List<BatchRecord> batchesOfPartition(String table, String partition) {
+    return read("batchesOfPartition", batches.getPath() + " (" + table + "/" + partition + ")", () -> {
+      List<BatchRecord> found = new ArrayList<>();
+      for (BatchRecord batch : batchList(LedgerQuery.BATCHES_OF_TABLE.on(batches, table))) {
+        if (batch.partitions().contains(partition)) {
+          found.add(batch);
+        }
+      }
+      found.sort(Comparator.comparing(BatchRecord::createdAt).thenComparing(BatchRecord::batchId));
+      return found;
     });
   }
 

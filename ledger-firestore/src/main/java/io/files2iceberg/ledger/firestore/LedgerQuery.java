@@ -2,11 +2,13 @@ package io.files2iceberg.ledger.firestore;
 
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_KEY;
+import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
 import static io.files2iceberg.core.ledger.LedgerSchema.COMMITTED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILES;
 import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
+import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
 import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
@@ -33,6 +35,10 @@ enum LedgerQuery {
   PARTITION_COUNT(PARTITIONS, List.of(eq(TABLE), eq(STATE)), List.of()),
   /** Status: the partition READY the longest (the lag). */
   PARTITIONS_IN_STATE_BY_READY_AT(PARTITIONS, List.of(eq(TABLE), eq(STATE)), List.of(asc(READY_AT))),
+  /** Operator commands: every partition of a table (sorted in memory: returned whole anyway). */
+  PARTITIONS_OF_TABLE(PARTITIONS, List.of(eq(TABLE)), List.of()),
+  /** Operator commands: every file of a partition (sorted in memory: returned whole anyway). */
+  FILES_OF_PARTITION(FILES, List.of(eq(TABLE), eq(PARTITION)), List.of()),
   /** The tables: a loose index scan, one partition per table (Firestore has no DISTINCT). */
   TABLE_AFTER(PARTITIONS, List.of(gt(TABLE)), List.of(asc(TABLE))),
 
@@ -52,7 +58,18 @@ enum LedgerQuery {
   /** Status: failed batches, newest first. */
   BATCHES_IN_STATE_BY_UPDATED_AT(BATCHES, List.of(eq(TABLE), eq(STATE)), List.of(desc(UPDATED_AT), descId())),
   /** Recovery: in-flight batches of every table whose lease ended, oldest lease first. */
-  EXPIRED_LEASES(BATCHES, List.of(in(STATE), lt(LEASE_UNTIL)), List.of(asc(LEASE_UNTIL), ascId()));
+  EXPIRED_LEASES(BATCHES, List.of(in(STATE), lt(LEASE_UNTIL)), List.of(asc(LEASE_UNTIL), ascId())),
+
+  // Operator commands: retry, inspect, quarantine (rare; sorted in memory where no index is worth it).
+  /** {@code quarantine list}: the QUARANTINED files of every table. */
+  FILES_IN_STATE(FILES, List.of(eq(STATE)), List.of()),
+  /** {@code inspect --file}: every generation of one object. */
+  FILES_NAMED(FILES, List.of(eq(BUCKET), eq(NAME)), List.of(asc(GENERATION))),
+  /**
+   * {@code inspect --partition}: a table's stored batches, filtered by partition in memory (the
+   * partitions array is kept out of the indexes; committed batches are pruned, so they are few).
+   */
+  BATCHES_OF_TABLE(BATCHES, List.of(eq(TABLE)), List.of());
 
   /** The pseudo-field of the document id; every index ends with it implicitly. */
   static final String DOCUMENT_ID = FieldPath.documentId().toString();

@@ -1,0 +1,43 @@
+package io.files2iceberg.batcher.cli;
+
+import io.files2iceberg.batcher.ops.NotInLedgerException;
+import io.files2iceberg.core.profile.Home;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * How the operator commands (retry, inspect, quarantine) run: the ledger opened through {@link
+ * LedgerAccess}, the body run on it and the ledger closed. A table, partition, batch, file or
+ * message the ledger does not know, or one in a state the command does not apply to (the body
+ * throws {@link NotInLedgerException} or {@link IllegalArgumentException} before changing
+ * anything), is a usage error naming it.
+ */
+final class OperatorRun {
+  private OperatorRun() {}
+
+  @FunctionalInterface
+  interface Body {
+    /** The exit code. */
+    int run(LedgerAccess.Opened opened, PrintWriter out, PrintWriter err);
+  }
+
+  static int run(CommandSpec spec, Path config, boolean configRequired, Home home, Body body) {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    LedgerAccess.Result result = LedgerAccess.open(config, configRequired, home, Clock.systemUTC(), err);
+    if (result instanceof LedgerAccess.Failed failed) {
+      return failed.exitCode();
+    }
+    try (LedgerAccess.Opened opened = ((LedgerAccess.Ok) result).opened()) {
+      return body.run(opened, out, err);
+    } catch (NotInLedgerException | IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      return Files2Iceberg.EXIT_INVALID;
+    } finally {
+      out.flush();
+      err.flush();
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package io.files2iceberg.batcher.cli;
+
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.SqliteLedger;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import picocli.CommandLine;
+
+/**
+ * The operator command tests' ledger, written through the ledger's own API in a temp home:
+ * partition d1 committed (snapshot 4242), d2 FAILED by batch {@link #failedBatch} (its error
+ * {@link #ERROR}), d3 READY; and a command line capturing out and err.
+ */
+final class OperatorLedger {
+  static final String TABLE = "local.demo.clicks";
+  static final String ERROR = "files2iceberg: table local.demo.clicks batch rejected: Parquet footer unreadable";
+
+  final Path home;
+  final StringWriter out = new StringWriter();
+  final StringWriter err = new StringWriter();
+  String committedBatch;
+  String failedBatch;
+
+  OperatorLedger(Path home) {
+    this.home = home;
+  }
+
+  SqliteLedger open() {
+    return SqliteLedger.open(home.resolve("ledger.db"), Clock.systemUTC());
+  }
+
+  static String uri(String partition, int i) {
+    return "file:///landing/clicks/" + partition + "/part-" + i + ".csv";
+  }
+
+  OperatorLedger write() {
+    try (SqliteLedger ledger = open()) {
+      for (String partition : new String[] {"d1", "d2", "d3"}) {
+        for (int i = 0; i < 2; i++) {
+          String name = "landing/clicks/" + partition + "/part-" + i + ".csv";
+          ledger.recordFile(new RecordFile(TABLE, partition, "", name, 1, uri(partition, i), 10,
+              "evt-" + partition + i, Instant.now(), Optional.empty(), false));
+        }
+        ledger.markReady(new MarkReady(TABLE, partition, "file:///landing/clicks/" + partition + "/",
+            "m" + partition, Instant.now()));
+      }
+      BatchRecord first = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
+      ledger.markRunning(first.batchId(), Duration.ofMinutes(5));
+      ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 0, 1, 1, 1, 1)));
+      committedBatch = first.batchId();
+      BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
+      ledger.failBatch(second.batchId(), ERROR, 1);
+      failedBatch = second.batchId();
+    }
+    return this;
+  }
+
+  int run(String... args) {
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+    CommandLine commandLine = Files2Iceberg.newCommandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    String[] withHome = new String[args.length + 2];
+    System.arraycopy(args, 0, withHome, 0, args.length);
+    withHome[args.length] = "--home";
+    withHome[args.length + 1] = home.toString();
+    return commandLine.execute(withHome);
+  }
+}

@@ -1,0 +1,156 @@
+package io.files2iceberg.batcher.cli;
+
+import static io.files2iceberg.batcher.cli.OperatorLedger.ERROR;
+import static io.files2iceberg.batcher.cli.OperatorLedger.TABLE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.SqliteLedger;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code retry} on an embedded ledger with one FAILED partition (d2) of one FAILED batch. */
+class RetryCommandTest {
+  @TempDir Path home;
+  private OperatorLedger fixture;
+
+  @BeforeEach
+  void ledger() {
+    fixture = new OperatorLedger(home).write();
+  }
+
+  private PartitionRecord partition(String token) {
+    try (SqliteLedger ledger = fixture.open()) {
+      return ledger.partition(TABLE, token).orElseThrow();
+    }
+  }
+
+  @Test
+  void retryOfAFailedBatchShowsTheErrorsThenRequeuesItsPartitionForTheNextClaim() {
+    int exit = fixture.run("retry", "--batch", fixture.failedBatch);
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    String out = fixture.out.toString();
+    assertThat(out).startsWith("1 partition(s) to re-queue (batch " + fixture.failedBatch + "):\n  " + TABLE
+        + " d2: FAILED, attempts 1, marker seen");
+    assertThat(out).contains("last error: " + ERROR)
+        .contains("    last batch " + fixture.failedBatch + " FAILED")
+        .satisfies(text -> assertThat(text.split(ERROR, -1)).as("the error printed once").hasSize(2))
+        .contains("Re-queued 1 partition(s): READY with attempts reset");
+    PartitionRecord d2 = partition("d2");
+    assertThat(d2.state()).isEqualTo(PartitionState.READY);
+    assertThat(d2.attempts()).isZero();
+    try (SqliteLedger ledger = fixture.open()) {
+      assertThat(ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true))
+          .orElseThrow().partitions()).containsExactly("d2");
+    }
+  }
+
+  @Test
+  void retryOfATableRequeuesItsFailedPartitionsAndJsonParses() throws Exception {
+    int exit = fixture.run("retry", "--table", TABLE, "--json");
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
+    assertThat(json.get("dryRun").asBoolean()).isFalse();
+    assertThat(json.get("batchId").isNull()).isTrue();
+    assertThat(json.at("/toRequeue/0/partition").asText()).isEqualTo("d2");
+    assertThat(json.at("/toRequeue/0/state").asText()).isEqualTo("failed");
+    assertThat(json.at("/toRequeue/0/lastError").asText()).isEqualTo(ERROR);
+    assertThat(json.at("/toRequeue/0/lastBatch/batchId").asText()).isEqualTo(fixture.failedBatch);
+    assertThat(json.at("/toRequeue/0/lastBatch/error").asText()).isEqualTo(ERROR);
+    assertThat(json.at("/requeued/0/state").asText()).isEqualTo("ready");
+    assertThat(json.at("/requeued/0/attempts").asInt()).isZero();
+    assertThat(partition("d2").state()).isEqualTo(PartitionState.READY);
+  }
+
+  @Test
+  void dryRunShowsTheErrorsAndChangesNothing() {
+    PartitionRecord before = partition("d2");
+
+    int exit = fixture.run("retry", "--all", "--dry-run");
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    assertThat(fixture.out.toString()).contains(TABLE + " d2: FAILED").contains(ERROR)
+        .endsWith("Dry run: nothing re-queued.\n");
+    assertThat(partition("d2")).isEqualTo(before);
+  }
+
+  @Test
+  void nothingToRetryIsSaidAndExitsZero() {
+    assertThat(fixture.run("retry", "--all")).isZero();
+    assertThat(fixture.run("retry", "--all")).isZero();
+    assertThat(fixture.out.toString()).isEqualTo("Nothing to retry: no FAILED partition.\n");
+    assertThat(fixture.run("retry", "--table", TABLE, "--partition", "d1")).isZero();
+    assertThat(fixture.out.toString()).isEqualTo("Nothing to retry: no FAILED partition.\n");
+  }
+
+  @Test
+  void unknownBatchTableOrPartitionExitsTwoNamingIt() {
+    assertThat(fixture.run("retry", "--batch", "20240101T000000-deadbeef")).isEqualTo(2);
+    assertThat(fixture.err.toString()).isEqualTo("error: no batch 20240101T000000-deadbeef in the ledger\n");
+    assertThat(fixture.run("retry", "--table", "local.demo.nope")).isEqualTo(2);
+    assertThat(fixture.err.toString()).isEqualTo("error: no table local.demo.nope in the ledger\n");
+    assertThat(fixture.run("retry", "--table", TABLE, "--partition", "d9")).isEqualTo(2);
+    assertThat(fixture.err.toString()).isEqualTo("error: no partition d9 of table " + TABLE + " in the ledger\n");
+  }
+
+  @Test
+  void committedBatchIsNotRetried() {
+    assertThat(fixture.run("retry", "--batch", fixture.committedBatch)).isEqualTo(2);
+    assertThat(fixture.err.toString()).isEqualTo("error: batch " + fixture.committedBatch + " of table " + TABLE
+        + " is COMMITTED, not FAILED: only a failed batch is retried\n");
+  }
+
+  @Test
+  void scopesAreMutuallyExclusiveAndOneIsRequired() {
+    assertThat(fixture.run("retry", "--batch", fixture.failedBatch, "--all")).isEqualTo(2);
+    assertThat(fixture.err.toString()).contains("mutually exclusive");
+    assertThat(fixture.run("retry")).isEqualTo(2);
+    assertThat(fixture.err.toString()).contains("Missing required argument");
+    assertThat(fixture.run("retry", "--all", "--partition", "d2")).isEqualTo(2);
+    assertThat(fixture.err.toString()).contains("--partition needs --table");
+    assertThat(partition("d2").state()).isEqualTo(PartitionState.FAILED);
+  }
+
+  @Test
+  void retryOfManyPartitionsShowsProgressOnStderr() {
+    String table = "local.demo.many";
+    try (SqliteLedger ledger = fixture.open()) {
+      for (int i = 0; i < 60; i++) {
+        String token = String.format("p%02d", i);
+        ledger.recordFile(new RecordFile(table, token, "", "many/" + token + "/a.csv", 1, "file:///many/" + token
+            + "/a.csv", 1, "e" + i, Instant.now(), Optional.empty(), true));
+      }
+      Optional<BatchRecord> batch;
+      while ((batch = ledger.claimPartitions(new ClaimPartitions(table, 100, Duration.ofMinutes(5), true))).isPresent()) {
+        ledger.failBatch(batch.get().batchId(), "rejected", 1);
+      }
+    }
+
+    int exit = fixture.run("retry", "--table", table);
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    assertThat(fixture.err.toString())
+        .isEqualTo("[retry] re-queued 50/60 partitions\n[retry] re-queued 60/60 partitions\n");
+    assertThat(fixture.out.toString()).endsWith("Re-queued 60 partition(s): READY with attempts reset; the next batch"
+        + " run loads them.\n");
+  }
+
+  @Test
+  void helpDescribesTheCommand() {
+    assertThat(fixture.run("retry", "--help")).isZero();
+    assertThat(fixture.out.toString()).contains("--batch=ID").contains("--dry-run").contains("--json");
+  }
+}
