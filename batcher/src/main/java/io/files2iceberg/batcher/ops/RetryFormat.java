@@ -2,6 +2,8 @@ package io.files2iceberg.batcher.ops;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.plan.BatchRunner;
+import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import java.util.List;
 
@@ -32,6 +34,12 @@ public final class RetryFormat {
       // The batch's error is usually the partition's last error: printed once.
       target.batch().ifPresent(batch -> out.append("    last batch ")
           .append(RecordText.batch(batch, !batch.error().equals(target.partition().lastError()))).append('\n'));
+      if (target.batch().filter(RetryFormat::mayBeInTable).isPresent()) {
+        out.append("    warning: batch ").append(target.batch().get().batchId()).append(" may be in the table already"
+            + " (its outcome is unknown): a new batch loads its files again, which a table with a primary key"
+            + " or Overwrite absorbs but an Append table without a key does not; look for its id in the table's"
+            + " snapshots (files2iceberg.batch-id) first\n");
+      }
     }
     if (dryRun) {
       out.append("Dry run: nothing re-queued.\n");
@@ -40,6 +48,11 @@ public final class RetryFormat {
           .append(" partition(s): READY with attempts reset; the next batch run loads them.\n");
     }
     return out.toString();
+  }
+
+  /** The batch gave up without knowing whether its job committed. */
+  static boolean mayBeInTable(BatchRecord batch) {
+    return batch.error().filter(error -> error.contains(BatchRunner.MAY_HOLD_BATCH)).isPresent();
   }
 
   public static String json(RetryPlan plan, List<PartitionRecord> requeued, boolean dryRun) {
@@ -53,6 +66,7 @@ public final class RetryFormat {
     ArrayNode targets = root.putArray("toRequeue");
     for (RetryPlan.Target target : plan.targets()) {
       ObjectNode node = RecordJson.partition(targets.addObject(), target.partition());
+      node.put("lastBatchMayBeInTable", target.batch().filter(RetryFormat::mayBeInTable).isPresent());
       if (target.batch().isPresent()) {
         RecordJson.batch(node.putObject("lastBatch"), target.batch().get());
       } else {

@@ -114,6 +114,11 @@ public final class BatchRunner {
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Duration MIN_RENEWAL = Duration.ofMillis(50);
+  /**
+   * In the error of a batch failed with an unknown outcome (its job may have committed): {@code
+   * retry} warns that loading its files again in a new batch can duplicate rows of an Append table.
+   */
+  public static final String MAY_HOLD_BATCH = "the table may hold the batch";
 
   private final ProfileRegistry profiles;
   private final Ledger ledger;
@@ -485,7 +490,7 @@ public final class BatchRunner {
      */
     private boolean leaveForRecovery(String batchId, String error, Optional<JobExit> exit, int attempts) {
       if (attempts >= maxAttempts) {
-        String gaveUp = "gave up after " + attempts + " attempt(s); the table may hold the batch: " + error;
+        String gaveUp = "gave up after " + attempts + " attempt(s); " + MAY_HOLD_BATCH + ": " + error;
         ledger.failBatch(batchId, gaveUp, 1);
         LOG.error("Table {} batch {}: {}", table, batchId, gaveUp);
         emit(new BatchFailed(table, batchId, gaveUp, exit, AfterFailure.PARTITIONS_FAILED));

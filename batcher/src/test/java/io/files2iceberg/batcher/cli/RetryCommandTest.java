@@ -125,6 +125,29 @@ class RetryCommandTest {
   }
 
   @Test
+  void batchThatGaveUpWithAnUnknownOutcomeIsRetriedWithAWarning() throws Exception {
+    String table = "local.demo.unknown";
+    String batchId;
+    try (SqliteLedger ledger = fixture.open()) {
+      ledger.recordFile(new RecordFile(table, "d1", "", "unknown/d1/a.csv", 1, "file:///unknown/d1/a.csv", 1, "e1",
+          Instant.now(), Optional.empty(), true));
+      batchId = ledger.claimPartitions(new ClaimPartitions(table, 10, Duration.ofMinutes(5), true)).orElseThrow()
+          .batchId();
+      ledger.markRunning(batchId, Duration.ofMinutes(5));
+      ledger.failBatch(batchId, "gave up after 3 attempt(s); the table may hold the batch: the job was killed", 1);
+    }
+
+    assertThat(fixture.run("retry", "--batch", batchId, "--dry-run")).isZero();
+
+    assertThat(fixture.out.toString()).contains("    warning: batch " + batchId + " may be in the table already");
+    assertThat(fixture.run("retry", "--batch", fixture.failedBatch, "--dry-run")).isZero();
+    assertThat(fixture.out.toString()).doesNotContain("warning");
+    assertThat(fixture.run("retry", "--batch", batchId, "--json")).isZero();
+    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
+    assertThat(json.at("/toRequeue/0/lastBatchMayBeInTable").asBoolean()).isTrue();
+  }
+
+  @Test
   void retryOfManyPartitionsShowsProgressOnStderr() {
     String table = "local.demo.many";
     try (SqliteLedger ledger = fixture.open()) {
