@@ -147,7 +147,7 @@ final class ReplayCommand implements Callable<Integer> {
         + report.partitions().size() + " partition(s), " + report.filesListed() + " data file(s) listed in "
         + report.listCalls() + " list call(s)");
     out.println("  recorded: " + report.recorded().size() + " new file(s), " + report.known() + " already known");
-    out.println("  marked READY: " + names(report.markedReady()));
+    out.println("  READY to load: " + names(report.readyToLoad()));
     if (force) {
       out.println("  reopened: " + names(report.reopened()));
     }

@@ -48,11 +48,13 @@ public final class Replay {
    * @param left partitions {@code --force} could not reopen, with their state
    * @param recorded files new to the ledger
    * @param known files the ledger already had
+   * @param readyToLoad partitions READY after the run (dry: those whose marker would be recorded),
+   *     which the next batch loads; an INGESTED partition without changes stays INGESTED
    * @param rejected data files the matcher rejects (strict-pattern), with the reason
    */
   public record Report(String table, String range, int listCalls, int filesListed, List<String> partitions,
       List<String> incomplete, List<String> reopened, List<String> left, List<String> recorded, int known,
-      List<String> markedReady, List<String> rejected, boolean dryRun) {}
+      List<String> readyToLoad, List<String> rejected, boolean dryRun) {}
 
   /** Lists the range and records it in the ledger. */
   public Report run(TableProfile profile, PartitionRange range, boolean force, boolean dryRun,
@@ -103,9 +105,22 @@ public final class Replay {
     }
     ListedRecorder.Recorded recorded =
         new ListedRecorder(ledger, profile, EVENT, clock, dryRun).record(files, markers, progress);
+    List<String> ready = new ArrayList<>();
+    for (String token : partitions) {
+      Optional<PartitionState> state = ledger.partition(profile.table(), token).map(PartitionRecord::state);
+      boolean loads = dryRun
+          ? reopened.contains(token) || byPartition.getOrDefault(token, List.of()).stream()
+              .anyMatch(f -> recorded.newFiles().contains(f.object().location().uri()))
+              || (recorded.markedReady().contains(token)
+                  && state.map(s -> s == PartitionState.OPEN || s == PartitionState.READY).orElse(true))
+          : state.equals(Optional.of(PartitionState.READY));
+      if (loads) {
+        ready.add(token);
+      }
+    }
     return new Report(profile.table(), range.toString(), listing.listCalls() - callsBefore, scan.data().size(),
         List.copyOf(partitions), incomplete, reopened, left, recorded.newFiles(), recorded.knownFiles(),
-        recorded.markedReady(), scan.rejected(), dryRun);
+        ready, scan.rejected(), dryRun);
   }
 
   /** The complete partitions' files of the range, for a load without a checkpoint. */
