@@ -28,6 +28,7 @@ import picocli.CommandLine.Option;
 final class BackfillCommand implements Callable<Integer> {
   @Mixin OperatorOptions options;
   @Mixin HomeOption home;
+  @Mixin OperatorOptions.JobTimeout jobTimeout;
 
   @Option(names = "--table", required = true, paramLabel = "TABLE", description = "The table (catalog.namespace.table).")
   String table;
@@ -75,7 +76,7 @@ final class BackfillCommand implements Callable<Integer> {
         return 0;
       }
       Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile.get(),
-          opened.ledger(), opened.home(), options.jobTimeout, options.config, err);
+          opened.ledger(), opened.home(), jobTimeout.value, options.config, err);
       if (batches.isEmpty()) {
         return Files2Iceberg.EXIT_INVALID;
       }

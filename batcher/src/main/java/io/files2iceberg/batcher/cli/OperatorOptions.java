@@ -24,11 +24,14 @@ final class OperatorOptions {
   @Option(names = "--json", description = "Print the summary as JSON for scripts.")
   boolean json;
 
-  @Option(
-      names = "--job-timeout",
-      paramLabel = "DURATION",
-      defaultValue = "2h",
-      converter = DurationConverter.class,
-      description = "With --run: the longest one job may run (90s, 30m, 2h). Default: ${DEFAULT-VALUE}.")
-  Duration jobTimeout;
+  /** {@code --job-timeout}, for the commands that can run the batcher ({@code replay}, {@code backfill}). */
+  static final class JobTimeout {
+    @Option(
+        names = "--job-timeout",
+        paramLabel = "DURATION",
+        defaultValue = "2h",
+        converter = DurationConverter.class,
+        description = "With --run: the longest one job may run (90s, 30m, 2h). Default: ${DEFAULT-VALUE}.")
+    Duration value;
+  }
 }

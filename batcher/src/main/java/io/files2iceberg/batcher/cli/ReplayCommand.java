@@ -29,6 +29,7 @@ import picocli.CommandLine.Option;
 final class ReplayCommand implements Callable<Integer> {
   @Mixin OperatorOptions options;
   @Mixin HomeOption home;
+  @Mixin OperatorOptions.JobTimeout jobTimeout;
 
   @Option(names = "--table", required = true, paramLabel = "TABLE", description = "The table (catalog.namespace.table).")
   String table;
@@ -110,7 +111,7 @@ final class ReplayCommand implements Callable<Integer> {
       return 0;
     }
     Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
-        opened.home(), options.jobTimeout, options.config, err);
+        opened.home(), jobTimeout.value, options.config, err);
     if (batches.isEmpty()) {
       return Files2Iceberg.EXIT_INVALID;
     }
@@ -121,7 +122,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   private int runBatches(LedgerAccess.Opened opened, TableProfile profile, PrintWriter out, PrintWriter err) {
     Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
-        opened.home(), options.jobTimeout, options.config, err);
+        opened.home(), jobTimeout.value, options.config, err);
     if (batches.isEmpty()) {
       return Files2Iceberg.EXIT_INVALID;
     }

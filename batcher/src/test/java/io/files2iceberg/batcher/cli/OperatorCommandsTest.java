@@ -302,6 +302,24 @@ class OperatorCommandsTest {
   }
 
   @Test
+  void replayForceLeavesAClaimedPartitionAndNamesIt() throws Exception {
+    Path a0 = write("20240101", "part-0.csv", "id\n1\n");
+    Path marker = write("20240101", "_SUCCESS", "");
+    try (SqliteLedger ledger = ledger()) {
+      notified(ledger, "2024-01-01", a0);
+      notifiedMarker(ledger, "2024-01-01", marker);
+      ledger.claimPartitions(new ClaimPartitions(TABLE, 100, Duration.ofMinutes(5), true)).orElseThrow();
+    }
+
+    assertThat(command("replay", "--table", TABLE, "--partition", "20240101", "--force")).isZero();
+
+    assertThat(out.toString()).contains("reopened: -\n").contains("not reopened: 2024-01-01 (CLAIMED)");
+    try (SqliteLedger ledger = ledger()) {
+      assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+    }
+  }
+
+  @Test
   void replaySkipsAPartitionWithoutItsMarker() throws Exception {
     write("20240105", "part-0.csv", "id\n1\n");
 

@@ -186,6 +186,20 @@ class OperatorCommandsEndToEndTest {
     assertThat(after.get("total").asInt()).isEqualTo(37);
     assertThat(deployment.ledger.partition(table, "2026-11-05").orElseThrow().state())
         .isEqualTo(PartitionState.INGESTED);
+    String checkpoint = deployment.ledger.tableStatus(table).lastCommitted().orElseThrow().batchId();
+
+    Run listed = cli("replay", "replay", "--table", table, "--partition", "2026-11-05", "--no-checkpoint");
+
+    assertThat(listed.code()).as(listed.toString()).isZero();
+    assertThat(listed.out()).contains("without checkpoint: 2 file(s) listed in 1 complete partition(s)")
+        .contains("run: 1 committed");
+    assertThat(listed.err()).contains("listed, no checkpoint");
+    assertThat(deployment.ledger.tableStatus(table).lastCommitted().orElseThrow().batchId())
+        .as("the table's checkpoint did not move").isEqualTo(checkpoint);
+    JsonNode reloaded = deployment.sql(contents("replay")).get(0);
+    assertThat(reloaded.get("n").asInt()).isEqualTo(4);
+    assertThat(reloaded.get("ids").asInt()).isEqualTo(4);
+    assertThat(reloaded.get("total").asInt()).isEqualTo(37);
   }
 
   @Test
