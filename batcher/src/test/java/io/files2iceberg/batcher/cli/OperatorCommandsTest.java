@@ -347,6 +347,10 @@ class OperatorCommandsTest {
     assertThat(command("replay", "--table", TABLE)).isEqualTo(2);
     assertThat(err.toString()).contains("--partition or --from/--to: required");
 
+    assertThat(command("replay", "--table", TABLE, "--partition", "20240101", "--force", "--no-checkpoint"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--force: not with --no-checkpoint");
+
     assertThat(command("reconcile", "--from", "20240105", "--to", "20240101")).isEqualTo(2);
     assertThat(err.toString()).contains("--from 20240105 is after --to 20240101");
 
