@@ -21,7 +21,8 @@ import picocli.CommandLine.Command;
       "            (see bin/files2iceberg listen --help)."
     },
     subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
-      SqlCommand.class, RetryCommand.class, InspectCommand.class, QuarantineCommand.class,
+      SqlCommand.class, ReplayCommand.class, BackfillCommand.class, ReconcileCommand.class, RetryCommand.class,
+      InspectCommand.class, QuarantineCommand.class,
       CommandLine.HelpCommand.class})
 public final class Files2Iceberg implements Runnable {
 

@@ -212,6 +212,32 @@ public final class BatchRunner {
     return summary;
   }
 
+  /**
+   * Gives one table its turn (see the class comment): its expired batches are recovered, then its
+   * READY partitions claimed and loaded until nothing is READY or a batch does not commit. For the
+   * operator commands' {@code --run}.
+   */
+  public RunSummary runTable(TableProfile profile) {
+    Instant start = clock.instant();
+    Collected collected = new Collected();
+    List<BatchRecord> stale = ledger.findExpiredLeases().stream()
+        .filter(batch -> batch.table().equals(profile.table())).toList();
+    new TableTurn(profile, collected).run(stale);
+    return collected.summary(Duration.between(start, clock.instant()));
+  }
+
+  /**
+   * Loads the given files of one table in listed batches of {@code max-batch-size} files, as a
+   * backfill ({@code save-checkpoint = false}) does: the ledger is neither read nor written. For
+   * {@code replay --no-checkpoint}, which chooses the files itself.
+   */
+  public RunSummary runListed(TableProfile profile, List<ManifestFile> files) {
+    Instant start = clock.instant();
+    Collected collected = new Collected();
+    new TableTurn(profile, collected).runListed(launchers.apply(profile), IngestionType.INCREMENTAL, files);
+    return collected.summary(Duration.between(start, clock.instant()));
+  }
+
   /** One table's turn; runs on one worker thread. */
   private final class TableTurn {
     private final TableProfile profile;
@@ -527,7 +553,10 @@ public final class BatchRunner {
      * max-batch-size} does not apply; an incremental backfill goes in batches of that size.
      */
     private void runListed(Launcher launcher, IngestionType mode) {
-      List<ManifestFile> files = listing.list(profile);
+      runListed(launcher, mode, listing.list(profile));
+    }
+
+    private void runListed(Launcher launcher, IngestionType mode, List<ManifestFile> files) {
       if (mode == IngestionType.LAST && !files.isEmpty()) {
         String newest = files.get(files.size() - 1).partition();
         files = files.stream().filter(f -> f.partition().equals(newest)).toList();

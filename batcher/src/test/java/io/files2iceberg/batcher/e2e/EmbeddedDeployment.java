@@ -114,6 +114,14 @@ final class EmbeddedDeployment implements AutoCloseable {
     return notifier.scan();
   }
 
+  /**
+   * A notifier of its own over one folder of the landing, posting to the listener: a test loses
+   * notifications on purpose by writing files where no notifier scans again.
+   */
+  LandingNotifier notifierFor(Path folder) {
+    return new LandingNotifier(folder, listener.pushUri("/pubsub/push"), Set.of("_SUCCESS"), Clock.systemUTC());
+  }
+
   /** {@code sql --json} against this deployment's home: see {@link SqlQueries#sql}. */
   List<JsonNode> sql(String... statements) throws Exception {
     return SqlQueries.sql(home, statements);

@@ -1,0 +1,126 @@
+package io.files2iceberg.batcher.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.plan.BatchRunner;
+import io.files2iceberg.batcher.plan.RunOptions;
+import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.batcher.plan.StorageListing;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.TableProfile;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import picocli.CommandLine.Option;
+
+/**
+ * What {@code replay}, {@code backfill} and {@code reconcile} share: the table option, its
+ * profile, the storage listing, progress on stderr, JSON output, and running the batcher for the
+ * table ({@code --run}, {@code replay --no-checkpoint}).
+ */
+final class OperatorTable {
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private OperatorTable() {}
+
+  /** The GCS client the commands list with, created on the first {@code gs://} listing. */
+  static StorageListing listing() {
+    Storage[] storage = new Storage[1];
+    return new StorageListing(() -> {
+      synchronized (storage) {
+        if (storage[0] == null) {
+          storage[0] = StorageOptions.getDefaultInstance().getService();
+        }
+        return storage[0];
+      }
+    });
+  }
+
+  /** The profile loading {@code table}, or empty after printing which tables the profiles load. */
+  static Optional<TableProfile> profile(ProfileRegistry profiles, String table, Path config, PrintWriter err) {
+    Optional<TableProfile> profile = profiles.byTable(table);
+    if (profile.isEmpty()) {
+      ConfigProblems.print(err, "the command line", List.of("--table " + table + ": no profile in " + config
+          + " loads it; tables there: " + String.join(", ", profiles.profiles().stream().map(TableProfile::table)
+          .sorted().toList())));
+    }
+    return profile;
+  }
+
+  /** Progress lines on stderr, prefixed with the command. */
+  static Consumer<String> progress(String command, PrintWriter err) {
+    return line -> {
+      err.println("[" + command + "] " + line);
+      err.flush();
+    };
+  }
+
+  static void printJson(PrintWriter out, Object report) {
+    try {
+      out.println(JSON.writeValueAsString(report));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write the report as JSON: " + e.getMessage(), e);
+    }
+    out.flush();
+  }
+
+  /** How the batcher runs for the commands: the launcher each profile names, events on stderr. */
+  static final class Batches implements AutoCloseable {
+    private final Launchers launchers;
+    private final BatchRunner runner;
+
+    private Batches(Launchers launchers, BatchRunner runner) {
+      this.launchers = launchers;
+      this.runner = runner;
+    }
+
+    /** Empty after printing the launcher problems of the profile. */
+    static Optional<Batches> open(ProfileRegistry profiles, TableProfile profile, Ledger ledger, Home home,
+        Duration jobTimeout, Path config, PrintWriter err) {
+      Launchers launchers = Launchers.discover(() -> new LocalSparkLauncher(
+          LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")), home));
+      List<String> problems = launchers.check(List.of(profile));
+      if (!problems.isEmpty()) {
+        launchers.close();
+        ConfigProblems.print(err, config.toString(), problems);
+        return Optional.empty();
+      }
+      BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
+          .options(new RunOptions(1, jobTimeout))
+          .events(event -> {
+            synchronized (err) {
+              err.println("[batch] " + event.describe());
+              err.flush();
+            }
+          })
+          .build();
+      return Optional.of(new Batches(launchers, runner));
+    }
+
+    /** Loads the table's READY partitions until none is left or a batch does not commit. */
+    RunSummary runTable(TableProfile profile) {
+      return runner.runTable(profile);
+    }
+
+    /** Loads the files once, without the ledger. */
+    RunSummary runListed(TableProfile profile, List<ManifestFile> files) {
+      return runner.runListed(profile, files);
+    }
+
+    @Override
+    public void close() {
+      launchers.close();
+    }
+  }
+}
