@@ -70,6 +70,21 @@ class LoadModesTest {
   }
 
   @Test
+  void objectRewrittenBeforeItsBatchIsReadOnceThoughTwoGenerationsAreInTheBatch() {
+    TableProfile profile = readings("rewritten", "");
+    Landed first = readings("rewritten", "2024-01-01", "a.parquet", RowFactory.create(1, "old"));
+    Landed second = readings("rewritten", "2024-01-01", "a.parquet", RowFactory.create(1, "new"));
+    assertThat(first.path()).isEqualTo(second.path());
+    Landed newer = new Landed(second.path(), second.partition(), first.generation() + 1);
+
+    BatchLoadReport report = fixture.load(fixture.claimBatch(profile, first, newer));
+
+    assertThat(fixture.rows("SELECT id, value FROM local.modes.rewritten")).containsExactly("[1,new]");
+    assertThat(report.metrics().rowsInserted()).isEqualTo(1);
+    assertThat(report.metrics().rowsRead()).isEqualTo(1);
+  }
+
+  @Test
   void overwriteReplacesOnlyTheBatchsPartitions() {
     TableProfile profile = readings("overwrite", """
         load {

@@ -19,6 +19,7 @@ import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -49,6 +50,10 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.column;
  * such a file too. Corruption that only shows once the data is read (a bad page behind a good
  * footer) fails the batch with Spark's error, which names the file.
  *
+ * <p>An object is read by its URI, that is its live content: when a batch holds several generations
+ * of one object (it was rewritten before it was loaded, or a replay re-opened old generations),
+ * only the newest generation is read, once.
+ *
  * <p>Types are settled before the files are put together, because Spark's union would silently
  * coerce a string and an int: per column, a type every file widens to safely ({@link
  * SafeWidening}); any other difference fails the batch naming the column, both files and both
@@ -77,8 +82,18 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     List<OpenedFile> opened = new ArrayList<>();
     List<QuarantinedFile> quarantined = new ArrayList<>();
     List<ManifestFile> files = batch.manifest().files();
+    Map<String, Long> newestGeneration = new HashMap<>();
+    files.forEach(file -> newestGeneration.merge(file.uri(), file.generation(), Math::max));
     for (int order = 0; order < files.size(); order++) {
       ManifestFile file = files.get(order);
+      if (file.generation() < newestGeneration.get(file.uri())) {
+        // An object is read by its URI, which gives its live content: reading it once per
+        // generation would load the newest content several times.
+        LOG.info("Table {} batch {}: generation {} of {} is superseded by generation {} in the same batch; the"
+            + " object is read once", batch.table(), batch.batchId(), file.generation(), file.uri(),
+            newestGeneration.get(file.uri()));
+        continue;
+      }
       try {
         opened.add(open(batch, extract, file, order));
       } catch (UnreadableFile e) {
