@@ -159,8 +159,8 @@ class OperatorCommandsEndToEndTest {
     deployment.write("replay/dt=2026-11-05/_SUCCESS", "");
     deployment.notifierFor(folder("replay", "2026-11-05")).scan();
     assertThat(runOnce("replay").code()).isZero();
-    String loaded = deployment.sql(contents("replay")).get(0).toString();
-    assertThat(loaded).isEqualTo("{\"n\":3,\"ids\":3,\"total\":6,\"snapshots\":1}");
+    // Rows are read back (a Spark run each) only where they say something new: the snapshot count
+    // after the change proves the unchanged replay committed nothing.
 
     Run unchanged = cli("replay", "replay", "--table", table, "--partition", "2026-11-05", "--run");
 
@@ -180,10 +180,6 @@ class OperatorCommandsEndToEndTest {
     assertThat(forced.code()).as(forced.toString()).isZero();
     assertThat(forced.out()).contains("reopened: 2026-11-05");
     assertThat(forced.err()).contains(": 3 file(s) of 1 partition(s) [2026-11-05]");
-    JsonNode after = deployment.sql(contents("replay")).get(0);
-    assertThat(after.get("n").asInt()).isEqualTo(4);
-    assertThat(after.get("ids").asInt()).isEqualTo(4);
-    assertThat(after.get("total").asInt()).isEqualTo(37);
     assertThat(deployment.ledger.partition(table, "2026-11-05").orElseThrow().state())
         .isEqualTo(PartitionState.INGESTED);
     String checkpoint = deployment.ledger.tableStatus(table).lastCommitted().orElseThrow().batchId();
@@ -196,6 +192,7 @@ class OperatorCommandsEndToEndTest {
     assertThat(listed.err()).contains("listed, no checkpoint");
     assertThat(deployment.ledger.tableStatus(table).lastCommitted().orElseThrow().batchId())
         .as("the table's checkpoint did not move").isEqualTo(checkpoint);
+    // Both reloads (forced, then listed) left every row once.
     JsonNode reloaded = deployment.sql(contents("replay")).get(0);
     assertThat(reloaded.get("n").asInt()).isEqualTo(4);
     assertThat(reloaded.get("ids").asInt()).isEqualTo(4);
