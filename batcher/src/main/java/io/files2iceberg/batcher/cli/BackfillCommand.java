@@ -53,11 +53,7 @@ final class BackfillCommand implements Callable<Integer> {
       ConfigProblems.print(err, "the command line", List.of("--limit: must be 0 (all) or more, got " + limit));
       return Files2Iceberg.EXIT_INVALID;
     }
-    LedgerAccess.Result result = LedgerAccess.open(options.config, true, home.resolve(), Clock.systemUTC(), err);
-    if (result instanceof LedgerAccess.Failed failed) {
-      return failed.exitCode();
-    }
-    try (LedgerAccess.Opened opened = ((LedgerAccess.Ok) result).opened()) {
+    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
       Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
       if (profile.isEmpty()) {
         return Files2Iceberg.EXIT_INVALID;
@@ -83,7 +79,7 @@ final class BackfillCommand implements Callable<Integer> {
       try (OperatorTable.Batches open = batches.get()) {
         return ReplayCommand.summarize(open.runTable(profile.get()), out, err);
       }
-    }
+    });
   }
 
   private void print(Backfill.Report report, PrintWriter out) {

@@ -8,7 +8,7 @@ import java.time.Clock;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * How the operator commands (retry, inspect, quarantine) run: the ledger opened through {@link
+ * How the operator commands run: the ledger opened through {@link
  * LedgerAccess}, the body run on it and the ledger closed. A table, partition, batch, file or
  * message the ledger does not know, or one in a state the command does not apply to (the body
  * throws {@link NotInLedgerException} or {@link IllegalArgumentException} before changing
@@ -21,6 +21,17 @@ final class OperatorRun {
   interface Body {
     /** The exit code. */
     int run(LedgerAccess.Opened opened, PrintWriter out, PrintWriter err);
+  }
+
+  /** A body that prints through the command's own writers. */
+  @FunctionalInterface
+  interface OpenedBody {
+    /** The exit code. */
+    int run(LedgerAccess.Opened opened);
+  }
+
+  static int run(CommandSpec spec, Path config, boolean configRequired, Home home, OpenedBody body) {
+    return run(spec, config, configRequired, home, (opened, out, err) -> body.run(opened));
   }
 
   static int run(CommandSpec spec, Path config, boolean configRequired, Home home, Body body) {

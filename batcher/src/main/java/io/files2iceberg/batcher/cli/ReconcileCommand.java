@@ -55,11 +55,7 @@ final class ReconcileCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    LedgerAccess.Result result = LedgerAccess.open(options.config, true, home.resolve(), Clock.systemUTC(), err);
-    if (result instanceof LedgerAccess.Failed failed) {
-      return failed.exitCode();
-    }
-    try (LedgerAccess.Opened opened = ((LedgerAccess.Ok) result).opened()) {
+    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
       List<TableProfile> profiles;
       if (table != null) {
         Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
@@ -93,7 +89,7 @@ final class ReconcileCommand implements Callable<Integer> {
       }
       boolean drift = reports.stream().anyMatch(Reconcile.Report::hasDrift);
       return drift && !(fix && !dryRun) ? EXIT_DRIFT : 0;
-    }
+    });
   }
 
   private static void print(Reconcile.Report report, PrintWriter out) {

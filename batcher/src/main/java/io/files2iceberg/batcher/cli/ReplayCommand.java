@@ -70,11 +70,7 @@ final class ReplayCommand implements Callable<Integer> {
           + " the ledger, so there is nothing to reopen)"));
       return Files2Iceberg.EXIT_INVALID;
     }
-    LedgerAccess.Result result = LedgerAccess.open(options.config, true, home.resolve(), Clock.systemUTC(), err);
-    if (result instanceof LedgerAccess.Failed failed) {
-      return failed.exitCode();
-    }
-    try (LedgerAccess.Opened opened = ((LedgerAccess.Ok) result).opened()) {
+    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
       Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
       if (profile.isEmpty()) {
         return Files2Iceberg.EXIT_INVALID;
@@ -97,7 +93,7 @@ final class ReplayCommand implements Callable<Integer> {
         return runBatches(opened, profile.get(), out, err);
       }
       return 0;
-    }
+    });
   }
 
   private int loadWithoutCheckpoint(LedgerAccess.Opened opened, TableProfile profile, Replay replay,
