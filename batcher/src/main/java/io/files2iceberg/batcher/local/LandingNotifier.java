@@ -277,7 +277,7 @@ public final class LandingNotifier {
 
   /** The generation of a local file: its last-modified time in microseconds, as the listener lists it. */
   static long generationOf(BasicFileAttributes attributes) {
-    return attributes.lastModifiedTime().to(TimeUnit.MICROSECONDS);
+    return ObjectLocation.localGeneration(attributes);
   }
 
   private static String contentType(Path path) {

@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -78,7 +77,7 @@ record StoredObject(ObjectLocation location, long generation, long size, Instant
   }
 
   private static StoredObject of(ObjectLocation location, BasicFileAttributes attributes) {
-    return new StoredObject(location, attributes.lastModifiedTime().to(TimeUnit.MICROSECONDS), attributes.size(),
+    return new StoredObject(location, ObjectLocation.localGeneration(attributes), attributes.size(),
         attributes.lastModifiedTime().toInstant());
   }
 }

@@ -25,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -215,7 +214,7 @@ public final class StorageListing {
         }
         ObjectLocation location = ObjectLocation.file(path);
         if (location.name().startsWith(prefix)) {
-          objects.add(new Listed(location, attributes.lastModifiedTime().to(TimeUnit.MICROSECONDS),
+          objects.add(new Listed(location, ObjectLocation.localGeneration(attributes),
               attributes.size(), attributes.lastModifiedTime().toInstant()));
         }
       }

@@ -2,7 +2,9 @@ package io.files2iceberg.core.match;
 
 import java.io.File;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where one object lives: a GCS object ({@code gs://bucket/name}) or, in the embedded mode, a local
@@ -64,6 +66,15 @@ public record ObjectLocation(String scheme, String bucket, String name) {
   public static ObjectLocation file(Path path) {
     String absolute = path.toAbsolutePath().normalize().toString().replace(File.separatorChar, '/');
     return new ObjectLocation(FILE, "", absolute.startsWith("/") ? absolute.substring(1) : absolute);
+  }
+
+  /**
+   * A local file's generation, as the listener, the notifier, the listings and the operator
+   * commands all count it: its last-modified time in microseconds (rewriting the file makes a new
+   * generation, as on GCS).
+   */
+  public static long localGeneration(BasicFileAttributes attributes) {
+    return attributes.lastModifiedTime().to(TimeUnit.MICROSECONDS);
   }
 
   /**

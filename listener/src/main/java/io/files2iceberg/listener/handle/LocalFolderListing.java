@@ -10,7 +10,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -51,6 +50,6 @@ final class LocalFolderListing implements ObjectListing {
 
   /** The generation of a local file: its last-modified time in microseconds. */
   static long generationOf(BasicFileAttributes attributes) {
-    return attributes.lastModifiedTime().to(TimeUnit.MICROSECONDS);
+    return ObjectLocation.localGeneration(attributes);
   }
 }
