@@ -21,7 +21,7 @@ import picocli.CommandLine.Command;
       "            (see bin/files2iceberg listen --help)."
     },
     subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
-      SqlCommand.class, CommandLine.HelpCommand.class})
+      SqlCommand.class, MaintainCommand.class, CommandLine.HelpCommand.class})
 public final class Files2Iceberg implements Runnable {
 
   /** Exit code for invalid configuration or usage. */

@@ -36,7 +36,8 @@ record MaintainReport(
 
   /**
    * The compaction: in a dry run, {@code rewrittenFiles} counts the small files binpack would take
-   * (files under 75% of the target, in partitions with at least min-input-files of them).
+   * (files under 75% of the target, in partitions with at least min-input-files of them, and
+   * at least 2).
    */
   record Compacted(long rewrittenFiles, long addedFiles, long rewrittenBytes, Optional<Long> snapshotId) {}
 

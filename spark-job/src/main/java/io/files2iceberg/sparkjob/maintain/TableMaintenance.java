@@ -88,7 +88,10 @@ final class TableMaintenance {
         snapshot);
   }
 
-  /** Dry run: the small files binpack would rewrite, by Iceberg's default selection. */
+  /**
+   * Dry run: the small files binpack would rewrite, by Iceberg's default selection (an estimate: it
+   * leaves out groups Iceberg rewrites for their total size).
+   */
   private static Compacted smallFiles(Table table, Compaction compaction) {
     if (table.currentSnapshot() == null) {
       return new Compacted(0, 0, 0, Optional.empty());
@@ -110,7 +113,9 @@ final class TableMaintenance {
     long files = 0;
     long bytes = 0;
     for (long[] counts : byPartition.values()) {
-      if (counts[0] >= compaction.minInputFiles()) {
+      // Binpack never rewrites a lone file for being small (Iceberg rewrites a group of at least
+      // min-input-files files, and more than one).
+      if (counts[0] >= Math.max(2, compaction.minInputFiles())) {
         files += counts[0];
         bytes += counts[1];
       }
