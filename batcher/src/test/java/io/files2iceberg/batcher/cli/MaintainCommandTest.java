@@ -78,6 +78,18 @@ class MaintainCommandTest {
   }
 
   @Test
+  void aTableNotCreatedYetFailsNamingTheTableTheJobsErrorAndItsLog() throws Exception {
+    // A real child JVM: the maintenance main finds no table in the embedded catalog of the home.
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--no-compact");
+
+    assertThat(code).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(err.toString()).contains("maintain local.demo.clicks: started pid ",
+        "error: table local.demo.clicks: maintenance failed: files2iceberg: table local.demo.clicks maintenance failed:"
+            + " Table local.demo.clicks does not exist (log: " + home.resolve("logs").resolve("maintain-"));
+    assertThat(out.toString()).isEmpty();
+  }
+
+  @Test
   void targetFileSizesTakeBinaryUnits() {
     assertThat(MaintainCommand.bytes("512MB")).isEqualTo(512L << 20);
     assertThat(MaintainCommand.bytes("128m")).isEqualTo(128L << 20);

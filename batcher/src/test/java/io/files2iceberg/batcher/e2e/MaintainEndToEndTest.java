@@ -134,6 +134,12 @@ class MaintainEndToEndTest {
     assertThat(refused[2]).contains("error: table " + TABLE + ": batch " + claimed.batchId() + " is RUNNING with its"
         + " lease until ");
     assertThat(refused[1]).isEmpty();
+    String[] refusedJson = maintain("--retention", "0", "--dry-run", "--json");
+    assertThat(refusedJson[0]).isEqualTo("1");
+    JsonNode refusal = JSON.readTree(refusedJson[1]);
+    assertThat(refusal.path("tables").size()).isZero();
+    assertThat(refusal.path("refused").get(0).path("table").asText()).isEqualTo(TABLE);
+    assertThat(refusal.path("refused").get(0).path("batchId").asText()).isEqualTo(claimed.batchId());
 
     TimeUnit.MILLISECONDS.sleep(Math.max(0, Duration.between(Instant.now(), leaseEnd).toMillis()) + 300);
     String[] dry = maintain("--retention", "0", "--dry-run", "--min-input-files", "2", "--target-file-size", "1m",
