@@ -248,10 +248,15 @@ public final class BatchJob {
 
   /** The session of a job run on its own: the profile's catalog and Spark properties. */
   static SparkSession newSession(BatchManifest manifest) {
-    TableProfile profile = manifest.profile();
-    SparkSession.Builder builder = SparkSession.builder()
-        .appName("files2iceberg " + manifest.table() + " " + manifest.batchId());
-    // spark-submit and -Dspark.master=... (the local launcher) set the master; else the profile's.
+    return newSession(manifest.profile(), "files2iceberg " + manifest.table() + " " + manifest.batchId());
+  }
+
+  /**
+   * A session on the profile's catalog with its Spark properties, as the job has; the master is
+   * spark-submit's or {@code -Dspark.master=...} (the local launcher), else the profile's.
+   */
+  public static SparkSession newSession(TableProfile profile, String appName) {
+    SparkSession.Builder builder = SparkSession.builder().appName(appName);
     if (!new SparkConf().contains("spark.master")) {
       builder.master(profile.job().master());
     }

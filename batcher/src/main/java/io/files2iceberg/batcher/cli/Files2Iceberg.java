@@ -22,8 +22,7 @@ import picocli.CommandLine.Command;
     },
     subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
       SqlCommand.class, ReplayCommand.class, BackfillCommand.class, ReconcileCommand.class, RetryCommand.class,
-      InspectCommand.class, QuarantineCommand.class,
-      CommandLine.HelpCommand.class})
+      InspectCommand.class, QuarantineCommand.class, MaintainCommand.class, CommandLine.HelpCommand.class})
 public final class Files2Iceberg implements Runnable {
 
   /** Exit code for invalid configuration or usage. */

@@ -24,6 +24,18 @@ public interface Launcher extends AutoCloseable {
    */
   LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt);
 
+  /**
+   * Starts another main class of the job's build where the table's jobs run (a child JVM, a
+   * Dataproc batch); {@link LaunchedJob#await} watches it as it watches a batch's job. The result
+   * carries no report: the main writes its own result where its arguments say.
+   *
+   * @throws LaunchException when it cannot be started, as {@link #launch} does; by default (a
+   *     launcher that only runs batches) always, not retryable
+   */
+  default LaunchedJob launchMain(SparkMainRun run) {
+    throw new LaunchException("Table " + run.table() + ": " + this + " cannot run " + run.mainClass(), false);
+  }
+
   /** Releases clients the launcher holds. Jobs already started keep running. */
   @Override
   default void close() {}

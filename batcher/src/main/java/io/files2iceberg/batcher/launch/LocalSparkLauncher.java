@@ -146,10 +146,21 @@ public final class LocalSparkLauncher implements Launcher {
   public LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt) {
     Objects.requireNonNull(manifest, "manifest");
     Objects.requireNonNull(manifestUri, "manifestUri");
-    Path log = logFile(manifest, attempt);
     List<String> full = new ArrayList<>(command);
     full.add("--manifest");
     full.add(manifestUri);
+    return start(full, manifest.table(), manifest.batchId(), logFile(manifest, attempt), "attempt " + attempt);
+  }
+
+  /** Runs the main as {@link #commandFor} does; its output goes to {@code <fallback logs>/<runId>.log}. */
+  @Override
+  public LaunchedJob launchMain(SparkMainRun run) {
+    List<String> full = new ArrayList<>(commandFor(run.mainClass()));
+    full.addAll(run.args());
+    return start(full, run.table(), run.runId(), fallbackLogs.resolve(run.runId() + ".log"), run.mainClass());
+  }
+
+  private LaunchedJob start(List<String> full, String table, String runId, Path log, String what) {
     ProcessBuilder builder = new ProcessBuilder(full).directory(sparkJobTarget.toFile());
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     builder.redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
@@ -157,12 +168,11 @@ public final class LocalSparkLauncher implements Launcher {
       Files.createDirectories(log.getParent());
       Writer writer = Files.newBufferedWriter(log, StandardCharsets.UTF_8);
       Process process = builder.start();
-      LOG.info("Table {} batch {}: attempt {} started as process {}, log {}", manifest.table(), manifest.batchId(),
-          attempt, process.pid(), log);
-      return new ChildJob(manifest, process, writer, log);
+      LOG.info("Table {} batch {}: {} started as process {}, log {}", table, runId, what, process.pid(), log);
+      return new ChildJob(table, runId, process, writer, log);
     } catch (IOException e) {
-      throw new LaunchException("Cannot start the Spark job of table " + manifest.table() + " batch "
-          + manifest.batchId() + ": " + e.getMessage(), true, e);
+      throw new LaunchException("Cannot start the Spark job of table " + table + " batch " + runId + ": "
+          + e.getMessage(), true, e);
     }
   }
 
@@ -203,7 +213,8 @@ public final class LocalSparkLauncher implements Launcher {
 
   /** One child JVM: two pumps copy its output to the log and keep what the result needs. */
   private static final class ChildJob implements LaunchedJob {
-    private final BatchManifest manifest;
+    private final String table;
+    private final String batchId;
     private final Process process;
     private final Writer log;
     private final Path logFile;
@@ -215,12 +226,13 @@ public final class LocalSparkLauncher implements Launcher {
     private volatile boolean cancelled;
     private JobResult result;
 
-    ChildJob(BatchManifest manifest, Process process, Writer log, Path logFile) {
-      this.manifest = manifest;
+    ChildJob(String table, String batchId, Process process, Writer log, Path logFile) {
+      this.table = table;
+      this.batchId = batchId;
       this.process = process;
       this.log = log;
       this.logFile = logFile;
-      String name = "job-" + manifest.batchId();
+      String name = "job-" + batchId;
       this.stdout = daemon(name + "-out", () -> pump(process.getInputStream(), true));
       this.stderr = daemon(name + "-err", () -> pump(process.getErrorStream(), false));
     }
@@ -255,7 +267,7 @@ public final class LocalSparkLauncher implements Launcher {
       stderr.join(TimeUnit.SECONDS.toMillis(30));
       closeLog();
       result = result(process.exitValue());
-      LOG.info("Table {} batch {}: process {} exited with {} ({})", manifest.table(), manifest.batchId(),
+      LOG.info("Table {} batch {}: process {} exited with {} ({})", table, batchId,
           process.pid(), result.exit().code(), result.detail());
       return Optional.of(result);
     }
@@ -286,7 +298,7 @@ public final class LocalSparkLauncher implements Launcher {
         return;
       }
       cancelled = true;
-      LOG.warn("Table {} batch {}: cancelling process {}", manifest.table(), manifest.batchId(), process.pid());
+      LOG.warn("Table {} batch {}: cancelling process {}", table, batchId, process.pid());
       process.descendants().forEach(ProcessHandle::destroy);
       process.destroy();
       try {
@@ -315,7 +327,7 @@ public final class LocalSparkLauncher implements Launcher {
           }
         }
       } catch (IOException e) {
-        LOG.warn("Table {} batch {}: lost the job's {}: {}", manifest.table(), manifest.batchId(),
+        LOG.warn("Table {} batch {}: lost the job's {}: {}", table, batchId,
             isStdout ? "stdout" : "stderr", e.toString());
       }
     }

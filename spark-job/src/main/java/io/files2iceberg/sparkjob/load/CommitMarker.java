@@ -19,10 +19,12 @@ import org.apache.iceberg.util.SnapshotUtil;
  * <p>Before a batch writes, the current snapshot's ancestry is walked for its id (as Flink's
  * committer looks for its checkpoint id); a batch found there is never written again. Only the
  * ancestry counts: a snapshot that was rolled back, or that lives on another branch, does not hold
- * the batch's rows any more. Table maintenance must keep the newest marker of each batch reachable.
+ * the batch's rows any more. Table maintenance must keep the newest marker of each batch reachable
+ * ({@code sparkjob.maintain} protects them).
  */
-final class CommitMarker {
-  static final String BATCH_ID = "files2iceberg.batch-id";
+public final class CommitMarker {
+  /** The summary property naming the batch a snapshot committed. */
+  public static final String BATCH_ID = "files2iceberg.batch-id";
   static final String EVENT_DIGEST = "files2iceberg.event-digest";
 
   private CommitMarker() {}
@@ -36,7 +38,7 @@ final class CommitMarker {
   }
 
   /** The newest snapshot in the current ancestry that carries the batch id. */
-  static Optional<Snapshot> find(Table table, String batchId) {
+  public static Optional<Snapshot> find(Table table, String batchId) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return Optional.empty();

@@ -18,6 +18,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
+import io.files2iceberg.batcher.launch.SparkMainRun;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.JobSettings;
 import java.io.IOException;
@@ -156,34 +157,57 @@ public final class DataprocLauncher implements Launcher {
       throw new LaunchException("Table " + table + " batch " + batchId + ": a Dataproc batch reads its manifest from"
           + " Cloud Storage: metadata.path must be a gs:// URI, the manifest is " + manifestUri, false);
     }
-    CreateBatchRequest request = createBatchRequest(manifest, manifestUri, attempt);
+    return start(createBatchRequest(manifest, manifestUri, attempt), table, batchId, manifestUri);
+  }
+
+  /**
+   * Creates a Dataproc batch running another main class of the job's jar, {@code
+   * f2i-<runId>-a1}, labelled with the table and the run id, and returns at once. Its arguments
+   * must point at Cloud Storage for whatever it reads or writes.
+   */
+  @Override
+  public LaunchedJob launchMain(SparkMainRun run) {
+    return start(createMainRequest(run), run.table(), run.runId(), run.mainClass());
+  }
+
+  private LaunchedJob start(CreateBatchRequest request, String table, String batchId, String what) {
     String dataprocId = request.getBatchId();
     String batchName = request.getParent() + "/batches/" + dataprocId;
     String operationName = create(request, table, batchId, batchName);
-    LOG.info("Table {} batch {} ({}): launched Dataproc batch {} (attempt {}): {}", table, batchId, manifestUri,
-        dataprocId, attempt, consoleUrl(dataprocId));
-    return new DataprocJob(client, polling, table, batchId, manifestUri, batchName, dataprocId, operationName,
+    LOG.info("Table {} batch {} ({}): launched Dataproc batch {}: {}", table, batchId, what, dataprocId,
+        consoleUrl(dataprocId));
+    return new DataprocJob(client, polling, table, batchId, what, batchName, dataprocId, operationName,
         consoleUrl(dataprocId));
   }
 
   /** The request that creates the batch of one attempt. */
   CreateBatchRequest createBatchRequest(BatchManifest manifest, String manifestUri, int attempt) {
-    String dataprocId = DataprocNames.batchId(manifest.batchId(), attempt);
+    return request(manifest.table(), manifest.batchId(), DataprocNames.batchId(manifest.batchId(), attempt),
+        MAIN_CLASS, List.of("--manifest", manifestUri));
+  }
+
+  /** The request that creates the batch of a {@link SparkMainRun}. */
+  CreateBatchRequest createMainRequest(SparkMainRun run) {
+    return request(run.table(), run.runId(), DataprocNames.batchId(run.runId(), 1), run.mainClass(), run.args());
+  }
+
+  private CreateBatchRequest request(String table, String batchId, String dataprocId, String mainClass,
+      List<String> args) {
     ExecutionConfig.Builder execution = ExecutionConfig.newBuilder();
     job.serviceAccount().ifPresent(execution::setServiceAccount);
     job.subnetwork().ifPresent(execution::setSubnetworkUri);
     Batch batch = Batch.newBuilder()
         .setSparkBatch(SparkBatch.newBuilder()
-            .setMainClass(MAIN_CLASS)
+            .setMainClass(mainClass)
             .addJarFileUris(jarUri)
-            .addAllArgs(List.of("--manifest", manifestUri)))
+            .addAllArgs(args))
         .setRuntimeConfig(RuntimeConfig.newBuilder()
             .setVersion(job.runtimeVersion())
             .putAllProperties(job.sparkProperties()))
         .setEnvironmentConfig(EnvironmentConfig.newBuilder().setExecutionConfig(execution))
         .putAllLabels(Map.of(
-            TABLE_LABEL, DataprocNames.labelValue(manifest.table()),
-            BATCH_LABEL, DataprocNames.labelValue(manifest.batchId())))
+            TABLE_LABEL, DataprocNames.labelValue(table),
+            BATCH_LABEL, DataprocNames.labelValue(batchId)))
         .build();
     return CreateBatchRequest.newBuilder()
         .setParent("projects/" + projectId + "/locations/" + region)

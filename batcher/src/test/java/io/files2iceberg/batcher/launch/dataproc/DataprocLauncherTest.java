@@ -14,6 +14,7 @@ import com.google.cloud.dataproc.v1.SparkBatch;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
+import io.files2iceberg.batcher.launch.SparkMainRun;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Home;
@@ -108,6 +109,39 @@ class DataprocLauncherTest {
                     .setSubnetworkUri(SUBNETWORK)))
             .putLabels("files2iceberg-table", "lake_web_clicks")
             .putLabels("files2iceberg-batch", "20261130t120000-1a2b3c4d"))
+        .build());
+  }
+
+  @Test
+  void launchMainSendsTheExactCreateBatchRequestForThatMainClass() {
+    String runId = "maintain-20261130T130000-5e6f7a8b";
+    List<String> args = List.of("--profile", "{\"name\":\"clicks\"}", "--retention-cutoff", "2026-11-23T13:00:00Z",
+        "--result", "gs://lake-metadata/clicks/maintain/" + runId + ".json");
+
+    LaunchedJob job = launcher.launchMain(new SparkMainRun("lake.web.clicks", runId,
+        "io.files2iceberg.sparkjob.maintain.MaintainMain", args));
+
+    assertThat(job.jobId()).isEqualTo("f2i-maintain-20261130t130000-5e6f7a8b-a1");
+    CreateBatchRequest sent = dataproc.creates.get(0);
+    assertThat(sent.getRequestId()).isEqualTo(DataprocNames.requestId("f2i-maintain-20261130t130000-5e6f7a8b-a1"));
+    assertThat(sent.toBuilder().clearRequestId().build()).isEqualTo(CreateBatchRequest.newBuilder()
+        .setParent(PARENT)
+        .setBatchId("f2i-maintain-20261130t130000-5e6f7a8b-a1")
+        .setBatch(Batch.newBuilder()
+            .setSparkBatch(SparkBatch.newBuilder()
+                .setMainClass("io.files2iceberg.sparkjob.maintain.MaintainMain")
+                .addJarFileUris(JAR)
+                .addAllArgs(args))
+            .setRuntimeConfig(RuntimeConfig.newBuilder()
+                .setVersion("2.2")
+                .putProperties("spark.executor.instances", "4")
+                .putProperties("spark.dynamicAllocation.enabled", "false"))
+            .setEnvironmentConfig(EnvironmentConfig.newBuilder()
+                .setExecutionConfig(ExecutionConfig.newBuilder()
+                    .setServiceAccount(SERVICE_ACCOUNT)
+                    .setSubnetworkUri(SUBNETWORK)))
+            .putLabels("files2iceberg-table", "lake_web_clicks")
+            .putLabels("files2iceberg-batch", "maintain-20261130t130000-5e6f7a8b"))
         .build());
   }
 

@@ -1,0 +1,143 @@
+package io.files2iceberg.batcher.maintain;
+
+import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.StorageOptions;
+import io.files2iceberg.batcher.launch.JobResult;
+import io.files2iceberg.batcher.launch.LaunchedJob;
+import io.files2iceberg.batcher.launch.Launcher;
+import io.files2iceberg.batcher.launch.SparkMainRun;
+import io.files2iceberg.core.manifest.JobExit;
+import io.files2iceberg.core.profile.ProfileJson;
+import io.files2iceberg.core.profile.TableProfile;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One table's maintenance run: the arguments of {@value #MAIN_CLASS} (what the ledger protects,
+ * the options), launched where the table's jobs run (a child JVM, a Dataproc batch), watched with
+ * progress on stderr, and its result read back from {@code <metadata.path>/maintain/<runId>.json}
+ * (a Dataproc driver's stdout does not come back).
+ */
+public final class MaintainRun {
+  public static final String MAIN_CLASS = "io.files2iceberg.sparkjob.maintain.MaintainMain";
+  private static final DateTimeFormatter RUN_TIME =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
+  private static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
+
+  /**
+   * What the operator asked for.
+   *
+   * @param retention snapshots younger than this are kept
+   * @param compaction {@code rewrite_data_files} binpack with this target size and minimum group, if asked for
+   */
+  public record Options(Duration retention, int retainLast, Optional<Compaction> compaction, boolean dryRun,
+      Duration timeout) {}
+
+  public record Compaction(long targetFileSizeBytes, int minInputFiles) {}
+
+  private MaintainRun() {}
+
+  /** {@code maintain-<UTC time>-<8 hex>}. */
+  public static String newRunId(Instant now) {
+    return "maintain-" + RUN_TIME.format(now) + "-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+  }
+
+  /** Where the main writes its result: {@code <metadata.path>/maintain/<runId>.json}. */
+  public static String resultUri(TableProfile profile, String runId) {
+    String folder = profile.metadata().path();
+    return (folder.endsWith("/") ? folder : folder + "/") + "maintain/" + runId + ".json";
+  }
+
+  /** The main's command line. */
+  public static List<String> arguments(TableProfile profile, MaintenanceGuard.Allowed allowed, Options options,
+      Instant now, String resultUri) {
+    List<String> args = new ArrayList<>(List.of("--profile", ProfileJson.toJson(profile),
+        "--retention-cutoff", now.minus(options.retention()).toString(),
+        "--retain-last", Integer.toString(options.retainLast()),
+        "--protect-newest", Integer.toString(allowed.protectNewest())));
+    for (Map.Entry<String, String> batch : allowed.protect().entrySet()) {
+      args.add("--protect");
+      args.add(batch.getKey() + "=" + batch.getValue());
+    }
+    options.compaction().ifPresent(c -> args.addAll(List.of("--compact",
+        "--target-file-size", Long.toString(c.targetFileSizeBytes()),
+        "--min-input-files", Integer.toString(c.minInputFiles()))));
+    if (options.dryRun()) {
+      args.add("--dry-run");
+    }
+    args.addAll(List.of("--result", resultUri));
+    return args;
+  }
+
+  /**
+   * Launches the run and waits for it.
+   *
+   * @throws MaintainFailedException when it fails or prints no result, naming the table and where its log is
+   */
+  public static MaintainResult run(Launcher launcher, SparkMainRun run, String resultUri, Duration timeout,
+      PrintWriter progress) throws InterruptedException {
+    LaunchedJob job = launcher.launchMain(run);
+    progress.println("maintain " + run.table() + ": started " + job.jobId() + job.log().map(l -> ", log " + l)
+        .orElse(""));
+    progress.flush();
+    Instant started = Instant.now();
+    Optional<JobResult> result = Optional.empty();
+    while (result.isEmpty()) {
+      Duration left = timeout.minus(Duration.between(started, Instant.now()));
+      if (left.isNegative() || left.isZero()) {
+        job.cancel();
+        throw new MaintainFailedException("table " + run.table() + ": maintenance did not end within " + timeout
+            + " and was cancelled" + job.log().map(l -> " (log: " + l + ")").orElse(""));
+      }
+      result = job.await(left.compareTo(PROGRESS_EVERY) < 0 ? left : PROGRESS_EVERY);
+      if (result.isEmpty()) {
+        progress.println("maintain " + run.table() + ": still running after "
+            + Duration.between(started, Instant.now()).toSeconds() + "s");
+        progress.flush();
+      }
+    }
+    JobResult ended = result.get();
+    if (ended.exit() != JobExit.LOADED) {
+      throw new MaintainFailedException("table " + run.table() + ": maintenance failed: " + ended.describe());
+    }
+    return MaintainResult.lastIn(read(resultUri)).orElseThrow(() -> new MaintainFailedException("table "
+        + run.table() + ": maintenance ended without a result in " + resultUri + ended.log().map(l -> " (log: " + l
+        + ")").orElse("")));
+  }
+
+  private static String read(String uri) {
+    try {
+      if (uri.startsWith("gs://")) {
+        byte[] bytes = StorageOptions.getDefaultInstance().getService().readAllBytes(BlobId.fromGsUtilUri(uri));
+        return new String(bytes, StandardCharsets.UTF_8);
+      }
+      Path path = uri.startsWith("file:") ? Path.of(URI.create(uri)) : Path.of(uri);
+      return Files.exists(path) ? Files.readString(path) : "";
+    } catch (IOException | RuntimeException e) {
+      throw new MaintainFailedException("cannot read the maintenance result " + uri + ": " + e.getMessage());
+    }
+  }
+
+  /** The run failed; the message names the table and where to look. */
+  public static final class MaintainFailedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    MaintainFailedException(String message) {
+      super(message);
+    }
+  }
+}

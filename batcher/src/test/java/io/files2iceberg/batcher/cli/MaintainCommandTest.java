@@ -1,0 +1,101 @@
+package io.files2iceberg.batcher.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code maintain}'s usage errors, which are reported before any ledger or Spark work (the runs
+ * themselves are in {@code e2e.MaintainEndToEndTest}).
+ */
+class MaintainCommandTest {
+  @TempDir Path home;
+  @TempDir Path config;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    CommandLine commandLine = Files2Iceberg.newCommandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    return commandLine.execute(args);
+  }
+
+  private Path profile() throws Exception {
+    return Files.writeString(config.resolve("clicks.conf"), """
+        extract.path = "file:///landing/clicks/dt=*/*.json"
+        extract.format = json
+        load.iceberg.table = local.demo.clicks
+        """);
+  }
+
+  @Test
+  void helpListsEveryOption() {
+    assertThat(run("maintain", "--help")).isZero();
+    assertThat(out.toString()).contains("--config", "--table", "--retention", "--retain-last", "--[no-]compact",
+        "--target-file-size", "--min-input-files", "--timeout", "--dry-run", "--json", "--home");
+  }
+
+  @Test
+  void withoutConfigItIsAUsageError() {
+    assertThat(run("maintain", "--home", home.toString())).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains("Missing required option: '--config=FILE|DIR'");
+  }
+
+  @Test
+  void aRetentionThatIsNoDurationIsAUsageErrorNamingTheOption() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--retention", "week");
+
+    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains("--retention: expected a duration with a unit, such as 90s, 30m or 2h, got"
+        + " 'week'");
+  }
+
+  @Test
+  void retainLastBelowOneIsAUsageError() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--retain-last", "0");
+
+    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains("--retain-last: must be at least 1 (the current snapshot), got 0");
+  }
+
+  @Test
+  void aTableNoProfileLoadsIsAUsageErrorNamingIt() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--table",
+        "local.demo.views");
+
+    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains("error: no profile of " + config.resolve("clicks.conf") + " loads table"
+        + " local.demo.views");
+  }
+
+  @Test
+  void aTableNotCreatedYetFailsNamingTheTableTheJobsErrorAndItsLog() throws Exception {
+    // A real child JVM: the maintenance main finds no table in the embedded catalog of the home.
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--no-compact");
+
+    assertThat(code).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(err.toString()).contains("maintain local.demo.clicks: started pid ",
+        "error: table local.demo.clicks: maintenance failed: files2iceberg: table local.demo.clicks maintenance failed:"
+            + " Table local.demo.clicks does not exist (log: " + home.resolve("logs").resolve("maintain-"));
+    assertThat(out.toString()).isEmpty();
+  }
+
+  @Test
+  void targetFileSizesTakeBinaryUnits() {
+    assertThat(MaintainCommand.bytes("512MB")).isEqualTo(512L << 20);
+    assertThat(MaintainCommand.bytes("128m")).isEqualTo(128L << 20);
+    assertThat(MaintainCommand.bytes("1GiB")).isEqualTo(1L << 30);
+    assertThat(MaintainCommand.bytes("4096")).isEqualTo(4096);
+    assertThatThrownBy(() -> MaintainCommand.bytes("big"))
+        .hasMessage("--target-file-size: expected a size such as 512MB, 128m or 1g, got 'big'");
+  }
+}

@@ -1,0 +1,83 @@
+package io.files2iceberg.sparkjob.maintain;
+
+import io.files2iceberg.sparkjob.BatchJob;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Iceberg table maintenance that keeps exactly-once intact: what {@code bin/files2iceberg
+ * maintain} starts, as a child JVM locally or as a Dataproc Serverless batch. The command line is
+ * {@link MaintainRequest}'s; the batcher decides from the ledger which batches to protect, this
+ * main finds their markers in the table ({@link SnapshotProtection}), compacts and expires
+ * ({@link TableMaintenance}).
+ *
+ * <p>stdout's only line is the {@link MaintainReport} ({@code {"files2iceberg-maintain":...}}),
+ * also written to {@code --result} when given. Exit codes: 0 done; 1 failed (one stderr line
+ * {@code files2iceberg: table T maintenance failed: ...}); 2 bad arguments.
+ */
+public final class MaintainMain {
+  private static final Logger LOG = LoggerFactory.getLogger(MaintainMain.class);
+
+  static final int EXIT_OK = 0;
+  static final int EXIT_FAILED = 1;
+  static final int EXIT_INVALID = 2;
+
+  private MaintainMain() {}
+
+  public static void main(String[] args) {
+    MaintainRequest request;
+    try {
+      request = MaintainRequest.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("files2iceberg: invalid maintenance arguments: " + e.getMessage());
+      System.exit(EXIT_INVALID);
+      return;
+    }
+    SparkSession spark = BatchJob.newSession(request.profile(), "files2iceberg maintain " + request.table());
+    int code;
+    try {
+      code = run(spark, request, System.out, System.err);
+    } finally {
+      spark.stop();
+    }
+    System.exit(code);
+  }
+
+  /** Runs the maintenance and prints its report; returns the exit code. */
+  static int run(SparkSession spark, MaintainRequest request, PrintStream out, PrintStream err) {
+    SparkSession.setActiveSession(spark);
+    try {
+      MaintainReport report = new TableMaintenance(spark).run(request);
+      String line = report.toLine();
+      if (request.resultUri().isPresent()) {
+        write(request.resultUri().get(), line);
+      }
+      out.println(line);
+      out.flush();
+      return EXIT_OK;
+    } catch (RuntimeException | IOException e) {
+      LOG.error("Table {}: maintenance failed", request.table(), e);
+      String message = e.getMessage() == null ? e.toString() : e.getMessage().replaceAll("\\s*\\R\\s*", " ");
+      err.println("files2iceberg: table " + request.table() + " maintenance failed: " + message);
+      return EXIT_FAILED;
+    }
+  }
+
+  /** The result, for a caller that cannot read the driver's stdout (Dataproc keeps it in a bucket). */
+  private static void write(String uri, String line) throws IOException {
+    Path path = new Path(uri);
+    FileSystem fs = path.getFileSystem(new Configuration());
+    try (OutputStream stream = fs.create(path, true)) {
+      stream.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+}

@@ -1,0 +1,177 @@
+package io.files2iceberg.sparkjob.maintain;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileException;
+import io.files2iceberg.core.profile.ProfileLoader;
+import io.files2iceberg.core.profile.TableProfile;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What {@link MaintainMain} is asked to do, parsed once from its command line:
+ *
+ * <pre>{@code
+ * MaintainMain --profile JSON --retention-cutoff ISO-INSTANT [--retain-last N]
+ *   [--protect BATCH_ID=REASON]... [--protect-newest N]
+ *   [--compact --target-file-size BYTES --min-input-files N] [--dry-run] [--result URI]
+ * }</pre>
+ *
+ * @param profile the table's resolved profile, as {@code ProfileJson} renders it (its catalog)
+ * @param retentionCutoff snapshots older than this may be expired, unless protected
+ * @param retainLast the most recent ancestors always kept (at least 1)
+ * @param protect batch ids the ledger says may run again, with why (in the order given)
+ * @param protectNewest how many of the newest other batch markers of the ancestry are kept: the
+ *     COMMITTED batches the ledger still holds ({@code extract.keep-checkpoints})
+ * @param compaction the rewrite of small data files, when asked for
+ * @param dryRun report what would be done and change nothing
+ * @param resultUri where the result line is also written (a Dataproc driver's stdout is not
+ *     returned to the caller)
+ */
+record MaintainRequest(
+    TableProfile profile,
+    Instant retentionCutoff,
+    int retainLast,
+    Map<String, String> protect,
+    int protectNewest,
+    Optional<Compaction> compaction,
+    boolean dryRun,
+    Optional<String> resultUri) {
+
+  /** Iceberg's binpack defaults: 512 MiB files, groups of at least 5 files. */
+  static final long DEFAULT_TARGET_FILE_SIZE = 512L * 1024 * 1024;
+  static final int DEFAULT_MIN_INPUT_FILES = 5;
+
+  /** {@code rewrite_data_files} with the binpack strategy. */
+  record Compaction(long targetFileSizeBytes, int minInputFiles) {
+    Compaction {
+      if (targetFileSizeBytes <= 0) {
+        throw new IllegalArgumentException("--target-file-size must be positive, was " + targetFileSizeBytes);
+      }
+      if (minInputFiles < 1) {
+        throw new IllegalArgumentException("--min-input-files must be at least 1, was " + minInputFiles);
+      }
+    }
+
+    /** Binpack rewrites files smaller than 75% of the target (Iceberg's {@code min-file-size-bytes}). */
+    long smallFileBytes() {
+      return targetFileSizeBytes * 3 / 4;
+    }
+  }
+
+  MaintainRequest {
+    Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(retentionCutoff, "retentionCutoff");
+    protect = Map.copyOf(new LinkedHashMap<>(protect));
+    if (retainLast < 1) {
+      throw new IllegalArgumentException("--retain-last must be at least 1 (the current snapshot), was " + retainLast);
+    }
+    if (protectNewest < 0) {
+      throw new IllegalArgumentException("--protect-newest must not be negative, was " + protectNewest);
+    }
+  }
+
+  String table() {
+    return profile.table();
+  }
+
+  /**
+   * Parses the command line.
+   *
+   * @throws IllegalArgumentException naming the option at fault
+   */
+  static MaintainRequest parse(String[] args) {
+    String profileJson = null;
+    Instant cutoff = null;
+    int retainLast = 1;
+    Map<String, String> protect = new LinkedHashMap<>();
+    int protectNewest = 0;
+    boolean compact = false;
+    long targetFileSize = DEFAULT_TARGET_FILE_SIZE;
+    int minInputFiles = DEFAULT_MIN_INPUT_FILES;
+    boolean dryRun = false;
+    String resultUri = null;
+    List<String> rest = new ArrayList<>(List.of(args));
+    while (!rest.isEmpty()) {
+      String option = rest.remove(0);
+      switch (option) {
+        case "--compact" -> compact = true;
+        case "--dry-run" -> dryRun = true;
+        case "--profile" -> profileJson = value(option, rest);
+        case "--retention-cutoff" -> cutoff = instant(option, value(option, rest));
+        case "--retain-last" -> retainLast = whole(option, value(option, rest));
+        case "--protect-newest" -> protectNewest = whole(option, value(option, rest));
+        case "--target-file-size" -> targetFileSize = Long.parseLong(value(option, rest));
+        case "--min-input-files" -> minInputFiles = whole(option, value(option, rest));
+        case "--result" -> resultUri = value(option, rest);
+        case "--protect" -> {
+          String pair = value(option, rest);
+          int eq = pair.indexOf('=');
+          if (eq <= 0) {
+            throw new IllegalArgumentException("--protect takes BATCH_ID=REASON, was \"" + pair + "\"");
+          }
+          protect.putIfAbsent(pair.substring(0, eq), pair.substring(eq + 1));
+        }
+        default -> throw new IllegalArgumentException("unknown option " + option);
+      }
+    }
+    if (profileJson == null) {
+      throw new IllegalArgumentException("--profile is required");
+    }
+    if (cutoff == null) {
+      throw new IllegalArgumentException("--retention-cutoff is required");
+    }
+    Optional<Compaction> compaction =
+        compact ? Optional.of(new Compaction(targetFileSize, minInputFiles)) : Optional.empty();
+    return new MaintainRequest(profile(profileJson), cutoff, retainLast, protect, protectNewest, compaction, dryRun,
+        Optional.ofNullable(resultUri));
+  }
+
+  private static TableProfile profile(String json) {
+    try {
+      // The rendered profile names its file (its name is the file's); it is resolved, so the
+      // home's defaults are never used.
+      JsonNode source = new ObjectMapper().readTree(json).path("source");
+      if (!source.isTextual()) {
+        throw new IllegalArgumentException("--profile: not a rendered profile (no \"source\")");
+      }
+      return ProfileLoader.parse(json, Path.of(source.asText()), Home.resolve(Optional.empty(), Map.of()));
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("--profile: not JSON: " + e.getOriginalMessage(), e);
+    } catch (ProfileException e) {
+      throw new IllegalArgumentException("--profile: " + e.getMessage(), e);
+    }
+  }
+
+  private static String value(String option, List<String> rest) {
+    if (rest.isEmpty()) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return rest.remove(0);
+  }
+
+  private static Instant instant(String option, String text) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(option + " \"" + text + "\" is not an ISO instant such as 2026-11-30T12:00:00Z");
+    }
+  }
+
+  private static int whole(String option, String text) {
+    try {
+      return Integer.parseInt(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " \"" + text + "\" is not a whole number");
+    }
+  }
+}

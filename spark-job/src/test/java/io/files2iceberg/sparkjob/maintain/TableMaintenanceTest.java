@@ -1,0 +1,188 @@
+package io.files2iceberg.sparkjob.maintain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.files2iceberg.core.profile.Catalog;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileJson;
+import io.files2iceberg.core.profile.ProfileLoader;
+import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.sparkjob.catalog.CatalogConf;
+import io.files2iceberg.sparkjob.load.CommitMarker;
+import io.files2iceberg.sparkjob.sql.TestSessions;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.CommitMetadata;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Maintenance on real Iceberg tables in the embedded catalog (JDBC on SQLite): the protection rule
+ * keeps each protected batch's marker reachable through expiry and compaction, and a dry run
+ * changes nothing. Each test has a table of its own; one session for the class.
+ */
+class TableMaintenanceTest {
+  @TempDir static Path root;
+  static Home home;
+  static SparkSession spark;
+
+  @BeforeAll
+  static void session() {
+    home = new Home(root);
+    Catalog embedded = new Catalog(Catalog.CatalogType.JDBC, "jdbc:sqlite:" + home.catalogDb(),
+        home.warehouse().toString(), Optional.empty(), Optional.empty(), Optional.empty(), false, Map.of());
+    spark = TestSessions.newSession(CatalogConf.sparkProperties("local", embedded));
+    SparkSession.setActiveSession(spark);
+  }
+
+  /** A table with one snapshot per batch id, each appending one row (one small file). */
+  private static List<Snapshot> tableWithBatches(String table, String... batchIds) throws Exception {
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.m");
+    spark.sql("CREATE TABLE " + table + " (id INT, batch STRING) USING iceberg");
+    for (int i = 0; i < batchIds.length; i++) {
+      String sql = "INSERT INTO " + table + " VALUES (" + i + ", '" + batchIds[i] + "')";
+      CommitMetadata.withCommitProperties(Map.of(CommitMarker.BATCH_ID, batchIds[i]), () -> spark.sql(sql),
+          RuntimeException.class);
+      Thread.sleep(5); // distinct commit times, as batches minutes apart have
+    }
+    return snapshots(table);
+  }
+
+  private static List<Snapshot> snapshots(String table) throws Exception {
+    Table loaded = load(table);
+    List<Snapshot> all = new ArrayList<>();
+    loaded.snapshots().forEach(all::add);
+    all.sort((a, b) -> Long.compare(a.timestampMillis(), b.timestampMillis()));
+    return all;
+  }
+
+  private static Table load(String table) throws Exception {
+    Table loaded = Spark3Util.loadIcebergTable(spark, table);
+    loaded.refresh();
+    return loaded;
+  }
+
+  private static MaintainRequest request(String table, String... args) throws Exception {
+    TableProfile profile = ProfileLoader.parse("extract.path = \"file:///landing/m/*.json\"\nextract.format = json\n"
+        + "load.iceberg.table = \"" + table + "\"\n", Path.of("m.conf"), home);
+    List<String> all = new ArrayList<>(List.of("--profile", ProfileJson.toJson(profile),
+        "--retention-cutoff", Instant.now().plusSeconds(1).toString()));
+    all.addAll(List.of(args));
+    return MaintainRequest.parse(all.toArray(String[]::new));
+  }
+
+  private static long rows(String table) {
+    return spark.sql("SELECT count(*) FROM " + table).first().getLong(0);
+  }
+
+  @Test
+  void protectedBatchKeepsItsSnapshotAndEveryNewerAncestorThroughCompactionAndExpiry() throws Exception {
+    String table = "local.m.protect";
+    List<Snapshot> before = tableWithBatches(table, "b1", "b2", "b3", "b4");
+
+    MaintainReport report = new TableMaintenance(spark).run(request(table, "--protect", "b2=in flight, lease expired",
+        "--protect", "gone=FAILED", "--compact", "--target-file-size", "1048576", "--min-input-files", "2"));
+
+    assertThat(report.protectedSnapshots()).singleElement().satisfies(p -> {
+      assertThat(p.batchId()).isEqualTo("b2");
+      assertThat(p.snapshotId()).isEqualTo(before.get(1).snapshotId());
+      assertThat(p.reason()).isEqualTo("in flight, lease expired");
+    });
+    assertThat(report.notInTable()).containsExactly("gone");
+    assertThat(report.olderThan()).isEqualTo(Instant.ofEpochMilli(before.get(1).timestampMillis()));
+    assertThat(report.compaction().orElseThrow().rewrittenFiles()).isEqualTo(4);
+    assertThat(report.compaction().orElseThrow().addedFiles()).isEqualTo(1);
+    assertThat(report.expiredSnapshotIds()).containsExactly(before.get(0).snapshotId());
+    Table after = load(table);
+    Snapshot compaction = after.currentSnapshot();
+    assertThat(compaction.operation()).isEqualTo("replace");
+    assertThat(compaction.summary()).doesNotContainKey(CommitMarker.BATCH_ID);
+    assertThat(report.compaction().orElseThrow().snapshotId()).contains(compaction.snapshotId());
+    // The job's walk still finds the protected batch (and the newer ones) through the replace snapshot.
+    assertThat(CommitMarker.find(after, "b2")).map(Snapshot::snapshotId).contains(before.get(1).snapshotId());
+    assertThat(CommitMarker.find(after, "b4")).map(Snapshot::snapshotId).contains(before.get(3).snapshotId());
+    assertThat(CommitMarker.find(after, "b1")).isEmpty();
+    assertThat(rows(table)).isEqualTo(4);
+    assertThat(report.toLine()).startsWith("{\"files2iceberg-maintain\":{\"table\":\"" + table + "\",\"dryRun\":false,");
+
+    // Without the protection the same expiry drops the marker: the rule is what keeps it.
+    MaintainReport unprotected = new TableMaintenance(spark).run(request(table));
+    assertThat(unprotected.expiredSnapshotIds()).hasSize(3);
+    assertThat(CommitMarker.find(load(table), "b2")).isEmpty();
+    assertThat(rows(table)).isEqualTo(4);
+  }
+
+  @Test
+  void newestBatchesTheLedgerKeepsAreProtectedWithoutBeingNamed() throws Exception {
+    String table = "local.m.newest";
+    List<Snapshot> before = tableWithBatches(table, "n1", "n2", "n3", "n4");
+
+    MaintainReport report = new TableMaintenance(spark).run(request(table, "--protect-newest", "2",
+        "--protect", "n4=RUNNING, lease expired"));
+
+    assertThat(report.protectedSnapshots()).extracting(ProtectedSnapshot::batchId).containsExactly("n2", "n3", "n4");
+    assertThat(report.protectedSnapshots().get(0).reason()).startsWith("one of the 2 newest batches in the table");
+    assertThat(report.protectedSnapshots().get(2).reason()).isEqualTo("RUNNING, lease expired");
+    assertThat(report.expiredSnapshotIds()).containsExactly(before.get(0).snapshotId());
+    assertThat(snapshots(table)).extracting(Snapshot::snapshotId)
+        .containsExactly(before.get(1).snapshotId(), before.get(2).snapshotId(), before.get(3).snapshotId());
+  }
+
+  @Test
+  void dryRunReportsWhatTheRunThenDoesAndChangesNothing() throws Exception {
+    String table = "local.m.dry";
+    List<Snapshot> before = tableWithBatches(table, "d1", "d2", "d3");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int code = MaintainMain.run(spark, request(table, "--dry-run", "--compact", "--target-file-size", "1048576",
+        "--min-input-files", "2"), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err));
+
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    String line = out.toString(StandardCharsets.UTF_8).strip();
+    assertThat(line).contains("\"dryRun\":true", "\"compaction\":{\"rewrittenFiles\":3,\"addedFiles\":0,",
+        "\"expiredSnapshots\":[" + before.get(0).snapshotId() + "," + before.get(1).snapshotId() + "]",
+        "\"snapshotsBefore\":3,\"snapshotsAfter\":1");
+    assertThat(snapshots(table)).extracting(Snapshot::snapshotId)
+        .containsExactlyElementsOf(before.stream().map(Snapshot::snapshotId).toList());
+    assertThat(load(table).currentSnapshot().snapshotId()).isEqualTo(before.get(2).snapshotId());
+
+    MaintainReport real = new TableMaintenance(spark).run(request(table));
+    assertThat(real.expiredSnapshotIds()).containsExactly(before.get(0).snapshotId(), before.get(1).snapshotId());
+  }
+
+  @Test
+  void aTableThatDoesNotExistFailsNamingIt() throws Exception {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int code = MaintainMain.run(spark, request("local.m.missing"), new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    assertThat(code).isEqualTo(MaintainMain.EXIT_FAILED);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .startsWith("files2iceberg: table local.m.missing maintenance failed: Table local.m.missing does not exist");
+  }
+
+  @Test
+  void badArgumentsNameTheOption() throws Exception {
+    assertThatThrownBy(() -> request("local.m.x", "--retain-last", "0"))
+        .hasMessage("--retain-last must be at least 1 (the current snapshot), was 0");
+    assertThatThrownBy(() -> MaintainRequest.parse(new String[] {"--retention-cutoff", "2026-11-30T12:00:00Z"}))
+        .hasMessage("--profile is required");
+    assertThatThrownBy(() -> request("local.m.x", "--protect", "no-reason"))
+        .hasMessage("--protect takes BATCH_ID=REASON, was \"no-reason\"");
+  }
+}
