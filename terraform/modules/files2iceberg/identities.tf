@@ -74,7 +74,7 @@ resource "google_storage_bucket_iam_member" "config_viewers" {
 resource "google_storage_bucket_iam_member" "metadata_users" {
   for_each = {
     batcher = google_service_account.batcher.email # writes manifests
-    job     = google_service_account.job.email     # reads them
+    job     = google_service_account.job.email     # reads them, writes maintenance results
   }
 
   bucket = google_storage_bucket.metadata.name
