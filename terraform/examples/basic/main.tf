@@ -48,6 +48,10 @@ module "files2iceberg" {
   collection_prefix          = var.collection_prefix
   subscription_type          = var.subscription_type
   batcher_schedule           = var.batcher_schedule
+  maintenance_enabled        = var.maintenance_enabled
+  maintenance_schedule       = var.maintenance_schedule
+  maintenance_retention      = var.maintenance_retention
+  maintenance_compact        = var.maintenance_compact
 }
 
 output "listener_url" {
@@ -73,6 +77,11 @@ output "dead_letter_subscription" {
 output "batcher_job" {
   description = "The Cloud Run job of the batcher."
   value       = module.files2iceberg.batcher_job
+}
+
+output "maintenance_job" {
+  description = "The Cloud Run job of the scheduled maintenance (null when disabled)."
+  value       = module.files2iceberg.maintenance_job
 }
 
 output "service_accounts" {

@@ -110,3 +110,27 @@ variable "batcher_schedule" {
   type        = string
   default     = "*/10 * * * *"
 }
+
+variable "maintenance_enabled" {
+  description = "Schedule table maintenance (maintain: snapshot expiry and compaction)."
+  type        = bool
+  default     = true
+}
+
+variable "maintenance_schedule" {
+  description = "Cron schedule of the maintenance job (UTC): a quiet hour."
+  type        = string
+  default     = "0 3 * * *"
+}
+
+variable "maintenance_retention" {
+  description = "Snapshots younger than this are kept (maintain --retention)."
+  type        = string
+  default     = "7d"
+}
+
+variable "maintenance_compact" {
+  description = "Compact small data files during maintenance (maintain --compact)."
+  type        = bool
+  default     = true
+}

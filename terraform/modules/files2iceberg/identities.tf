@@ -29,7 +29,7 @@ resource "google_service_account" "push" {
 resource "google_service_account" "scheduler" {
   project      = var.project_id
   account_id   = "${var.name}-scheduler"
-  display_name = "files2iceberg scheduler: starts the batcher job"
+  display_name = "files2iceberg scheduler: starts the batcher and maintenance jobs"
 }
 
 # --- The ledger (Firestore has no per-database IAM binding in the provider) -------------------
@@ -200,10 +200,18 @@ resource "google_cloud_run_v2_service_iam_member" "push_invokes_listener" {
   member   = "serviceAccount:${google_service_account.push.email}"
 }
 
+# The scheduler account may start the batcher's jobs (run-once, maintenance) and nothing else.
 resource "google_cloud_run_v2_job_iam_member" "scheduler_runs_batcher" {
+  for_each = local.batcher_jobs
+
   project  = var.project_id
   location = var.region
-  name     = google_cloud_run_v2_job.batcher.name
+  name     = google_cloud_run_v2_job.batcher[each.key].name
   role     = "roles/run.invoker"
   member   = "serviceAccount:${google_service_account.scheduler.email}"
+}
+
+moved {
+  from = google_cloud_run_v2_job_iam_member.scheduler_runs_batcher
+  to   = google_cloud_run_v2_job_iam_member.scheduler_runs_batcher["batcher"]
 }

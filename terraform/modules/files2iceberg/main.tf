@@ -11,6 +11,10 @@ locals {
   jar_bucket           = regex("^gs://([^/]+)/", var.job_jar_uri)[0]
   # The batcher cancels a job it has waited for this long, before Cloud Run ends the task.
   batcher_job_timeout_seconds = sum([var.batcher_task_timeout_seconds, -300])
+  # Likewise maintain cancels one table's maintenance before Cloud Run ends the task.
+  maintenance_table_timeout_seconds = sum([var.maintenance_task_timeout_seconds, -300])
+  # maintain's compaction switch (a negatable option: one of the two is always passed).
+  maintenance_compaction = var.maintenance_compact ? "--compact" : "--no-compact"
 
   # Where the containers read the profiles: the config bucket, mounted read-only (Cloud Storage
   # volume). FILES2ICEBERG_CONFIG of the listener, --config of the batcher.

@@ -40,7 +40,12 @@ output "metadata_bucket" {
 
 output "batcher_job" {
   description = "The Cloud Run job running batch run-once."
-  value       = google_cloud_run_v2_job.batcher.name
+  value       = google_cloud_run_v2_job.batcher["batcher"].name
+}
+
+output "maintenance_job" {
+  description = "The Cloud Run job running maintain (null when maintenance_enabled is false)."
+  value       = var.maintenance_enabled ? google_cloud_run_v2_job.batcher["maintenance"].name : null
 }
 
 output "service_accounts" {

@@ -82,12 +82,47 @@ resource "google_cloud_run_v2_service" "listener" {
   ]
 }
 
-# The batcher: a Cloud Run job running `batch run-once`, started by Cloud Scheduler. A job rather
-# than a service: run-once recovers, loads what is READY and exits, and no instance idles between
-# runs (a Cloud Run service must also answer HTTP, which the batcher does not).
+# The jobs of the batcher image, started by Cloud Scheduler: `batch run-once` and `maintain`. Jobs
+# rather than services: each run does its work and exits, and no instance idles between runs (a
+# Cloud Run service must also answer HTTP, which the batcher does not). Both run as the batcher's
+# account with the profiles mounted; only their command, timeout and schedule differ.
+locals {
+  batcher_image_jobs = {
+    # run-once recovers, loads what is READY and exits. No retries: the next scheduled run
+    # recovers whatever a failed one left.
+    batcher = {
+      args = [
+        "batch", "run-once",
+        "--config", local.profiles_dir,
+        "--concurrency", tostring(var.batcher_concurrency),
+        "--job-timeout", "${local.batcher_job_timeout_seconds}s",
+      ]
+      timeout_seconds = var.batcher_task_timeout_seconds
+      schedule        = var.batcher_schedule
+    }
+    # maintain expires snapshots and compacts each table on Dataproc. No retries: a table with a
+    # batch in flight is refused (exit 1) and an immediate retry would most likely be refused
+    # again; the next scheduled run maintains it, and the other tables were maintained anyway.
+    maintenance = {
+      args = [
+        "maintain",
+        "--config", local.profiles_dir,
+        "--retention", var.maintenance_retention,
+        local.maintenance_compaction,
+        "--timeout", "${local.maintenance_table_timeout_seconds}s",
+      ]
+      timeout_seconds = var.maintenance_task_timeout_seconds
+      schedule        = var.maintenance_schedule
+    }
+  }
+  batcher_jobs = var.maintenance_enabled ? tomap(local.batcher_image_jobs) : tomap({ batcher = local.batcher_image_jobs.batcher })
+}
+
 resource "google_cloud_run_v2_job" "batcher" {
+  for_each = local.batcher_jobs
+
   project             = var.project_id
-  name                = "${var.name}-batcher"
+  name                = "${var.name}-${each.key}"
   location            = var.region
   deletion_protection = false
 
@@ -97,18 +132,13 @@ resource "google_cloud_run_v2_job" "batcher" {
 
     template {
       service_account       = google_service_account.batcher.email
-      timeout               = "${var.batcher_task_timeout_seconds}s"
+      timeout               = "${each.value.timeout_seconds}s"
       max_retries           = 0
       execution_environment = "EXECUTION_ENVIRONMENT_GEN2"
 
       containers {
         image = var.batcher_image
-        args = [
-          "batch", "run-once",
-          "--config", local.profiles_dir,
-          "--concurrency", tostring(var.batcher_concurrency),
-          "--job-timeout", "${local.batcher_job_timeout_seconds}s",
-        ]
+        args  = each.value.args
 
         env {
           name  = "FILES2ICEBERG_HOME"
@@ -153,15 +183,17 @@ resource "google_cloud_run_v2_job" "batcher" {
 }
 
 resource "google_cloud_scheduler_job" "batcher" {
+  for_each = local.batcher_jobs
+
   project   = var.project_id
   region    = var.region
-  name      = "${var.name}-batcher"
-  schedule  = var.batcher_schedule
+  name      = "${var.name}-${each.key}"
+  schedule  = each.value.schedule
   time_zone = var.batcher_time_zone
 
   http_target {
     http_method = "POST"
-    uri         = "https://run.googleapis.com/v2/projects/${var.project_id}/locations/${var.region}/jobs/${google_cloud_run_v2_job.batcher.name}:run"
+    uri         = "https://run.googleapis.com/v2/projects/${var.project_id}/locations/${var.region}/jobs/${google_cloud_run_v2_job.batcher[each.key].name}:run"
 
     oauth_token {
       service_account_email = google_service_account.scheduler.email
@@ -170,4 +202,15 @@ resource "google_cloud_scheduler_job" "batcher" {
   }
 
   depends_on = [google_cloud_run_v2_job_iam_member.scheduler_runs_batcher]
+}
+
+# The batcher job and its schedule existed before the maintenance job: keep them in the state.
+moved {
+  from = google_cloud_run_v2_job.batcher
+  to   = google_cloud_run_v2_job.batcher["batcher"]
+}
+
+moved {
+  from = google_cloud_scheduler_job.batcher
+  to   = google_cloud_scheduler_job.batcher["batcher"]
 }

@@ -254,7 +254,7 @@ variable "batcher_schedule" {
 }
 
 variable "batcher_time_zone" {
-  description = "Time zone of batcher_schedule."
+  description = "Time zone of batcher_schedule and maintenance_schedule."
   type        = string
   default     = "Etc/UTC"
 }
@@ -286,4 +286,44 @@ variable "batcher_memory" {
   description = "Memory limit of the batcher's task."
   type        = string
   default     = "1Gi"
+}
+
+variable "maintenance_enabled" {
+  description = "Create the maintenance job (maintain: snapshot expiry and compaction of every table) and its schedule."
+  type        = bool
+  default     = true
+}
+
+variable "maintenance_schedule" {
+  description = "Cloud Scheduler cron of the maintenance job, in batcher_time_zone: best at a quiet hour, when few batches are in flight."
+  type        = string
+  default     = "0 3 * * *"
+}
+
+variable "maintenance_retention" {
+  description = "maintain --retention: snapshots younger than this are kept (7d, 12h, 0); the snapshots exactly-once needs are kept whatever their age."
+  type        = string
+  default     = "7d"
+
+  validation {
+    condition     = can(regex("^(0|[0-9]+ ?[a-z]+)$", var.maintenance_retention))
+    error_message = "maintenance_retention: a duration with a unit such as 7d, 12h or 30m, or 0."
+  }
+}
+
+variable "maintenance_compact" {
+  description = "maintain --compact: rewrite small data files before expiring snapshots; false: --no-compact (expiry only)."
+  type        = bool
+  default     = true
+}
+
+variable "maintenance_task_timeout_seconds" {
+  description = "Cloud Run job task timeout of one maintenance run (the tables are maintained one after another); one table's maintain --timeout is 5 minutes less."
+  type        = number
+  default     = 14400
+
+  validation {
+    condition     = var.maintenance_task_timeout_seconds >= 600 && var.maintenance_task_timeout_seconds <= 86400
+    error_message = "maintenance_task_timeout_seconds: 600 to 86400 (Cloud Run's limit of 24 hours)."
+  }
 }

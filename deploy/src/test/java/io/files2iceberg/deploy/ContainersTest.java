@@ -3,6 +3,8 @@ package io.files2iceberg.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,6 +13,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
@@ -19,6 +22,7 @@ class ContainersTest {
 
   private static final Pattern ENTRYPOINT = Pattern.compile("ENTRYPOINT \\[(.*)]");
   private static final Pattern MODULE = Pattern.compile("package -pl (\\S+) -am");
+  private static final String PROFILES_DIR = "/etc/files2iceberg/profiles";
 
   @Test
   void eachImageBuildsItsModuleAndRunsItsMainClassOnTheJre() {
@@ -50,21 +54,9 @@ class ContainersTest {
 
   @Test
   void theBatcherJobsArgumentsAreACommandTheCliAccepts() {
-    Map<String, Object> batcher = Hcl.parse(Repository.MODULE).resource("google_cloud_run_v2_job", "batcher");
-    List<String> terraform =
-        Hcl.list(Hcl.at(batcher, "template", "template", "containers", "args")).stream()
-            .map(String::valueOf)
-            .toList();
-    // The options' values are expressions; put values like those Terraform computes in their place.
-    List<String> args = new ArrayList<>();
-    for (int i = 0; i < terraform.size(); i++) {
-      args.add(i > 0 ? sampleValue(terraform.get(i - 1), terraform.get(i)) : terraform.get(i));
-    }
+    ParseResult parsed = parseJobArgs("batcher", "--compact");
 
-    ParseResult parsed = Files2Iceberg.newCommandLine().parseArgs(args.toArray(String[]::new));
-
-    List<CommandLine> commands = parsed.asCommandLineList();
-    assertThat(commands)
+    assertThat(parsed.asCommandLineList())
         .extracting(CommandLine::getCommandName)
         .containsExactly("files2iceberg", "batch", "run-once");
     ParseResult runOnce = parsed.subcommand().subcommand();
@@ -73,12 +65,83 @@ class ContainersTest {
     assertThat(runOnce.hasMatchedOption("--job-timeout")).isTrue();
   }
 
+  @Test
+  void theMaintenanceJobsArgumentsAreAMaintainCommandTheCliAccepts() {
+    for (String compaction : List.of("--compact", "--no-compact")) {
+      ParseResult parsed = parseJobArgs("maintenance", compaction);
+
+      assertThat(parsed.asCommandLineList())
+          .extracting(CommandLine::getCommandName)
+          .containsExactly("files2iceberg", "maintain");
+      ParseResult maintain = parsed.subcommand();
+      assertThat(maintain.matchedOptionValue("--config", Path.of(""))).isEqualTo(Path.of(PROFILES_DIR));
+      assertThat(maintain.matchedOptionValue("--retention", "")).isEqualTo(defaultRetention());
+      assertThat(maintain.matchedOptionValue("--compact", (Boolean) null))
+          .as("maintenance_compact passes %s", compaction)
+          .isEqualTo(compaction.equals("--compact"));
+      assertThat(maintain.hasMatchedOption("--timeout")).isTrue();
+    }
+  }
+
+  @Test
+  void theDefaultRetentionIsOneMaintainAccepts(@TempDir Path emptyProfiles) {
+    // maintain checks --retention when it runs, before it opens the profiles: the default passes
+    // that check (and the run stops at the empty profile folder), a retention without a unit not.
+    Run accepted = runMaintain(emptyProfiles, defaultRetention());
+    Run rejected = runMaintain(emptyProfiles, "seven days");
+
+    assertThat(accepted.exitCode()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(accepted.err()).doesNotContain("--retention").contains(emptyProfiles.toString());
+    assertThat(rejected.exitCode()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(rejected.err()).contains("--retention", "seven days");
+  }
+
+  private record Run(int exitCode, String err) {}
+
+  private static Run runMaintain(Path profiles, String retention) {
+    StringWriter err = new StringWriter();
+    CommandLine cli = Files2Iceberg.newCommandLine();
+    cli.setErr(new PrintWriter(err, true));
+    cli.setOut(new PrintWriter(new StringWriter(), true));
+    int exitCode = cli.execute("maintain", "--config", profiles.toString(), "--retention", retention);
+    return new Run(exitCode, err.toString());
+  }
+
+  private static String defaultRetention() {
+    return String.valueOf(Hcl.at(Hcl.parse(Repository.MODULE).variables(), "maintenance_retention", "default"));
+  }
+
+  /**
+   * The arguments of one job of the batcher image ({@code local.batcher_image_jobs}), parsed by
+   * the CLI. The options' values are expressions: values like those Terraform computes take their
+   * place, and {@code local.maintenance_compaction} becomes {@code compaction}.
+   */
+  private static ParseResult parseJobArgs(String job, String compaction) {
+    Map<String, Object> jobs = Hcl.map(Hcl.parse(Repository.MODULE).blocks("locals"), "batcher_image_jobs", "locals");
+    List<String> terraform =
+        Hcl.list(Hcl.at(Hcl.map(jobs, job, "local.batcher_image_jobs"), "args")).stream()
+            .map(String::valueOf)
+            .toList();
+    List<String> args = new ArrayList<>();
+    for (int i = 0; i < terraform.size(); i++) {
+      String arg = terraform.get(i);
+      if (arg.equals("local.maintenance_compaction")) {
+        args.add(compaction);
+      } else {
+        args.add(i > 0 ? sampleValue(terraform.get(i - 1), arg) : arg);
+      }
+    }
+    return Files2Iceberg.newCommandLine().parseArgs(args.toArray(String[]::new));
+  }
+
   /** An option's value like the one Terraform computes; any other argument as it is. */
   private static String sampleValue(String option, String arg) {
     return switch (option) {
-      case "--config" -> "/etc/files2iceberg/profiles";
+      case "--config" -> PROFILES_DIR;
       case "--concurrency" -> "4";
       case "--job-timeout" -> "3300s";
+      case "--retention" -> defaultRetention();
+      case "--timeout" -> "14100s";
       default -> arg;
     };
   }

@@ -2,7 +2,15 @@ package io.files2iceberg.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,20 +148,85 @@ class PipelineWiringTest {
             env ->
                 assertThat(env)
                     .isEqualTo(Map.of("name", "FILES2ICEBERG_CONFIG", "value", "local.profiles_dir")));
-    assertThat(Hcl.list(Hcl.at(batcher, "template", "template", "containers", "args")))
-        .containsSubsequence("batch", "run-once", "--config", "local.profiles_dir");
+    assertThat(Hcl.list(jobArgs("batcher"))).containsSubsequence("batch", "run-once", "--config", "local.profiles_dir");
+    assertThat(Hcl.list(jobArgs("maintenance"))).containsSubsequence("maintain", "--config", "local.profiles_dir");
+    assertThat(Hcl.at(batcher, "template", "template", "containers", "args")).isEqualTo("each.value.args");
   }
 
   @Test
-  void cloudSchedulerStartsTheBatcherJob() {
+  void cloudSchedulerStartsEachJobOfTheBatcherImageOnItsOwnSchedule() {
     Map<String, Object> scheduler = module.resource("google_cloud_scheduler_job", "batcher");
+    Map<String, Object> job = module.resource("google_cloud_run_v2_job", "batcher");
+    Map<String, Object> invoker =
+        module.resource("google_cloud_run_v2_job_iam_member", "scheduler_runs_batcher");
 
+    // One job, one schedule and one invoker grant per entry: batcher, and maintenance when enabled.
+    assertThat(job.get("for_each")).isEqualTo("local.batcher_jobs");
+    assertThat(scheduler.get("for_each")).isEqualTo("local.batcher_jobs");
+    assertThat(invoker.get("for_each")).isEqualTo("local.batcher_jobs");
+    // hcl4j does not evaluate the conditional: check its source text.
+    assertThat(Repository.read(Repository.MODULE.resolve("run.tf")))
+        .contains(
+            "batcher_jobs = var.maintenance_enabled ? tomap(local.batcher_image_jobs) : tomap({ batcher = local.batcher_image_jobs.batcher })");
+    // The scheduler of an entry runs that entry's job, as the scheduler account, which may
+    // invoke exactly those jobs.
     assertThat((String) Hcl.at(scheduler, "http_target", "uri"))
         .startsWith("https://run.googleapis.com/v2/projects/")
-        .contains("google_cloud_run_v2_job.batcher.name")
+        .contains("/jobs/google_cloud_run_v2_job.batcher.each.key.name")
         .endsWith(":run");
+    assertThat(invoker.get("name")).isEqualTo("google_cloud_run_v2_job.batcher.each.key.name");
+    assertThat(invoker.get("member")).isEqualTo("serviceAccount:google_service_account.scheduler.email");
     assertThat(Hcl.at(scheduler, "http_target", "oauth_token", "service_account_email"))
         .isEqualTo("google_service_account.scheduler.email");
-    assertThat(scheduler.get("schedule")).isEqualTo("var.batcher_schedule");
+    assertThat(scheduler.get("schedule")).isEqualTo("each.value.schedule");
+    assertThat(jobSetting("batcher", "schedule")).isEqualTo("var.batcher_schedule");
+    assertThat(jobSetting("maintenance", "schedule")).isEqualTo("var.maintenance_schedule");
+    assertThat(Hcl.at(module.variables(), "maintenance_enabled", "default")).isEqualTo(true);
+  }
+
+  @Test
+  void aFailedOrRefusedRunIsNotRetriedButWaitsForTheNextSchedule() {
+    Map<String, Object> job = module.resource("google_cloud_run_v2_job", "batcher");
+
+    assertThat(Hcl.at(job, "template", "template", "max_retries")).isEqualTo(0.0);
+    assertThat(Hcl.at(job, "template", "template", "timeout")).isEqualTo("each.value.timeout_secondss");
+    assertThat(jobSetting("batcher", "timeout_seconds")).isEqualTo("var.batcher_task_timeout_seconds");
+    assertThat(jobSetting("maintenance", "timeout_seconds")).isEqualTo("var.maintenance_task_timeout_seconds");
+  }
+
+  @Test
+  void anExistingDeploymentKeepsItsBatcherJobScheduleAndGrant() {
+    String module = moduleText();
+
+    for (String address :
+        List.of(
+            "google_cloud_run_v2_job.batcher",
+            "google_cloud_scheduler_job.batcher",
+            "google_cloud_run_v2_job_iam_member.scheduler_runs_batcher")) {
+      assertThat(module)
+          .as("a moved block from %s", address)
+          .containsPattern(
+              "moved \\{\\s*from = " + Pattern.quote(address) + "\\s+to\\s*= "
+                  + Pattern.quote(address + "[\"batcher\"]") + "\\s*}");
+    }
+  }
+
+  /** {@code local.batcher_image_jobs.<job>.<key>}, as hcl4j gives it. */
+  private Object jobSetting(String job, String key) {
+    Map<String, Object> jobs = Hcl.map(module.blocks("locals"), "batcher_image_jobs", "locals");
+    return Hcl.map(jobs, job, "local.batcher_image_jobs").get(key);
+  }
+
+  private Object jobArgs(String job) {
+    return jobSetting(job, "args");
+  }
+
+  private static String moduleText() {
+    try (Stream<Path> files = Files.list(Repository.MODULE)) {
+      return files.filter(f -> f.toString().endsWith(".tf")).sorted().map(Repository::read)
+          .collect(Collectors.joining("\n"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }
