@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * main finds their markers in the table ({@link SnapshotProtection}), compacts and expires
  * ({@link TableMaintenance}).
  *
- * <p>stdout's only line is the {@link MaintainReport} ({@code {"files2iceberg-maintain":...}}),
- * also written to {@code --result} when given. Exit codes: 0 done; 1 failed (one stderr line
+ * <p>stdout's only line is the {@link MaintainOutcome} ({@code {"files2iceberg-maintain":...}}):
+ * the {@link MaintainReport}, or the {@link SkippedTable} of a table not created yet; it is also
+ * written to {@code --result} when given. Exit codes: 0 maintained or skipped; 1 failed (one stderr line
  * {@code files2iceberg: table T maintenance failed: ...}); 2 bad arguments.
  */
 public final class MaintainMain {
@@ -55,8 +56,7 @@ public final class MaintainMain {
   static int run(SparkSession spark, MaintainRequest request, PrintStream out, PrintStream err) {
     SparkSession.setActiveSession(spark);
     try {
-      MaintainReport report = new TableMaintenance(spark).run(request);
-      String line = report.toLine();
+      String line = new TableMaintenance(spark).run(request).toLine();
       if (request.resultUri().isPresent()) {
         write(request.resultUri().get(), line);
       }
