@@ -3,6 +3,8 @@ package io.files2iceberg.batcher.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -12,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code maintain}'s usage errors, which are reported before any ledger or Spark work (the runs
- * themselves are in {@code e2e.MaintainEndToEndTest}).
+ * {@code maintain}'s usage errors, which are reported before any ledger or Spark work, and a table
+ * not created yet, skipped (the runs on a loaded table are in {@code e2e.MaintainEndToEndTest}).
  */
 class MaintainCommandTest {
   @TempDir Path home;
@@ -78,15 +80,20 @@ class MaintainCommandTest {
   }
 
   @Test
-  void aTableNotCreatedYetFailsNamingTheTableTheJobsErrorAndItsLog() throws Exception {
-    // A real child JVM: the maintenance main finds no table in the embedded catalog of the home.
-    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--no-compact");
+  void aTableNotCreatedYetIsSkippedInTheJsonAndTheRunSucceeds() throws Exception {
+    // A real child JVM: the maintenance main finds neither the table nor its namespace in the
+    // embedded catalog of a fresh home.
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--no-compact", "--json");
 
-    assertThat(code).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_FAILED);
-    assertThat(err.toString()).contains("maintain local.demo.clicks: started pid ",
-        "error: table local.demo.clicks: maintenance failed: files2iceberg: table local.demo.clicks maintenance failed:"
-            + " Table local.demo.clicks does not exist (log: " + home.resolve("logs").resolve("maintain-"));
-    assertThat(out.toString()).isEmpty();
+    assertThat(code).as(err.toString()).isZero();
+    assertThat(err.toString()).contains("maintain local.demo.clicks: started pid ").doesNotContain("error:");
+    JsonNode result = new ObjectMapper().readTree(out.toString());
+    assertThat(result.path("skipped").toString()).isEqualTo("[{\"table\":\"local.demo.clicks\","
+        + "\"reason\":\"not created yet\",\"detail\":\"no batch has loaded it\"}]");
+    assertThat(result.path("tables").isArray()).isTrue();
+    assertThat(result.path("tables").size()).isZero();
+    assertThat(result.path("refused").size()).isZero();
+    assertThat(result.path("failed").size()).isZero();
   }
 
   @Test
