@@ -63,12 +63,24 @@ public final class MaintainMain {
       out.println(line);
       out.flush();
       return EXIT_OK;
-    } catch (RuntimeException | IOException e) {
+    } catch (Exception e) { // Spark's AnalysisException is checked, yet thrown where Java cannot see it
       LOG.error("Table {}: maintenance failed", request.table(), e);
-      String message = e.getMessage() == null ? e.toString() : e.getMessage().replaceAll("\\s*\\R\\s*", " ");
-      err.println("files2iceberg: table " + request.table() + " maintenance failed: " + message);
+      err.println("files2iceberg: table " + request.table() + " maintenance failed: " + describe(e));
       return EXIT_FAILED;
     }
+  }
+
+  /** The messages along the cause chain, each once, on one line: the root cause is often what says why. */
+  static String describe(Throwable error) {
+    StringBuilder text = new StringBuilder();
+    int depth = 0;
+    for (Throwable t = error; t != null && depth < 10; t = t.getCause(), depth++) {
+      String message = t.getMessage() == null ? t.toString() : t.getMessage().replaceAll("\\s*\\R\\s*", " ");
+      if (text.indexOf(message) < 0) {
+        text.append(text.length() == 0 ? "" : ": ").append(message);
+      }
+    }
+    return text.toString();
   }
 
   /** The result, for a caller that cannot read the driver's stdout (Dataproc keeps it in a bucket). */

@@ -50,7 +50,7 @@ final class TableMaintenance {
    * before each has data.
    */
   MaintainOutcome run(MaintainRequest request) {
-    Optional<Table> table = find(request.table());
+    Optional<Table> table = find(request);
     if (table.isEmpty()) {
       SkippedTable skipped = SkippedTable.notCreated(request.table(), request.dryRun());
       LOG.info("Table {}: skipped, {}: {}", request.table(), skipped.reason(), skipped.detail());
@@ -153,7 +153,16 @@ final class TableMaintenance {
    * table as its own exception; Iceberg's escape from catalogs that tell a missing namespace apart
    * (REST) and from ones Spark does not wrap. Any other error (catalog unreachable) is a failure.
    */
-  private Optional<Table> find(String name) {
+  private Optional<Table> find(MaintainRequest request) {
+    String name = request.table();
+    String catalog = request.profile().load().table().catalog();
+    try {
+      // Before the table: a catalog that cannot be initialized would otherwise be taken for a
+      // namespace of the session catalog (Spark3Util falls back to it), hiding why.
+      spark.sessionState().catalogManager().catalog(catalog);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("Cannot reach catalog " + catalog, e);
+    }
     try {
       Table table = Spark3Util.loadIcebergTable(spark, name);
       table.refresh();

@@ -77,8 +77,13 @@ class TableMaintenanceTest {
   }
 
   private static MaintainRequest request(String table, String... args) throws Exception {
+    return requestWith("", table, args);
+  }
+
+  /** The request of a profile of the table with the extra HOCON lines given. */
+  private static MaintainRequest requestWith(String profileLines, String table, String... args) throws Exception {
     TableProfile profile = ProfileLoader.parse("extract.path = \"file:///landing/m/*.json\"\nextract.format = json\n"
-        + "load.iceberg.table = \"" + table + "\"\n", Path.of("m.conf"), home);
+        + "load.iceberg.table = \"" + table + "\"\n" + profileLines, Path.of("m.conf"), home);
     List<String> all = new ArrayList<>(List.of("--profile", ProfileJson.toJson(profile),
         "--retention-cutoff", Instant.now().plusSeconds(1).toString()));
     all.addAll(List.of(args));
@@ -222,6 +227,23 @@ class TableMaintenanceTest {
     assertThat(run[1]).isEmpty();
     assertThat(run[2]).startsWith("files2iceberg: table local.m.unreadable maintenance failed: ")
         .contains(metadata.substring(metadata.lastIndexOf('/') + 1));
+  }
+
+  @Test
+  void aCatalogThatCannotBeReachedFailsNamingTheTableTheCatalogAndWhy() throws Exception {
+    // A catalog whose database cannot be opened: its folder does not exist.
+    Path unreachable = root.resolve("no-such-folder").resolve("catalog.db");
+    spark.conf().set("spark.sql.catalog.broken", "org.apache.iceberg.spark.SparkCatalog");
+    spark.conf().set("spark.sql.catalog.broken.type", "jdbc");
+    spark.conf().set("spark.sql.catalog.broken.uri", "jdbc:sqlite:" + unreachable);
+    spark.conf().set("spark.sql.catalog.broken.warehouse", root.resolve("broken-warehouse").toString());
+
+    String[] run = runMain(requestWith("catalog.uri = \"jdbc:sqlite:" + unreachable + "\"\n", "broken.m.events"));
+
+    assertThat(run[0]).isEqualTo(Integer.toString(MaintainMain.EXIT_FAILED));
+    assertThat(run[1]).isEmpty();
+    assertThat(run[2]).startsWith("files2iceberg: table broken.m.events maintenance failed: Cannot reach catalog broken:"
+        + " Failed to connect: jdbc:sqlite:" + unreachable + ": [SQLITE_CANTOPEN]");
   }
 
   @Test
