@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code maintain}'s usage errors, which are reported before any ledger or Spark work, and a table
- * not created yet, skipped (the runs on a loaded table are in {@code e2e.MaintainEndToEndTest}).
+ * {@code maintain}'s usage errors, which are reported before any ledger or Spark work, and the
+ * failure of a run (the runs that maintain or skip a table are in {@code e2e.MaintainEndToEndTest}).
  */
 class MaintainCommandTest {
   @TempDir Path home;
@@ -80,20 +80,30 @@ class MaintainCommandTest {
   }
 
   @Test
-  void aTableNotCreatedYetIsSkippedInTheJsonAndTheRunSucceeds() throws Exception {
-    // A real child JVM: the maintenance main finds neither the table nor its namespace in the
-    // embedded catalog of a fresh home.
-    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--no-compact", "--json");
+  void aCatalogThatCannotBeReachedFailsNamingTheTableTheJobsErrorAndItsLog() throws Exception {
+    // A real child JVM: the maintenance main cannot open the catalog's database (its folder does
+    // not exist); that is a failure, not a table not created yet.
+    Path unreachable = home.resolve("no-such-folder").resolve("catalog.db");
+    Path profile = Files.writeString(config.resolve("events.conf"), """
+        extract.path = "file:///landing/events/*.json"
+        extract.format = json
+        load.iceberg.table = broken.demo.events
+        catalog.uri = "jdbc:sqlite:%s"
+        """.formatted(unreachable));
 
-    assertThat(code).as(err.toString()).isZero();
-    assertThat(err.toString()).contains("maintain local.demo.clicks: started pid ").doesNotContain("error:");
+    int code = run("maintain", "--config", profile.toString(), "--home", home.toString(), "--no-compact", "--json");
+
+    assertThat(code).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    String failure = "table broken.demo.events: maintenance failed: files2iceberg: table broken.demo.events"
+        + " maintenance failed: Cannot reach catalog broken: Failed to connect: jdbc:sqlite:" + unreachable;
+    assertThat(err.toString()).contains("maintain broken.demo.events: started pid ", "error: " + failure,
+        "(log: " + home.resolve("logs").resolve("maintain-"));
     JsonNode result = new ObjectMapper().readTree(out.toString());
-    assertThat(result.path("skipped").toString()).isEqualTo("[{\"table\":\"local.demo.clicks\","
-        + "\"reason\":\"not created yet\",\"detail\":\"no batch has loaded it\"}]");
-    assertThat(result.path("tables").isArray()).isTrue();
+    assertThat(result.path("failed").get(0).path("table").asText()).isEqualTo("broken.demo.events");
+    assertThat(result.path("failed").get(0).path("message").asText()).startsWith(failure);
+    assertThat(result.path("skipped").isArray()).isTrue();
+    assertThat(result.path("skipped").size()).isZero();
     assertThat(result.path("tables").size()).isZero();
-    assertThat(result.path("refused").size()).isZero();
-    assertThat(result.path("failed").size()).isZero();
   }
 
   @Test
