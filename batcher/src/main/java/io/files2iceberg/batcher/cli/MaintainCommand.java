@@ -32,7 +32,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code maintain}: snapshot expiry and compaction of the tables, through {@link MaintainRun}, with
- * what the ledger protects ({@link MaintenanceGuard}).
+ * what the ledger protects ({@link MaintenanceGuard}). A table the main skipped (not created yet)
+ * is reported and does not fail the run.
  */
 @Command(
     name = "maintain",
@@ -43,7 +44,8 @@ import picocli.CommandLine.Option;
       "Keeps exactly-once intact: the newest snapshot carrying the batch id of every batch that may run",
       "again (in flight with an expired lease, FAILED, and the extract.keep-checkpoints newest batches),",
       "and every snapshot after it, is never expired. Refuses (exit 1, naming the batch) while a batch",
-      "of the table is PLANNED or RUNNING with a live lease."
+      "of the table is PLANNED or RUNNING with a live lease. Skips a table not created yet (no batch has",
+      "loaded it), which is no failure."
     })
 final class MaintainCommand implements Callable<Integer> {
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);

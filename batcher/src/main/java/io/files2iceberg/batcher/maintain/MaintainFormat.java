@@ -14,8 +14,15 @@ public final class MaintainFormat {
 
   private MaintainFormat() {}
 
-  /** What one table's run did, as lines for a person. */
+  /**
+   * What one table's run did, as lines for a person; a skipped table is one line, {@code
+   * local.demo.x: skipped, not created yet (no batch has loaded it)}.
+   */
   public static String human(MaintainResult result) {
+    if (result.skipped().isPresent()) {
+      MaintainResult.Skipped skipped = result.skipped().get();
+      return result.table() + ": skipped, " + skipped.reason() + " (" + skipped.detail() + ")\n";
+    }
     var body = result.body();
     boolean dry = result.isDryRun();
     StringBuilder text = new StringBuilder();
@@ -62,14 +69,20 @@ public final class MaintainFormat {
   }
 
   /**
-   * {@code {"tables":[...], "refused":[{"table","batchId","message"}], "failed":[{"table","message"}]}}:
-   * each element of {@code tables} is the main's result as it printed it.
+   * {@code {"tables":[...], "skipped":[{"table","reason","detail"}], "refused":[{"table","batchId","message"}],
+   * "failed":[{"table","message"}]}}: each element of {@code tables} is the result of a maintained
+   * table as the main printed it; the tables the main skipped are in {@code skipped}.
    */
   public static String json(List<MaintainResult> results, List<MaintenanceGuard.Refused> refused,
       Map<String, String> failed) {
     ObjectNode root = JSON.createObjectNode();
     ArrayNode tables = root.putArray("tables");
-    results.forEach(r -> tables.add(r.body()));
+    ArrayNode skipped = root.putArray("skipped");
+    for (MaintainResult result : results) {
+      result.skipped().ifPresentOrElse(
+          s -> skipped.addObject().put("table", result.table()).put("reason", s.reason()).put("detail", s.detail()),
+          () -> tables.add(result.body()));
+    }
     ArrayNode refusals = root.putArray("refused");
     for (MaintenanceGuard.Refused r : refused) {
       refusals.addObject().put("table", r.table()).put("batchId", r.batchId())

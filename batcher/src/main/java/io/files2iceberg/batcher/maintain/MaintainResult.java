@@ -8,9 +8,13 @@ import java.util.Optional;
 /**
  * The result line of {@code io.files2iceberg.sparkjob.maintain.MaintainMain}, {@code
  * {"files2iceberg-maintain":{...}}}: kept as the JSON it is (for {@code --json}) with the reads
- * the summary needs.
+ * the summary needs. A table the main left alone carries {@code "skipped":{"reason","detail"}}
+ * instead of the maintenance fields.
  */
 public record MaintainResult(JsonNode body) {
+  /** Why the main left the table alone, such as {@code not created yet}, {@code no batch has loaded it}. */
+  public record Skipped(String reason, String detail) {}
+
   static final String KEY = "files2iceberg-maintain";
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -46,5 +50,13 @@ public record MaintainResult(JsonNode body) {
 
   public boolean isDryRun() {
     return body.path("dryRun").asBoolean();
+  }
+
+  /** Present when the main skipped the table (it did not exist yet): nothing was maintained. */
+  public Optional<Skipped> skipped() {
+    JsonNode skipped = body.path("skipped");
+    return skipped.isObject()
+        ? Optional.of(new Skipped(skipped.path("reason").asText(), skipped.path("detail").asText()))
+        : Optional.empty();
   }
 }

@@ -3,6 +3,8 @@ package io.files2iceberg.batcher.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -12,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code maintain}'s usage errors, which are reported before any ledger or Spark work (the runs
- * themselves are in {@code e2e.MaintainEndToEndTest}).
+ * {@code maintain}'s usage errors, which are reported before any ledger or Spark work, and the
+ * failure of a run (the runs that maintain or skip a table are in {@code e2e.MaintainEndToEndTest}).
  */
 class MaintainCommandTest {
   @TempDir Path home;
@@ -78,15 +80,30 @@ class MaintainCommandTest {
   }
 
   @Test
-  void aTableNotCreatedYetFailsNamingTheTableTheJobsErrorAndItsLog() throws Exception {
-    // A real child JVM: the maintenance main finds no table in the embedded catalog of the home.
-    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--no-compact");
+  void aCatalogThatCannotBeReachedFailsNamingTheTableTheJobsErrorAndItsLog() throws Exception {
+    // A real child JVM: the maintenance main cannot open the catalog's database (its folder does
+    // not exist); that is a failure, not a table not created yet.
+    Path unreachable = home.resolve("no-such-folder").resolve("catalog.db");
+    Path profile = Files.writeString(config.resolve("events.conf"), """
+        extract.path = "file:///landing/events/*.json"
+        extract.format = json
+        load.iceberg.table = broken.demo.events
+        catalog.uri = "jdbc:sqlite:%s"
+        """.formatted(unreachable));
+
+    int code = run("maintain", "--config", profile.toString(), "--home", home.toString(), "--no-compact", "--json");
 
     assertThat(code).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_FAILED);
-    assertThat(err.toString()).contains("maintain local.demo.clicks: started pid ",
-        "error: table local.demo.clicks: maintenance failed: files2iceberg: table local.demo.clicks maintenance failed:"
-            + " Table local.demo.clicks does not exist (log: " + home.resolve("logs").resolve("maintain-"));
-    assertThat(out.toString()).isEmpty();
+    String failure = "table broken.demo.events: maintenance failed: files2iceberg: table broken.demo.events"
+        + " maintenance failed: Cannot reach catalog broken: Failed to connect: jdbc:sqlite:" + unreachable;
+    assertThat(err.toString()).contains("maintain broken.demo.events: started pid ", "error: " + failure,
+        "(log: " + home.resolve("logs").resolve("maintain-"));
+    JsonNode result = new ObjectMapper().readTree(out.toString());
+    assertThat(result.path("failed").get(0).path("table").asText()).isEqualTo("broken.demo.events");
+    assertThat(result.path("failed").get(0).path("message").asText()).startsWith(failure);
+    assertThat(result.path("skipped").isArray()).isTrue();
+    assertThat(result.path("skipped").size()).isZero();
+    assertThat(result.path("tables").size()).isZero();
   }
 
   @Test

@@ -38,11 +38,14 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code maintain} on the embedded default, with real Spark child JVMs: a batch whose job died
  * after its Iceberg commit but before its ledger checkpoint is protected through compaction and an
  * expiry with retention 0, so its recovery finds it in the table and does not commit it twice. The
- * table has no primary key (append): a second commit would show as duplicate rows.
+ * table has no primary key (append): a second commit would show as duplicate rows. A second
+ * profile is never loaded: maintenance over both skips its table and succeeds.
  */
 class MaintainEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TABLE = "local.e2e.maint";
+  /** A second profile no batch ever loads: its table is never created. */
+  private static final String NEVER_LOADED = "never";
 
   @TempDir static Path root;
   static EmbeddedDeployment deployment;
@@ -66,6 +69,10 @@ class MaintainEndToEndTest {
           partition-by = [dt]
         }
         job.spark-properties { "spark.ui.enabled" = "false", "spark.sql.shuffle.partitions" = "2" }
+        """, NEVER_LOADED, """
+        extract.path = "file://LANDING/never/*.json"
+        extract.format = json
+        load.iceberg.table = local.e2e.never
         """));
   }
 
@@ -76,15 +83,19 @@ class MaintainEndToEndTest {
     }
   }
 
-  /** {@code maintain} as a user runs it; returns the exit code, stdout and stderr. */
+  /** {@code maintain} of the maint profile as a user runs it; returns the exit code, stdout and stderr. */
   private static String[] maintain(String... options) {
+    return maintain(deployment.profiles.resolve("maint.conf"), options);
+  }
+
+  private static String[] maintain(Path config, String... options) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     var commandLine = Files2Iceberg.newCommandLine();
     commandLine.setOut(new PrintWriter(out));
     commandLine.setErr(new PrintWriter(err));
-    List<String> args = new ArrayList<>(List.of("maintain", "--config",
-        deployment.profiles.resolve("maint.conf").toString(), "--home", deployment.home.root().toString()));
+    List<String> args = new ArrayList<>(List.of("maintain", "--config", config.toString(), "--home",
+        deployment.home.root().toString()));
     args.addAll(List.of(options));
     int code = commandLine.execute(args.toArray(String[]::new));
     return new String[] {Integer.toString(code), out.toString(), err.toString()};
@@ -150,16 +161,20 @@ class MaintainEndToEndTest {
     assertThat(planned.path("compaction").path("rewrittenFiles").asLong()).isEqualTo(2);
     assertThat(planned.path("expiredSnapshots").size()).isEqualTo(1);
 
-    String[] done = maintain("--retention", "0", "--min-input-files", "2", "--target-file-size", "1m");
+    // Over every profile: the table no batch has loaded is skipped, and the run still succeeds.
+    String[] done = maintain(deployment.profiles, "--retention", "0", "--min-input-files", "2", "--target-file-size",
+        "1m");
     assertThat(done[0]).as(done[2]).isEqualTo("0");
     assertThat(done[1])
-        .contains("snapshot " + snapshotOfC + " of batch " + claimed.batchId(), "RUNNING with its lease expired",
+        .contains("local.e2e.never: skipped, not created yet (no batch has loaded it)\n",
+            TABLE + "\n  protected 2 snapshot(s)","snapshot " + snapshotOfC + " of batch " + claimed.batchId(), "RUNNING with its lease expired",
             "snapshot " + first.get(1).report().snapshotId() + " of batch " + first.get(1).batchId(),
             "compacted 2 file(s) into 1",
             "expired 1 snapshot(s) older than ", ": " + first.get(0).report().snapshotId() + "\n",
             // The dry run changed nothing: the real run started from the same three snapshots.
             "snapshots: 3 before, 3 after");
-    assertThat(done[2]).contains("maintain " + TABLE + ": started pid ");
+    assertThat(done[2]).contains("maintain " + TABLE + ": started pid ", "maintain local.e2e.never: started pid ")
+        .doesNotContain("error:");
 
     // Recovery relaunches batch C: its job finds the marker through the compaction and only finalizes.
     List<BatchEvent> events = EmbeddedDeployment.events();

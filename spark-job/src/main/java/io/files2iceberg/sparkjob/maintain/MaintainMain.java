@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * main finds their markers in the table ({@link SnapshotProtection}), compacts and expires
  * ({@link TableMaintenance}).
  *
- * <p>stdout's only line is the {@link MaintainReport} ({@code {"files2iceberg-maintain":...}}),
- * also written to {@code --result} when given. Exit codes: 0 done; 1 failed (one stderr line
+ * <p>stdout's only line is the {@link MaintainOutcome} ({@code {"files2iceberg-maintain":...}}):
+ * the {@link MaintainReport}, or the {@link SkippedTable} of a table not created yet; it is also
+ * written to {@code --result} when given. Exit codes: 0 maintained or skipped; 1 failed (one stderr line
  * {@code files2iceberg: table T maintenance failed: ...}); 2 bad arguments.
  */
 public final class MaintainMain {
@@ -55,20 +56,31 @@ public final class MaintainMain {
   static int run(SparkSession spark, MaintainRequest request, PrintStream out, PrintStream err) {
     SparkSession.setActiveSession(spark);
     try {
-      MaintainReport report = new TableMaintenance(spark).run(request);
-      String line = report.toLine();
+      String line = new TableMaintenance(spark).run(request).toLine();
       if (request.resultUri().isPresent()) {
         write(request.resultUri().get(), line);
       }
       out.println(line);
       out.flush();
       return EXIT_OK;
-    } catch (RuntimeException | IOException e) {
+    } catch (Exception e) { // Spark's AnalysisException is checked, yet thrown where Java cannot see it
       LOG.error("Table {}: maintenance failed", request.table(), e);
-      String message = e.getMessage() == null ? e.toString() : e.getMessage().replaceAll("\\s*\\R\\s*", " ");
-      err.println("files2iceberg: table " + request.table() + " maintenance failed: " + message);
+      err.println("files2iceberg: table " + request.table() + " maintenance failed: " + describe(e));
       return EXIT_FAILED;
     }
+  }
+
+  /** The messages along the cause chain, each once, on one line: the root cause is often what says why. */
+  static String describe(Throwable error) {
+    StringBuilder text = new StringBuilder();
+    int depth = 0;
+    for (Throwable t = error; t != null && depth < 10; t = t.getCause(), depth++) {
+      String message = t.getMessage() == null ? t.toString() : t.getMessage().replaceAll("\\s*\\R\\s*", " ");
+      if (text.indexOf(message) < 0) {
+        text.append(text.length() == 0 ? "" : ": ").append(message);
+      }
+    }
+    return text.toString();
   }
 
   /** The result, for a caller that cannot read the driver's stdout (Dataproc keeps it in a bucket). */

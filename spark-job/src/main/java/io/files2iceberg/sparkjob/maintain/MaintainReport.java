@@ -1,17 +1,13 @@
 package io.files2iceberg.sparkjob.maintain;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * What one maintenance run did (or, with {@code dryRun}, would do), printed as one line on
- * stdout, {@code {"files2iceberg-maintain":{...}}}, which {@code bin/files2iceberg maintain}
- * parses for its summary.
+ * What one maintenance run did to an existing table (or, with {@code dryRun}, would do): its
+ * result line, {@code {"files2iceberg-maintain":{...}}}, carries every field.
  *
  * @param olderThan the expiry bound the protection rule chose (at or before the retention cutoff)
  * @param expiredSnapshotIds the snapshots expired (dry run: that would be), oldest first
@@ -29,10 +25,7 @@ record MaintainReport(
     List<Long> expiredSnapshotIds,
     long deletedFiles,
     int snapshotsBefore,
-    int snapshotsAfter) {
-
-  static final String KEY = "files2iceberg-maintain";
-  private static final ObjectMapper JSON = new ObjectMapper();
+    int snapshotsAfter) implements MaintainOutcome {
 
   /**
    * The compaction: in a dry run, {@code rewrittenFiles} counts the small files binpack would take
@@ -41,11 +34,8 @@ record MaintainReport(
    */
   record Compacted(long rewrittenFiles, long addedFiles, long rewrittenBytes, Optional<Long> snapshotId) {}
 
-  String toLine() {
-    ObjectNode root = JSON.createObjectNode();
-    ObjectNode body = root.putObject(KEY);
-    body.put("table", table);
-    body.put("dryRun", dryRun);
+  @Override
+  public void describe(ObjectNode body) {
     body.put("retentionCutoff", retentionCutoff.toString());
     body.put("olderThan", olderThan.toString());
     body.put("retainLast", retainLast);
@@ -78,10 +68,5 @@ record MaintainReport(
     body.put("deletedFiles", deletedFiles);
     body.put("snapshotsBefore", snapshotsBefore);
     body.put("snapshotsAfter", snapshotsAfter);
-    try {
-      return JSON.writeValueAsString(root);
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException("cannot render the maintenance report of " + table, e);
-    }
   }
 }

@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  * {@code replace} snapshot without a batch id; it is a child of the current snapshot, so every
  * batch marker stays in the ancestry and expiry, planned after it, still protects them.
  *
+ * <p>A table the catalog does not have yet is skipped ({@link SkippedTable#notCreated}).
+ *
  * <p>A dry run computes the same plan and the snapshots Iceberg would expire ({@code
  * ExpireSnapshots.apply()}, which commits nothing) and changes nothing.
  */
@@ -42,9 +44,23 @@ final class TableMaintenance {
     this.spark = Objects.requireNonNull(spark, "spark");
   }
 
-  MaintainReport run(MaintainRequest request) {
+  /**
+   * Maintains the table, or skips it when the catalog does not have it yet: the batch jobs create
+   * it on their first load, so a scheduled maintenance over every table of a deployment succeeds
+   * before each has data.
+   */
+  MaintainOutcome run(MaintainRequest request) {
+    Optional<Table> table = find(request);
+    if (table.isEmpty()) {
+      SkippedTable skipped = SkippedTable.notCreated(request.table(), request.dryRun());
+      LOG.info("Table {}: skipped, {}: {}", request.table(), skipped.reason(), skipped.detail());
+      return skipped;
+    }
+    return maintain(table.get(), request);
+  }
+
+  private MaintainReport maintain(Table table, MaintainRequest request) {
     String name = request.table();
-    Table table = load(name);
     int before = size(table.snapshots());
     Optional<Compacted> compacted = request.compaction().map(c -> request.dryRun() ? smallFiles(table, c) : compact(table, c));
     table.refresh();
@@ -132,13 +148,29 @@ final class TableMaintenance {
         + result.deletedEqualityDeleteFilesCount() + result.deletedManifestsCount() + result.deletedManifestListsCount();
   }
 
-  private Table load(String name) {
+  /**
+   * The table, or empty when the catalog has neither it nor its namespace. Spark reports a missing
+   * table as its own exception; Iceberg's escape from catalogs that tell a missing namespace apart
+   * (REST) and from ones Spark does not wrap. Any other error (catalog unreachable) is a failure.
+   */
+  private Optional<Table> find(MaintainRequest request) {
+    String name = request.table();
+    String catalog = request.profile().load().table().catalog();
+    try {
+      // Before the table: a catalog that cannot be initialized would otherwise be taken for a
+      // namespace of the session catalog (Spark3Util falls back to it), hiding why.
+      spark.sessionState().catalogManager().catalog(catalog);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("Cannot reach catalog " + catalog, e);
+    }
     try {
       Table table = Spark3Util.loadIcebergTable(spark, name);
       table.refresh();
-      return table;
-    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
-      throw new IllegalArgumentException("Table " + name + " does not exist", e);
+      return Optional.of(table);
+    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException
+        | org.apache.iceberg.exceptions.NoSuchTableException
+        | org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
+      return Optional.empty();
     } catch (org.apache.spark.sql.catalyst.parser.ParseException e) {
       throw new IllegalArgumentException("Table " + name + " is not a valid table name: " + e.getMessage(), e);
     }

@@ -14,6 +14,7 @@ import io.files2iceberg.sparkjob.sql.TestSessions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -76,12 +77,34 @@ class TableMaintenanceTest {
   }
 
   private static MaintainRequest request(String table, String... args) throws Exception {
+    return requestWith("", table, args);
+  }
+
+  /** The request of a profile of the table with the extra HOCON lines given. */
+  private static MaintainRequest requestWith(String profileLines, String table, String... args) throws Exception {
     TableProfile profile = ProfileLoader.parse("extract.path = \"file:///landing/m/*.json\"\nextract.format = json\n"
-        + "load.iceberg.table = \"" + table + "\"\n", Path.of("m.conf"), home);
+        + "load.iceberg.table = \"" + table + "\"\n" + profileLines, Path.of("m.conf"), home);
     List<String> all = new ArrayList<>(List.of("--profile", ProfileJson.toJson(profile),
         "--retention-cutoff", Instant.now().plusSeconds(1).toString()));
     all.addAll(List.of(args));
     return MaintainRequest.parse(all.toArray(String[]::new));
+  }
+
+  /** Runs the maintenance of a table that exists. */
+  private static MaintainReport maintained(MaintainRequest request) {
+    MaintainOutcome outcome = new TableMaintenance(spark).run(request);
+    assertThat(outcome).isInstanceOf(MaintainReport.class);
+    return (MaintainReport) outcome;
+  }
+
+  /** {@link MaintainMain#run}: exit code, stdout, stderr. */
+  private static String[] runMain(MaintainRequest request) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = MaintainMain.run(spark, request, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8)};
   }
 
   private static long rows(String table) {
@@ -93,7 +116,7 @@ class TableMaintenanceTest {
     String table = "local.m.protect";
     List<Snapshot> before = tableWithBatches(table, "b1", "b2", "b3", "b4");
 
-    MaintainReport report = new TableMaintenance(spark).run(request(table, "--protect", "b2=in flight, lease expired",
+    MaintainReport report = maintained(request(table, "--protect", "b2=in flight, lease expired",
         "--protect", "gone=FAILED", "--compact", "--target-file-size", "1048576", "--min-input-files", "2"));
 
     assertThat(report.protectedSnapshots()).singleElement().satisfies(p -> {
@@ -119,7 +142,7 @@ class TableMaintenanceTest {
     assertThat(report.toLine()).startsWith("{\"files2iceberg-maintain\":{\"table\":\"" + table + "\",\"dryRun\":false,");
 
     // Without the protection the same expiry drops the marker: the rule is what keeps it.
-    MaintainReport unprotected = new TableMaintenance(spark).run(request(table));
+    MaintainReport unprotected = maintained(request(table));
     assertThat(unprotected.expiredSnapshotIds()).hasSize(3);
     assertThat(CommitMarker.find(load(table), "b2")).isEmpty();
     assertThat(rows(table)).isEqualTo(4);
@@ -130,7 +153,7 @@ class TableMaintenanceTest {
     String table = "local.m.newest";
     List<Snapshot> before = tableWithBatches(table, "n1", "n2", "n3", "n4");
 
-    MaintainReport report = new TableMaintenance(spark).run(request(table, "--protect-newest", "2",
+    MaintainReport report = maintained(request(table, "--protect-newest", "2",
         "--protect", "n4=RUNNING, lease expired"));
 
     assertThat(report.protectedSnapshots()).extracting(ProtectedSnapshot::batchId).containsExactly("n2", "n3", "n4");
@@ -145,14 +168,12 @@ class TableMaintenanceTest {
   void dryRunReportsWhatTheRunThenDoesAndChangesNothing() throws Exception {
     String table = "local.m.dry";
     List<Snapshot> before = tableWithBatches(table, "d1", "d2", "d3");
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-    int code = MaintainMain.run(spark, request(table, "--dry-run", "--compact", "--target-file-size", "1048576",
-        "--min-input-files", "2"), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err));
+    String[] run = runMain(request(table, "--dry-run", "--compact", "--target-file-size", "1048576",
+        "--min-input-files", "2"));
 
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    String line = out.toString(StandardCharsets.UTF_8).strip();
+    assertThat(run[0]).as(run[2]).isEqualTo("0");
+    String line = run[1].strip();
     assertThat(line).contains("\"dryRun\":true", "\"compaction\":{\"rewrittenFiles\":3,\"addedFiles\":0,",
         "\"expiredSnapshots\":[" + before.get(0).snapshotId() + "," + before.get(1).snapshotId() + "]",
         "\"snapshotsBefore\":3,\"snapshotsAfter\":1");
@@ -160,20 +181,69 @@ class TableMaintenanceTest {
         .containsExactlyElementsOf(before.stream().map(Snapshot::snapshotId).toList());
     assertThat(load(table).currentSnapshot().snapshotId()).isEqualTo(before.get(2).snapshotId());
 
-    MaintainReport real = new TableMaintenance(spark).run(request(table));
+    MaintainReport real = maintained(request(table));
     assertThat(real.expiredSnapshotIds()).containsExactly(before.get(0).snapshotId(), before.get(1).snapshotId());
   }
 
   @Test
-  void aTableThatDoesNotExistFailsNamingIt() throws Exception {
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
+  void aTableNotCreatedYetIsSkippedWithItsReasonInTheResultAndTheResultFile() throws Exception {
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.m");
+    Path resultFile = root.resolve("missing-result.json");
 
-    int code = MaintainMain.run(spark, request("local.m.missing"), new PrintStream(new ByteArrayOutputStream()),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    String[] run = runMain(request("local.m.missing", "--compact", "--result", resultFile.toUri().toString()));
 
-    assertThat(code).isEqualTo(MaintainMain.EXIT_FAILED);
-    assertThat(err.toString(StandardCharsets.UTF_8))
-        .startsWith("files2iceberg: table local.m.missing maintenance failed: Table local.m.missing does not exist");
+    assertThat(run[0]).as(run[2]).isEqualTo("0");
+    String line = "{\"files2iceberg-maintain\":{\"table\":\"local.m.missing\",\"dryRun\":false,"
+        + "\"skipped\":{\"reason\":\"not created yet\",\"detail\":\"no batch has loaded it\"}}}";
+    assertThat(run[1]).isEqualTo(line + System.lineSeparator());
+    assertThat(run[2]).isEmpty();
+    assertThat(Files.readString(resultFile)).isEqualTo(line + "\n");
+    // Skipping creates nothing.
+    assertThat(spark.sql("SHOW TABLES IN local.m LIKE 'missing'").count()).isZero();
+  }
+
+  @Test
+  void aTableWhoseNamespaceDoesNotExistIsSkippedAsNotCreatedYet() throws Exception {
+    String[] run = runMain(request("local.nowhere.events", "--dry-run"));
+
+    assertThat(run[0]).as(run[2]).isEqualTo("0");
+    assertThat(run[1].strip()).isEqualTo("{\"files2iceberg-maintain\":{\"table\":\"local.nowhere.events\","
+        + "\"dryRun\":true,\"skipped\":{\"reason\":\"not created yet\",\"detail\":\"no batch has loaded it\"}}}");
+    assertThat(spark.sql("SHOW NAMESPACES IN local LIKE 'nowhere'").count()).isZero();
+  }
+
+  @Test
+  void aTableTheCatalogCannotReadStillFailsNamingIt() throws Exception {
+    String table = "local.m.unreadable";
+    tableWithBatches(table, "u1");
+    Table loaded = load(table);
+    String metadata = ((org.apache.iceberg.HasTableOperations) loaded).operations().current().metadataFileLocation();
+    Files.delete(Path.of(java.net.URI.create(metadata.startsWith("file:") ? metadata : "file://" + metadata)));
+    spark.sql("REFRESH TABLE " + table); // drops the catalog's cached copy: the next load reads the catalog
+
+    String[] run = runMain(request(table));
+
+    assertThat(run[0]).isEqualTo(Integer.toString(MaintainMain.EXIT_FAILED));
+    assertThat(run[1]).isEmpty();
+    assertThat(run[2]).startsWith("files2iceberg: table local.m.unreadable maintenance failed: ")
+        .contains(metadata.substring(metadata.lastIndexOf('/') + 1));
+  }
+
+  @Test
+  void aCatalogThatCannotBeReachedFailsNamingTheTableTheCatalogAndWhy() throws Exception {
+    // A catalog whose database cannot be opened: its folder does not exist.
+    Path unreachable = root.resolve("no-such-folder").resolve("catalog.db");
+    spark.conf().set("spark.sql.catalog.broken", "org.apache.iceberg.spark.SparkCatalog");
+    spark.conf().set("spark.sql.catalog.broken.type", "jdbc");
+    spark.conf().set("spark.sql.catalog.broken.uri", "jdbc:sqlite:" + unreachable);
+    spark.conf().set("spark.sql.catalog.broken.warehouse", root.resolve("broken-warehouse").toString());
+
+    String[] run = runMain(requestWith("catalog.uri = \"jdbc:sqlite:" + unreachable + "\"\n", "broken.m.events"));
+
+    assertThat(run[0]).isEqualTo(Integer.toString(MaintainMain.EXIT_FAILED));
+    assertThat(run[1]).isEmpty();
+    assertThat(run[2]).startsWith("files2iceberg: table broken.m.events maintenance failed: Cannot reach catalog broken:"
+        + " Failed to connect: jdbc:sqlite:" + unreachable + ": [SQLITE_CANTOPEN]");
   }
 
   @Test
