@@ -191,4 +191,27 @@ class BadInputTest {
         .containsExactly("[1]");
     assertThat(report.metrics().rowsRejected()).isEqualTo(1);
   }
+
+  @Test
+  void catalogThatCannotBeReachedFailsTheBatchNamingItAndLeavesItToRetry() {
+    Path unreachable = home.resolve("no-such-folder").resolve("catalog.db");
+    fixture.spark.conf().set("spark.sql.catalog.unreachable", "org.apache.iceberg.spark.SparkCatalog");
+    fixture.spark.conf().set("spark.sql.catalog.unreachable.type", "jdbc");
+    fixture.spark.conf().set("spark.sql.catalog.unreachable.uri", "jdbc:sqlite:" + unreachable);
+    fixture.spark.conf().set("spark.sql.catalog.unreachable.warehouse", home.resolve("unreachable-wh").toString());
+    TableProfile profile = fixture.profile("unreachable", """
+        extract.path = "file://%s/*/*.parquet"
+        load.iceberg.table = "unreachable.bad.orders"
+        catalog.uri = "jdbc:sqlite:%s"
+        """.formatted(fixture.landing("unreachable"), unreachable));
+    BatchManifest batch = fixture.claimBatch(profile, Landed.of(fixture.writeFile("parquet",
+        "unreachable/p1/a.parquet", ORDERS, List.of(RowFactory.create("o1", "10"))), "p1"));
+
+    int code = fixture.runJob(fixture.writeManifest(batch));
+
+    assertThat(code).as(fixture.stderr).isEqualTo(BatchJob.EXIT_FAILED);
+    assertThat(fixture.stderr).contains("Cannot reach catalog unreachable: ")
+        .contains("jdbc:sqlite:" + unreachable)
+        .doesNotContain("single-part namespace");
+  }
 }

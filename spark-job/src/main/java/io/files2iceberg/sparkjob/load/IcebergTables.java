@@ -20,8 +20,19 @@ import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 final class IcebergTables {
   private IcebergTables() {}
 
-  /** The table, refreshed, or empty when it does not exist yet. */
+  /**
+   * The table, refreshed, or empty when it does not exist yet.
+   *
+   * @throws IllegalStateException naming the catalog when it cannot be started (a catalog Spark
+   *     cannot start would otherwise be taken for a namespace of the session catalog, hiding why)
+   */
   static Optional<Table> find(SparkSession spark, String name) {
+    String catalog = name.substring(0, name.indexOf('.'));
+    try {
+      spark.sessionState().catalogManager().catalog(catalog);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("Cannot reach catalog " + catalog + ": " + rootCause(e), e);
+    }
     try {
       Table table = Spark3Util.loadIcebergTable(spark, name);
       table.refresh();
@@ -48,7 +59,7 @@ final class IcebergTables {
   static Table create(SparkSession spark, String name, List<SourceColumn> columns, List<String> partitionBy,
       Map<String, String> properties) {
     String namespace = name.substring(0, name.lastIndexOf('.'));
-    spark.sql("CREATE NAMESPACE IF NOT EXISTS " + quoteTable(namespace));
+    ignoringAlreadyExists(() -> spark.sql("CREATE NAMESPACE IF NOT EXISTS " + quoteTable(namespace)));
     List<String> definitions = new ArrayList<>();
     for (SourceColumn column : columns) {
       definitions.add(quote(column.name()) + " " + column.type().sql());
@@ -61,8 +72,37 @@ final class IcebergTables {
     String ddl = "CREATE TABLE IF NOT EXISTS " + quoteTable(name) + " (" + String.join(", ", definitions) + ") USING iceberg"
         + (partitionBy.isEmpty() ? "" : " PARTITIONED BY (" + String.join(", ", partitionBy) + ")")
         + " TBLPROPERTIES (" + String.join(", ", props) + ")";
-    spark.sql(ddl);
+    ignoringAlreadyExists(() -> spark.sql(ddl));
     return load(spark, name);
+  }
+
+  /**
+   * Runs an {@code IF NOT EXISTS} statement that may still fail with "already exists": two first
+   * jobs of one catalog create its namespace (or table) at the same time, and the loser's catalog
+   * reports the race instead of doing nothing.
+   */
+  private static void ignoringAlreadyExists(Runnable statement) {
+    try {
+      statement.run();
+    } catch (Exception e) {
+      if (e instanceof org.apache.iceberg.exceptions.AlreadyExistsException
+          || e instanceof org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException
+          || e instanceof org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException) {
+        return; // created meanwhile by another job: what IF NOT EXISTS asked for
+      }
+      if (e instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+  }
+
+  private static String rootCause(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + ": " + root.getMessage();
   }
 
   /** Runs the write with the properties in the summary of every snapshot it commits. */
