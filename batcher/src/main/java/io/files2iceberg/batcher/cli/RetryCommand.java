@@ -24,8 +24,9 @@ import picocli.CommandLine.Option;
       "Re-queues FAILED partitions (READY again, attempts reset) so the next batch run loads them,",
       "after printing what will be re-queued with its recorded errors: each partition's attempts and last",
       "error, and the batch that failed it. Fix the cause first (see inspect and quarantine).",
-      "A batch that gave up without knowing whether its job committed is revived instead: relaunched",
-      "under its own id by the next batcher run, which finds it in the table if it committed.",
+      "A batch that gave up without knowing whether its job committed is revived",
+      "instead: relaunched under its own id by the next batcher run, which finds",
+      "it in the table if it committed.",
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
     })
 final class RetryCommand implements Callable<Integer> {
@@ -36,7 +37,7 @@ final class RetryCommand implements Callable<Integer> {
   Scope scope;
 
   static final class Scope {
-    @Option(names = "--batch", paramLabel = "ID", description = "The partitions of this FAILED batch.")
+    @Option(names = "--batch", paramLabel = "ID", description = "This FAILED batch: revived, or its partitions re-queued.")
     String batch;
 
     @Option(names = "--table", paramLabel = "TABLE", description = "The FAILED partitions of this table.")
