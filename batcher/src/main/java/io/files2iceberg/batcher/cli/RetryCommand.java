@@ -2,10 +2,9 @@ package io.files2iceberg.batcher.cli;
 
 import io.files2iceberg.batcher.ops.RetryFormat;
 import io.files2iceberg.batcher.ops.RetryPlan;
+import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.PartitionRecord;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -14,7 +13,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code retry}: re-queues FAILED batches or partitions after showing their recorded errors. */
+/**
+ * {@code retry}: revives FAILED batches that gave up with an unknown outcome and re-queues other
+ * FAILED partitions, after showing their recorded errors.
+ */
 @Command(
     name = "retry",
     mixinStandardHelpOptions = true,
@@ -22,6 +24,9 @@ import picocli.CommandLine.Option;
       "Re-queues FAILED partitions (READY again, attempts reset) so the next batch run loads them,",
       "after printing what will be re-queued with its recorded errors: each partition's attempts and last",
       "error, and the batch that failed it. Fix the cause first (see inspect and quarantine).",
+      "A batch that gave up without knowing whether its job committed is revived",
+      "instead: relaunched under its own id by the next batcher run, which finds",
+      "it in the table if it committed.",
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
     })
 final class RetryCommand implements Callable<Integer> {
@@ -32,7 +37,7 @@ final class RetryCommand implements Callable<Integer> {
   Scope scope;
 
   static final class Scope {
-    @Option(names = "--batch", paramLabel = "ID", description = "The partitions of this FAILED batch.")
+    @Option(names = "--batch", paramLabel = "ID", description = "This FAILED batch: revived, or its partitions re-queued.")
     String batch;
 
     @Option(names = "--table", paramLabel = "TABLE", description = "The FAILED partitions of this table.")
@@ -45,7 +50,7 @@ final class RetryCommand implements Callable<Integer> {
   @Option(names = "--partition", paramLabel = "P", description = "With --table: only this partition.")
   String partition;
 
-  @Option(names = "--dry-run", description = "Show what would be re-queued; change nothing.")
+  @Option(names = "--dry-run", description = "Show what would be revived or re-queued; change nothing.")
   boolean dryRun;
 
   @Option(names = "--json", description = "Print JSON for scripts.")
@@ -68,14 +73,21 @@ final class RetryCommand implements Callable<Integer> {
       RetryPlan plan = scope.batch != null ? RetryPlan.ofBatch(ledger, scope.batch)
           : scope.table != null ? RetryPlan.ofTable(ledger, scope.table, Optional.ofNullable(partition))
           : RetryPlan.ofAll(ledger);
-      int total = plan.targets().size();
-      List<PartitionRecord> requeued = dryRun || plan.isEmpty() ? List.of() : plan.apply(ledger, done -> {
-        if (total > PROGRESS_EVERY && (done % PROGRESS_EVERY == 0 || done == total)) {
-          err.println("[retry] re-queued " + done + "/" + total + " partitions");
-          err.flush();
-        }
-      });
-      out.print(json ? RetryFormat.json(plan, requeued, dryRun) : RetryFormat.human(plan, requeued, dryRun));
+      int total = plan.size();
+      RetryPlan.Applied applied;
+      try {
+        applied = dryRun || plan.isEmpty() ? RetryPlan.Applied.NOTHING : plan.apply(ledger, done -> {
+          if (total > PROGRESS_EVERY && (done % PROGRESS_EVERY == 0 || done == total)) {
+            err.println("[retry] revived or re-queued " + done + "/" + total);
+            err.flush();
+          }
+        });
+      } catch (IllegalTransitionException e) {
+        // A batch to revive whose file or partition moved since: nothing of it changed.
+        err.println("error: " + e.getMessage());
+        return Files2Iceberg.EXIT_FAILED;
+      }
+      out.print(json ? RetryFormat.json(plan, applied, dryRun) : RetryFormat.human(plan, applied, dryRun));
       return 0;
     });
   }

@@ -116,9 +116,18 @@ public final class BatchRunner {
   private static final Duration MIN_RENEWAL = Duration.ofMillis(50);
   /**
    * In the error of a batch failed with an unknown outcome (its job may have committed): {@code
-   * retry} warns that loading its files again in a new batch can duplicate rows of an Append table.
+   * retry} revives such a batch under its own id rather than loading its files in a new batch,
+   * which could duplicate rows of an Append table.
    */
   public static final String MAY_HOLD_BATCH = "the table may hold the batch";
+
+  /**
+   * Whether the batch gave up with an unknown outcome ({@link #MAY_HOLD_BATCH} in its error): still
+   * true of one that {@code retry} revived ({@link Ledger#reviveBatch} keeps the error).
+   */
+  public static boolean mayHoldBatch(BatchRecord batch) {
+    return batch.error().filter(error -> error.contains(MAY_HOLD_BATCH)).isPresent();
+  }
 
   private final ProfileRegistry profiles;
   private final Ledger ledger;
@@ -332,9 +341,10 @@ public final class BatchRunner {
       // The ledger does not keep a batch's mode: it is the profile's, and a ledger batch of a
       // profile since switched to full (which has no ledger batches) is loaded incrementally.
       IngestionType mode = profile.extract().batchFile().ingestionType();
-      // The batch may have been RUNNING when its batcher died: the table may hold it already.
+      // The batch may have been RUNNING when its batcher died, or it is one that gave up with an
+      // unknown outcome and retry revived (attempts reset, error kept): the table may hold it already.
       return execute(launcher, batch, mode == IngestionType.FULL ? IngestionType.INCREMENTAL : mode,
-          batch.attempts() > 0);
+          batch.attempts() > 0 || mayHoldBatch(batch));
     }
 
     private Optional<BatchRecord> claimNewest() {

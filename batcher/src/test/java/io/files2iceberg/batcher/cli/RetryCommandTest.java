@@ -7,7 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.RecordFile;
@@ -124,27 +127,105 @@ class RetryCommandTest {
     assertThat(partition("d2").state()).isEqualTo(PartitionState.FAILED);
   }
 
-  @Test
-  void batchThatGaveUpWithAnUnknownOutcomeIsRetriedWithAWarning() throws Exception {
+  /** A batch of table local.demo.unknown (partitions d1, d2) that gave up with an unknown outcome. */
+  private String gaveUpWithAnUnknownOutcome() {
     String table = "local.demo.unknown";
-    String batchId;
     try (SqliteLedger ledger = fixture.open()) {
-      ledger.recordFile(new RecordFile(table, "d1", "", "unknown/d1/a.csv", 1, "file:///unknown/d1/a.csv", 1, "e1",
-          Instant.now(), Optional.empty(), true));
-      batchId = ledger.claimPartitions(new ClaimPartitions(table, 10, Duration.ofMinutes(5), true)).orElseThrow()
-          .batchId();
+      for (String token : new String[] {"d1", "d2"}) {
+        ledger.recordFile(new RecordFile(table, token, "", "unknown/" + token + "/a.csv", 1,
+            "file:///unknown/" + token + "/a.csv", 1, "e-" + token, Instant.now(), Optional.empty(), true));
+      }
+      String batchId = ledger.claimPartitions(new ClaimPartitions(table, 10, Duration.ofMinutes(5), true))
+          .orElseThrow().batchId();
       ledger.markRunning(batchId, Duration.ofMinutes(5));
       ledger.failBatch(batchId, "gave up after 3 attempt(s); the table may hold the batch: the job was killed", 1);
+      return batchId;
     }
+  }
 
-    assertThat(fixture.run("retry", "--batch", batchId, "--dry-run")).isZero();
+  private BatchRecord batch(String batchId) {
+    try (SqliteLedger ledger = fixture.open()) {
+      return ledger.batch(batchId).orElseThrow();
+    }
+  }
 
-    assertThat(fixture.out.toString()).contains("    warning: batch " + batchId + " may be in the table already");
-    assertThat(fixture.run("retry", "--batch", fixture.failedBatch, "--dry-run")).isZero();
-    assertThat(fixture.out.toString()).doesNotContain("warning");
-    assertThat(fixture.run("retry", "--batch", batchId, "--json")).isZero();
+  @Test
+  void batchThatGaveUpWithAnUnknownOutcomeIsRevivedUnderItsOwnIdForRecovery() {
+    String batchId = gaveUpWithAnUnknownOutcome();
+
+    int exit = fixture.run("retry", "--batch", batchId);
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    assertThat(fixture.out.toString())
+        .startsWith("1 batch(es) to revive:\n  batch " + batchId + ": its outcome is unknown; relaunched under its"
+            + " own id by the next batcher run, which finds it in the table if it committed\n    " + batchId
+            + " FAILED, table local.demo.unknown, partitions d1 d2, 2 file(s), attempts 1,")
+        .contains("    local.demo.unknown d1: FAILED, attempts 1")
+        .contains("    local.demo.unknown d2: FAILED, attempts 1")
+        .endsWith("Revived 1 batch(es): PLANNED again with attempts reset and the lease expired.\n")
+        .doesNotContain("re-queue");
+    BatchRecord revived = batch(batchId);
+    assertThat(revived.state()).isEqualTo(BatchState.PLANNED);
+    assertThat(revived.attempts()).isZero();
+    try (SqliteLedger ledger = fixture.open()) {
+      assertThat(ledger.findExpiredLeases()).extracting(BatchRecord::batchId).containsExactly(batchId);
+      assertThat(ledger.partition("local.demo.unknown", "d2").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+      assertThat(ledger.filesOfBatch(batchId)).extracting(FileRecord::state).containsOnly(FileState.CLAIMED);
+    }
+  }
+
+  @Test
+  void retryOfAllRevivesTheBatchThatGaveUpAndRequeuesTheOthersAndJsonSaysWhich() throws Exception {
+    String batchId = gaveUpWithAnUnknownOutcome();
+
+    int exit = fixture.run("retry", "--all", "--json");
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
     JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.at("/toRequeue/0/lastBatchMayBeInTable").asBoolean()).isTrue();
+    assertThat(json.get("toRevive")).hasSize(1);
+    assertThat(json.at("/toRevive/0/batch/batchId").asText()).isEqualTo(batchId);
+    assertThat(json.at("/toRevive/0/reason").asText()).startsWith("its outcome is unknown; relaunched under its own id");
+    assertThat(json.at("/toRevive/0/partitionRecords/1/partition").asText()).isEqualTo("d2");
+    assertThat(json.at("/revived/0/state").asText()).isEqualTo("planned");
+    assertThat(json.get("toRequeue")).hasSize(1);
+    assertThat(json.at("/toRequeue/0/table").asText()).isEqualTo(TABLE);
+    assertThat(json.at("/toRequeue/0/partition").asText()).isEqualTo("d2");
+    assertThat(json.at("/requeued/0/state").asText()).isEqualTo("ready");
+    assertThat(batch(batchId).state()).isEqualTo(BatchState.PLANNED);
+    assertThat(batch(fixture.failedBatch).state()).isEqualTo(BatchState.FAILED);
+    assertThat(partition("d2").state()).isEqualTo(PartitionState.READY);
+  }
+
+  @Test
+  void dryRunSaysWhichBatchWouldBeRevivedAndChangesNothing() {
+    String batchId = gaveUpWithAnUnknownOutcome();
+    BatchRecord before = batch(batchId);
+
+    int exit = fixture.run("retry", "--table", "local.demo.unknown", "--partition", "d1", "--dry-run");
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    assertThat(fixture.out.toString()).startsWith("1 batch(es) to revive:\n  batch " + batchId
+        + ": its outcome is unknown;").endsWith("Dry run: nothing revived or re-queued.\n");
+    assertThat(batch(batchId)).isEqualTo(before);
+  }
+
+  @Test
+  void batchWhoseFileWasClaimedSinceIsNotRevivedAndExitsOneNamingTheFile() {
+    String batchId = gaveUpWithAnUnknownOutcome();
+    try (SqliteLedger ledger = fixture.open()) {
+      // An earlier retry re-queued d2 and a new batch took it.
+      ledger.retryPartition("local.demo.unknown", "d2");
+      ledger.claimPartitions(new ClaimPartitions("local.demo.unknown", 10, Duration.ofMinutes(5), true)).orElseThrow();
+    }
+    BatchRecord before = batch(batchId);
+
+    int exit = fixture.run("retry", "--batch", batchId);
+
+    assertThat(exit).isEqualTo(1);
+    assertThat(fixture.err.toString()).isEqualTo("error: Cannot revive batch " + batchId + ": its file "
+        + before.fileIds().get(1) + " (file:///unknown/d2/a.csv) was claimed or loaded since: expected state"
+        + " RECORDED, actual CLAIMED\n");
+    assertThat(batch(batchId)).isEqualTo(before);
   }
 
   @Test
@@ -166,7 +247,7 @@ class RetryCommandTest {
 
     assertThat(exit).as(fixture.err.toString()).isZero();
     assertThat(fixture.err.toString())
-        .isEqualTo("[retry] re-queued 50/60 partitions\n[retry] re-queued 60/60 partitions\n");
+        .isEqualTo("[retry] revived or re-queued 50/60\n[retry] revived or re-queued 60/60\n");
     assertThat(fixture.out.toString()).endsWith("Re-queued 60 partition(s): READY with attempts reset; the next batch"
         + " run loads them.\n");
   }

@@ -1,12 +1,17 @@
 package io.files2iceberg.batcher.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.files2iceberg.batcher.launch.JobResult;
+import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.ops.RetryPlan;
+import io.files2iceberg.batcher.plan.BatchEvent.AfterFailure;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -41,13 +46,17 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>{@code halfdone}: its job committed to Iceberg, then its batcher died before any
  *       checkpoint (the job ran with {@code saveCheckpoint = false}, so the ledger never heard);
  *   <li>{@code locked}: its first job committed to Iceberg while the ledger was locked, so the
- *       checkpoint failed (exit 3).
+ *       checkpoint failed (exit 3);
+ *   <li>{@code gaveup}: its job committed to Iceberg without a checkpoint, then the batcher gave up
+ *       on it (FAILED, "the table may hold the batch", its partitions FAILED), and the operator's
+ *       {@code retry} revived it under its own id.
  * </ul>
  */
 class RecoveryRunTest {
   private static final String ORPHAN = "local.test.orphan";
   private static final String HALFDONE = "local.test.halfdone";
   private static final String LOCKED = "local.test.locked";
+  private static final String GAVEUP = "local.test.gaveup";
 
   @TempDir Path dir;
 
@@ -57,9 +66,11 @@ class RecoveryRunTest {
       landing.profile("orphan", "");
       landing.profile("halfdone", "");
       landing.profile("locked", "");
+      landing.profile("gaveup", "");
       landing.land("orphan", "p1", 2, 1);
       landing.land("halfdone", "p1", 2, 10);
       landing.land("locked", "p1", 1, 20);
+      landing.land("gaveup", "p1", 2, 30);
       LocalSparkLauncher launcher = landing.launcher();
       Duration lease = Duration.ofMinutes(10);
 
@@ -68,16 +79,17 @@ class RecoveryRunTest {
 
       BatchRecord halfdone =
           landing.ledger.claimPartitions(new ClaimPartitions(HALFDONE, 100, lease, true)).orElseThrow();
-      landing.ledger.markRunning(halfdone.batchId(), lease);
-      TableProfile halfdoneProfile = landing.registry().byTable(HALFDONE).orElseThrow();
-      BatchManifest withoutCheckpoint = BatchManifest.of(halfdone.batchId(), halfdoneProfile, IngestionType.INCREMENTAL,
-          false, halfdone.createdAt(), landing.ledger.filesOfBatch(halfdone.batchId()));
-      String uri = new ManifestStore(() -> null).write(withoutCheckpoint);
-      JobResult committedAlone = launcher.launch(withoutCheckpoint, uri, 1).await(Duration.ofMinutes(3)).orElseThrow();
-      assertThat(committedAlone.exit()).as(landing::jobLogs).isEqualTo(JobExit.LOADED);
-      long halfdoneSnapshot = committedAlone.report().orElseThrow().snapshotId();
-      assertThat(committedAlone.report().orElseThrow().checkpoint()).isEqualTo(BatchLoadReport.Checkpoint.SKIPPED);
-      assertThat(landing.ledger.batch(halfdone.batchId()).orElseThrow().state()).isEqualTo(BatchState.RUNNING);
+      long halfdoneSnapshot = commitWithoutCheckpoint(landing, launcher, halfdone, lease);
+
+      BatchRecord gaveup = landing.ledger.claimPartitions(new ClaimPartitions(GAVEUP, 100, lease, true)).orElseThrow();
+      long gaveupSnapshot = commitWithoutCheckpoint(landing, launcher, gaveup, lease);
+      landing.ledger.failBatch(gaveup.batchId(),
+          "gave up after 3 attempt(s); " + BatchRunner.MAY_HOLD_BATCH + ": the job was killed", 1);
+      assertThat(landing.ledger.partition(GAVEUP, "p1").orElseThrow().state()).isEqualTo(PartitionState.FAILED);
+      RetryPlan retry = RetryPlan.ofBatch(landing.ledger, gaveup.batchId());
+      assertThat(retry.revivals()).extracting(r -> r.batch().batchId()).containsExactly(gaveup.batchId());
+      assertThat(retry.targets()).isEmpty();
+      retry.apply(landing.ledger, done -> { });
 
       // Both batchers are gone for longer than the lease.
       landing.clock.advance(lease.plusMinutes(1));
@@ -93,9 +105,9 @@ class RecoveryRunTest {
       RunSummary summary = runner.runOnce();
 
       assertThat(summary.failed()).as(landing::jobLogs).isEmpty();
-      assertThat(summary.recovered()).extracting(BatchRecovered::batchId)
-          .containsExactlyInAnyOrder(orphan.batchId(), halfdone.batchId());
-      assertThat(summary.recovered()).extracting(BatchRecovered::attempt).containsOnly(2);
+      assertThat(summary.recovered()).extracting(BatchRecovered::batchId, BatchRecovered::attempt)
+          .containsExactlyInAnyOrder(tuple(orphan.batchId(), 2), tuple(halfdone.batchId(), 2),
+              tuple(gaveup.batchId(), 1));
 
       // orphan: launched again and loaded.
       BatchLoadReport orphanReport = committed(summary, ORPHAN).report();
@@ -121,7 +133,15 @@ class RecoveryRunTest {
       assertThat(lockedReport.alreadyCommitted()).isTrue();
       assertThat(lockedReport.snapshotId()).isEqualTo(lockedSnapshot);
 
-      for (String table : List.of(ORPHAN, HALFDONE, LOCKED)) {
+      // gaveup: revived, relaunched under its own id, found in the table: finalized with its snapshot.
+      BatchLoadReport gaveupReport = committed(summary, GAVEUP).report();
+      assertThat(gaveupReport.batchId()).isEqualTo(gaveup.batchId());
+      assertThat(gaveupReport.alreadyCommitted()).isTrue();
+      assertThat(gaveupReport.snapshotId()).isEqualTo(gaveupSnapshot);
+      assertThat(landing.ledger.batch(gaveup.batchId()).orElseThrow().state()).isEqualTo(BatchState.COMMITTED);
+      assertThat(landing.ledger.batch(gaveup.batchId()).orElseThrow().snapshotId()).contains(gaveupSnapshot);
+
+      for (String table : List.of(ORPHAN, HALFDONE, LOCKED, GAVEUP)) {
         assertThat(landing.ledger.tableStatus(table).partitionsByState()).containsOnlyKeys(PartitionState.INGESTED);
         assertThat(landing.ledger.tableStatus(table).inFlight()).isEmpty();
       }
@@ -132,13 +152,68 @@ class RecoveryRunTest {
           "SELECT id FROM " + HALFDONE + " ORDER BY id",
           "SELECT id FROM " + LOCKED + " ORDER BY id",
           "SELECT count(*) AS n FROM " + HALFDONE + ".snapshots",
-          "SELECT count(*) AS n FROM " + LOCKED + ".snapshots");
+          "SELECT count(*) AS n FROM " + LOCKED + ".snapshots",
+          "SELECT id FROM " + GAVEUP + " ORDER BY id",
+          "SELECT count(*) AS n FROM " + GAVEUP + ".snapshots");
       assertThat(rows.get(0)).extracting(r -> r.get("id").asLong()).containsExactly(1L, 2L);
       assertThat(rows.get(1)).extracting(r -> r.get("id").asLong()).containsExactly(10L, 11L);
       assertThat(rows.get(2)).extracting(r -> r.get("id").asLong()).containsExactly(20L);
       assertThat(rows.get(3).get(0).get("n").asLong()).isEqualTo(1);
       assertThat(rows.get(4).get(0).get("n").asLong()).isEqualTo(1);
+      assertThat(rows.get(5)).extracting(r -> r.get("id").asLong()).containsExactly(30L, 31L);
+      assertThat(rows.get(6).get(0).get("n").asLong()).isEqualTo(1);
     }
+  }
+
+  /**
+   * A revived batch counts as possibly committed although its attempts were reset: when its
+   * relaunch cannot even start, it is left for recovery, its partitions never released to a new
+   * batch (which could load its rows twice).
+   */
+  @Test
+  void revivedBatchWhoseRelaunchFailsIsLeftForRecoveryNotReleased() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("gaveup", "");
+      landing.land("gaveup", "p1", 1, 1);
+      Duration lease = Duration.ofMinutes(10);
+      BatchRecord batch = landing.ledger.claimPartitions(new ClaimPartitions(GAVEUP, 100, lease, true)).orElseThrow();
+      landing.ledger.markRunning(batch.batchId(), lease);
+      landing.ledger.failBatch(batch.batchId(),
+          "gave up after 3 attempt(s); " + BatchRunner.MAY_HOLD_BATCH + ": the job was killed", 1);
+      landing.ledger.reviveBatch(batch.batchId());
+      List<BatchEvent> events = new CopyOnWriteArrayList<>();
+      BatchRunner runner = BatchRunner.builder(landing.registry(), landing.ledger, profile -> (manifest, uri, attempt) -> {
+        throw new LaunchException("the cluster is unreachable", true);
+      }).events(events::add).build();
+
+      RunSummary summary = runner.runOnce();
+
+      assertThat(summary.committed()).isEmpty();
+      assertThat(events).filteredOn(BatchFailed.class::isInstance).singleElement()
+          .extracting(e -> ((BatchFailed) e).after()).isEqualTo(AfterFailure.LEFT_FOR_RECOVERY);
+      BatchRecord left = landing.ledger.batch(batch.batchId()).orElseThrow();
+      assertThat(left.state()).isEqualTo(BatchState.RUNNING);
+      assertThat(left.attempts()).isEqualTo(1);
+      assertThat(landing.ledger.partition(GAVEUP, "p1").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+      assertThat(landing.ledger.findExpiredLeases()).isEmpty();
+      landing.clock.advance(Duration.ofMillis(1));
+      assertThat(landing.ledger.findExpiredLeases()).extracting(BatchRecord::batchId).containsExactly(batch.batchId());
+    }
+  }
+
+  /** Runs the batch's job without a checkpoint: it commits to Iceberg, the ledger never hears. */
+  private static long commitWithoutCheckpoint(Landing landing, Launcher launcher, BatchRecord batch, Duration lease)
+      throws Exception {
+    landing.ledger.markRunning(batch.batchId(), lease);
+    TableProfile profile = landing.registry().byTable(batch.table()).orElseThrow();
+    BatchManifest withoutCheckpoint = BatchManifest.of(batch.batchId(), profile, IngestionType.INCREMENTAL,
+        false, batch.createdAt(), landing.ledger.filesOfBatch(batch.batchId()));
+    String uri = new ManifestStore(() -> null).write(withoutCheckpoint);
+    JobResult committedAlone = launcher.launch(withoutCheckpoint, uri, 1).await(Duration.ofMinutes(3)).orElseThrow();
+    assertThat(committedAlone.exit()).as(landing::jobLogs).isEqualTo(JobExit.LOADED);
+    assertThat(committedAlone.report().orElseThrow().checkpoint()).isEqualTo(BatchLoadReport.Checkpoint.SKIPPED);
+    assertThat(landing.ledger.batch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchState.RUNNING);
+    return committedAlone.report().orElseThrow().snapshotId();
   }
 
   /**

@@ -25,7 +25,10 @@ public enum BatchState {
     return switch (this) {
       case PLANNED -> EnumSet.of(RUNNING, COMMITTED, FAILED);
       case RUNNING -> EnumSet.of(RUNNING, COMMITTED, FAILED);
-      case COMMITTED, FAILED -> EnumSet.noneOf(BatchState.class);
+      case COMMITTED -> EnumSet.noneOf(BatchState.class);
+      // FAILED to PLANNED: retry revives a batch that gave up with an unknown outcome, so that it is
+      // relaunched under its own id (Ledger#reviveBatch).
+      case FAILED -> EnumSet.of(PLANNED);
     };
   }
 

@@ -156,6 +156,21 @@ public interface Ledger extends AutoCloseable {
   List<PartitionRecord> retryBatch(String batchId);
 
   /**
+   * {@code retry} of a batch that gave up without knowing whether its job committed: relaunches it
+   * under its own id instead of loading its files in a new batch, since the job finds a batch that
+   * did commit in the table's snapshots and only finalizes it. One transaction: the batch FAILED to
+   * PLANNED with its attempts reset to 0 and its lease already expired, so the next batcher run's
+   * recovery takes it over at once; its error is kept (recovery reads it: the table may hold the
+   * batch). Each of its RECORDED files becomes CLAIMED by it again at its position, QUARANTINED
+   * ones stay quarantined (they stay in its file list, as when quarantined while it was in flight),
+   * and each of its FAILED or READY partitions becomes CLAIMED by it with its attempts reset. A
+   * batch that is not FAILED, a file in another state (claimed or loaded by another batch since) or
+   * a partition in another state fails with {@link IllegalTransitionException} naming it, changing
+   * nothing.
+   */
+  BatchRecord reviveBatch(String batchId);
+
+  /**
    * {@code quarantine release}: a QUARANTINED file becomes RECORDED again (its reason and batch
    * cleared) and its partition READY when it was INGESTED, like a late file; a partition in another
    * state keeps it (READY or CLAIMED take it on the next claim, FAILED waits for a retry). A file in

@@ -227,6 +227,13 @@ public final class SqliteLedger implements Ledger {
   private static final String PARTITION_RETRIED =
       "UPDATE " + q(PARTITIONS) + " SET " + q(STATE) + " = " + sqlString(PartitionState.READY.code()) + ", "
           + q(ATTEMPTS) + " = 0, " + q(READY_AT) + " = ?, " + q(UPDATED_AT) + " = ? WHERE " + q(PARTITION_ID) + " = ?";
+  // Revived: PLANNED again with a fresh count of attempts and a lease that has already run out.
+  private static final String BATCH_REVIVED =
+      "UPDATE " + q(BATCHES) + " SET " + q(STATE) + " = " + sqlString(BatchState.PLANNED.code()) + ", "
+          + q(ATTEMPTS) + " = 0, " + q(LEASE_UNTIL) + " = ?, " + q(UPDATED_AT) + " = ? WHERE " + q(BATCH_ID) + " = ?";
+  private static final String PARTITION_REVIVED =
+      "UPDATE " + q(PARTITIONS) + " SET " + q(STATE) + " = " + sqlString(PartitionState.CLAIMED.code()) + ", "
+          + q(BATCH_ID) + " = ?, " + q(ATTEMPTS) + " = 0, " + q(UPDATED_AT) + " = ? WHERE " + q(PARTITION_ID) + " = ?";
   private static final String RELEASE_QUARANTINED_FILE =
       "UPDATE " + q(FILES) + " SET " + q(STATE) + " = " + sqlString(FileState.RECORDED.code()) + ", "
           + q(QUARANTINE_REASON) + " = NULL, " + q(BATCH_ID) + " = NULL, " + q(BATCH_POSITION) + " = NULL WHERE "
@@ -760,6 +767,41 @@ public final class SqliteLedger implements Ledger {
       LOG.info("Retry of failed batch {} of table {} re-queued partitions {}", batchId, batch.table(),
           retried.stream().map(PartitionRecord::partition).toList());
       return retried;
+    });
+  }
+
+  @Override
+  public BatchRecord reviveBatch(String batchId) {
+    return store.write("reviveBatch", "batch " + batchId, c -> {
+      String action = "Cannot revive batch " + batchId;
+      BatchRecord batch = requireBatch(c, batchId, action);
+      States.requireTransition(action, batch.state(), BatchState.PLANNED, BatchState::next);
+      // Every check before the first write: a refusal changes nothing.
+      List<Integer> claimed = new ArrayList<>();
+      for (int position = 0; position < batch.fileIds().size(); position++) {
+        String fileId = batch.fileIds().get(position);
+        FileRecord file = selectFile(c, fileId)
+            .orElseThrow(() -> new IllegalStateException(action + ": its file " + fileId + " is missing from the ledger"));
+        if (States.requireRevivable(action, fileId, file.uri(), file.state())) {
+          claimed.add(position);
+        }
+      }
+      for (String token : batch.partitions()) {
+        PartitionRecord partition = requirePartition(c, batch.table(), token);
+        States.requireRevivable(action, batch.table(), token, partition.state());
+      }
+      long now = now();
+      // Already expired: recovery's takeOverExpiredLease accepts it at once.
+      update(c, BATCH_REVIVED, now - 1, now, batchId);
+      for (int position : claimed) {
+        update(c, CLAIM_FILE, batchId, position, batch.fileIds().get(position));
+      }
+      for (String token : batch.partitions()) {
+        update(c, PARTITION_REVIVED, batchId, now, LedgerSchema.partitionId(batch.table(), token));
+      }
+      LOG.info("Revived batch {} of table {}: {} file(s) and partitions {} claimed again for a relaunch", batchId,
+          batch.table(), claimed.size(), batch.partitions());
+      return requireBatch(c, batchId, action);
     });
   }
 

@@ -62,6 +62,31 @@ public final class States {
     }
   }
 
+  /**
+   * {@link Ledger#reviveBatch}'s check of one of the batch's files: true when it is RECORDED (claimed
+   * again), false when QUARANTINED (left as it is).
+   *
+   * @throws IllegalTransitionException naming the file and its state otherwise
+   */
+  public static boolean requireRevivable(String action, String fileId, String uri, FileState state) {
+    if (state == FileState.QUARANTINED) {
+      return false;
+    }
+    requireOneOf(action + ": its file " + fileId + " (" + uri + ") was claimed or loaded since",
+        state, EnumSet.of(FileState.RECORDED));
+    return true;
+  }
+
+  /**
+   * {@link Ledger#reviveBatch}'s check of one of the batch's partitions: FAILED or READY.
+   *
+   * @throws IllegalTransitionException naming the partition and its state otherwise
+   */
+  public static void requireRevivable(String action, String table, String partition, PartitionState state) {
+    requireOneOf(action + ": its partition " + table + "/" + partition + " was claimed or loaded since",
+        state, EnumSet.of(PartitionState.FAILED, PartitionState.READY));
+  }
+
   private static <E extends Enum<E>> IllegalTransitionException illegal(
       String action, Set<E> expected, E actual) {
     String names = expected.stream().map(Enum::name).collect(Collectors.joining(" or "));

@@ -1169,6 +1169,92 @@ public abstract class LedgerContractTest {
         .hasMessage("Cannot retry batch 20240101T000000-deadbeef: no such batch");
   }
 
+  /** A batch that claimed both partitions, ran, and gave up with an unknown outcome. */
+  private BatchRecord gaveUpWithAnUnknownOutcome() {
+    readyPartition(TABLE, "2024-01-01", 2);
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+    clock.advance(Duration.ofMinutes(1));
+    return ledger.failBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1);
+  }
+
+  @Test
+  void revivedBatchIsClaimedAgainUnderItsOwnIdAndRecoveredAtOnce() {
+    BatchRecord failed = gaveUpWithAnUnknownOutcome();
+    List<String> files = failed.fileIds();
+    // Quarantined after the batch gave up: stays quarantined, and in the batch's list.
+    ledger.quarantineFile(files.get(1), "unreadable footer");
+    clock.advance(Duration.ofMinutes(5));
+
+    BatchRecord revived = ledger.reviveBatch(failed.batchId());
+
+    assertThat(revived.state()).isEqualTo(BatchState.PLANNED);
+    assertThat(revived.attempts()).isZero();
+    assertThat(revived.error()).isEqualTo(failed.error());
+    assertThat(revived.fileIds()).isEqualTo(files);
+    assertThat(revived.partitions()).containsExactly("2024-01-01", "2024-01-02");
+    assertThat(revived.leaseUntil().orElseThrow()).isBefore(clock.instant());
+    assertThat(ledger.batch(failed.batchId())).contains(revived);
+    assertThat(ledger.filesOfBatch(failed.batchId())).extracting(FileRecord::fileId).containsExactlyElementsOf(files);
+    assertThat(ledger.filesOfBatch(failed.batchId())).extracting(FileRecord::state)
+        .containsExactly(FileState.CLAIMED, FileState.QUARANTINED, FileState.CLAIMED);
+    assertThat(ledger.file(files.get(0)).orElseThrow().batchId()).contains(failed.batchId());
+    for (String token : List.of("2024-01-01", "2024-01-02")) {
+      PartitionRecord partition = ledger.partition(TABLE, token).orElseThrow();
+      assertThat(partition.state()).isEqualTo(PartitionState.CLAIMED);
+      assertThat(partition.batchId()).contains(failed.batchId());
+      assertThat(partition.attempts()).isZero();
+    }
+    assertThat(ledger.findExpiredLeases()).extracting(BatchRecord::batchId).containsExactly(failed.batchId());
+    // Recovery's path: take over, relaunch (one attempt), commit.
+    ledger.takeOverExpiredLease(failed.batchId(), LEASE);
+    assertThat(ledger.markRunning(failed.batchId(), LEASE).attempts()).isEqualTo(1);
+    ledger.commitBatch(new CommitBatch(failed.batchId(), 7L, METRICS));
+    assertThat(ledger.filesOfBatch(failed.batchId())).extracting(FileRecord::state)
+        .containsExactly(FileState.INGESTED, FileState.QUARANTINED, FileState.INGESTED);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void reviveOfABatchThatIsNotFailedOrUnknownFailsNamingIt() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+
+    assertThatThrownBy(() -> ledger.reviveBatch(batch.batchId()))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot revive batch " + batch.batchId() + ": expected state FAILED, actual PLANNED");
+    assertThatThrownBy(() -> ledger.reviveBatch("20240101T000000-deadbeef"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot revive batch 20240101T000000-deadbeef: no such batch");
+    assertThat(ledger.batch(batch.batchId())).contains(batch);
+  }
+
+  @Test
+  void reviveOfABatchWhoseFileWasClaimedSinceFailsNamingItAndChangesNothing() {
+    BatchRecord failed = gaveUpWithAnUnknownOutcome();
+    // The operator re-queued one partition, and a new batch claimed its file.
+    ledger.retryPartition(TABLE, "2024-01-02");
+    BatchRecord other = claim(10).orElseThrow();
+    assertThat(other.partitions()).containsExactly("2024-01-02");
+    String taken = other.fileIds().get(0);
+    FileRecord takenFile = ledger.file(taken).orElseThrow();
+    PartitionRecord first = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+
+    assertThatThrownBy(() -> ledger.reviveBatch(failed.batchId()))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot revive batch " + failed.batchId() + ": its file " + taken + " (" + takenFile.uri()
+            + ") was claimed or loaded since: expected state RECORDED, actual CLAIMED");
+
+    assertThat(ledger.batch(failed.batchId())).contains(failed);
+    assertThat(ledger.file(taken)).contains(takenFile);
+    assertThat(ledger.file(failed.fileIds().get(0)).orElseThrow().state()).isEqualTo(FileState.RECORDED);
+    assertThat(ledger.partition(TABLE, "2024-01-01")).contains(first);
+    assertThat(first.state()).isEqualTo(PartitionState.FAILED);
+    assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().batchId()).contains(other.batchId());
+  }
+
   @Test
   void releasedFileOfAnIngestedPartitionIsLoadedByTheNextBatch() {
     List<String> files = readyPartition(TABLE, "2024-01-01", 2);

@@ -1026,6 +1026,68 @@ public final class FirestoreLedger implements Ledger {
     return retried;
   }
 
+  @Override
+  public BatchRecord reviveBatch(String batchId) {
+    // At most MAX_FILES_PER_BATCH files and their partitions: the claim's writes, so one commit.
+    BatchRecord revived = batchTransition("reviveBatch", batchId, "Cannot revive batch " + batchId,
+        (t, batch, action) -> {
+          BatchRecord stored = FirestoreDocuments.batch(batch);
+          States.requireTransition(action, stored.state(), BatchState.PLANNED, BatchState::next);
+          // Reads and checks before the first write: a refusal changes nothing.
+          List<Map<String, Object>> claimed = new ArrayList<>();
+          List<DocumentSnapshot> fileDocs = getAllIn(t, stored.fileIds());
+          for (int position = 0; position < fileDocs.size(); position++) {
+            String fileId = stored.fileIds().get(position);
+            Map<String, Object> file = optional(fileDocs.get(position)).orElseThrow(() ->
+                new IllegalStateException(action + ": its file " + fileId + " is missing from the ledger"));
+            if (States.requireRevivable(action, fileId, (String) file.get(URI),
+                FileState.fromCode((String) file.get(STATE)))) {
+              file.put(BATCH_POSITION, (long) position);
+              claimed.add(file);
+            }
+          }
+          List<Map<String, Object>> partitionDocs = new ArrayList<>();
+          for (PartitionRelease release : partitionsOf(t, stored, false)) {
+            Map<String, Object> partition = requirePartition(release.stored(), stored.table(), release.token());
+            States.requireRevivable(action, stored.table(), release.token(),
+                PartitionState.fromCode((String) partition.get(STATE)));
+            partitionDocs.add(partition);
+          }
+          Timestamp now = now();
+          batch.put(STATE, BatchState.PLANNED.code());
+          batch.put(ATTEMPTS, 0L);
+          // Already expired: recovery's takeOverExpiredLease accepts it at once.
+          batch.put(LEASE_UNTIL, timestamp(clock.millis() - 1));
+          batch.put(UPDATED_AT, now);
+          t.set(batches.document(batchId), batch);
+          for (Map<String, Object> file : claimed) {
+            file.put(STATE, FileState.CLAIMED.code());
+            file.put(BATCH_ID, batchId);
+            file.put(BATCH_KEY, LedgerSchema.batchKey(batchId));
+            t.set(files.document((String) file.get(FILE_ID)), file);
+          }
+          for (Map<String, Object> partition : partitionDocs) {
+            partition.put(STATE, PartitionState.CLAIMED.code());
+            partition.put(BATCH_ID, batchId);
+            partition.put(ATTEMPTS, 0L);
+            partition.put(UPDATED_AT, now);
+            t.set(partitionRef(partition), partition);
+          }
+          return FirestoreDocuments.batch(batch);
+        });
+    LOG.info("Revived batch {} of table {}: files and partitions {} claimed again for a relaunch", batchId,
+        revived.table(), revived.partitions());
+    return revived;
+  }
+
+  /** The documents of these files, in their order, read in the transaction. */
+  private List<DocumentSnapshot> getAllIn(Transaction t, List<String> fileIds) throws Exception {
+    if (fileIds.isEmpty()) {
+      return List.of();
+    }
+    return t.getAll(fileIds.stream().map(files::document).toArray(DocumentReference[]::new)).get();
+  }
+
   /** FAILED to READY (or READY kept) with the attempts reset; the last error stays for inspect. */
   private PartitionRecord retry(Transaction t, Map<String, Object> partition, String action, Timestamp now) {
     PartitionState state = PartitionState.fromCode((String) partition.get(STATE));
