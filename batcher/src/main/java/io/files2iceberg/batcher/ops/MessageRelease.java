@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.ops;
 
 import com.google.cloud.storage.Storage;
+import io.files2iceberg.batcher.plan.StorageListing.Listed;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;
@@ -74,11 +75,11 @@ public final class MessageRelease {
       return discarded(message, "it names no object", discard, dryRun);
     }
     ObjectLocation location = ObjectLocation.parse(message.objectUri().get());
-    Optional<StoredObject> stored = StoredObject.lookUp(location, storage);
+    Optional<Listed> stored = StoredObjects.lookUp(location, storage);
     if (stored.isEmpty()) {
       return discarded(message, location.uri() + " is not in storage any more", discard, dryRun);
     }
-    StoredObject object = stored.get();
+    Listed object = stored.get();
     ObjectMatch match = matcher.match(location, object.generation(), object.size());
     if (match instanceof ObjectMatch.DataFile file) {
       RecordFile command = recordFile(file.partition(), object, message.messageId(),
@@ -103,11 +104,11 @@ public final class MessageRelease {
         + rejected.profile().name() + "\" still rejects it: " + rejected.reason());
   }
 
-  private String markerLanded(QuarantinedMessage message, ObjectMatch.SuccessMarker marker, StoredObject object,
+  private String markerLanded(QuarantinedMessage message, ObjectMatch.SuccessMarker marker, Listed object,
       boolean dryRun) {
     PartitionRef partition = marker.partition();
     List<RecordFile> files = new ArrayList<>();
-    for (StoredObject listed : StoredObject.listFolderOf(object.location(), storage)) {
+    for (Listed listed : StoredObjects.listFolderOf(object.location(), storage)) {
       ObjectMatch match = matcher.match(listed.location(), listed.generation(), listed.size());
       if (match instanceof ObjectMatch.DataFile file && file.partition().table().equals(partition.table())
           && file.partition().token().equals(partition.token())) {
@@ -130,7 +131,7 @@ public final class MessageRelease {
         + ready.state();
   }
 
-  private static RecordFile recordFile(PartitionRef partition, StoredObject object, String eventId,
+  private static RecordFile recordFile(PartitionRef partition, Listed object, String eventId,
       boolean readyOnArrival) {
     ObjectLocation location = object.location();
     return new RecordFile(partition.table(), partition.token(), location.bucket(), location.name(),

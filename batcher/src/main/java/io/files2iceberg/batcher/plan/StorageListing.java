@@ -185,11 +185,7 @@ public final class StorageListing {
         if (blob.getGeneration() == null) {
           continue;
         }
-        Instant updated = blob.getUpdateTimeOffsetDateTime() != null
-            ? blob.getUpdateTimeOffsetDateTime().toInstant()
-            : Instant.EPOCH;
-        objects.add(new Listed(ObjectLocation.gs(glob.bucket(), blob.getName()), blob.getGeneration(),
-            blob.getSize() == null ? 0 : blob.getSize(), updated));
+        objects.add(Listed.of(ObjectLocation.gs(glob.bucket(), blob.getName()), blob));
       }
       page = page.hasNextPage() ? page.getNextPage() : null;
     }
@@ -214,8 +210,7 @@ public final class StorageListing {
         }
         ObjectLocation location = ObjectLocation.file(path);
         if (location.name().startsWith(prefix)) {
-          objects.add(new Listed(location, ObjectLocation.localGeneration(attributes),
-              attributes.size(), attributes.lastModifiedTime().toInstant()));
+          objects.add(Listed.of(location, attributes));
         }
       }
     } catch (IOException e) {
@@ -224,8 +219,29 @@ public final class StorageListing {
     return objects;
   }
 
-  /** One listed object: the listener's identity of it, its size and its last update. */
-  public record Listed(ObjectLocation location, long generation, long size, Instant updated) {}
+  /**
+   * One object as storage holds it, with the identity the listener gives it: a GCS object is its
+   * bucket, name and generation; a local file is the empty bucket, its absolute path without the
+   * leading {@code /}, and {@link ObjectLocation#localGeneration} as the generation.
+   *
+   * @param updated when it was last written: the event time of a file recorded from storage
+   */
+  public record Listed(ObjectLocation location, long generation, long size, Instant updated) {
+
+    /** A GCS object (its generation must be known). */
+    public static Listed of(ObjectLocation location, Blob blob) {
+      Instant updated = blob.getUpdateTimeOffsetDateTime() != null
+          ? blob.getUpdateTimeOffsetDateTime().toInstant()
+          : Instant.EPOCH;
+      return new Listed(location, blob.getGeneration(), blob.getSize() == null ? 0 : blob.getSize(), updated);
+    }
+
+    /** A local file. */
+    public static Listed of(ObjectLocation location, BasicFileAttributes attributes) {
+      return new Listed(location, ObjectLocation.localGeneration(attributes), attributes.size(),
+          attributes.lastModifiedTime().toInstant());
+    }
+  }
 
   /** A listed data file and its partition. */
   public record Found(Listed object, PartitionRef partition) {
