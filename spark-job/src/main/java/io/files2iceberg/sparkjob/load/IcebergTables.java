@@ -17,16 +17,19 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 
 /** Iceberg tables through the session's catalogs: look up, create, write with the batch marker. */
-final class IcebergTables {
+public final class IcebergTables {
   private IcebergTables() {}
 
   /**
-   * The table, refreshed, or empty when it does not exist yet.
+   * The table, refreshed, or empty when the catalog has neither it nor its namespace (Spark
+   * reports a missing table as its own exception; Iceberg's escape from catalogs that tell a
+   * missing namespace apart, such as REST, and from ones Spark does not wrap).
    *
    * @throws IllegalStateException naming the catalog when it cannot be started (a catalog Spark
    *     cannot start would otherwise be taken for a namespace of the session catalog, hiding why)
+   * @throws IllegalArgumentException when {@code name} is not a table name
    */
-  static Optional<Table> find(SparkSession spark, String name) {
+  public static Optional<Table> find(SparkSession spark, String name) {
     String catalog = name.substring(0, name.indexOf('.'));
     try {
       spark.sessionState().catalogManager().catalog(catalog);
@@ -37,8 +40,12 @@ final class IcebergTables {
       Table table = Spark3Util.loadIcebergTable(spark, name);
       table.refresh();
       return Optional.of(table);
-    } catch (NoSuchTableException e) {
+    } catch (NoSuchTableException
+        | org.apache.iceberg.exceptions.NoSuchTableException
+        | org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
       return Optional.empty();
+    } catch (org.apache.spark.sql.catalyst.parser.ParseException e) {
+      throw new IllegalArgumentException("Table " + name + " is not a valid table name: " + e.getMessage(), e);
     } catch (Exception e) {
       if (e instanceof RuntimeException runtime) {
         throw runtime;

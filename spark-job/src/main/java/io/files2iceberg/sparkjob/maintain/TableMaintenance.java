@@ -1,5 +1,6 @@
 package io.files2iceberg.sparkjob.maintain;
 
+import io.files2iceberg.sparkjob.load.IcebergTables;
 import io.files2iceberg.sparkjob.maintain.MaintainReport.Compacted;
 import io.files2iceberg.sparkjob.maintain.MaintainRequest.Compaction;
 import java.io.IOException;
@@ -17,7 +18,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.actions.ExpireSnapshots;
 import org.apache.iceberg.actions.RewriteDataFiles;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.spark.Spark3Util;
 import org.apache.iceberg.spark.actions.SparkActions;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -50,7 +50,7 @@ final class TableMaintenance {
    * before each has data.
    */
   MaintainOutcome run(MaintainRequest request) {
-    Optional<Table> table = find(request);
+    Optional<Table> table = IcebergTables.find(spark, request.table());
     if (table.isEmpty()) {
       SkippedTable skipped = SkippedTable.notCreated(request.table(), request.dryRun());
       LOG.info("Table {}: skipped, {}: {}", request.table(), skipped.reason(), skipped.detail());
@@ -146,34 +146,6 @@ final class TableMaintenance {
         .execute();
     return result.deletedDataFilesCount() + result.deletedPositionDeleteFilesCount()
         + result.deletedEqualityDeleteFilesCount() + result.deletedManifestsCount() + result.deletedManifestListsCount();
-  }
-
-  /**
-   * The table, or empty when the catalog has neither it nor its namespace. Spark reports a missing
-   * table as its own exception; Iceberg's escape from catalogs that tell a missing namespace apart
-   * (REST) and from ones Spark does not wrap. Any other error (catalog unreachable) is a failure.
-   */
-  private Optional<Table> find(MaintainRequest request) {
-    String name = request.table();
-    String catalog = request.profile().load().table().catalog();
-    try {
-      // Before the table: a catalog that cannot be initialized would otherwise be taken for a
-      // namespace of the session catalog (Spark3Util falls back to it), hiding why.
-      spark.sessionState().catalogManager().catalog(catalog);
-    } catch (RuntimeException e) {
-      throw new IllegalStateException("Cannot reach catalog " + catalog, e);
-    }
-    try {
-      Table table = Spark3Util.loadIcebergTable(spark, name);
-      table.refresh();
-      return Optional.of(table);
-    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException
-        | org.apache.iceberg.exceptions.NoSuchTableException
-        | org.apache.iceberg.exceptions.NoSuchNamespaceException e) {
-      return Optional.empty();
-    } catch (org.apache.spark.sql.catalyst.parser.ParseException e) {
-      throw new IllegalArgumentException("Table " + name + " is not a valid table name: " + e.getMessage(), e);
-    }
   }
 
   private static Long currentId(Table table) {
