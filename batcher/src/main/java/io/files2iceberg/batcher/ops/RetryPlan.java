@@ -7,13 +7,11 @@ import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.IntConsumer;
 
 /**
@@ -32,9 +30,6 @@ import java.util.function.IntConsumer;
  * @param targets the partitions to re-queue, by table then partition
  */
 public record RetryPlan(Optional<String> batchId, List<Revival> revivals, List<Target> targets) {
-
-  /** Partition states {@link Ledger#retryBatch} re-queues. */
-  private static final Set<PartitionState> REQUEUED = EnumSet.of(PartitionState.FAILED, PartitionState.READY);
 
   /** One partition to re-queue and the batch that last claimed it, when still stored. */
   public record Target(PartitionRecord partition, Optional<BatchRecord> batch) {}
@@ -90,7 +85,7 @@ public record RetryPlan(Optional<String> batchId, List<Revival> revivals, List<T
     List<Target> targets = new ArrayList<>();
     for (String token : batch.partitions()) {
       ledger.partition(batch.table(), token)
-          .filter(partition -> REQUEUED.contains(partition.state()))
+          .filter(partition -> PartitionState.RETRYABLE.contains(partition.state()))
           .ifPresent(partition -> targets.add(new Target(partition, Optional.of(batch))));
     }
     return new RetryPlan(Optional.of(batchId), List.of(), targets);

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.ledger;
 
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -17,6 +18,12 @@ public enum PartitionState {
   FAILED("failed"),
   /** Mode {@code last}: a newer partition was loaded instead. */
   SUPERSEDED("superseded");
+
+  /**
+   * What an operator's retry takes back into the queue (attempts reset): FAILED, and READY (only
+   * its attempts are reset). Also what a revived batch's partitions must be in.
+   */
+  public static final Set<PartitionState> RETRYABLE = Collections.unmodifiableSet(EnumSet.of(FAILED, READY));
 
   private final String code;
 

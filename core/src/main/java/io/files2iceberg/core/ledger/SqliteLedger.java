@@ -92,7 +92,6 @@ public final class SqliteLedger implements Ledger {
   private static final int IDS_PER_QUERY = 500;
   private static final int FAILED_BATCHES_SHOWN = 10;
   /** The partition states an operator's retry accepts. */
-  private static final EnumSet<PartitionState> RETRYABLE = EnumSet.of(PartitionState.FAILED, PartitionState.READY);
 
   private static final String IN_FLIGHT =
       "(" + sqlString(BatchState.PLANNED.code()) + ", " + sqlString(BatchState.RUNNING.code()) + ")";
@@ -760,7 +759,7 @@ public final class SqliteLedger implements Ledger {
       List<PartitionRecord> retried = new ArrayList<>();
       for (String token : batch.partitions()) {
         Optional<PartitionRecord> stored = selectPartition(c, LedgerSchema.partitionId(batch.table(), token));
-        if (stored.isPresent() && RETRYABLE.contains(stored.get().state())) {
+        if (stored.isPresent() && PartitionState.RETRYABLE.contains(stored.get().state())) {
           retried.add(retry(c, stored.get(), action));
         }
       }
@@ -807,7 +806,7 @@ public final class SqliteLedger implements Ledger {
 
   /** FAILED to READY (or READY kept) with the attempts reset; the last error stays for inspect. */
   private PartitionRecord retry(Connection c, PartitionRecord partition, String action) throws SQLException {
-    States.requireOneOf(action, partition.state(), RETRYABLE);
+    States.requireOneOf(action, partition.state(), PartitionState.RETRYABLE);
     long now = now();
     Long readyAt = partition.state() == PartitionState.FAILED ? now : partition.readyAt().map(Instant::toEpochMilli).orElse(now);
     update(c, PARTITION_RETRIED, readyAt, now, LedgerSchema.partitionId(partition.table(), partition.partition()));

@@ -84,7 +84,7 @@ public final class States {
    */
   public static void requireRevivable(String action, String table, String partition, PartitionState state) {
     requireOneOf(action + ": its partition " + table + "/" + partition + " was claimed or loaded since",
-        state, EnumSet.of(PartitionState.FAILED, PartitionState.READY));
+        state, PartitionState.RETRYABLE);
   }
 
   private static <E extends Enum<E>> IllegalTransitionException illegal(

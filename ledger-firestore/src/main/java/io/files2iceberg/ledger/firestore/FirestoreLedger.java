@@ -146,7 +146,6 @@ public final class FirestoreLedger implements Ledger {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int FAILED_BATCHES_SHOWN = 10;
   /** The partition states an operator's retry accepts. */
-  private static final EnumSet<PartitionState> RETRYABLE = EnumSet.of(PartitionState.FAILED, PartitionState.READY);
   private static final List<String> IN_FLIGHT = List.of(BatchState.PLANNED.code(), BatchState.RUNNING.code());
   private static final Duration AVAILABILITY_TIMEOUT = Duration.ofSeconds(10);
 
@@ -1015,7 +1014,7 @@ public final class FirestoreLedger implements Ledger {
           for (PartitionRelease release : partitionsOf(t, stored, false)) {
             Optional<Map<String, Object>> partition = optional(release.stored());
             if (partition.isPresent()
-                && RETRYABLE.contains(PartitionState.fromCode((String) partition.get().get(STATE)))) {
+                && PartitionState.RETRYABLE.contains(PartitionState.fromCode((String) partition.get().get(STATE)))) {
               requeued.add(retry(t, partition.get(), action, now));
             }
           }
@@ -1091,7 +1090,7 @@ public final class FirestoreLedger implements Ledger {
   /** FAILED to READY (or READY kept) with the attempts reset; the last error stays for inspect. */
   private PartitionRecord retry(Transaction t, Map<String, Object> partition, String action, Timestamp now) {
     PartitionState state = PartitionState.fromCode((String) partition.get(STATE));
-    States.requireOneOf(action, state, RETRYABLE);
+    States.requireOneOf(action, state, PartitionState.RETRYABLE);
     if (state == PartitionState.FAILED) {
       ready(partition, now);
     }
