@@ -6,6 +6,7 @@ import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
@@ -74,12 +75,12 @@ final class RetryCommand implements Callable<Integer> {
           : scope.table != null ? RetryPlan.ofTable(ledger, scope.table, Optional.ofNullable(partition))
           : RetryPlan.ofAll(ledger);
       int total = plan.size();
+      Consumer<String> progress = OperatorTable.progress("retry", err);
       RetryPlan.Applied applied;
       try {
         applied = dryRun || plan.isEmpty() ? RetryPlan.Applied.NOTHING : plan.apply(ledger, done -> {
           if (total > PROGRESS_EVERY && (done % PROGRESS_EVERY == 0 || done == total)) {
-            err.println("[retry] revived or re-queued " + done + "/" + total);
-            err.flush();
+            progress.accept("revived or re-queued " + done + "/" + total);
           }
         });
       } catch (IllegalTransitionException e) {
