@@ -1,6 +1,5 @@
 package io.files2iceberg.batcher.cli;
 
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunOptions;
@@ -105,14 +104,11 @@ final class BatchCommand implements Runnable {
         return Optional.empty();
       }
       ProfileRegistry profiles = loaded.get();
-      Launchers launchers = Launchers.discover(() -> new LocalSparkLauncher(
-          LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")), home));
-      List<String> problems = launchers.check(profiles.profiles());
-      if (!problems.isEmpty()) {
-        launchers.close();
-        ConfigProblems.print(err, settings.config.toString(), problems);
+      Optional<Launchers> checked = JobLaunchers.open(profiles.profiles(), home, settings.config, err);
+      if (checked.isEmpty()) {
         return Optional.empty();
       }
+      Launchers launchers = checked.get();
       Ledger ledger;
       try {
         // Profiles of one deployment agree on the ledger (the registry checks it).

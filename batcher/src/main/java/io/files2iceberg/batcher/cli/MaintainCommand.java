@@ -2,7 +2,6 @@ package io.files2iceberg.batcher.cli;
 
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.Launchers;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.launch.SparkMainRun;
 import io.files2iceberg.batcher.maintain.MaintainFormat;
 import io.files2iceberg.batcher.maintain.MaintainResult;
@@ -107,56 +106,60 @@ final class MaintainCommand implements Callable<Integer> {
     if (opened instanceof LedgerAccess.Failed failed) {
       return failed.exitCode();
     }
-    try (LedgerAccess.Opened access = ((LedgerAccess.Ok) opened).opened();
-        Launchers launchers = Launchers.discover(() -> new LocalSparkLauncher(
-            LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")), resolvedHome))) {
+    try (LedgerAccess.Opened access = ((LedgerAccess.Ok) opened).opened()) {
       List<TableProfile> profiles = access.registry().profiles().stream()
           .filter(p -> table == null || p.table().equals(table)).toList();
       if (profiles.isEmpty()) {
         err.println("error: no profile of " + config + " loads table " + table);
         return Files2Iceberg.EXIT_INVALID;
       }
-      List<String> problems = launchers.check(profiles);
-      if (!problems.isEmpty()) {
-        ConfigProblems.print(err, config.toString(), problems);
+      Optional<Launchers> checked = JobLaunchers.open(profiles, resolvedHome, config, err);
+      if (checked.isEmpty()) {
         return Files2Iceberg.EXIT_INVALID;
       }
-      List<MaintainResult> results = new ArrayList<>();
-      List<MaintenanceGuard.Refused> refused = new ArrayList<>();
-      Map<String, String> failed = new LinkedHashMap<>();
-      for (TableProfile profile : profiles) {
-        try {
-          Instant now = Instant.now();
-          MaintenanceGuard.Decision decision = MaintenanceGuard.decide(access.ledger(), profile, now);
-          if (decision instanceof MaintenanceGuard.Refused refusal) {
-            err.println("error: " + refusal.message());
-            refused.add(refusal);
-            continue;
-          }
-          String runId = MaintainRun.newRunId(now);
-          String resultUri = MaintainRun.resultUri(profile, runId);
-          List<String> args = MaintainRun.arguments(profile, (MaintenanceGuard.Allowed) decision, options, now,
-              resultUri);
-          MaintainResult result = MaintainRun.run(launchers.apply(profile),
-              new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri, options.timeout(),
-              err);
-          results.add(result);
-          if (!json) {
-            out.print(MaintainFormat.human(result));
-            out.flush();
-          }
-        } catch (MaintainRun.MaintainFailedException | LaunchException | LedgerUnavailableException e) {
-          err.println("error: " + e.getMessage());
-          failed.put(profile.table(), e.getMessage());
-        }
-        err.flush();
+      try (Launchers launchers = checked.get()) {
+        return maintain(access, launchers, profiles, options, out, err);
       }
-      if (json) {
-        out.print(MaintainFormat.json(results, refused, failed));
-        out.flush();
-      }
-      return refused.isEmpty() && failed.isEmpty() ? 0 : Files2Iceberg.EXIT_FAILED;
     }
+  }
+
+  private int maintain(LedgerAccess.Opened access, Launchers launchers, List<TableProfile> profiles,
+      MaintainRun.Options options, PrintWriter out, PrintWriter err) throws InterruptedException {
+    List<MaintainResult> results = new ArrayList<>();
+    List<MaintenanceGuard.Refused> refused = new ArrayList<>();
+    Map<String, String> failed = new LinkedHashMap<>();
+    for (TableProfile profile : profiles) {
+      try {
+        Instant now = Instant.now();
+        MaintenanceGuard.Decision decision = MaintenanceGuard.decide(access.ledger(), profile, now);
+        if (decision instanceof MaintenanceGuard.Refused refusal) {
+          err.println("error: " + refusal.message());
+          refused.add(refusal);
+          continue;
+        }
+        String runId = MaintainRun.newRunId(now);
+        String resultUri = MaintainRun.resultUri(profile, runId);
+        List<String> args = MaintainRun.arguments(profile, (MaintenanceGuard.Allowed) decision, options, now,
+            resultUri);
+        MaintainResult result = MaintainRun.run(launchers.apply(profile),
+            new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri, options.timeout(),
+            err);
+        results.add(result);
+        if (!json) {
+          out.print(MaintainFormat.human(result));
+          out.flush();
+        }
+      } catch (MaintainRun.MaintainFailedException | LaunchException | LedgerUnavailableException e) {
+        err.println("error: " + e.getMessage());
+        failed.put(profile.table(), e.getMessage());
+      }
+      err.flush();
+    }
+    if (json) {
+      out.print(MaintainFormat.json(results, refused, failed));
+      out.flush();
+    }
+    return refused.isEmpty() && failed.isEmpty() ? 0 : Files2Iceberg.EXIT_FAILED;
   }
 
   private MaintainRun.Options options() {

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.batcher.launch.Launchers;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.batcher.plan.RunSummary;
@@ -88,14 +87,11 @@ final class OperatorTable {
     /** Empty after printing the launcher problems of the profile. */
     static Optional<Batches> open(ProfileRegistry profiles, TableProfile profile, Ledger ledger, Home home,
         Duration jobTimeout, Path config, PrintWriter err) {
-      Launchers launchers = Launchers.discover(() -> new LocalSparkLauncher(
-          LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")), home));
-      List<String> problems = launchers.check(List.of(profile));
-      if (!problems.isEmpty()) {
-        launchers.close();
-        ConfigProblems.print(err, config.toString(), problems);
+      Optional<Launchers> checked = JobLaunchers.open(List.of(profile), home, config, err);
+      if (checked.isEmpty()) {
         return Optional.empty();
       }
+      Launchers launchers = checked.get();
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
           .options(new RunOptions(1, jobTimeout))
           .events(event -> {
