@@ -676,11 +676,7 @@ public final class FirestoreLedger implements Ledger {
       batch.put(UPDATED_AT, now);
       t.set(batches.document(batchId), batch);
       for (Map<String, Object> file : batchFiles) {
-        // Released files forget the batch: only CLAIMED and later states carry one.
-        file.put(STATE, FileState.RECORDED.code());
-        file.put(BATCH_ID, null);
-        file.put(BATCH_KEY, null);
-        file.put(BATCH_POSITION, null);
+        backToRecorded(file);
         t.set(files.document((String) file.get(FILE_ID)), file);
       }
       for (PartitionRelease release : releases) {
@@ -955,12 +951,8 @@ public final class FirestoreLedger implements Ledger {
         List<QueryDocumentSnapshot> ingested = t.get(LedgerQuery.PENDING_FILES
             .on(files, table, partition, FileState.INGESTED.code()).limit(REOPEN_FILES_PER_COMMIT)).get().getDocuments();
         for (QueryDocumentSnapshot fileDoc : ingested) {
-          // Reopened files forget their batch, as released ones do.
           Map<String, Object> file = data(fileDoc);
-          file.put(STATE, FileState.RECORDED.code());
-          file.put(BATCH_ID, null);
-          file.put(BATCH_KEY, null);
-          file.put(BATCH_POSITION, null);
+          backToRecorded(file);
           t.set(files.document((String) file.get(FILE_ID)), file);
         }
         if (ingested.size() == REOPEN_FILES_PER_COMMIT) {
@@ -975,6 +967,17 @@ public final class FirestoreLedger implements Ledger {
         return done.get();
       }
     }
+  }
+
+  /**
+   * A file document back to RECORDED (released by a failed batch, reopened by a replay, released
+   * from quarantine): it forgets its batch, since only CLAIMED and later states carry one.
+   */
+  private static void backToRecorded(Map<String, Object> file) {
+    file.put(STATE, FileState.RECORDED.code());
+    file.put(BATCH_ID, null);
+    file.put(BATCH_KEY, null);
+    file.put(BATCH_POSITION, null);
   }
 
   @Override
@@ -1117,11 +1120,8 @@ public final class FirestoreLedger implements Ledger {
         ready(partition, now());
         t.set(partitionRef, partition);
       }
-      file.put(STATE, FileState.RECORDED.code());
+      backToRecorded(file);
       file.put(QUARANTINE_REASON, null);
-      file.put(BATCH_ID, null);
-      file.put(BATCH_KEY, null);
-      file.put(BATCH_POSITION, null);
       t.set(ref, file);
       return FirestoreDocuments.file(file);
     });
