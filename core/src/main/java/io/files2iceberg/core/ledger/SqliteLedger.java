@@ -493,26 +493,24 @@ public final class SqliteLedger implements Ledger {
 
   @Override
   public BatchRecord renewLease(String batchId, Duration lease) {
-    Objects.requireNonNull(lease, "lease");
-    return store.write("renewLease", "batch " + batchId, c -> {
-      String action = "Cannot renew the lease of batch " + batchId;
-      BatchRecord batch = requireBatch(c, batchId, action);
-      States.requireOneOf(action, batch.state(), EnumSet.of(BatchState.PLANNED, BatchState.RUNNING));
-      long now = now();
-      update(c, BATCH_LEASE, now + lease.toMillis(), now, batchId);
-      return requireBatch(c, batchId, action);
-    });
+    return newLease("renewLease", "Cannot renew the lease of batch " + batchId, batchId, lease, false);
   }
 
   @Override
   public BatchRecord takeOverExpiredLease(String batchId, Duration lease) {
+    return newLease("takeOverExpiredLease", "Cannot take over batch " + batchId, batchId, lease, true);
+  }
+
+  /** A new lease for a batch in flight; with {@code onlyExpired}, only once the old one ran out. */
+  private BatchRecord newLease(String operation, String action, String batchId, Duration lease, boolean onlyExpired) {
     Objects.requireNonNull(lease, "lease");
-    return store.write("takeOverExpiredLease", "batch " + batchId, c -> {
-      String action = "Cannot take over batch " + batchId;
+    return store.write(operation, "batch " + batchId, c -> {
       BatchRecord batch = requireBatch(c, batchId, action);
       States.requireOneOf(action, batch.state(), EnumSet.of(BatchState.PLANNED, BatchState.RUNNING));
       long now = now();
-      States.requireLeaseExpired(action, batch, clock.instant());
+      if (onlyExpired) {
+        States.requireLeaseExpired(action, batch, Instant.ofEpochMilli(now));
+      }
       update(c, BATCH_LEASE, now + lease.toMillis(), now, batchId);
       return requireBatch(c, batchId, action);
     });

@@ -590,28 +590,28 @@ public final class FirestoreLedger implements Ledger {
 
   @Override
   public BatchRecord renewLease(String batchId, Duration lease) {
-    Objects.requireNonNull(lease, "lease");
-    return batchTransition("renewLease", batchId, "Cannot renew the lease of batch " + batchId, (t, batch, action) -> {
-      States.requireOneOf(action, state(batch), EnumSet.of(BatchState.PLANNED, BatchState.RUNNING));
-      batch.put(LEASE_UNTIL, timestamp(clock.millis() + lease.toMillis()));
-      batch.put(UPDATED_AT, now());
-      t.set(batches.document(batchId), batch);
-      return FirestoreDocuments.batch(batch);
-    });
+    return newLease("renewLease", "Cannot renew the lease of batch " + batchId, batchId, lease, false);
   }
 
   @Override
   public BatchRecord takeOverExpiredLease(String batchId, Duration lease) {
+    return newLease("takeOverExpiredLease", "Cannot take over batch " + batchId, batchId, lease, true);
+  }
+
+  /** A new lease for a batch in flight; with {@code onlyExpired}, only once the old one ran out. */
+  private BatchRecord newLease(String operation, String action, String batchId, Duration lease, boolean onlyExpired) {
     Objects.requireNonNull(lease, "lease");
-    return batchTransition("takeOverExpiredLease", batchId, "Cannot take over batch " + batchId,
-        (t, batch, action) -> {
-          States.requireOneOf(action, state(batch), EnumSet.of(BatchState.PLANNED, BatchState.RUNNING));
-          States.requireLeaseExpired(action, FirestoreDocuments.batch(batch), clock.instant());
-          batch.put(LEASE_UNTIL, timestamp(clock.millis() + lease.toMillis()));
-          batch.put(UPDATED_AT, now());
-          t.set(batches.document(batchId), batch);
-          return FirestoreDocuments.batch(batch);
-        });
+    return batchTransition(operation, batchId, action, (t, batch, checked) -> {
+      States.requireOneOf(checked, state(batch), EnumSet.of(BatchState.PLANNED, BatchState.RUNNING));
+      long now = clock.millis();
+      if (onlyExpired) {
+        States.requireLeaseExpired(checked, FirestoreDocuments.batch(batch), Instant.ofEpochMilli(now));
+      }
+      batch.put(LEASE_UNTIL, timestamp(now + lease.toMillis()));
+      batch.put(UPDATED_AT, now());
+      t.set(batches.document(batchId), batch);
+      return FirestoreDocuments.batch(batch);
+    });
   }
 
   @Override
