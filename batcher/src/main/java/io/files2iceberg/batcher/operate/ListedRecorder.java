@@ -4,15 +4,12 @@ import io.files2iceberg.batcher.plan.StorageListing.Found;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;
-import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.match.ObjectLocation;
 import io.files2iceberg.core.match.PartitionRef;
 import io.files2iceberg.core.profile.TableProfile;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -55,12 +52,10 @@ final class ListedRecorder {
         }
         continue;
       }
-      ObjectLocation object = found.object().location();
-      FileRecorded recorded = ledger.recordFile(new RecordFile(profile.table(), found.partition().token(),
-          object.bucket(), object.name(), found.object().generation(), object.uri(), found.object().size(), eventId,
-          found.object().updated(), Optional.empty(), readyOnArrival));
+      FileRecorded recorded = ledger.recordFile(
+          found.object().toRecordFile(profile.table(), found.partition().token(), eventId, readyOnArrival));
       if (recorded.isNew()) {
-        newFiles.add(object.uri());
+        newFiles.add(found.object().location().uri());
         if (newFiles.size() % 100 == 0) {
           progress.accept(newFiles.size() + " file(s) recorded");
         }

@@ -82,8 +82,8 @@ public final class MessageRelease {
     Listed object = stored.get();
     ObjectMatch match = matcher.match(location, object.generation(), object.size());
     if (match instanceof ObjectMatch.DataFile file) {
-      RecordFile command = recordFile(file.partition(), object, message.messageId(),
-          !file.profile().extract().batchFile().successFileFilter());
+      RecordFile command = object.toRecordFile(file.partition().table(), file.partition().token(),
+          message.messageId(), !file.profile().extract().batchFile().successFileFilter());
       if (dryRun) {
         return "would record " + location.uri() + " generation " + object.generation() + " in table "
             + command.table() + " partition " + command.partition();
@@ -112,7 +112,8 @@ public final class MessageRelease {
       ObjectMatch match = matcher.match(listed.location(), listed.generation(), listed.size());
       if (match instanceof ObjectMatch.DataFile file && file.partition().table().equals(partition.table())
           && file.partition().token().equals(partition.token())) {
-        files.add(recordFile(partition, listed, LISTING_EVENT_PREFIX + message.messageId(), false));
+        files.add(listed.toRecordFile(partition.table(), partition.token(), LISTING_EVENT_PREFIX + message.messageId(),
+            false));
       }
     }
     String where = "table " + partition.table() + " partition " + partition.token();
@@ -129,14 +130,6 @@ public final class MessageRelease {
         message.messageId(), object.updated()));
     return "recorded " + recorded + " new data file(s) of " + partition.prefix() + "; " + where + " is "
         + ready.state();
-  }
-
-  private static RecordFile recordFile(PartitionRef partition, Listed object, String eventId,
-      boolean readyOnArrival) {
-    ObjectLocation location = object.location();
-    return new RecordFile(partition.table(), partition.token(), location.bucket(), location.name(),
-        object.generation(), location.uri(), object.size(), eventId, object.updated(), Optional.empty(),
-        readyOnArrival);
   }
 
   private static String discarded(QuarantinedMessage message, String why, boolean discard, boolean dryRun) {

@@ -4,6 +4,7 @@ import com.google.api.gax.paging.Page;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.Storage;
 import io.files2iceberg.core.ledger.LedgerSchema;
+import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.match.Glob;
 import io.files2iceberg.core.match.ObjectLocation;
@@ -240,6 +241,16 @@ public final class StorageListing {
     public static Listed of(ObjectLocation location, BasicFileAttributes attributes) {
       return new Listed(location, ObjectLocation.localGeneration(attributes), attributes.size(),
           attributes.lastModifiedTime().toInstant());
+    }
+
+    /**
+     * The ledger record of this object as a data file of the partition, recorded from storage
+     * (no notification): {@code eventId} says which command recorded it, the event time is its
+     * last update.
+     */
+    public RecordFile toRecordFile(String table, String partition, String eventId, boolean readyOnArrival) {
+      return new RecordFile(table, partition, location.bucket(), location.name(), generation, location.uri(), size,
+          eventId, updated, Optional.empty(), readyOnArrival);
     }
   }
 
