@@ -21,6 +21,7 @@ import io.files2iceberg.sparkjob.extract.FilesExtract;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.load.BatchLoadMetricsPublisher;
 import io.files2iceberg.sparkjob.load.IcebergLoad;
+import io.files2iceberg.sparkjob.load.PartitionContent;
 import io.files2iceberg.sparkjob.load.RejectedRowsLoad;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Loaded;
@@ -198,7 +199,8 @@ public final class BatchJob {
     // active session.
     SparkSession.setActiveSession(spark);
     try (BatchScope scope = new BatchScope(spark)) {
-      LoadBatch batch = new LoadBatch(spark, manifest, clock.instant(), scope);
+      LoadBatch batch = new LoadBatch(spark, manifest, clock.instant(), scope,
+          PartitionContent.loadedBefore(manifest, ledger));
       IcebergLoad icebergLoad = new IcebergLoad();
       BatchLoadMetricsPublisher metricsPublisher = new BatchLoadMetricsPublisher(ledger, clock, out);
 

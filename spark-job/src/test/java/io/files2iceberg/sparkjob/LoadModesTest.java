@@ -85,7 +85,7 @@ class LoadModesTest {
   }
 
   @Test
-  void overwriteReplacesOnlyTheBatchsPartitions() {
+  void overwriteReplacesOnlyTheBatchsPartitionsWithTheirWholeLiveContent() {
     TableProfile profile = readings("overwrite", """
         load {
           save-mode = Overwrite
@@ -100,7 +100,7 @@ class LoadModesTest {
         readings("overwrite", "2024-01-02", "b.parquet", RowFactory.create(3, "day two, again"))));
 
     assertThat(fixture.rows("SELECT id, value, dt FROM local.modes.overwrite ORDER BY id"))
-        .containsExactly("[1,day one,2024-01-01]", "[3,day two, again,2024-01-02]");
+        .containsExactly("[1,day one,2024-01-01]", "[2,day two, first,2024-01-02]", "[3,day two, again,2024-01-02]");
   }
 
   @Test

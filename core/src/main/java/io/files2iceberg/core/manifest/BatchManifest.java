@@ -51,18 +51,7 @@ public record BatchManifest(
         mode,
         saveCheckpoint,
         createdAt,
-        files.stream()
-            .map(
-                f ->
-                    new ManifestFile(
-                        f.fileId(),
-                        f.uri(),
-                        f.partition(),
-                        f.generation(),
-                        f.size(),
-                        f.eventId(),
-                        f.eventTime()))
-            .toList());
+        files.stream().map(ManifestFile::of).toList());
   }
 
   /** The qualified Iceberg table. */

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.manifest;
 
+import io.files2iceberg.core.ledger.FileRecord;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -30,5 +31,11 @@ public record ManifestFile(
     Objects.requireNonNull(partition, "partition");
     Objects.requireNonNull(eventId, "eventId");
     Objects.requireNonNull(eventTime, "eventTime");
+  }
+
+  /** The file as the ledger recorded it. */
+  public static ManifestFile of(FileRecord file) {
+    return new ManifestFile(file.fileId(), file.uri(), file.partition(), file.generation(), file.size(),
+        file.eventId(), file.eventTime());
   }
 }

@@ -81,7 +81,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     Extract extract = batch.profile().extract();
     List<OpenedFile> opened = new ArrayList<>();
     List<QuarantinedFile> quarantined = new ArrayList<>();
-    List<ManifestFile> files = batch.manifest().files();
+    List<ManifestFile> files = batch.filesToRead();
     Map<String, Long> newestGeneration = new HashMap<>();
     files.forEach(file -> newestGeneration.merge(file.uri(), file.generation(), Math::max));
     for (int order = 0; order < files.size(); order++) {
@@ -97,6 +97,12 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       try {
         opened.add(open(batch, extract, file, order));
       } catch (UnreadableFile e) {
+        if (!batch.isBatchFile(file)) {
+          // Loaded by an earlier batch, read again to overwrite its partition: quarantining it
+          // now would drop rows the table holds.
+          throw new BatchFailedException("cannot read file " + file.uri() + " again (loaded by an earlier batch;"
+              + " load.save-mode = Overwrite rewrites partition " + file.partition() + " whole): " + e.getMessage());
+        }
         QuarantinedFile bad = new QuarantinedFile(file.fileId(), file.uri(), e.getMessage());
         LOG.warn("Table {} batch {}: cannot read file {}: {}", batch.table(), batch.batchId(), file.uri(), bad.reason());
         onQuarantined.accept(bad);

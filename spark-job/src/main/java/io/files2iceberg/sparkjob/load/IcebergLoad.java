@@ -79,6 +79,14 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   private static final String TARGET_PREFIX = InternalColumns.PREFIX + "t_";
   private static final String MATCHED = InternalColumns.PREFIX + "matched";
 
+  /**
+   * Whether a batch of this profile and mode replaces the partitions it writes (no key, {@code
+   * save-mode = Overwrite}, incremental), so that it must write their whole live content.
+   */
+  public static boolean overwritesPartitions(Load load, IngestionType mode) {
+    return WriteMode.of(load, mode) == WriteMode.OVERWRITE_PARTITIONS;
+  }
+
   /** The snapshot of the table's current ancestry that carries the batch id, if any. */
   public Optional<Long> committedSnapshot(SparkSession spark, String table, String batchId) {
     return IcebergTables.find(spark, table).flatMap(t -> CommitMarker.find(t, batchId)).map(Snapshot::snapshotId);
