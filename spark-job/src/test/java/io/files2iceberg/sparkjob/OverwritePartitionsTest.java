@@ -3,6 +3,7 @@ package io.files2iceberg.sparkjob;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;
@@ -129,6 +130,23 @@ class OverwritePartitionsTest {
         .containsExactly("a.parquet ingested", "broken.parquet quarantined", "late.parquet ingested");
   }
 
+  @Test
+  void lastModeLateFileInTheNewestPartitionKeepsTheRowsLoadedBefore() {
+    TableProfile profile = fixture.profile("last", overwriteHocon("last").replace("save-mode = Overwrite", "")
+        + "extract.batch-file.ingestion-type = last\n");
+    record(profile, write("last", "2024-01-01", "a.parquet", RowFactory.create(1, "monday")));
+    record(profile, write("last", "2024-01-02", "a.parquet", RowFactory.create(2, "tuesday")));
+    markReady(profile, "2024-01-01", "2024-01-02");
+    loadNewest(profile);
+    assertThat(rows("local.overwrite.last")).containsExactly("2 tuesday 2024-01-02");
+
+    // A late file in the loaded newest partition: the table must still hold the whole partition.
+    record(profile, write("last", "2024-01-02", "late.parquet", RowFactory.create(3, "tuesday, late")));
+    loadNewest(profile);
+
+    assertThat(rows("local.overwrite.last")).containsExactly("2 tuesday 2024-01-02", "3 tuesday, late 2024-01-02");
+  }
+
   private static String overwriteHocon(String table) {
     return """
         extract {
@@ -181,6 +199,19 @@ class OverwritePartitionsTest {
     try (Ledger ledger = fixture.openLedger()) {
       BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(profile.table(), maxFiles,
           Duration.ofMinutes(30), true)).orElseThrow();
+      ledger.markRunning(batch.batchId(), Duration.ofMinutes(30));
+      manifest = BatchManifest.of(batch.batchId(), profile, profile.extract().batchFile().ingestionType(), true,
+          fixture.clock.instant(), ledger.filesOfBatch(batch.batchId()));
+    }
+    return fixture.load(manifest);
+  }
+
+  /** Mode last: claims the newest READY partition, as the batcher does, and runs the job. */
+  private static BatchLoadReport loadNewest(TableProfile profile) {
+    BatchManifest manifest;
+    try (Ledger ledger = fixture.openLedger()) {
+      BatchRecord batch = ledger.claimNewestPartition(new ClaimNewestPartition(profile.table(), Duration.ofMinutes(30)))
+          .orElseThrow().batch();
       ledger.markRunning(batch.batchId(), Duration.ofMinutes(30));
       manifest = BatchManifest.of(batch.batchId(), profile, profile.extract().batchFile().ingestionType(), true,
           fixture.clock.instant(), ledger.filesOfBatch(batch.batchId()));

@@ -80,11 +80,13 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   private static final String MATCHED = InternalColumns.PREFIX + "matched";
 
   /**
-   * Whether a batch of this profile and mode replaces the partitions it writes (no key, {@code
-   * save-mode = Overwrite}, incremental), so that it must write their whole live content.
+   * Whether a batch of this profile and mode replaces its partitions, so that it must write their
+   * whole live content: without a key and {@code save-mode = Overwrite} (incremental), or mode
+   * {@code last}, whose batch replaces the whole table with its one partition. (Mode {@code full}
+   * lists every file itself.)
    */
   public static boolean overwritesPartitions(Load load, IngestionType mode) {
-    return WriteMode.of(load, mode) == WriteMode.OVERWRITE_PARTITIONS;
+    return WriteMode.of(load, mode) == WriteMode.OVERWRITE_PARTITIONS || mode == IngestionType.LAST;
   }
 
   /** The snapshot of the table's current ancestry that carries the batch id, if any. */

@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What an Overwrite of a partition must write: the partition's whole live content, not only the
- * batch's files. A partition is loaded in more than one batch whenever a late file re-opens it or
+ * What an Overwrite of a partition (and a batch of mode {@code last}, which replaces the table
+ * with its partition) must write: the partition's whole live content, not only the batch's files. A partition is loaded in more than one batch whenever a late file re-opens it or
  * {@code max-batch-size} splits it; replacing it with the later batch's files alone would delete
  * the rows of the files loaded before. So such a batch also reads, from the ledger, every file of
  * its partitions that an earlier batch loaded (INGESTED): the live content is those files plus the
