@@ -18,6 +18,9 @@ import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import io.files2iceberg.sparkjob.extract.BatchScope;
 import io.files2iceberg.sparkjob.extract.FilesExtract;
+import io.files2iceberg.sparkjob.extract.GenerationCheck;
+import io.files2iceberg.sparkjob.extract.IgnoredOverwrites;
+import io.files2iceberg.sparkjob.extract.LiveGenerations;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.load.BatchLoadMetricsPublisher;
 import io.files2iceberg.sparkjob.load.IcebergLoad;
@@ -99,6 +102,7 @@ public final class BatchJob {
   private final PrintStream err;
   private final Function<BatchManifest, SparkSession> sessions;
   private final Function<LedgerSettings, Ledger> ledgers;
+  private final LiveGenerations liveGenerations;
 
   /**
    * @param sessions the Spark session for a manifest (the job's own builds one from the profile)
@@ -106,11 +110,18 @@ public final class BatchJob {
    */
   BatchJob(Clock clock, PrintStream out, PrintStream err, Function<BatchManifest, SparkSession> sessions,
       Function<LedgerSettings, Ledger> ledgers) {
+    this(clock, out, err, sessions, ledgers, LiveGenerations.byScheme());
+  }
+
+  /** @param liveGenerations where the job asks which generation of an object is live */
+  BatchJob(Clock clock, PrintStream out, PrintStream err, Function<BatchManifest, SparkSession> sessions,
+      Function<LedgerSettings, Ledger> ledgers, LiveGenerations liveGenerations) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.out = Objects.requireNonNull(out, "out");
     this.err = Objects.requireNonNull(err, "err");
     this.sessions = Objects.requireNonNull(sessions, "sessions");
     this.ledgers = Objects.requireNonNull(ledgers, "ledgers");
+    this.liveGenerations = Objects.requireNonNull(liveGenerations, "liveGenerations");
   }
 
   /** A job with the real clock, stdout, stderr, ledgers and a session of its own. */
@@ -201,7 +212,9 @@ public final class BatchJob {
     try (BatchScope scope = new BatchScope(spark)) {
       LoadBatch batch = new LoadBatch(spark, manifest, clock.instant(), scope,
           PartitionContent.loadedBefore(manifest, ledger));
-      IcebergLoad icebergLoad = new IcebergLoad();
+      GenerationCheck generations = new GenerationCheck(liveGenerations,
+          (file, reason) -> ledger.ifPresent(l -> l.supersedeFile(file.fileId(), reason)));
+      IcebergLoad icebergLoad = new IcebergLoad(generations);
       BatchLoadMetricsPublisher metricsPublisher = new BatchLoadMetricsPublisher(ledger, clock, out);
 
       // The table, not the ledger, is the record of what is committed: check it before reading.
@@ -212,7 +225,8 @@ public final class BatchJob {
         return metricsPublisher.publishAlreadyCommitted(batch, committed.get());
       }
 
-      Stage<LoadBatch, Loaded> job = new FilesExtract(file -> ledger.ifPresent(l -> quarantine(l, manifest, file)))
+      Stage<LoadBatch, Loaded> job = new FilesExtract(file -> ledger.ifPresent(l -> quarantine(l, manifest, file)),
+              generations, new IgnoredOverwrites(manifest.profile().extract().onOverwrite(), ledger))
           .then(new CommonTransformations())
           .then(MultiLoad.of(new RejectedRowsLoad(), icebergLoad, metricsPublisher));
       return job.apply(batch).get(BatchLoadReport.class);

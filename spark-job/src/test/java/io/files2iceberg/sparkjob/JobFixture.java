@@ -14,12 +14,14 @@ import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.core.match.ObjectLocation;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
+import io.files2iceberg.sparkjob.extract.LiveGenerations;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,6 +30,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -150,6 +155,7 @@ final class JobFixture {
     try (Ledger ledger = openLedger()) {
       Set<String> partitions = new LinkedHashSet<>();
       for (Landed file : files) {
+        pinGeneration(file);
         clock.advance(Duration.ofSeconds(1));
         ledger.recordFile(new RecordFile(profile.table(), file.partition(), "", file.path().toString(),
             file.generation(), file.path().toUri().toString(), size(file.path()), "event-" + events.incrementAndGet(),
@@ -173,12 +179,34 @@ final class JobFixture {
   BatchManifest unrecordedBatch(TableProfile profile, String batchId, Landed... files) {
     List<ManifestFile> manifestFiles = new ArrayList<>();
     for (Landed file : files) {
+      pinGeneration(file);
       manifestFiles.add(new ManifestFile(LedgerSchema.fileId("", file.path().toString(), file.generation()),
           file.path().toUri().toString(),
           file.partition(), file.generation(), size(file.path()), "listed", clock.instant()));
     }
     return new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile,
         profile.extract().batchFile().ingestionType(), false, clock.instant(), manifestFiles);
+  }
+
+  /**
+   * Makes the landed file's generation its live one: the job reads only the generation the
+   * manifest names, which on the landing folder is the modification time in microseconds.
+   */
+  static void pinGeneration(Landed file) {
+    try {
+      Files.setLastModifiedTime(file.path(), FileTime.from(file.generation(), TimeUnit.MICROSECONDS));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The landed file's live generation: its modification time in microseconds. */
+  static long liveGeneration(Path path) {
+    try {
+      return ObjectLocation.localGeneration(Files.readAttributes(path, BasicFileAttributes.class));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   Path writeManifest(BatchManifest manifest) {
@@ -196,12 +224,17 @@ final class JobFixture {
 
   /** Runs the job on the manifest file through its entry point; returns the exit code. */
   int runJob(Path manifest) {
+    return runJob(manifest, LiveGenerations.byScheme());
+  }
+
+  /** Runs the job as {@link #runJob(Path)} does, asking {@code generations} for live generations. */
+  int runJob(Path manifest, LiveGenerations generations) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
     try (PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      BatchJob job = new BatchJob(clock, outStream, errStream, m -> spark, settings -> openLedger());
+      BatchJob job = new BatchJob(clock, outStream, errStream, m -> spark, settings -> openLedger(), generations);
       code = job.execute(new String[] {"--manifest", manifest.toString()});
     }
     stdout = out.toString(StandardCharsets.UTF_8);

@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -142,7 +143,8 @@ final class BatchCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = {
         "Recovers expired batches, then loads every READY partition of every table and exits: the trigger for",
-        "Cloud Scheduler or a Cloud Run job. Exits 0 when nothing failed, 1 when a batch failed, 2 on",
+        "Cloud Scheduler or a Cloud Run job. A table that lists storage (ingestion-type = full, save-checkpoint =",
+        "false) runs only when named with --table. Exits 0 when nothing failed, 1 when a batch failed, 2 on",
         "configuration errors (all of them listed)."
       })
   static final class RunOnce implements Callable<Integer> {
@@ -150,6 +152,13 @@ final class BatchCommand implements Runnable {
     @Mixin HomeOption home;
     @CommandLine.ParentCommand BatchCommand batch;
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--table",
+        paramLabel = "TABLE",
+        description = "Only this table (catalog.namespace.table), whatever its mode; repeatable. The way to run a"
+            + " table that lists storage.")
+    List<String> tables = new ArrayList<>();
 
     @Override
     public Integer call() {
@@ -160,7 +169,14 @@ final class BatchCommand implements Runnable {
         return Files2Iceberg.EXIT_INVALID;
       }
       try (Planner planner = opened.get()) {
-        RunSummary summary = planner.runner.runOnce();
+        List<String> unknown = tables.stream().filter(t -> planner.profiles.byTable(t).isEmpty()).toList();
+        if (!unknown.isEmpty()) {
+          err.println("error: --table " + String.join(", ", unknown) + ": no profile in " + settings.config
+              + " loads it");
+          err.flush();
+          return Files2Iceberg.EXIT_INVALID;
+        }
+        RunSummary summary = tables.isEmpty() ? planner.runner.runOnce() : planner.runner.runOnce(tables);
         out.println("run: " + summary.describe());
         summary.errors().forEach(error -> err.println("error: " + error));
         out.flush();
@@ -216,9 +232,9 @@ final class BatchCommand implements Runnable {
       }
       try (Planner planner = opened.get()) {
         for (TableProfile profile : planner.profiles.profiles()) {
-          if (!profile.extract().saveCheckpoint()) {
-            LOG.warn("Table {}: save-checkpoint = false loads every listed file on every run; serve repeats it"
-                + " every {}", profile.table(), interval);
+          if (!BatchRunner.isLedgerDriven(profile)) {
+            LOG.warn("Table {} lists storage (ingestion-type = full or save-checkpoint = false): serve does not run"
+                + " it; run it with batch run-once --table {}", profile.table(), profile.table());
           }
         }
         out.println("serving " + planner.profiles.profiles().size() + " table(s), a run every " + interval);

@@ -63,7 +63,7 @@ public final class LocalPipeline implements AutoCloseable {
   private final Map<String, BatchClaimed> claims = new LinkedHashMap<>();
   private final List<CommittedBatch> committed = new ArrayList<>();
   private Optional<String> waitingFor = Optional.empty();
-  /** Whether the batcher has run once: the first round always runs it (recovery, mode full). */
+  /** Whether the batcher has run once: the first round always runs it (recovery of expired leases). */
   private boolean ranOnce;
 
   private LocalPipeline(ProfileRegistry profiles, Ledger ledger, Launchers launchers, ListenerProcess listener,
@@ -151,8 +151,9 @@ public final class LocalPipeline implements AutoCloseable {
     while (true) {
       LandingNotifier.ScanResult scan = scan();
       Map<String, TableStatus> before = statuses();
-      // Mode full (and backfills) read a listing, not the ledger: they run on the first round and
-      // whenever new files arrived, not because the ledger holds READY partitions for them.
+      // runOnce gives the ledger-driven tables their turn; a table that lists storage (mode full,
+      // backfills) runs only when asked (batch run-once --table, backfill), never because some
+      // file arrived: each of its runs loads every listed file again.
       boolean arrived = scan.count(LandingNotifier.Outcome.RECORDED) + scan.count(LandingNotifier.Outcome.PARTITION_READY)
           + scan.count(LandingNotifier.Outcome.ACKNOWLEDGED) > 0;
       boolean work = !ranOnce || arrived || before.values().stream().anyMatch(LocalPipeline::hasWork);
@@ -228,7 +229,7 @@ public final class LocalPipeline implements AutoCloseable {
   }
 
   private static boolean isLedgerDriven(TableProfile profile) {
-    return !profile.extract().listsStorage();
+    return BatchRunner.isLedgerDriven(profile);
   }
 
   /** Every batch that committed while this pipeline ran, in commit order. */

@@ -33,7 +33,8 @@ public final class RecordText {
         + ", event " + file.eventId() + " at " + file.eventTime()
         + file.overwroteGeneration().map(g -> ", overwrote generation " + g).orElse("")
         + ", batch " + file.batchId().orElse(NONE)
-        + file.quarantineReason().map(reason -> ", quarantined: " + reason).orElse("");
+        // Why it is left out: quarantined, superseded or ignored.
+        + file.quarantineReason().map(reason -> ", " + file.state().code() + ": " + reason).orElse("");
   }
 
   /** {@code 20261130T... COMMITTED, attempts 1, snapshot 42, 3 files, created ..., updated ...}. */

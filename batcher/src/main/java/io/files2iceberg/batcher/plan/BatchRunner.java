@@ -37,6 +37,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -61,7 +62,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The planner: turns READY partitions into batches, runs the job on each and settles the ledger.
  *
- * <p>{@link #runOnce()} gives every table of the registry one turn, tables in parallel up to {@link
+ * <p>{@link #runOnce()} gives every table of the registry that the ledger drives one turn (a table
+ * that lists storage runs only when named: {@link #runOnce(Collection)}), tables in parallel up to {@link
  * RunOptions#concurrency()}, and one batch at a time per table (claims are exclusive: concurrent
  * MERGE commits to one table would conflict). A table's turn:
  *
@@ -169,6 +171,36 @@ public final class BatchRunner {
    *     (the ledger unavailable, no launcher) are in {@link RunSummary#errors()}
    */
   public RunSummary runOnce() {
+    return run(profiles.profiles().stream().filter(BatchRunner::isLedgerDriven).toList());
+  }
+
+  /**
+   * As {@link #runOnce()}, for exactly the named tables, whatever their mode: the way a table that
+   * lists storage is asked to run ({@code batch run-once --table}, a schedule that names it).
+   *
+   * @throws IllegalArgumentException naming a table no profile loads
+   */
+  public RunSummary runOnce(Collection<String> tables) {
+    List<TableProfile> named = new ArrayList<>();
+    for (String table : tables) {
+      named.add(profiles.byTable(table).orElseThrow(
+          () -> new IllegalArgumentException("no profile loads table " + table)));
+    }
+    return run(named);
+  }
+
+  /**
+   * Whether the ledger drives the table's batches (modes incremental and last, with checkpoints),
+   * so that a run has something to do for it only when its files arrived. A table that lists
+   * storage instead (mode full, save-checkpoint = false) loads every listed file whenever it runs,
+   * so it runs only when named ({@link #runOnce(Collection)}, {@link #runTable}): never as a side
+   * effect of another table's files, which would load an Append backfill twice.
+   */
+  public static boolean isLedgerDriven(TableProfile profile) {
+    return !profile.extract().listsStorage();
+  }
+
+  private RunSummary run(List<TableProfile> tables) {
     Instant start = clock.instant();
     Collected collected = new Collected();
     Map<String, List<BatchRecord>> expired;
@@ -186,7 +218,6 @@ public final class BatchRunner {
             expired.get(table).stream().map(BatchRecord::batchId).toList());
       }
     }
-    List<TableProfile> tables = profiles.profiles();
     int threads = Math.max(1, Math.min(options.concurrency(), tables.size()));
     AtomicInteger threadNumber = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {

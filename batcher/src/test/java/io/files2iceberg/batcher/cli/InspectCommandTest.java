@@ -81,6 +81,24 @@ class InspectCommandTest {
   }
 
   @Test
+  void supersededGenerationIsShownWithItsReason() {
+    try (SqliteLedger ledger = fixture.open()) {
+      ledger.recordFile(new RecordFile(TABLE, "d3", "", "landing/clicks/d3/part-0.csv", 2, OperatorLedger.uri("d3", 0),
+          12, "evt-rewrite", Instant.now(), Optional.of(1L), false));
+      ledger.supersedeFile(ledger.filesNamed("", "landing/clicks/d3/part-0.csv").get(0).fileId(),
+          "rewritten: generation 2 is live now");
+    }
+
+    int exit = fixture.run("inspect", "--file", OperatorLedger.uri("d3", 0));
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    assertThat(fixture.out.toString())
+        .contains(OperatorLedger.uri("d3", 0) + " generation 1: SUPERSEDED")
+        .contains("superseded: rewritten: generation 2 is live now")
+        .contains(OperatorLedger.uri("d3", 0) + " generation 2: RECORDED");
+  }
+
+  @Test
   void unknownPartitionBatchOrFileExitsTwoNamingIt() {
     assertThat(fixture.run("inspect", "--table", TABLE, "--partition", "d9")).isEqualTo(2);
     assertThat(fixture.err.toString()).isEqualTo("error: no partition d9 of table " + TABLE + " in the ledger\n");

@@ -8,6 +8,7 @@ import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.SqliteLedger;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +76,21 @@ class StatusCommandTest {
     assertThat(out.toString()).contains("FAILED PARTITIONS (retried only by an operator)\n  " + TABLE
         + " d2: failed after 1 attempt(s): files2iceberg: table local.demo.clicks batch x rejected: bad value");
     assertThat(out.toString()).contains("FAILED BATCHES (newest first)");
+  }
+
+  @Test
+  void supersededAndIgnoredFilesAreCounted() {
+    ledger();
+    try (SqliteLedger ledger = SqliteLedger.open(home.resolve("ledger.db"), Clock.systemUTC())) {
+      List<FileRecord> waiting = ledger.filesOfPartition(TABLE, "d3");
+      ledger.supersedeFile(waiting.get(0).fileId(), "deleted before it was read");
+      ledger.ignoreFile(waiting.get(1).fileId(), "generation 1 of the object is INGESTED");
+    }
+
+    int exit = run("status", "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(out.toString().split("\n")[1]).contains("recorded 2, ingested 2, superseded 1, ignored 1");
   }
 
   @Test

@@ -3,7 +3,12 @@ package io.files2iceberg.core.ledger;
 import java.time.Instant;
 import java.util.Optional;
 
-/** A stored data file. {@code fileId} is {@link LedgerSchema#fileId}. */
+/**
+ * A stored data file. {@code fileId} is {@link LedgerSchema#fileId}.
+ *
+ * @param quarantineReason why the file is left out: set while it is QUARANTINED, SUPERSEDED or
+ *     IGNORED
+ */
 public record FileRecord(
     String fileId,
     String table,

@@ -12,7 +12,18 @@ public enum FileState {
   /** Its batch committed. */
   INGESTED("ingested"),
   /** Unreadable; left out of batches until released. */
-  QUARANTINED("quarantined");
+  QUARANTINED("quarantined"),
+  /**
+   * The generation was gone when its batch went to read it: the object was rewritten (the newer
+   * generation, recorded from its own notification, carries its rows) or deleted (nothing does,
+   * as the files say). Kept with the reason; settled for its partition; never read again.
+   */
+  SUPERSEDED("superseded"),
+  /**
+   * A new generation of an object whose older generation is INGESTED, left out because the table
+   * says {@code extract.on-overwrite = ignore}. Kept with the reason; settled for its partition.
+   */
+  IGNORED("ignored");
 
   private final String code;
 
@@ -26,11 +37,14 @@ public enum FileState {
 
   public Set<FileState> next() {
     return switch (this) {
-      case RECORDED -> EnumSet.of(CLAIMED, QUARANTINED);
-      case CLAIMED -> EnumSet.of(RECORDED, INGESTED, QUARANTINED);
-      // INGESTED to RECORDED: replay --force loads a partition again.
-      case INGESTED -> EnumSet.of(RECORDED);
+      case RECORDED -> EnumSet.of(CLAIMED, QUARANTINED, SUPERSEDED, IGNORED);
+      case CLAIMED -> EnumSet.of(RECORDED, INGESTED, QUARANTINED, SUPERSEDED, IGNORED);
+      // INGESTED to RECORDED: replay --force loads a partition again. INGESTED to SUPERSEDED: a
+      // re-read of the partition (an Overwrite) finds the loaded generation gone.
+      case INGESTED -> EnumSet.of(RECORDED, SUPERSEDED);
       case QUARANTINED -> EnumSet.of(RECORDED);
+      // A generation never comes back, and an ignored one stays ignored: both are final.
+      case SUPERSEDED, IGNORED -> EnumSet.noneOf(FileState.class);
     };
   }
 

@@ -103,6 +103,23 @@ public interface Ledger extends AutoCloseable {
    */
   FileRecord quarantineFile(String fileId, String reason);
 
+  /**
+   * Marks one RECORDED, CLAIMED or INGESTED file SUPERSEDED with the reason ({@code rewritten:
+   * generation 1733 is live now}, {@code deleted before it was read}): its generation was gone
+   * when a batch went to read it. It is never read again, stays SUPERSEDED when its batch commits
+   * or fails, and counts as settled for its partition. Idempotent: a file already SUPERSEDED is
+   * returned as it is, with its first reason.
+   */
+  FileRecord supersedeFile(String fileId, String reason);
+
+  /**
+   * Marks one RECORDED or CLAIMED file IGNORED with the reason: a new generation of an object
+   * whose older generation is INGESTED, left out under {@code extract.on-overwrite = ignore}. It
+   * is never read, stays IGNORED when its batch commits or fails, and counts as settled for its
+   * partition. Idempotent as {@link #supersedeFile} is.
+   */
+  FileRecord ignoreFile(String fileId, String reason);
+
   /** Records a message that can never succeed, with its raw payload. Idempotent by message id. */
   void quarantineMessage(QuarantinedMessage message);
 

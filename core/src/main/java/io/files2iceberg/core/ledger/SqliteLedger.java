@@ -128,6 +128,10 @@ public final class SqliteLedger implements Ledger {
   private static final String QUARANTINE_FILE =
       "UPDATE " + q(FILES) + " SET " + q(STATE) + " = " + sqlString(FileState.QUARANTINED.code()) + ", "
           + q(QUARANTINE_REASON) + " = ? WHERE " + q(FILE_ID) + " = ?";
+  // SUPERSEDED and IGNORED keep the reason in the quarantine reason's column: why the file is left out.
+  private static final String LEAVE_OUT_FILE =
+      "UPDATE " + q(FILES) + " SET " + q(STATE) + " = ?, " + q(QUARANTINE_REASON) + " = ? WHERE " + q(FILE_ID)
+          + " = ? AND " + q(STATE) + " = ?";
   private static final String SELECT_FILES_OF_PRUNED_BATCH =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(BATCH_ID) + " = ? ORDER BY " + q(BATCH_POSITION);
   private static final String COUNT_FILES_BY_STATE =
@@ -605,6 +609,30 @@ public final class SqliteLedger implements Ledger {
           file.state(), FileState.QUARANTINED, FileState::next);
       update(c, QUARANTINE_FILE, reason, fileId);
       LOG.warn("Quarantined file {} of table {}: {}", file.uri(), file.table(), reason);
+      return selectFile(c, fileId).orElseThrow();
+    });
+  }
+
+  @Override
+  public FileRecord supersedeFile(String fileId, String reason) {
+    return leaveOut("supersedeFile", "Cannot supersede file ", fileId, FileState.SUPERSEDED, reason);
+  }
+
+  @Override
+  public FileRecord ignoreFile(String fileId, String reason) {
+    return leaveOut("ignoreFile", "Cannot ignore file ", fileId, FileState.IGNORED, reason);
+  }
+
+  private FileRecord leaveOut(String operation, String action, String fileId, FileState target, String reason) {
+    Objects.requireNonNull(reason, "reason");
+    return store.write(operation, "file " + fileId, c -> {
+      FileRecord file = selectFile(c, fileId).orElseThrow(
+          () -> new IllegalArgumentException(action + fileId + ": no such file"));
+      if (States.requireLeftOut(action + fileId + " (" + file.uri() + ")", file.state(), target)) {
+        update(c, LEAVE_OUT_FILE, target.code(), reason, fileId, file.state().code());
+        LOG.warn("File {} generation {} of table {} is {}: {}", file.uri(), file.generation(), file.table(),
+            target, reason);
+      }
       return selectFile(c, fileId).orElseThrow();
     });
   }

@@ -63,13 +63,28 @@ public final class States {
   }
 
   /**
+   * {@link Ledger#supersedeFile} and {@link Ledger#ignoreFile}: whether marking the file {@code
+   * target} changes it. False when it is in that state already (the marks are idempotent: a job
+   * run again marks the same files), true when the transition is allowed.
+   *
+   * @throws IllegalTransitionException naming the file and its state otherwise
+   */
+  public static boolean requireLeftOut(String action, FileState actual, FileState target) {
+    if (actual == target) {
+      return false;
+    }
+    requireTransition(action, actual, target, FileState::next);
+    return true;
+  }
+
+  /**
    * {@link Ledger#reviveBatch}'s check of one of the batch's files: true when it is RECORDED (claimed
-   * again), false when QUARANTINED (left as it is).
+   * again), false when QUARANTINED, SUPERSEDED or IGNORED (left as it is).
    *
    * @throws IllegalTransitionException naming the file and its state otherwise
    */
   public static boolean requireRevivable(String action, String fileId, String uri, FileState state) {
-    if (state == FileState.QUARANTINED) {
+    if (state == FileState.QUARANTINED || state == FileState.SUPERSEDED || state == FileState.IGNORED) {
       return false;
     }
     requireOneOf(action + ": its file " + fileId + " (" + uri + ") was claimed or loaded since",

@@ -19,6 +19,8 @@ import java.util.Map;
  *     given
  * @param quarantineBadFiles a file that cannot be read is quarantined and the batch loads the
  *     rest; false fails the batch
+ * @param onOverwrite what a new generation of an object already loaded does: loaded again, or left
+ *     out (IGNORED); resolved: the default follows the load section
  */
 public record Extract(
     String path,
@@ -30,7 +32,8 @@ public record Extract(
     boolean saveCheckpoint,
     int maxBatchSize,
     List<LineageColumn> lineageColumns,
-    boolean quarantineBadFiles) {
+    boolean quarantineBadFiles,
+    OnOverwrite onOverwrite) {
 
   public Extract {
     options = Map.copyOf(options);
@@ -44,6 +47,34 @@ public record Extract(
    */
   public boolean listsStorage() {
     return batchFile.ingestionType() == BatchFile.IngestionType.FULL || !saveCheckpoint;
+  }
+
+  /** This section with {@code extract.on-overwrite} resolved. */
+  public Extract withOnOverwrite(OnOverwrite resolved) {
+    return new Extract(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint,
+        maxBatchSize, lineageColumns, quarantineBadFiles, resolved);
+  }
+
+  /**
+   * {@code extract.on-overwrite}: what a rewritten object (a new generation of an object whose
+   * older generation is loaded) does, as Auto Loader's {@code allowOverwrites}. Codes are what
+   * profiles spell.
+   */
+  public enum OnOverwrite {
+    /** The new generation is left out, IGNORED: an Append table keeps the rows it has, once. */
+    IGNORE("ignore"),
+    /** The new generation is loaded: a MERGE updates the keys, an Overwrite replaces the partition. */
+    RELOAD("reload");
+
+    private final String code;
+
+    OnOverwrite(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   /** A column the job adds to every row, saying where the row came from. Codes are the names. */

@@ -104,6 +104,8 @@ final class ProfileKeys {
           p -> p.extract().lineageColumns().stream().map(LineageColumn::code).toList());
   static final Key<Boolean> EXTRACT_QUARANTINE_BAD_FILES =
       key("extract.quarantine-bad-files", BOOLEAN, p -> p.extract().quarantineBadFiles());
+  static final Key<String> EXTRACT_ON_OVERWRITE =
+      key("extract.on-overwrite", NON_BLANK, p -> p.extract().onOverwrite().code());
 
   static final Key<List<String>> TRANSFORM_FILTER =
       key("transform.filter", LIST, p -> p.transform().filter());

@@ -22,6 +22,7 @@ import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_LINEAGE_COLUMNS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_SIZE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_OPTIONS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_PATH;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_ON_OVERWRITE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_QUARANTINE_BAD_FILES;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_RECURSIVE_FILE_LOOKUP;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SAVE_CHECKPOINT;
@@ -64,6 +65,7 @@ import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
+import io.files2iceberg.core.profile.Extract.OnOverwrite;
 import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
@@ -168,12 +170,14 @@ public final class ProfileLoader {
     checkRenderedFields(v, name);
     // Sections are read in file order, so that problems are listed in that order too.
     Extract extract = extract(v);
+    Transform transform = transform(v);
+    Load load = load(v, extract.batchFile());
     return new TableProfile(
         name,
         file.toAbsolutePath().normalize(),
-        extract,
-        transform(v),
-        load(v, extract.batchFile()),
+        extract.withOnOverwrite(onOverwrite(v, load)),
+        transform,
+        load,
         new Metadata(v.get(METADATA_PATH, home.metadata(name) + File.separator)),
         catalog(v, home),
         ledger(v, home),
@@ -239,7 +243,28 @@ public final class ProfileLoader {
         saveCheckpoint,
         maxBatchSize,
         lineageColumns.orElse(List.of()),
-        v.get(EXTRACT_QUARANTINE_BAD_FILES, false));
+        v.get(EXTRACT_QUARANTINE_BAD_FILES, false),
+        // Its default follows the load section: resolved by onOverwrite once that is read.
+        OnOverwrite.RELOAD);
+  }
+
+  /**
+   * {@code extract.on-overwrite}; default {@code reload} with a primary key (the MERGE updates the
+   * keys) or {@code save-mode = Overwrite} (the partition mirrors its folder), else {@code ignore}
+   * (an Append table would load a rewritten object's rows a second time). {@code ignore} with
+   * {@code Overwrite} is refused: an Overwrite re-reads the partition's live content, in which the
+   * old generation is gone.
+   */
+  private static OnOverwrite onOverwrite(ProfileValues v, Load load) {
+    boolean mirrors = !load.primaryKey().isEmpty() || load.saveMode() == SaveMode.OVERWRITE;
+    OnOverwrite fallback = mirrors ? OnOverwrite.RELOAD : OnOverwrite.IGNORE;
+    Optional<OnOverwrite> chosen = v.choice(EXTRACT_ON_OVERWRITE, fallback, OnOverwrite::code);
+    if (chosen.equals(Optional.of(OnOverwrite.IGNORE)) && v.isSet(EXTRACT_ON_OVERWRITE)
+        && load.saveMode() == SaveMode.OVERWRITE && v.isValid(LOAD_SAVE_MODE)) {
+      v.reject(EXTRACT_ON_OVERWRITE, "ignore cannot go with load.save-mode = Overwrite: an Overwrite writes the"
+          + " partition's live files, in which a rewritten object's old generation is gone; use reload");
+    }
+    return chosen.orElse(fallback);
   }
 
   private static BatchFile batchFile(ProfileValues v) {

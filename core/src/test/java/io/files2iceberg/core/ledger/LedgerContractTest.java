@@ -818,6 +818,115 @@ public abstract class LedgerContractTest {
     assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
   }
 
+  // --- generations gone or left out ---------------------------------------------------------------
+
+  @Test
+  void claimedFileSupersededDuringItsBatchStaysSupersededAndItsPartitionIsSettledByTheCommit() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord batch = claim(10).orElseThrow();
+
+    FileRecord superseded = ledger.supersedeFile(files.get(0), "rewritten: generation 1733 is live now");
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+
+    assertThat(superseded.state()).isEqualTo(FileState.SUPERSEDED);
+    FileRecord stored = ledger.file(files.get(0)).orElseThrow();
+    assertThat(stored.state()).isEqualTo(FileState.SUPERSEDED);
+    assertThat(stored.quarantineReason()).contains("rewritten: generation 1733 is live now");
+    assertThat(ledger.file(files.get(1)).orElseThrow().state()).isEqualTo(FileState.INGESTED);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void supersededFileStaysSupersededWhenItsBatchFailsAndIsNeverClaimedAgain() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord batch = claim(10).orElseThrow();
+
+    ledger.supersedeFile(files.get(0), "deleted before it was read");
+    ledger.failBatch(batch.batchId(), "transient", 3);
+
+    assertThat(ledger.file(files.get(0)).orElseThrow().state()).isEqualTo(FileState.SUPERSEDED);
+    assertThat(claim(10).orElseThrow().fileIds()).containsExactly(files.get(1));
+  }
+
+  @Test
+  void supersedingIsIdempotentAndKeepsTheFirstReason() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    claim(10).orElseThrow();
+    ledger.supersedeFile(files.get(0), "deleted before it was read");
+
+    FileRecord again = ledger.supersedeFile(files.get(0), "rewritten: generation 9 is live now");
+
+    assertThat(again.state()).isEqualTo(FileState.SUPERSEDED);
+    assertThat(again.quarantineReason()).contains("deleted before it was read");
+  }
+
+  @Test
+  void ingestedFileCanBeSupersededButAQuarantinedOneCannot() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.quarantineFile(files.get(1), "corrupt footer");
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+
+    assertThat(ledger.supersedeFile(files.get(0), "deleted before it was read").state())
+        .isEqualTo(FileState.SUPERSEDED);
+    assertThatThrownBy(() -> ledger.supersedeFile(files.get(1), "deleted before it was read"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageContaining("Cannot supersede file " + files.get(1))
+        .hasMessageContaining("expected state RECORDED or CLAIMED or INGESTED, actual QUARANTINED");
+  }
+
+  @Test
+  void partitionWhoseOnlyFileIsSupersededBeforeItsClaimIsSettledOnClaim() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    ledger.supersedeFile(files.get(0), "rewritten: generation 2 is live now");
+
+    assertThat(claim(10)).isEmpty();
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void ignoredFileStaysIgnoredThroughItsCommitAndCountsAsSettled() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord batch = claim(10).orElseThrow();
+
+    FileRecord ignored = ledger.ignoreFile(files.get(1), "generation 1 of the object is INGESTED");
+    FileRecord again = ledger.ignoreFile(files.get(1), "another reason");
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+
+    assertThat(ignored.state()).isEqualTo(FileState.IGNORED);
+    assertThat(again.quarantineReason()).contains("generation 1 of the object is INGESTED");
+    assertThat(ledger.file(files.get(1)).orElseThrow().state()).isEqualTo(FileState.IGNORED);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void ingestedFileCannotBeIgnoredAndUnknownFilesAreNamed() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    ledger.commitBatch(new CommitBatch(claim(10).orElseThrow().batchId(), 1L, METRICS));
+
+    assertThatThrownBy(() -> ledger.ignoreFile(files.get(0), "x"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageContaining("Cannot ignore file " + files.get(0))
+        .hasMessageContaining("expected state RECORDED or CLAIMED, actual INGESTED");
+    assertThatThrownBy(() -> ledger.supersedeFile("no-such-id", "x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot supersede file no-such-id: no such file");
+  }
+
+  @Test
+  void tableStatusCountsSupersededAndIgnoredFiles() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 3);
+    claim(10).orElseThrow();
+
+    ledger.supersedeFile(files.get(0), "deleted before it was read");
+    ledger.ignoreFile(files.get(1), "generation 1 of the object is INGESTED");
+
+    assertThat(ledger.tableStatus(TABLE).filesByState())
+        .containsEntry(FileState.SUPERSEDED, 1L)
+        .containsEntry(FileState.IGNORED, 1L)
+        .containsEntry(FileState.CLAIMED, 1L);
+  }
+
   @Test
   void quarantinedMessageIsStoredOnce() {
     QuarantinedMessage message = new QuarantinedMessage(

@@ -93,7 +93,8 @@ final class ProfileFixture {
             true,
             1000,
             List.of(),
-            false),
+            false,
+            Extract.OnOverwrite.IGNORE),
         new Transform(List.of(), Map.of(), Map.of(), Transform.BadRecordPolicy.FAIL),
         new Load(
             new Load.TableId("local", "raw", name),

@@ -42,6 +42,7 @@ final class ProfileFixtures {
         max-batch-size = 250
         lineage-columns = [_batch_id, _source_file, _source_generation, _ingested_at]
         quarantine-bad-files = true
+        on-overwrite = reload
       }
       transform {
         filter = ["amount > 0", "region IS NOT NULL"]
@@ -122,6 +123,7 @@ final class ProfileFixtures {
         max-batch-size: 250
         lineage-columns: [_batch_id, _source_file, _source_generation, _ingested_at]
         quarantine-bad-files: true
+        on-overwrite: reload
       transform:
         filter: ["amount > 0", "region IS NOT NULL"]
         rename-columns:

@@ -15,6 +15,7 @@ import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
+import io.files2iceberg.core.profile.Extract.OnOverwrite;
 import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
@@ -70,7 +71,8 @@ class ProfileLoaderTest {
                     LineageColumn.SOURCE_FILE,
                     LineageColumn.SOURCE_GENERATION,
                     LineageColumn.INGESTED_AT),
-                true));
+                true,
+                OnOverwrite.RELOAD));
     assertThat(profile.transform())
         .isEqualTo(
             new Transform(
@@ -194,7 +196,8 @@ class ProfileLoaderTest {
                 true,
                 100,
                 List.of(),
-                false));
+                false,
+                OnOverwrite.IGNORE));
     assertThat(profile.transform())
         .isEqualTo(new Transform(List.of(), Map.of(), Map.of(), BadRecordPolicy.FAIL));
     assertThat(profile.load())

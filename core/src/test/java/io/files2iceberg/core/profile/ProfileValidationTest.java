@@ -32,6 +32,37 @@ class ProfileValidationTest {
   }
 
   @Test
+  void onOverwriteIgnoreIsRefusedWithSaveModeOverwrite() {
+    assertThat(errors("""
+        extract.on-overwrite = ignore
+        load { save-mode = Overwrite, partition-by = [partition] }
+        """))
+        .containsExactly(error("extract.on-overwrite", "ignore cannot go with load.save-mode = Overwrite: an"
+            + " Overwrite writes the partition's live files, in which a rewritten object's old generation is gone;"
+            + " use reload"));
+  }
+
+  @Test
+  void onOverwriteMustBeIgnoreOrReload() {
+    assertThat(errors("extract.on-overwrite = skip"))
+        .containsExactly(error("extract.on-overwrite", "expected one of ignore, reload, got \"skip\""));
+  }
+
+  @Test
+  void onOverwriteDefaultsToIgnoreForAppendWithoutKeyAndToReloadWithAKeyOrOverwrite() throws Exception {
+    Home home = new Home(dir.resolve("home"));
+    assertThat(ProfileLoader.load(write(dir, "append.conf", MINIMAL), home).extract().onOverwrite())
+        .isEqualTo(Extract.OnOverwrite.IGNORE);
+    assertThat(ProfileLoader.load(write(dir, "keyed.conf", MINIMAL + "load.primary-key = [id]\n"), home)
+        .extract().onOverwrite()).isEqualTo(Extract.OnOverwrite.RELOAD);
+    assertThat(ProfileLoader.load(write(dir, "overwrite.conf",
+        MINIMAL + "load { save-mode = Overwrite, partition-by = [partition] }\n"), home)
+        .extract().onOverwrite()).isEqualTo(Extract.OnOverwrite.RELOAD);
+    assertThat(ProfileLoader.load(write(dir, "reload.conf", MINIMAL + "extract.on-overwrite = reload\n"), home)
+        .extract().onOverwrite()).isEqualTo(Extract.OnOverwrite.RELOAD);
+  }
+
+  @Test
   void unknownKeyIsRejectedWithTheNearestKnownKey() {
     assertThat(errors("load.save-mod = Append"))
         .containsExactly(error("load.save-mod", "unknown key; did you mean 'save-mode'?"));

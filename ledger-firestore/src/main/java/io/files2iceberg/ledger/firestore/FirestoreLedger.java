@@ -765,6 +765,39 @@ public final class FirestoreLedger implements Ledger {
   }
 
   @Override
+  public FileRecord supersedeFile(String fileId, String reason) {
+    return leaveOut("supersedeFile", "Cannot supersede file ", fileId, FileState.SUPERSEDED, reason);
+  }
+
+  @Override
+  public FileRecord ignoreFile(String fileId, String reason) {
+    return leaveOut("ignoreFile", "Cannot ignore file ", fileId, FileState.IGNORED, reason);
+  }
+
+  /** SUPERSEDED or IGNORED with the reason, kept in the quarantine reason's field: why the file is left out. */
+  private FileRecord leaveOut(String operation, String action, String fileId, FileState target, String reason) {
+    Objects.requireNonNull(reason, "reason");
+    DocumentReference ref = files.document(fileId);
+    FileRecord left = transaction(operation, ref.getPath(), t -> {
+      DocumentSnapshot stored = t.get(ref).get();
+      if (!stored.exists()) {
+        throw new IllegalArgumentException(action + fileId + ": no such file");
+      }
+      Map<String, Object> file = data(stored);
+      if (States.requireLeftOut(action + fileId + " (" + file.get(URI) + ")",
+          FileState.fromCode((String) file.get(STATE)), target)) {
+        file.put(STATE, target.code());
+        file.put(QUARANTINE_REASON, reason);
+        t.set(ref, file);
+      }
+      return FirestoreDocuments.file(file);
+    });
+    LOG.warn("File {} generation {} of table {} is {}: {}", left.uri(), left.generation(), left.table(),
+        left.state(), left.quarantineReason().orElse(reason));
+    return left;
+  }
+
+  @Override
   public void quarantineMessage(QuarantinedMessage message) {
     DocumentReference ref = quarantine.document(LedgerSchema.quarantineId(message.messageId()));
     transaction("quarantineMessage", ref.getPath(), t -> {

@@ -19,7 +19,6 @@ import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,9 +49,11 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.column;
  * such a file too. Corruption that only shows once the data is read (a bad page behind a good
  * footer) fails the batch with Spark's error, which names the file.
  *
- * <p>An object is read by its URI, that is its live content: when a batch holds several generations
- * of one object (it was rewritten before it was loaded, or a replay re-opened old generations),
- * only the newest generation is read, once.
+ * <p>An object is read by its URI, that is its live content, so only a file whose generation is the
+ * live one is read ({@link GenerationCheck}): a generation already gone (the object was rewritten
+ * or deleted after its notification, also when a batch holds several generations of one object)
+ * is left out and SUPERSEDED. With {@code extract.on-overwrite = ignore}, a new generation of an
+ * object already loaded is left out and IGNORED ({@link IgnoredOverwrites}).
  *
  * <p>Types are settled before the files are put together, because Spark's union would silently
  * coerce a string and an int: per column, a type every file widens to safely ({@link
@@ -66,13 +67,20 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   private static final int MAX_REASON_LENGTH = 500;
 
   private final Consumer<QuarantinedFile> onQuarantined;
+  private final GenerationCheck generations;
+  private final IgnoredOverwrites overwrites;
 
   /**
    * @param onQuarantined called once per file that cannot be read, before the batch goes on or
    *     fails; the job records it in the ledger
+   * @param generations leaves out (SUPERSEDED) a file whose generation is gone before it is opened
+   * @param overwrites leaves out (IGNORED) a rewrite of a loaded object when the profile says so
    */
-  public FilesExtract(Consumer<QuarantinedFile> onQuarantined) {
+  public FilesExtract(Consumer<QuarantinedFile> onQuarantined, GenerationCheck generations,
+      IgnoredOverwrites overwrites) {
     this.onQuarantined = Objects.requireNonNull(onQuarantined, "onQuarantined");
+    this.generations = Objects.requireNonNull(generations, "generations");
+    this.overwrites = Objects.requireNonNull(overwrites, "overwrites");
   }
 
   @Override
@@ -82,16 +90,11 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     List<OpenedFile> opened = new ArrayList<>();
     List<QuarantinedFile> quarantined = new ArrayList<>();
     List<ManifestFile> files = batch.filesToRead();
-    Map<String, Long> newestGeneration = new HashMap<>();
-    files.forEach(file -> newestGeneration.merge(file.uri(), file.generation(), Math::max));
     for (int order = 0; order < files.size(); order++) {
       ManifestFile file = files.get(order);
-      if (file.generation() < newestGeneration.get(file.uri())) {
-        // An object is read by its URI, which gives its live content: reading it once per
-        // generation would load the newest content several times.
-        LOG.info("Table {} batch {}: generation {} of {} is superseded by generation {} in the same batch; the"
-            + " object is read once", batch.table(), batch.batchId(), file.generation(), file.uri(),
-            newestGeneration.get(file.uri()));
+      // Only the manifest's generation is read (an older one of an object the batch holds twice
+      // is gone, too), and with on-overwrite = ignore not a rewrite of a loaded object.
+      if (!generations.isLive(batch, file) || overwrites.isIgnored(batch, file)) {
         continue;
       }
       try {

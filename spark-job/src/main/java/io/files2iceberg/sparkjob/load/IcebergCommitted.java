@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Fact: the batch's rows are in the Iceberg table, in snapshot {@code snapshotId}.
+ * Fact: the batch's rows are in the Iceberg table, in snapshot {@code snapshotId} ({@link
+ * #NO_SNAPSHOT} when there were none to write and no table to write to).
  *
  * @param alreadyCommitted the snapshot was found in the table's ancestry; nothing was written now
  * @param rowsInserted rows new to the table (without a key: every row written)
@@ -27,6 +28,16 @@ public record IcebergCommitted(
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(mergeTime, "mergeTime");
     Objects.requireNonNull(commitTime, "commitTime");
+  }
+
+  /**
+   * The snapshot id of a batch that wrote nothing to a table that does not exist yet (every file
+   * was left out): Iceberg's own "no snapshot", as {@code current-snapshot-id} is in table metadata.
+   */
+  public static final long NO_SNAPSHOT = -1L;
+
+  static IcebergCommitted nothingWritten(String table) {
+    return new IcebergCommitted(table, NO_SNAPSHOT, false, 0, 0, 0, Duration.ZERO, Duration.ZERO);
   }
 
   static IcebergCommitted already(String table, long snapshotId) {

@@ -8,6 +8,7 @@ import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.sparkjob.catalog.CommitDurations;
+import io.files2iceberg.sparkjob.extract.GenerationCheck;
 import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SafeWidening;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Snapshot;
@@ -79,6 +81,17 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   private static final String TARGET_PREFIX = InternalColumns.PREFIX + "t_";
   private static final String MATCHED = InternalColumns.PREFIX + "matched";
 
+  private final GenerationCheck generations;
+
+  /**
+   * @param generations checked once the rows are materialized and before the commit: a file whose
+   *     generation moved during the read fails the batch (transient) instead of committing rows
+   *     that may be another generation's
+   */
+  public IcebergLoad(GenerationCheck generations) {
+    this.generations = Objects.requireNonNull(generations, "generations");
+  }
+
   /**
    * Whether a batch of this profile and mode replaces its partitions, so that it must write their
    * whole live content: without a key and {@code save-mode = Overwrite} (incremental), or mode
@@ -111,8 +124,15 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
       }
     }
     Map<String, String> marker = CommitMarker.properties(batch.manifest());
+    if (input.extracted().filesRead().isEmpty() && existing.isEmpty() && input.extracted().quarantined().isEmpty()) {
+      // Every file was left out (its generation gone, or an ignored rewrite) before the table's
+      // first rows: there are no columns to create it with, and nothing to write.
+      LOG.info("Table {} batch {}: no file of the batch is left to read and the table does not exist yet; nothing"
+          + " written", name, batch.batchId());
+      return IcebergCommitted.nothingWritten(name);
+    }
     if (input.extracted().filesRead().isEmpty()) {
-      // Every file was quarantined: the batch is done once the table says so, with no rows.
+      // Every file was quarantined or left out: the batch is done once the table says so, with no rows.
       Table table = existing.orElseThrow(() -> new BatchFailedException("no file of the batch could be read, so there"
           + " are no columns to create table " + name + " with; quarantined: "
           + input.extracted().quarantined().stream().map(q -> q.uri()).toList()));
@@ -140,6 +160,9 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     Dataset<Row> rows = load.primaryKey().isEmpty() ? input.rows() : oneRowPerKey(input.rows(), load);
     Dataset<Row> source = batch.scope().materialize(alignTo(rows, target));
     Counts counts = mode == WriteMode.MERGE ? mergeCounts(spark, name, source, load) : Counts.inserted(source.count());
+    // The rows are fixed now (materialized): they are the manifest's generations only if no
+    // object moved since it was opened.
+    generations.requireUnchanged(batch, input.extracted().filesRead());
 
     if (counts.written() == 0) {
       return commitMarkerOnly(batch, table, marker, mode, counts);

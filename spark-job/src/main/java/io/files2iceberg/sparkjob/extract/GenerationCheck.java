@@ -1,0 +1,99 @@
+package io.files2iceberg.sparkjob.extract;
+
+import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.core.match.ObjectLocation;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The job reads exactly the generation its manifest names, never "whatever the path holds now".
+ *
+ * <p>Spark reads an object by its path, so the generation is checked around the read: {@link
+ * #isLive} before a file is opened (a generation already gone is SUPERSEDED and left out: the
+ * newer generation has its own notification and carries the rows; a deleted object carries none,
+ * as the files say), and {@link #requireUnchanged} once the rows are materialized, before the
+ * commit (a generation that moved in between means some rows may be the new content's: the batch
+ * fails as a transient error, and its next attempt finds the generation gone before reading).
+ */
+public final class GenerationCheck {
+  private static final Logger LOG = LoggerFactory.getLogger(GenerationCheck.class);
+
+  private final LiveGenerations live;
+  private final BiConsumer<ManifestFile, String> onSuperseded;
+
+  /**
+   * @param onSuperseded called with the file and the reason once per file whose generation is gone
+   *     before it is opened; the job marks it SUPERSEDED in the ledger
+   */
+  public GenerationCheck(LiveGenerations live, BiConsumer<ManifestFile, String> onSuperseded) {
+    this.live = Objects.requireNonNull(live, "live");
+    this.onSuperseded = Objects.requireNonNull(onSuperseded, "onSuperseded");
+  }
+
+  /**
+   * Whether the file's generation is the live one, so that it may be read; when it is not, {@code
+   * onSuperseded} has been told why.
+   *
+   * @throws IllegalStateException when the storage cannot say (transient)
+   */
+  public boolean isLive(LoadBatch batch, ManifestFile file) {
+    OptionalLong now = liveGeneration(batch, file);
+    if (now.isPresent() && now.getAsLong() == file.generation()) {
+      return true;
+    }
+    String reason = now.isPresent()
+        ? "rewritten: generation " + now.getAsLong() + " is live now"
+        : "deleted before it was read";
+    LOG.warn("Table {} batch {}: generation {} of {} is SUPERSEDED ({}); the batch goes on without it",
+        batch.table(), batch.batchId(), file.generation(), file.uri(), reason);
+    onSuperseded.accept(file, reason);
+    return false;
+  }
+
+  /**
+   * Checks that every file read still has the generation the manifest names; called once the rows
+   * are materialized and before anything is committed.
+   *
+   * @throws GenerationMovedException naming every file whose generation moved during the read
+   */
+  public void requireUnchanged(LoadBatch batch, List<ManifestFile> read) {
+    List<String> moved = new ArrayList<>();
+    for (ManifestFile file : read) {
+      OptionalLong now = liveGeneration(batch, file);
+      if (now.isEmpty() || now.getAsLong() != file.generation()) {
+        moved.add(file.uri() + " (generation " + file.generation() + ", now "
+            + (now.isPresent() ? "generation " + now.getAsLong() : "deleted") + ")");
+      }
+    }
+    if (!moved.isEmpty()) {
+      throw new GenerationMovedException("table " + batch.table() + " batch " + batch.batchId()
+          + ": the object changed while the batch read it, so the rows read may not be its generation's: "
+          + String.join(", ", moved) + "; nothing was committed and the batch can be retried");
+    }
+  }
+
+  private OptionalLong liveGeneration(LoadBatch batch, ManifestFile file) {
+    try {
+      return live.of(ObjectLocation.parse(file.uri()));
+    } catch (IOException e) {
+      throw new IllegalStateException("table " + batch.table() + " batch " + batch.batchId()
+          + ": cannot check the generation of " + file.uri() + " (a transient error; the batch can be retried): "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** A generation that moved while the job read it: transient, the batch is retried. */
+  public static final class GenerationMovedException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    GenerationMovedException(String message) {
+      super(message);
+    }
+  }
+}
