@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -64,6 +65,9 @@ public final class Reconcile {
     }
   }
 
+  private static final Set<FileState> LEFT_OUT =
+      EnumSet.of(FileState.QUARANTINED, FileState.SUPERSEDED, FileState.IGNORED);
+
   /** Compares the range and, with {@code fix} (and not {@code dryRun}), records what is missing. */
   public Report run(TableProfile profile, PartitionRange range, Duration stuckAfter, boolean fix,
       Consumer<String> progress) {
@@ -88,8 +92,10 @@ public final class Reconcile {
     for (String token : tokens) {
       for (FileRecord file : ledger.filesOfPartition(table, token)) {
         inLedger.add(file.fileId());
-        // A generation replaced by a newer one is not drift; an object gone by name is.
-        if (file.state() != FileState.QUARANTINED && !namesInBucket.contains(file.uri())) {
+        // A generation replaced by a newer one is not drift; an object gone by name is, unless the
+        // ledger already knows its rows are not in the table (quarantined, superseded: the job
+        // found it gone; ignored: never loaded).
+        if (!LEFT_OUT.contains(file.state()) && !namesInBucket.contains(file.uri())) {
           deleted.add(file.uri() + "#" + file.generation());
         }
       }

@@ -103,11 +103,11 @@ class OperatorCommandsTest {
   }
 
   /** As the listener records a notified data file. */
-  private static void notified(SqliteLedger ledger, String token, Path file) throws IOException {
+  private static String notified(SqliteLedger ledger, String token, Path file) throws IOException {
     ObjectLocation object = ObjectLocation.file(file);
-    ledger.recordFile(new RecordFile(TABLE, token, "", object.name(),
+    return ledger.recordFile(new RecordFile(TABLE, token, "", object.name(),
         Files.getLastModifiedTime(file).to(TimeUnit.MICROSECONDS), object.uri(), Files.size(file),
-        "msg-" + file.getFileName(), Instant.now(), Optional.empty(), false));
+        "msg-" + file.getFileName(), Instant.now(), Optional.empty(), false)).file().fileId();
   }
 
   private static void notifiedMarker(SqliteLedger ledger, String token, Path marker) {
@@ -199,6 +199,24 @@ class OperatorCommandsTest {
 
     assertThat(command("reconcile", "--table", TABLE, "--from", "20240102")).isEqualTo(0);
     assertThat(out.toString()).contains("partitions 2024-01-02 to (last): 0 partition(s)").contains("no drift");
+  }
+
+  @Test
+  void reconcileDoesNotReportADeletedObjectWhoseGenerationTheLedgerHasSuperseded() throws Exception {
+    Path kept = write("20240101", "part-0.csv", "id\n1\n");
+    Path gone = write("20240101", "part-1.csv", "id\n2\n");
+    try (SqliteLedger ledger = ledger()) {
+      notified(ledger, "2024-01-01", kept);
+      String goneId = notified(ledger, "2024-01-01", gone);
+      ledger.supersedeFile(goneId, "deleted before it was read");
+    }
+    Files.delete(gone);
+
+    int code = command("reconcile", "--table", TABLE, "--json");
+
+    assertThat(code).as(err.toString()).isZero();
+    JsonNode report = JSON.readTree(out.toString()).get(0);
+    assertThat(report.get("deletedFiles")).as("the job found it gone; the ledger says so").isEmpty();
   }
 
   @Test
