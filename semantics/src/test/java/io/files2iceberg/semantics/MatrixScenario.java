@@ -7,7 +7,6 @@ import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.semantics.ParquetFiles.Column;
 import io.files2iceberg.semantics.ParquetFiles.Kind;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -351,17 +349,5 @@ abstract class MatrixScenario {
         .filter(f -> f.name().endsWith("/" + name))
         .sorted(Comparator.comparingLong(FileRecord::generation))
         .map(f -> f.state().code()).toList();
-  }
-
-  static String join(Object... parts) {
-    return Arrays.stream(parts).map(Objects::toString).collect(Collectors.joining("|"));
-  }
-
-  static void deleteQuietly(Path path) {
-    try {
-      Files.deleteIfExists(path);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
