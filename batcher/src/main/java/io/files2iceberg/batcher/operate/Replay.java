@@ -8,6 +8,8 @@ import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.match.PartitionRef;
+import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.core.profile.TableProfile;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -56,9 +58,27 @@ public final class Replay {
       List<String> incomplete, List<String> reopened, List<String> left, List<String> recorded, int known,
       List<String> readyToLoad, List<String> rejected, boolean dryRun) {}
 
-  /** Lists the range and records it in the ledger. */
+  /**
+   * Lists the range and records it in the ledger.
+   *
+   * @throws IllegalArgumentException for a table that does not load through the ledger (mode full,
+   *     save-checkpoint = false), and with {@code force} for an Append table without a primary key
+   *     (its partition's rows would be appended a second time)
+   */
   public Report run(TableProfile profile, PartitionRange range, boolean force, boolean dryRun,
       Consumer<String> progress) {
+    if (profile.extract().listsStorage()) {
+      throw new IllegalArgumentException("replay: table " + profile.table() + " does not load through the ledger ("
+          + (profile.extract().batchFile().ingestionType() == IngestionType.FULL
+              ? "ingestion-type = full: every run loads every file); run it with batch run-once --table"
+              : "save-checkpoint = false); load the partitions' files once with replay --no-checkpoint, or run it"
+                  + " with batch run-once --table"));
+    }
+    if (force && appendsWithoutKey(profile)) {
+      throw new IllegalArgumentException("replay --force: table " + profile.table() + " appends without a primary"
+          + " key, so loading an ingested partition again would append its rows a second time; replay without"
+          + " --force loads only the files the ledger has not seen");
+    }
     int callsBefore = listing.listCalls();
     Scan scan = PartitionListing.scan(listing, ledger, profile, range);
     progress.accept("listed " + scan.data().size() + " data file(s) in " + range);
@@ -121,6 +141,12 @@ public final class Replay {
     return new Report(profile.table(), range.toString(), listing.listCalls() - callsBefore, scan.data().size(),
         List.copyOf(partitions), incomplete, reopened, left, recorded.newFiles(), recorded.knownFiles(),
         ready, scan.rejected(), dryRun);
+  }
+
+  /** An incremental Append table without a key: rows loaded again are rows twice. */
+  private static boolean appendsWithoutKey(TableProfile profile) {
+    return profile.load().primaryKey().isEmpty() && profile.load().saveMode() == Load.SaveMode.APPEND
+        && profile.extract().batchFile().ingestionType() == IngestionType.INCREMENTAL;
   }
 
   /** The complete partitions' files of the range, for a load without a checkpoint. */

@@ -65,6 +65,7 @@ class OperatorCommandsTest {
           }
         }
         load.iceberg.table = "%s"
+        load.primary-key = [id]
         """.formatted(landing, TABLE));
   }
 
@@ -316,6 +317,27 @@ class OperatorCommandsTest {
       assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
       assertThat(ledger.filesOfPartition(TABLE, "2024-01-01")).extracting(FileRecord::state)
           .containsOnly(FileState.RECORDED);
+    }
+  }
+
+  @Test
+  void replayForceOfAKeylessAppendTableIsRefusedBecauseItWouldAppendThePartitionTwice() throws Exception {
+    Files.writeString(config, Files.readString(config).replace("load.primary-key = [id]\n", ""));
+    Path a0 = write("20240101", "part-0.csv", "id\n1\n");
+    Path marker = write("20240101", "_SUCCESS", "");
+    try (SqliteLedger ledger = ledger()) {
+      notified(ledger, "2024-01-01", a0);
+      notifiedMarker(ledger, "2024-01-01", marker);
+      ingestEverything(ledger);
+    }
+
+    assertThat(command("replay", "--table", TABLE, "--partition", "20240101", "--force"))
+        .isEqualTo(Files2Iceberg.EXIT_INVALID);
+
+    assertThat(err.toString()).contains("replay --force: table " + TABLE + " appends without a primary key")
+        .contains("append its rows a second time");
+    try (SqliteLedger ledger = ledger()) {
+      assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
     }
   }
 
