@@ -145,6 +145,7 @@ class ExactlyOnceTest {
           save-checkpoint = false
         }
         load.iceberg.table = "local.once.backfill"
+        load.primary-key = [id]
         """.formatted(fixture.landing("backfill")));
     BatchManifest batch = fixture.claimBatch(profile, eventsFile("backfill", "p1", RowFactory.create(1L, 10, 1L)));
 

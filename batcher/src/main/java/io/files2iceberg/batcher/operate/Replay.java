@@ -149,8 +149,23 @@ public final class Replay {
         && profile.extract().batchFile().ingestionType() == IngestionType.INCREMENTAL;
   }
 
-  /** The complete partitions' files of the range, for a load without a checkpoint. */
+  /**
+   * The complete partitions' files of the range, for a load without a checkpoint.
+   *
+   * @throws IllegalArgumentException for an Append table without a primary key (the files' rows
+   *     would be appended again, now or when the ledger loads them) and for mode full (every run
+   *     loads every file; its batch replaces the table, which a replay of a range would not)
+   */
   public List<ManifestFile> listedFiles(TableProfile profile, PartitionRange range) {
+    if (appendsWithoutKey(profile)) {
+      throw new IllegalArgumentException("replay --no-checkpoint: table " + profile.table() + " appends without a"
+          + " primary key, so loading the partitions' files outside the ledger would append their rows a second"
+          + " time; replay without --no-checkpoint loads only the files the ledger has not seen");
+    }
+    if (profile.extract().batchFile().ingestionType() == IngestionType.FULL) {
+      throw new IllegalArgumentException("replay --no-checkpoint: table " + profile.table() + " has ingestion-type ="
+          + " full: every run loads every file; run it with batch run-once --table");
+    }
     return PartitionListing.scan(listing, ledger, profile, range).complete(profile).stream()
         .map(found -> found.manifestFile(EVENT)).toList();
   }

@@ -342,6 +342,20 @@ class OperatorCommandsTest {
   }
 
   @Test
+  void replayWithoutCheckpointOfAKeylessAppendTableIsRefusedBecauseItWouldAppendTheFilesAgain() throws Exception {
+    Files.writeString(config, Files.readString(config).replace("load.primary-key = [id]\n", ""));
+    write("20240101", "part-0.csv", "id\n1\n");
+    write("20240101", "_SUCCESS", "");
+
+    assertThat(command("replay", "--table", TABLE, "--partition", "20240101", "--no-checkpoint"))
+        .isEqualTo(Files2Iceberg.EXIT_INVALID);
+
+    assertThat(err.toString()).contains("replay --no-checkpoint: table " + TABLE + " appends without a primary key")
+        .contains("a second time");
+    assertThat(out.toString()).doesNotContain("file(s) listed");
+  }
+
+  @Test
   void replayForceLeavesAClaimedPartitionAndNamesIt() throws Exception {
     Path a0 = write("20240101", "part-0.csv", "id\n1\n");
     Path marker = write("20240101", "_SUCCESS", "");

@@ -172,6 +172,7 @@ public final class ProfileLoader {
     Extract extract = extract(v);
     Transform transform = transform(v);
     Load load = load(v, extract.batchFile());
+    checkBackfillLoadsOnce(v, extract, load);
     return new TableProfile(
         name,
         file.toAbsolutePath().normalize(),
@@ -246,6 +247,22 @@ public final class ProfileLoader {
         v.get(EXTRACT_QUARANTINE_BAD_FILES, false),
         // Its default follows the load section: resolved by onOverwrite once that is read.
         OnOverwrite.RELOAD);
+  }
+
+  /**
+   * A table loaded without a checkpoint (a backfill) loads every listed file on every run it is
+   * asked for: with a key the MERGE makes that safe, without one an incremental Append would add
+   * the files' rows again on each run. Such a table is backfilled through the ledger instead
+   * ({@code backfill}), which loads each file once.
+   */
+  private static void checkBackfillLoadsOnce(ProfileValues v, Extract extract, Load load) {
+    if (!extract.saveCheckpoint() && extract.batchFile().ingestionType() == IngestionType.INCREMENTAL
+        && load.primaryKey().isEmpty() && load.saveMode() == SaveMode.APPEND
+        && v.isValid(LOAD_SAVE_MODE, BATCH_FILE_INGESTION_TYPE)) {
+      v.reject(EXTRACT_SAVE_CHECKPOINT, "false cannot go with an Append table without load.primary-key: every run"
+          + " would append every listed file's rows again; add a primary key, use load.save-mode = Overwrite, or"
+          + " keep the checkpoint and load old partitions with bin/files2iceberg backfill");
+    }
   }
 
   /**

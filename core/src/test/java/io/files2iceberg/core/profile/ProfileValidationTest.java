@@ -43,6 +43,19 @@ class ProfileValidationTest {
   }
 
   @Test
+  void backfillWithoutCheckpointIsRefusedForAnAppendTableWithoutKeyAndAllowedWithAKey() throws Exception {
+    assertThat(errors("extract.save-checkpoint = false\n"))
+        .containsExactly(error("extract.save-checkpoint", "false cannot go with an Append table without"
+            + " load.primary-key: every run would append every listed file's rows again; add a primary key, use"
+            + " load.save-mode = Overwrite, or keep the checkpoint and load old partitions with"
+            + " bin/files2iceberg backfill"));
+    ProfileLoader.load(write(dir, "keyed.conf", MINIMAL + "extract.save-checkpoint = false\nload.primary-key = [id]\n"),
+        new Home(dir.resolve("home")));
+    ProfileLoader.load(write(dir, "last.conf", MINIMAL
+        + "extract.save-checkpoint = false\nextract.batch-file.ingestion-type = last\n"), new Home(dir.resolve("home")));
+  }
+
+  @Test
   void onOverwriteMustBeIgnoreOrReload() {
     assertThat(errors("extract.on-overwrite = skip"))
         .containsExactly(error("extract.on-overwrite", "expected one of ignore, reload, got \"skip\""));
@@ -122,6 +135,7 @@ class ProfileValidationTest {
             MINIMAL
                 + """
                   extract { max-batch-size = "250", save-checkpoint = "false" }
+                  load.primary-key = [id]
                   """);
 
     Extract extract = ProfileLoader.load(accepted, new Home(dir)).extract();
