@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
@@ -33,6 +37,7 @@ import java.nio.file.attribute.FileTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -223,6 +228,48 @@ class PushEndpointTest implements TestPropertyProvider {
     assertThat(file(BUCKET, folder + "part-0.parquet", 5001).orElseThrow().eventId())
         .isEqualTo("listing:m-marker-5");
     assertThat(partition(CLICKS, "2024-05-05").state()).isEqualTo(PartitionState.READY);
+  }
+
+  @Test
+  void markerRedeliveredForAnIngestedPartitionWithNothingPendingIsADuplicate() {
+    String folder = "raw/clicks/dt=2024-05-20/";
+    createBlob(folder + "part-0.parquet", 20001, "aaaa");
+    createBlob(folder + "_SUCCESS", 20002, "");
+    String marker = Envelopes.finalized("m-marker-20", BUCKET, folder + "_SUCCESS", 20002, 0);
+    assertThat(outcome(post(marker))).isEqualTo("partition_ready");
+    ingest(CLICKS);
+    assertThat(partition(CLICKS, "2024-05-20").state()).isEqualTo(PartitionState.INGESTED);
+
+    HttpResponse<?> redelivered = post(marker);
+    HttpResponse<?> secondMarker =
+        post(Envelopes.finalized("m-marker-20b", BUCKET, folder + "_SUCCESS", 20003, 0));
+
+    assertThat(redelivered.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(redelivered)).isEqualTo("duplicate");
+    assertThat(secondMarker.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(secondMarker)).isEqualTo("duplicate");
+    assertThat(partition(CLICKS, "2024-05-20").state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(prometheus())
+        .contains("files2iceberg_listener_messages_total{outcome=\"duplicate\",reason=\"partition-ingested\"}");
+  }
+
+  @Test
+  void markerThatFindsANewFileInAnIngestedPartitionMakesItReadyAgain() {
+    String folder = "raw/clicks/dt=2024-05-21/";
+    createBlob(folder + "part-0.parquet", 21001, "aaaa");
+    createBlob(folder + "_SUCCESS", 21002, "");
+    String marker = Envelopes.finalized("m-marker-21", BUCKET, folder + "_SUCCESS", 21002, 0);
+    assertThat(outcome(post(marker))).isEqualTo("partition_ready");
+    ingest(CLICKS);
+    // A late file lands; the marker is redelivered before the file's own notification.
+    createBlob(folder + "part-1.parquet", 21003, "bb");
+
+    HttpResponse<?> redelivered = post(marker);
+
+    assertThat(redelivered.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(redelivered)).isEqualTo("partition_ready");
+    assertThat(partition(CLICKS, "2024-05-21").state()).isEqualTo(PartitionState.READY);
+    assertThat(file(BUCKET, folder + "part-1.parquet", 21003).orElseThrow().state()).isEqualTo(FileState.RECORDED);
   }
 
   @Test
@@ -447,6 +494,16 @@ class PushEndpointTest implements TestPropertyProvider {
   }
 
   // --- helpers ----------------------------------------------------------------------------------
+
+  /** Claims and commits every READY partition of the table, as a batch and its job would. */
+  private void ingest(String table) {
+    Optional<BatchRecord> batch;
+    while ((batch = ledger.claimPartitions(new ClaimPartitions(table, 1000, Duration.ofMinutes(5), true)))
+        .isPresent()) {
+      ledger.markRunning(batch.get().batchId(), Duration.ofMinutes(5));
+      ledger.commitBatch(new CommitBatch(batch.get().batchId(), 1L, BatchMetrics.EMPTY));
+    }
+  }
 
   private HttpResponse<?> post(String body) {
     try {

@@ -54,7 +54,7 @@ class DemoEndToEndTest {
     assertThat(second.code()).as(second.out()).isZero();
     assertThat(second.out())
         .contains("[demo] landing folder " + home.resolve("demo/landing") + " holds the sample data already")
-        .contains("[demo] posted 13 notifications (3 markers): 10 duplicate")
+        .contains("[demo] posted 13 notifications (3 markers): 13 duplicate\n")
         .contains("[demo] nothing new; table local.demo.clicks unchanged (snapshot " + snapshot + ", 3 partitions"
             + " ingested (10 files))")
         .doesNotContain(" claimed: ");

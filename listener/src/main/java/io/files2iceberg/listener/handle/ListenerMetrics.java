@@ -28,7 +28,7 @@ final class ListenerMetrics {
     this.registry = registry;
     this.duplicates =
         Counter.builder(DUPLICATES)
-            .description("Notifications of a file generation already recorded (redeliveries)")
+            .description("Notifications that changed nothing: a file generation already recorded, a marker of an ingested partition")
             .register(registry);
     this.markerListings =
         Counter.builder(MARKER_LISTINGS)

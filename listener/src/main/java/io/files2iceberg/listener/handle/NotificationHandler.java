@@ -5,6 +5,7 @@ import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.match.ObjectLocation;
@@ -251,6 +252,16 @@ public final class NotificationHandler {
                         partition.prefix(),
                         messageId,
                         finalized.eventTime())));
+    if (ready.state() == PartitionState.INGESTED) {
+      // markReady leaves an INGESTED partition as it is only when nothing of it is pending: the
+      // marker (a redelivery, or a second marker) changed nothing.
+      return new Handled(
+          Outcome.DUPLICATE,
+          "partition-ingested",
+          "table " + partition.table() + " partition " + partition.token()
+              + " is already INGESTED with no file pending"
+              + (listPrefixOnMarker ? " (the listing found no new file)" : ""));
+    }
     return new Handled(
         Outcome.PARTITION_READY,
         "success-marker",

@@ -11,7 +11,10 @@ package io.files2iceberg.listener.handle;
 public enum Outcome {
   /** A data file was recorded (a new file, or a new generation of a known name). */
   RECORDED,
-  /** The file was already recorded with this generation: a redelivery, nothing changed. */
+  /**
+   * Nothing changed: the file was already recorded with this generation (a redelivery), or a
+   * success marker arrived for a partition already INGESTED with no file pending.
+   */
   DUPLICATE,
   /** A success marker made its partition READY (after recording the files the listing found). */
   PARTITION_READY,
