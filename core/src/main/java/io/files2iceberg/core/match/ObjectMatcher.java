@@ -39,6 +39,11 @@ import java.util.stream.Collectors;
  *       {@link Glob#matchesFolder matches} the profile's glob, whatever its size. It is ignored when
  *       the profile's {@code success-file-filter} is off;
  *   <li>a data file: in the profile's bucket and matching its glob; ignored when it has zero bytes;
+ *   <li>a file in a subfolder, at any depth, of a partition folder (the nearest folder above the
+ *       object's own in which a file of the same name would match the glob): with {@code
+ *       extract.recursive-file-lookup} a data file of that folder's partition, placed as if it lay
+ *       directly in it (unless a subfolder's name starts with {@code _} or {@code .}); without it,
+ *       ignored;
  *   <li>its partition (see below); otherwise the object matches no table profile.
  * </ol>
  *
@@ -49,7 +54,8 @@ import java.util.stream.Collectors;
  * <p>The partition token: with {@code extract.batch-file.pattern}, group 1 of the pattern matched
  * (whole-string) against the object URI, or failing that against the object name; a success marker
  * may also match through its folder's URI or name (with the trailing {@code /}). A group that did
- * not take part in the match is the empty token. A data file the pattern does not match is {@link
+ * not take part in the match is the empty token; a file in a subfolder of its partition folder may
+ * also match as if it lay directly in that folder. A data file the pattern does not match is {@link
  * Rejected} when {@code strict-pattern} is on and {@link Ignored} otherwise. Without a pattern the
  * token is the object's folder relative to the folder of the glob's {@link Glob#fixedPrefix()}, empty
  * directly in it. Date partitions parse the token with {@code date-format} (strictly: no Feb 30)
@@ -68,6 +74,10 @@ public final class ObjectMatcher {
   static final String PATTERN_MISMATCH =
       "does not match extract.batch-file.pattern (strict-pattern off)";
   static final String MARKER_FILTER_OFF = "success marker but success-file-filter is off";
+  static final String SUBFOLDER =
+      "in a subfolder of a partition folder (extract.recursive-file-lookup off)";
+  static final String HIDDEN_FOLDER =
+      "in a hidden subfolder of a partition folder (a folder name starts with _ or .)";
 
   private final List<Route> routes;
   private final Set<String> successFileNames;
@@ -110,7 +120,7 @@ public final class ObjectMatcher {
         if (!route.batchFile().successFileFilter()) {
           return new Ignored(object, MARKER_FILTER_OFF, Optional.of(route.profile()));
         }
-        return route.place(object, true, generation);
+        return route.place(object, object, true, generation);
       }
     }
     for (Route route : routes) {
@@ -118,7 +128,13 @@ public final class ObjectMatcher {
         if (size == 0) {
           return new Ignored(object, ZERO_BYTES, Optional.of(route.profile()));
         }
-        return route.place(object, false, generation);
+        return route.place(object, object, false, generation);
+      }
+    }
+    for (Route route : routes) {
+      Optional<String> partitionFolder = route.partitionFolderAbove(object);
+      if (partitionFolder.isPresent()) {
+        return route.placeNested(object, partitionFolder.get(), generation, size);
       }
     }
     return new Ignored(object, NO_PROFILE, Optional.empty());
@@ -152,7 +168,8 @@ public final class ObjectMatcher {
             route ->
                 route.glob().matches(object)
                     || (route.glob().isInBucket(object)
-                        && route.glob().matchesFolder(object.folder())))
+                        && route.glob().matchesFolder(object.folder()))
+                    || route.partitionFolderAbove(object).isPresent())
         .map(Route::profile)
         .findFirst();
   }
@@ -231,11 +248,70 @@ public final class ObjectMatcher {
           && glob.matchesFolder(object.folder());
     }
 
-    /** The object's partition, as a data file or a marker; or why it has none. */
-    ObjectMatch place(ObjectLocation object, boolean marker, long generation) {
+    /**
+     * The nearest folder above the object's own folder in which an object of the same file name
+     * would match the glob: the partition folder a file in one of its subfolders belongs to.
+     */
+    Optional<String> partitionFolderAbove(ObjectLocation object) {
+      if (!glob.isInBucket(object)) {
+        return Optional.empty();
+      }
+      String folder = object.folder();
+      while (!folder.isEmpty()) {
+        int slash = folder.lastIndexOf('/');
+        folder = slash < 0 ? "" : folder.substring(0, slash);
+        if (glob.matches(folder.isEmpty() ? object.fileName() : folder + "/" + object.fileName())) {
+          return Optional.of(folder);
+        }
+      }
+      return Optional.empty();
+    }
+
+    /**
+     * A file in a subfolder of {@code partitionFolder}: with {@code recursive-file-lookup} it is a
+     * data file of that folder's partition, placed as if it lay directly in the folder; hidden
+     * names (a subfolder or the file itself starting with {@code _} or {@code .}) are not data, as
+     * Spark's recursive lookup skips them.
+     */
+    ObjectMatch placeNested(ObjectLocation object, String partitionFolder, long generation, long size) {
+      if (!profile.extract().recursiveFileLookup()) {
+        return new Ignored(object, SUBFOLDER, Optional.of(profile));
+      }
+      String fileName = object.fileName();
+      if (fileName.startsWith("_") || fileName.startsWith(".")) {
+        return new Ignored(object, HIDDEN, Optional.of(profile));
+      }
+      String below = partitionFolder.isEmpty()
+          ? object.folder()
+          : object.folder().substring(partitionFolder.length() + 1);
+      for (String segment : below.split("/")) {
+        if (segment.startsWith("_") || segment.startsWith(".")) {
+          return new Ignored(object, HIDDEN_FOLDER, Optional.of(profile));
+        }
+      }
+      if (size == 0) {
+        return new Ignored(object, ZERO_BYTES, Optional.of(profile));
+      }
+      ObjectLocation placed =
+          new ObjectLocation(
+              object.scheme(),
+              object.bucket(),
+              partitionFolder.isEmpty() ? fileName : partitionFolder + "/" + fileName);
+      return place(object, placed, false, generation);
+    }
+
+    /**
+     * The object's partition, as a data file or a marker; or why it has none. {@code placed} is
+     * where the partition is read from: the object itself, or for a file in a subfolder of a
+     * partition folder, the same file name directly in that folder.
+     */
+    ObjectMatch place(ObjectLocation object, ObjectLocation placed, boolean marker, long generation) {
       String rawToken;
       if (pattern.isPresent()) {
         Optional<String> captured = capture(pattern.get(), object, marker);
+        if (captured.isEmpty() && !placed.equals(object)) {
+          captured = capture(pattern.get(), placed, false);
+        }
         if (captured.isEmpty()) {
           if (batchFile().strictPattern()) {
             return new Rejected(
@@ -251,7 +327,7 @@ public final class ObjectMatcher {
         }
         rawToken = captured.get();
       } else {
-        rawToken = folderToken(object);
+        rawToken = folderToken(placed);
       }
       String token = rawToken;
       Optional<LocalDate> date = Optional.empty();
@@ -269,7 +345,7 @@ public final class ObjectMatcher {
                   + batchFile().dateFormat().orElseThrow() + "\"");
         }
       }
-      PartitionRef partition = new PartitionRef(profile.table(), token, date, object.folderUri());
+      PartitionRef partition = new PartitionRef(profile.table(), token, date, placed.folderUri());
       return marker
           ? new SuccessMarker(profile, partition, object)
           : new DataFile(profile, partition, object, generation);

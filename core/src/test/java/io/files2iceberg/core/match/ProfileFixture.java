@@ -32,6 +32,7 @@ final class ProfileFixture {
   private boolean strictPattern;
   private boolean successFileFilter = true;
   private String successFileName = "_SUCCESS";
+  private boolean recursiveFileLookup;
 
   private ProfileFixture(String name, String path) {
     this.name = name;
@@ -55,6 +56,11 @@ final class ProfileFixture {
 
   ProfileFixture strictPattern() {
     strictPattern = true;
+    return this;
+  }
+
+  ProfileFixture recursiveFileLookup() {
+    recursiveFileLookup = true;
     return this;
   }
 
@@ -87,7 +93,7 @@ final class ProfileFixture {
             path,
             Extract.Format.PARQUET,
             Map.of(),
-            false,
+            recursiveFileLookup,
             batchFile,
             10,
             true,
