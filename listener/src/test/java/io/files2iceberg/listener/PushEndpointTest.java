@@ -120,6 +120,27 @@ class PushEndpointTest implements TestPropertyProvider {
           load.iceberg.table = "local.demo.local_clicks"
           """
               .formatted(root.toAbsolutePath()));
+      Files.writeString(
+          config.resolve("nested.conf"),
+          """
+          extract {
+            path = "gs://landing/raw/nested/*/*.csv"
+            format = csv
+            recursive-file-lookup = true
+          }
+          load.iceberg.table = "local.demo.nested"
+          """);
+      Files.writeString(
+          config.resolve("local_nested.conf"),
+          """
+          extract {
+            path = "file://%s/landing/nested/*/*.csv"
+            format = csv
+            recursive-file-lookup = true
+          }
+          load.iceberg.table = "local.demo.local_nested"
+          """
+              .formatted(root.toAbsolutePath()));
       return Map.of(
           "files2iceberg.config", config.toString(),
           "files2iceberg.home", root.resolve("home").toString());
@@ -294,6 +315,86 @@ class PushEndpointTest implements TestPropertyProvider {
     assertThat(file.eventId()).isEqualTo("listing:m-local-marker");
     assertThat(file.size()).isEqualTo(3);
     assertThat(outcome(late)).isEqualTo("duplicate");
+  }
+
+  @Test
+  void withRecursiveFileLookupTheMarkerListingRecordsFilesInSubfoldersIntoThePartition() {
+    String folder = "raw/nested/dt=2024-06-01/";
+    createBlob(folder + "part-0.csv", 30001, "a");
+    createBlob(folder + "sub/part-1.csv", 30002, "bb");
+    createBlob(folder + "sub/deeper/part-2.csv", 30003, "ccc");
+    createBlob(folder + "_tmp/part-3.csv", 30004, "d"); // a hidden subfolder: not data
+    createBlob(folder + "sub/notes.txt", 30005, "e"); // not *.csv
+    createBlob(folder + "_SUCCESS", 30006, "");
+
+    HttpResponse<?> marker = post(Envelopes.finalized("m-nested-marker", BUCKET, folder + "_SUCCESS", 30006, 0));
+    HttpResponse<?> late = post(Envelopes.finalized("m-nested-late", BUCKET, folder + "sub/part-1.csv", 30002, 2));
+
+    assertThat(outcome(marker)).isEqualTo("partition_ready");
+    assertThat(partition("local.demo.nested", "dt=2024-06-01").state()).isEqualTo(PartitionState.READY);
+    assertThat(partition("local.demo.nested", "dt=2024-06-01").prefix()).contains("gs://landing/" + folder);
+    for (String name : List.of("part-0.csv", "sub/part-1.csv", "sub/deeper/part-2.csv")) {
+      FileRecord file = file(BUCKET, folder + name, 30001 + List.of("part-0.csv", "sub/part-1.csv",
+          "sub/deeper/part-2.csv").indexOf(name)).orElseThrow(() -> new AssertionError(name + " not recorded"));
+      assertThat(file.partition()).as(name).isEqualTo("dt=2024-06-01");
+      assertThat(file.eventId()).as(name).isEqualTo("listing:m-nested-marker");
+      assertThat(file.uri()).as(name).isEqualTo("gs://landing/" + folder + name);
+    }
+    assertThat(file(BUCKET, folder + "_tmp/part-3.csv", 30004)).isEmpty();
+    assertThat(file(BUCKET, folder + "sub/notes.txt", 30005)).isEmpty();
+    assertThat(ledger.partition("local.demo.nested", "dt=2024-06-01/sub")).isEmpty();
+    assertThat(outcome(late)).isEqualTo("duplicate");
+  }
+
+  @Test
+  void withRecursiveFileLookupANestedFileIsRecordedIntoItsPartitionFolder() {
+    String name = "raw/nested/dt=2024-06-02/sub/part-0.csv";
+
+    HttpResponse<?> response = post(Envelopes.finalized("m-nested-file", BUCKET, name, 31001, 5));
+
+    assertThat(outcome(response)).isEqualTo("recorded");
+    assertThat(file(BUCKET, name, 31001).orElseThrow().partition()).isEqualTo("dt=2024-06-02");
+  }
+
+  @Test
+  void withoutRecursiveFileLookupANestedFileIsIgnoredSayingWhy() {
+    String name = "raw/clicks/dt=2024-06-03/sub/part-0.parquet";
+    createBlob("raw/clicks/dt=2024-06-03/part-0.parquet", 32001, "a");
+    createBlob(name, 32002, "b");
+    createBlob("raw/clicks/dt=2024-06-03/_SUCCESS", 32003, "");
+
+    HttpResponse<?> nested = post(Envelopes.finalized("m-flat-nested", BUCKET, name, 32002, 5));
+    HttpResponse<?> marker =
+        post(Envelopes.finalized("m-flat-marker", BUCKET, "raw/clicks/dt=2024-06-03/_SUCCESS", 32003, 0));
+
+    assertThat(nested.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(nested)).isEqualTo("ignored");
+    assertThat(file(BUCKET, name, 32002)).isEmpty();
+    assertThat(outcome(marker)).isEqualTo("partition_ready");
+    assertThat(file(BUCKET, "raw/clicks/dt=2024-06-03/part-0.parquet", 32001)).isPresent();
+    assertThat(file(BUCKET, name, 32002)).isEmpty();
+    assertThat(prometheus()).contains(
+        "files2iceberg_listener_messages_total{outcome=\"ignored\",reason=\"in-a-subfolder-of-a-partition-folder\"}");
+  }
+
+  @Test
+  void withRecursiveFileLookupTheMarkerListsALocalFolderWithItsSubfolders() throws IOException {
+    Path folder = Files.createDirectories(root.resolve("landing/nested/day-1"));
+    Path direct = Files.writeString(folder.resolve("part-0.csv"), "a");
+    Path nested = Files.writeString(Files.createDirectories(folder.resolve("sub/deeper")).resolve("part-1.csv"), "bb");
+    Path marker = Files.writeString(folder.resolve("_SUCCESS"), "");
+    String markerName = marker.toAbsolutePath().toString().substring(1);
+
+    HttpResponse<?> ready = post(Envelopes.finalized("m-local-nested", "", markerName, 33001, 0));
+
+    assertThat(outcome(ready)).isEqualTo("partition_ready");
+    for (Path data : List.of(direct, nested)) {
+      String dataName = data.toAbsolutePath().toString().substring(1);
+      long generation = Files.getLastModifiedTime(data).to(TimeUnit.MICROSECONDS);
+      FileRecord file = file("", dataName, generation).orElseThrow(() -> new AssertionError(data + " not recorded"));
+      assertThat(file.partition()).isEqualTo("day-1");
+      assertThat(file.eventId()).isEqualTo("listing:m-local-nested");
+    }
   }
 
   @Test

@@ -108,7 +108,8 @@ public final class MessageRelease {
       boolean dryRun) {
     PartitionRef partition = marker.partition();
     List<RecordFile> files = new ArrayList<>();
-    for (Listed listed : StoredObjects.listFolderOf(object.location(), storage)) {
+    for (Listed listed : StoredObjects.listFolderOf(object.location(),
+        marker.profile().extract().recursiveFileLookup(), storage)) {
       ObjectMatch match = matcher.match(listed.location(), listed.generation(), listed.size());
       if (match instanceof ObjectMatch.DataFile file && file.partition().table().equals(partition.table())
           && file.partition().token().equals(partition.token())) {

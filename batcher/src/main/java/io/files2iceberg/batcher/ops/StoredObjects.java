@@ -42,20 +42,27 @@ final class StoredObjects {
     }
   }
 
-  /** The objects directly in the folder holding {@code location} (a marker's partition folder). */
-  static List<Listed> listFolderOf(ObjectLocation location, Supplier<Storage> storage) {
+  /**
+   * The objects in the folder holding {@code location} (a marker's partition folder): directly in
+   * it, or with {@code subfolders} (a profile with {@code recursive-file-lookup}) at any depth.
+   */
+  static List<Listed> listFolderOf(ObjectLocation location, boolean subfolders, Supplier<Storage> storage) {
     List<Listed> objects = new ArrayList<>();
     if (location.scheme().equals(ObjectLocation.GS)) {
       String prefix = location.folder().isEmpty() ? "" : location.folder() + "/";
-      for (Blob blob : storage.get().list(location.bucket(), Storage.BlobListOption.prefix(prefix),
-          Storage.BlobListOption.currentDirectory()).iterateAll()) {
+      Storage.BlobListOption[] options = subfolders
+          ? new Storage.BlobListOption[] {Storage.BlobListOption.prefix(prefix)}
+          : new Storage.BlobListOption[] {Storage.BlobListOption.prefix(prefix),
+              Storage.BlobListOption.currentDirectory()};
+      for (Blob blob : storage.get().list(location.bucket(), options).iterateAll()) {
         if (blob.getGeneration() != null && !blob.isDirectory()) {
           objects.add(Listed.of(ObjectLocation.gs(location.bucket(), blob.getName()), blob));
         }
       }
       return objects;
     }
-    try (Stream<Path> folder = Files.list(Path.of("/" + location.folder()))) {
+    Path root = Path.of("/" + location.folder());
+    try (Stream<Path> folder = subfolders ? Files.walk(root) : Files.list(root)) {
       for (Path path : (Iterable<Path>) folder::iterator) {
         BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
         if (attributes.isRegularFile()) {

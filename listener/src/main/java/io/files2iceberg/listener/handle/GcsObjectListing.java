@@ -14,7 +14,10 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Lists one folder of a bucket: {@code prefix(folder/)} with {@code currentDirectory()}. */
+/**
+ * Lists one folder of a bucket: {@code prefix(folder/)} with {@code currentDirectory()}, or without
+ * it to include the subfolders.
+ */
 final class GcsObjectListing implements ObjectListing {
   private static final Logger LOG = LoggerFactory.getLogger(GcsObjectListing.class);
 
@@ -25,14 +28,16 @@ final class GcsObjectListing implements ObjectListing {
   }
 
   @Override
-  public List<ListedObject> listFolderOf(ObjectLocation object) {
+  public List<ListedObject> listFolderOf(ObjectLocation object, boolean subfolders) {
     String prefix = object.folder().isEmpty() ? "" : object.folder() + "/";
     List<ListedObject> listed = new ArrayList<>();
     try {
       Page<Blob> page =
-          storage
-              .get()
-              .list(object.bucket(), BlobListOption.prefix(prefix), BlobListOption.currentDirectory());
+          subfolders
+              ? storage.get().list(object.bucket(), BlobListOption.prefix(prefix))
+              : storage
+                  .get()
+                  .list(object.bucket(), BlobListOption.prefix(prefix), BlobListOption.currentDirectory());
       for (Blob blob : page.iterateAll()) {
         if (blob.isDirectory() || blob.getName().endsWith("/")) {
           continue;

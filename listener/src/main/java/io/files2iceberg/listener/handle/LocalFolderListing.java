@@ -13,16 +13,16 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Lists one local folder, for {@code file://} profiles (the embedded mode). A local file's
+ * Lists one local folder (with its subfolders when asked), for {@code file://} profiles (the embedded mode). A local file's
  * generation is its last-modified time in microseconds, as the embedded notifier sends it.
  */
 final class LocalFolderListing implements ObjectListing {
 
   @Override
-  public List<ListedObject> listFolderOf(ObjectLocation object) {
+  public List<ListedObject> listFolderOf(ObjectLocation object, boolean subfolders) {
     Path folder = Path.of("/" + object.name()).getParent();
     List<ListedObject> listed = new ArrayList<>();
-    try (Stream<Path> entries = Files.list(folder)) {
+    try (Stream<Path> entries = subfolders ? Files.walk(folder) : Files.list(folder)) {
       for (Path path : (Iterable<Path>) entries.sorted()::iterator) {
         BasicFileAttributes attributes;
         try {

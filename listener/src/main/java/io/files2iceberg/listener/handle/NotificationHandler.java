@@ -269,10 +269,14 @@ public final class NotificationHandler {
             + (listPrefixOnMarker ? ", " + found + " file(s) recorded from the listing" : ""));
   }
 
-  /** Records the partition's files the ledger does not know yet; returns how many were new. */
+  /**
+   * Records the partition's files the ledger does not know yet; returns how many were new. With
+   * {@code recursive-file-lookup} the files of the folder's subfolders are the partition's too.
+   */
   private int recordListedFiles(String messageId, ObjectFinalized finalized, SuccessMarker marker) {
     PartitionRef partition = marker.partition();
-    List<ListedObject> objects = listing.listFolderOf(marker.object());
+    List<ListedObject> objects =
+        listing.listFolderOf(marker.object(), marker.profile().extract().recursiveFileLookup());
     String eventId = LISTING_EVENT_PREFIX + messageId;
     int found = 0;
     for (ListedObject listed : objects) {

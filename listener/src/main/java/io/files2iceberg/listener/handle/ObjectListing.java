@@ -9,20 +9,20 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Lists the objects directly inside one folder: how a success marker finds the files of its
- * partition whose notifications have not arrived yet. Called once per marker, never to scan a
- * bucket.
+ * Lists the objects of one folder: how a success marker finds the files of its partition whose
+ * notifications have not arrived yet. Called once per marker, never to scan a bucket.
  */
 public interface ObjectListing {
 
   /**
-   * The objects directly in the folder that holds {@code object} (not in its subfolders), the
-   * object itself included.
+   * The objects in the folder that holds {@code object}, the object itself included: directly in
+   * it, or with {@code subfolders} also those in its subfolders at any depth (a profile with
+   * {@code extract.recursive-file-lookup}).
    *
    * @throws ListingFailedException when the folder cannot be listed; {@link
    *     ListingFailedException#isRetryable()} says whether trying again may help
    */
-  List<ListedObject> listFolderOf(ObjectLocation object);
+  List<ListedObject> listFolderOf(ObjectLocation object, boolean subfolders);
 
   /**
    * Lists {@code gs://} folders through Cloud Storage and {@code file://} folders on the local
@@ -33,8 +33,10 @@ public interface ObjectListing {
   static ObjectListing of(Supplier<Storage> storage) {
     ObjectListing gcs = new GcsObjectListing(storage);
     ObjectListing local = new LocalFolderListing();
-    return object ->
-        ObjectLocation.FILE.equals(object.scheme()) ? local.listFolderOf(object) : gcs.listFolderOf(object);
+    return (object, subfolders) ->
+        ObjectLocation.FILE.equals(object.scheme())
+            ? local.listFolderOf(object, subfolders)
+            : gcs.listFolderOf(object, subfolders);
   }
 
   /**

@@ -66,7 +66,7 @@ class NotificationHandlerTest {
   @Test
   void retryableListingFailureIsRetriedAndLeavesThePartitionUntouched() {
     NotificationHandler handler =
-        handler(object -> {
+        handler((object, subfolders) -> {
           throw new ListingFailedException("listing gs://landing/raw/ failed (503): backend error", true, null);
         });
 
@@ -82,7 +82,7 @@ class NotificationHandlerTest {
   @Test
   void listingThatCanNeverSucceedQuarantinesTheMarkerWithoutMakingThePartitionReady() {
     NotificationHandler handler =
-        handler(object -> {
+        handler((object, subfolders) -> {
           throw new ListingFailedException("listing gs://landing/raw/ failed (403): forbidden", false, null);
         });
 
@@ -101,7 +101,7 @@ class NotificationHandlerTest {
   @Test
   void unclassifiedFailureIsRetriedRatherThanQuarantined() {
     NotificationHandler handler =
-        handler(object -> {
+        handler((object, subfolders) -> {
           throw new IllegalStateException("a bug");
         });
 
@@ -113,7 +113,7 @@ class NotificationHandlerTest {
   @Test
   void listedFileWithTheMarkerOnlyCountsFilesOfItsOwnPartition() {
     NotificationHandler handler =
-        handler(object ->
+        handler((object, subfolders) ->
             List.of(
                 listed("raw/clicks/dt=2024-05-01/a.parquet", 11, 5),
                 listed("raw/clicks/dt=2024-05-01/empty.parquet", 12, 0),
@@ -129,7 +129,7 @@ class NotificationHandlerTest {
 
   @Test
   void quarantineOnALockedLedgerIsRetried() throws Exception {
-    NotificationHandler handler = handler(object -> List.of());
+    NotificationHandler handler = handler((object, subfolders) -> List.of());
 
     Outcome outcome;
     try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("home/ledger.db"));
