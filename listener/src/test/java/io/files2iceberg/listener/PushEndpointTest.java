@@ -121,6 +121,16 @@ class PushEndpointTest implements TestPropertyProvider {
           """
               .formatted(root.toAbsolutePath()));
       Files.writeString(
+          config.resolve("lenient.conf"),
+          """
+          extract {
+            path = "gs://landing/raw/lenient/*/*.csv"
+            format = csv
+            batch-file.pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/[^/]+"
+          }
+          load.iceberg.table = "local.demo.lenient"
+          """);
+      Files.writeString(
           config.resolve("nested.conf"),
           """
           extract {
@@ -541,6 +551,26 @@ class PushEndpointTest implements TestPropertyProvider {
   }
 
   @Test
+  void dataFileMissingTheNonStrictPatternIsQuarantinedWithAWarningCounter() {
+    String name = "raw/lenient/latest/part-0.csv";
+    String counter = "files2iceberg_listener_pattern_mismatches_total{table=\"local.demo.lenient\"}";
+    double before = counterWithLabels(counter);
+
+    HttpResponse<?> response = post(Envelopes.finalized("m-lenient", BUCKET, name, 13501, 10));
+
+    assertThat(response.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    QuarantinedMessage quarantined = quarantined("m-lenient");
+    assertThat(quarantined.reason())
+        .isEqualTo("profile \"lenient\": gs://landing/" + name + " does not match extract.batch-file.pattern"
+            + " \".+/dt=(\\d{4}-\\d{2}-\\d{2})/[^/]+\" (strict-pattern off)");
+    assertThat(quarantined.objectUri()).contains("gs://landing/" + name);
+    assertThat(file(BUCKET, name, 13501)).isEmpty();
+    assertThat(counterWithLabels(counter)).isEqualTo(before + 1);
+    assertThat(prometheus()).contains("files2iceberg_listener_quarantined_total{reason=\"pattern-mismatch\"}");
+  }
+
+  @Test
   void dataFileWhoseDateDoesNotParseIsQuarantined() {
     String name = "raw/clicks/dt=2024-02-30/part-0.parquet";
 
@@ -630,6 +660,16 @@ class PushEndpointTest implements TestPropertyProvider {
         .lines()
         .filter(line -> line.startsWith(name + " "))
         .mapToDouble(line -> Double.parseDouble(line.substring(name.length() + 1).trim()))
+        .findFirst()
+        .orElse(0);
+  }
+
+  /** The value of a counter in /prometheus given with its labels, 0 when absent. */
+  private double counterWithLabels(String nameAndLabels) {
+    return prometheus()
+        .lines()
+        .filter(line -> line.startsWith(nameAndLabels + " "))
+        .mapToDouble(line -> Double.parseDouble(line.substring(nameAndLabels.length() + 1).trim()))
         .findFirst()
         .orElse(0);
   }

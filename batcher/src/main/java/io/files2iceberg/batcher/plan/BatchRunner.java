@@ -73,6 +73,8 @@ import org.slf4j.LoggerFactory;
  *       table's snapshot ancestry before reading anything, so a batch that is already in the table
  *       is only finalized in the ledger; the batcher never reads Iceberg itself. A batch whose
  *       attempts reached {@code job.max-attempts} is failed instead.
+ *   <li><b>Stops</b>: with {@code strict-pattern = true}, a quarantined file that misses the
+ *       pattern stops the table here, with an error naming the file ({@link TableStops}).
  *   <li><b>Claims</b>, by mode: {@code incremental} claims READY partitions, oldest first, up to
  *       {@code max-batch-size} files, again and again until nothing is READY; {@code last} claims the
  *       newest READY partition whole and supersedes the older ones; {@code full} (and any mode with
@@ -168,7 +170,8 @@ public final class BatchRunner {
    * for all of them.
    *
    * @return what committed and what failed; problems that stopped a table before it had a batch
-   *     (the ledger unavailable, no launcher) are in {@link RunSummary#errors()}
+   *     (the ledger unavailable, no launcher, a file rejected under strict-pattern) are in {@link
+   *     RunSummary#errors()}
    */
   public RunSummary runOnce() {
     return run(profiles.profiles().stream().filter(BatchRunner::isLedgerDriven).toList());
@@ -212,6 +215,14 @@ public final class BatchRunner {
       collected.error("ledger: cannot look for expired batches: " + e.getMessage());
       return collected.summary(Duration.between(start, clock.instant()));
     }
+    Map<String, List<TableStops.Stop>> stops;
+    try {
+      stops = TableStops.read(ledger, profiles.profiles());
+    } catch (RuntimeException e) {
+      LOG.error("Cannot read the quarantine: {}", e.toString());
+      collected.error("ledger: cannot read the quarantine: " + e.getMessage());
+      return collected.summary(Duration.between(start, clock.instant()));
+    }
     for (String table : expired.keySet()) {
       if (profiles.byTable(table).isEmpty()) {
         LOG.warn("Table {}: batches {} have expired leases but no profile loads the table; left as they are", table,
@@ -229,7 +240,8 @@ public final class BatchRunner {
       Map<String, Future<?>> turns = new LinkedHashMap<>();
       for (TableProfile profile : tables) {
         List<BatchRecord> stale = expired.getOrDefault(profile.table(), List.of());
-        turns.put(profile.table(), pool.submit(() -> new TableTurn(profile, collected).run(stale)));
+        List<TableStops.Stop> stoppedBy = stops.getOrDefault(profile.table(), List.of());
+        turns.put(profile.table(), pool.submit(() -> new TableTurn(profile, collected).run(stale, stoppedBy)));
       }
       for (Map.Entry<String, Future<?>> turn : turns.entrySet()) {
         try {
@@ -262,7 +274,8 @@ public final class BatchRunner {
     Collected collected = new Collected();
     List<BatchRecord> stale = ledger.findExpiredLeases().stream()
         .filter(batch -> batch.table().equals(profile.table())).toList();
-    new TableTurn(profile, collected).run(stale);
+    List<TableStops.Stop> stoppedBy = TableStops.read(ledger, List.of(profile)).getOrDefault(profile.table(), List.of());
+    new TableTurn(profile, collected).run(stale, stoppedBy);
     return collected.summary(Duration.between(start, clock.instant()));
   }
 
@@ -296,12 +309,21 @@ public final class BatchRunner {
       this.lease = profile.job().leaseTimeout();
     }
 
-    void run(List<BatchRecord> stale) {
+    void run(List<BatchRecord> stale, List<TableStops.Stop> stoppedBy) {
       Launcher launcher = launchers.apply(profile);
       for (BatchRecord batch : stale) {
         if (!withPermit(() -> recover(launcher, batch))) {
           return; // the table keeps a batch in flight; claims are exclusive anyway
         }
+      }
+      if (!stoppedBy.isEmpty()) {
+        // Recovery above settled what was already in flight; nothing new is claimed or listed
+        // while a file that misses the pattern under strict-pattern stands.
+        for (TableStops.Stop stop : stoppedBy) {
+          LOG.error("Table {}", stop.describe());
+          collected.error(stop.describe());
+        }
+        return;
       }
       IngestionType mode = profile.extract().batchFile().ingestionType();
       if (profile.extract().listsStorage()) {

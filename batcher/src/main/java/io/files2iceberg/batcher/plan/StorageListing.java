@@ -29,6 +29,8 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A profile's objects, listed from storage: the input of mode {@code full}, of backfills ({@code
@@ -36,7 +38,9 @@ import java.util.stream.Stream;
  * reconcile}), the only paths that list a bucket.
  *
  * <p>Objects are classified by {@link ObjectMatcher} exactly as notifications are (markers,
- * temporaries, hidden and zero-byte files are not data). Identity follows the listener: a GCS object
+ * temporaries, hidden and zero-byte files are not data). A file that misses the pattern is a
+ * rejection with {@code strict-pattern = true} (mode {@code full} then fails the run, naming it)
+ * and is left out with a warning otherwise. Identity follows the listener: a GCS object
  * is its bucket, name and generation; a local file is the empty bucket, its absolute path without
  * the leading {@code /}, and its last-modified time in microseconds as the generation.
  *
@@ -46,6 +50,7 @@ import java.util.stream.Stream;
  * #listCalls()} counts the calls made (a GCS page, a local folder read), for reports.
  */
 public final class StorageListing {
+  private static final Logger LOG = LoggerFactory.getLogger(StorageListing.class);
   /** The event id of a file listed for mode full or a backfill: it came from no notification. */
   static final String LISTING_EVENT = "listing";
 
@@ -94,7 +99,12 @@ public final class StorageListing {
         } else if (match instanceof ObjectMatch.SuccessMarker marker) {
           markers.put(marker.partition().token(), marker.partition());
         } else if (match instanceof ObjectMatch.Rejected r) {
-          rejected.add(r.reason());
+          if (r.kind() == ObjectMatch.Rejected.Kind.PATTERN_MISMATCH && !r.stopsTheTable()) {
+            // strict-pattern off: a listing has no message to quarantine; warn and leave it out.
+            LOG.warn("Listing {}: left out {}", profile.extract().path(), r.reason());
+          } else {
+            rejected.add(r.reason());
+          }
         }
       }
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.plan.TableStops;
 import io.files2iceberg.batcher.status.StatusReport.TableView;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -69,7 +70,12 @@ public final class StatusFormat {
     }
     List<String> failedPartitions = new ArrayList<>();
     List<String> failedBatches = new ArrayList<>();
+    List<String> stopped = new ArrayList<>();
     for (TableView table : report.tables()) {
+      for (TableStops.Stop stop : table.stoppedBy()) {
+        stopped.add("  " + table.table() + ": " + stop.objectUri() + " (message " + stop.messageId() + "): "
+            + stop.reason() + "\n    " + stop.remedy());
+      }
       for (PartitionRecord partition : table.failedPartitions()) {
         failedPartitions.add("  " + table.table() + " " + partition.partition() + ": failed after "
             + partition.attempts() + " attempt(s): " + partition.lastError().orElse("no error recorded"));
@@ -77,6 +83,10 @@ public final class StatusFormat {
       table.failedBatches().stream().limit(FAILED_BATCHES_SHOWN).forEach(batch -> failedBatches.add(
           "  " + table.table() + " " + batch.batchId() + " (" + String.join(", ", batch.partitions()) + ", "
               + ago(batch.updatedAt(), report.generatedAt()) + "): " + batch.error().orElse("no error recorded")));
+    }
+    if (!stopped.isEmpty()) {
+      out.append("\nSTOPPED TABLES (no batch runs while a file that misses the pattern stands, strict-pattern)\n");
+      stopped.forEach(line -> out.append(line).append('\n'));
     }
     if (!failedPartitions.isEmpty()) {
       out.append("\nFAILED PARTITIONS (retried only by an operator)\n");
@@ -150,6 +160,13 @@ public final class StatusFormat {
         ObjectNode node = batch(failedBatches.addObject(), batch);
         putOptional(node, "error", batch.error());
         node.put("updatedAt", batch.updatedAt().toString());
+      }
+      ArrayNode stoppedBy = table.putArray("stoppedBy");
+      for (TableStops.Stop stop : view.stoppedBy()) {
+        ObjectNode node = stoppedBy.addObject();
+        node.put("messageId", stop.messageId());
+        node.put("objectUri", stop.objectUri());
+        node.put("reason", stop.reason());
       }
     }
     try {

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.status;
 
+import io.files2iceberg.batcher.plan.TableStops;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
@@ -20,7 +21,7 @@ import java.util.TreeSet;
 
 /**
  * The pipeline at a glance, read from the ledger: per table, partitions and files by state, the
- * batches in flight, the last commit, the lag and the failures. Rendered by {@link StatusFormat}.
+ * batches in flight, the last commit, the lag, the failures and, with the profiles, what stops it. Rendered by {@link StatusFormat}.
  *
  * @param generatedAt when it was read
  * @param tables sorted by table
@@ -40,6 +41,8 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
    *     loads (or no profiles were given)
    * @param mode the profile's ingestion type
    * @param lag how long the oldest READY partition has been waiting; empty when none waits
+   * @param stoppedBy quarantined files that stop the table's runs (strict-pattern); known only
+   *     when the profiles are given
    */
   public record TableView(
       String table,
@@ -52,9 +55,11 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
       Optional<Instant> oldestReadyAt,
       Optional<Duration> lag,
       List<PartitionRecord> failedPartitions,
-      List<BatchRecord> failedBatches) {
+      List<BatchRecord> failedBatches,
+      List<TableStops.Stop> stoppedBy) {
 
     public TableView {
+      stoppedBy = List.copyOf(stoppedBy);
       partitions = Map.copyOf(partitions);
       files = Map.copyOf(files);
       inFlight = List.copyOf(inFlight);
@@ -76,6 +81,8 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
     TreeSet<String> tables = new TreeSet<>(ledger.tables());
     profiles.ifPresent(registry -> registry.profiles().forEach(p -> tables.add(p.table())));
     table.ifPresent(only -> tables.retainAll(List.of(only)));
+    Map<String, List<TableStops.Stop>> stops =
+        profiles.map(registry -> TableStops.read(ledger, registry.profiles())).orElse(Map.of());
     List<TableView> views = tables.stream().map(name -> {
       TableStatus status = ledger.tableStatus(name);
       Optional<TableProfile> profile = profiles.flatMap(registry -> registry.byTable(name));
@@ -84,7 +91,7 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
       return new TableView(name, profile.map(TableProfile::name),
           profile.map(p -> p.extract().batchFile().ingestionType()), status.partitionsByState(),
           status.filesByState(), status.inFlight(), status.lastCommitted(), status.oldestReadyAt(), lag,
-          status.failedPartitions(), status.failedBatches());
+          status.failedPartitions(), status.failedBatches(), stops.getOrDefault(name, List.of()));
     }).toList();
     return new StatusReport(now, views, ledger.quarantinedMessages().size());
   }

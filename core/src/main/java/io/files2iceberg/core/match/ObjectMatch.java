@@ -58,13 +58,32 @@ public sealed interface ObjectMatch {
    * and report, never to skip silently.
    *
    * @param reason a sentence naming the object URI and the setting it violates
+   * @param kind what the object fails
    */
-  record Rejected(TableProfile profile, ObjectLocation object, String reason)
+  record Rejected(TableProfile profile, ObjectLocation object, String reason, Kind kind)
       implements ObjectMatch {
     public Rejected {
       Objects.requireNonNull(profile, "profile");
       Objects.requireNonNull(object, "object");
       Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(kind, "kind");
+    }
+
+    /** What a rejected object fails. */
+    public enum Kind {
+      /** It matches the glob but not {@code extract.batch-file.pattern}. */
+      PATTERN_MISMATCH,
+      /** Its partition token does not parse with {@code extract.batch-file.date-format}. */
+      UNPARSEABLE_DATE
+    }
+
+    /**
+     * Whether the table's runs stop while this object stands: a pattern mismatch under {@code
+     * strict-pattern = true} (the seed's "aborts the run if any scanned file fails the partition
+     * regex check"). Any other rejection is quarantined and the table goes on.
+     */
+    public boolean stopsTheTable() {
+      return kind == Kind.PATTERN_MISMATCH && profile.extract().batchFile().strictPattern();
     }
   }
 }

@@ -55,10 +55,10 @@ import java.util.stream.Collectors;
  * (whole-string) against the object URI, or failing that against the object name; a success marker
  * may also match through its folder's URI or name (with the trailing {@code /}). A group that did
  * not take part in the match is the empty token; a file in a subfolder of its partition folder may
- * also match as if it lay directly in that folder. A data file the pattern does not match is {@link
- * Rejected} when {@code strict-pattern} is on and {@link Ignored} otherwise. Without a pattern the
- * token is the object's folder relative to the folder of the glob's {@link Glob#fixedPrefix()}, empty
- * directly in it. Date partitions parse the token with {@code date-format} (strictly: no Feb 30)
+ * also match as if it lay directly in that folder. A data file (or marker) the pattern does not
+ * match is {@link Rejected}, whatever {@code strict-pattern} says; {@link Rejected#stopsTheTable()}
+ * tells what strict-pattern makes of it. Without a pattern the token is the object's folder
+ * relative to the folder of the glob's {@link Glob#fixedPrefix()}, empty directly in it. Date partitions parse the token with {@code date-format} (strictly: no Feb 30)
  * and use its ISO form; a token that does not parse is always {@link Rejected}.
  */
 public final class ObjectMatcher {
@@ -71,8 +71,6 @@ public final class ObjectMatcher {
   static final String STARTED = "commit marker (_started_*)";
   static final String HIDDEN = "hidden file (name starts with _ or .)";
   static final String ZERO_BYTES = "zero-byte file that is not a success marker";
-  static final String PATTERN_MISMATCH =
-      "does not match extract.batch-file.pattern (strict-pattern off)";
   static final String MARKER_FILTER_OFF = "success marker but success-file-filter is off";
   static final String SUBFOLDER =
       "in a subfolder of a partition folder (extract.recursive-file-lookup off)";
@@ -313,17 +311,17 @@ public final class ObjectMatcher {
           captured = capture(pattern.get(), placed, false);
         }
         if (captured.isEmpty()) {
-          if (batchFile().strictPattern()) {
-            return new Rejected(
-                profile,
-                object,
-                (marker ? "success marker " : "")
-                    + object.uri()
-                    + " does not match extract.batch-file.pattern \""
-                    + pattern.get().pattern()
-                    + "\" (strict-pattern on)");
-          }
-          return new Ignored(object, PATTERN_MISMATCH, Optional.of(profile));
+          return new Rejected(
+              profile,
+              object,
+              (marker ? "success marker " : "")
+                  + object.uri()
+                  + " does not match extract.batch-file.pattern \""
+                  + pattern.get().pattern()
+                  + "\" (strict-pattern "
+                  + (batchFile().strictPattern() ? "on" : "off")
+                  + ")",
+              Rejected.Kind.PATTERN_MISMATCH);
         }
         rawToken = captured.get();
       } else {
@@ -342,7 +340,8 @@ public final class ObjectMatcher {
               object,
               "partition token \"" + rawToken + "\" of " + object.uri()
                   + " does not parse with extract.batch-file.date-format \""
-                  + batchFile().dateFormat().orElseThrow() + "\"");
+                  + batchFile().dateFormat().orElseThrow() + "\"",
+              Rejected.Kind.UNPARSEABLE_DATE);
         }
       }
       PartitionRef partition = new PartitionRef(profile.table(), token, date, placed.folderUri());

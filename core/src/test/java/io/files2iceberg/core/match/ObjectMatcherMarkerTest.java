@@ -161,7 +161,8 @@ class ObjectMatcherMarkerTest {
                 clicks,
                 ObjectLocation.gs("landing", "raw/clicks/latest/_SUCCESS"),
                 "partition token \"latest\" of gs://landing/raw/clicks/latest/_SUCCESS does not"
-                    + " parse with extract.batch-file.date-format \"yyyy-MM-dd\""));
+                    + " parse with extract.batch-file.date-format \"yyyy-MM-dd\"",
+                Rejected.Kind.UNPARSEABLE_DATE));
   }
 
   @Test
@@ -182,6 +183,7 @@ class ObjectMatcherMarkerTest {
                 ObjectLocation.gs("landing", "raw/clicks/dt=1/_SUCCESS"),
                 "success marker gs://landing/raw/clicks/dt=1/_SUCCESS does not match"
                     + " extract.batch-file.pattern \".*/dt=([^/]+)/part-[^/]+\\.parquet\""
-                    + " (strict-pattern on)"));
+                    + " (strict-pattern on)",
+                Rejected.Kind.PATTERN_MISMATCH));
   }
 }

@@ -167,11 +167,13 @@ class ObjectMatcherPartitionTest {
                 orders,
                 ObjectLocation.gs("landing", "raw/orders/eu/a.csv"),
                 "gs://landing/raw/orders/eu/a.csv does not match extract.batch-file.pattern"
-                    + " \".*/region=([^/]+)/.*\" (strict-pattern on)"));
+                    + " \".*/region=([^/]+)/.*\" (strict-pattern on)",
+                Rejected.Kind.PATTERN_MISMATCH));
+    assertThat(((Rejected) match).stopsTheTable()).isTrue();
   }
 
   @Test
-  void nonStrictPatternIgnoresAMatchingFileThatMissesThePattern() {
+  void nonStrictPatternRejectsAMatchingFileThatMissesThePatternWithoutStoppingTheTable() {
     TableProfile orders =
         profile("orders", "gs://landing/raw/orders/*/*.csv")
             .pattern(".*/region=([^/]+)/.*")
@@ -181,10 +183,13 @@ class ObjectMatcherPartitionTest {
 
     assertThat(match)
         .isEqualTo(
-            new Ignored(
+            new Rejected(
+                orders,
                 ObjectLocation.gs("landing", "raw/orders/eu/a.csv"),
-                "does not match extract.batch-file.pattern (strict-pattern off)",
-                Optional.of(orders)));
+                "gs://landing/raw/orders/eu/a.csv does not match extract.batch-file.pattern"
+                    + " \".*/region=([^/]+)/.*\" (strict-pattern off)",
+                Rejected.Kind.PATTERN_MISMATCH));
+    assertThat(((Rejected) match).stopsTheTable()).isFalse();
   }
 
   @Test
@@ -203,7 +208,9 @@ class ObjectMatcherPartitionTest {
                 clicks,
                 ObjectLocation.gs("landing", "raw/clicks/dt=2024-13-01/a.parquet"),
                 "partition token \"2024-13-01\" of gs://landing/raw/clicks/dt=2024-13-01/a.parquet"
-                    + " does not parse with extract.batch-file.date-format \"yyyy-MM-dd\""));
+                    + " does not parse with extract.batch-file.date-format \"yyyy-MM-dd\"",
+                Rejected.Kind.UNPARSEABLE_DATE));
+    assertThat(((Rejected) match).stopsTheTable()).isFalse();
   }
 
   @Test

@@ -15,6 +15,7 @@ final class ListenerMetrics {
   static final String MESSAGES = "files2iceberg.listener.messages";
   static final String DUPLICATES = "files2iceberg.listener.duplicates";
   static final String QUARANTINED = "files2iceberg.listener.quarantined";
+  static final String PATTERN_MISMATCHES = "files2iceberg.listener.pattern.mismatches";
   static final String MARKER_LISTINGS = "files2iceberg.listener.marker.listings";
   static final String LISTED_FILES = "files2iceberg.listener.listed.files";
   static final String LEDGER_WRITES = "files2iceberg.listener.ledger.writes";
@@ -57,6 +58,15 @@ final class ListenerMetrics {
     Counter.builder(QUARANTINED)
         .description("Messages quarantined as never able to succeed, by reason")
         .tag("reason", reason.code())
+        .register(registry)
+        .increment();
+  }
+
+  /** A file of {@code table} that misses its pattern with strict-pattern off (a warning). */
+  void patternMismatch(String table) {
+    Counter.builder(PATTERN_MISMATCHES)
+        .description("Files that match a profile's glob but not its pattern (strict-pattern off), quarantined")
+        .tag("table", table)
         .register(registry)
         .increment();
   }

@@ -183,10 +183,26 @@ public final class NotificationHandler {
       return new Handled(Outcome.IGNORED, reasonCode(ignored.reason()), ignored.reason());
     }
     Rejected rejected = (Rejected) match;
+    String reason = "profile \"" + rejected.profile().name() + "\": " + rejected.reason();
+    if (rejected.kind() == Rejected.Kind.PATTERN_MISMATCH && !rejected.stopsTheTable()) {
+      // strict-pattern off: kept for the operator, counted, and the table goes on.
+      Handled handled =
+          quarantine(
+              message.messageId(), QuarantineReason.PATTERN_MISMATCH, reason, message.rawPayload(),
+              Optional.of(finalized.object().uri()));
+      metrics.patternMismatch(rejected.profile().table());
+      return handled;
+    }
+    if (rejected.stopsTheTable()) {
+      // The batcher re-matches the quarantined object and stops the table while it stands.
+      LOG.error(
+          "Message {} for {}: table {} stops until it is cleared: {}",
+          message.messageId(), finalized.object().uri(), rejected.profile().table(), reason);
+    }
     return quarantine(
         message.messageId(),
         QuarantineReason.REJECTED_BY_MATCHER,
-        "profile \"" + rejected.profile().name() + "\": " + rejected.reason(),
+        reason,
         message.rawPayload(),
         Optional.of(finalized.object().uri()));
   }

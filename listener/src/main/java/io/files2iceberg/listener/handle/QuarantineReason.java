@@ -18,10 +18,16 @@ public enum QuarantineReason {
   /** The data of a {@code JSON_API_V1} notification is not an object resource. */
   BAD_OBJECT_RESOURCE("bad-object-resource"),
   /**
-   * The object belongs to a profile but cannot be placed in a partition: it violates
-   * {@code strict-pattern}, or its date token does not parse.
+   * The object belongs to a profile but cannot be placed in a partition: it misses the pattern
+   * under {@code strict-pattern = true} (the table's batches stop until it is cleared), or its
+   * date token does not parse.
    */
   REJECTED_BY_MATCHER("rejected-by-matcher"),
+  /**
+   * The object matches a profile's glob but not its pattern, with {@code strict-pattern = false}:
+   * quarantined with a warning, and the table goes on.
+   */
+  PATTERN_MISMATCH("pattern-mismatch"),
   /** The marker's folder cannot be listed, and retrying will not help (a permission, a 404). */
   LISTING_FAILED("listing-failed");
 
