@@ -139,7 +139,7 @@ final class LocalCommand implements Callable<Integer> {
           }
           if (untilIdle) {
             pipeline.printSummary(Duration.between(started, Instant.now()));
-            return progress.failedPartitions().isEmpty() ? 0 : Files2Iceberg.EXIT_FAILED;
+            return progress.needsAnOperator() ? Files2Iceberg.EXIT_FAILED : 0;
           }
           TimeUnit.MILLISECONDS.sleep(interval.toMillis());
         }

@@ -12,6 +12,7 @@ import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.batcher.plan.TableStops;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;
@@ -151,22 +152,27 @@ public final class LocalPipeline implements AutoCloseable {
     while (true) {
       LandingNotifier.ScanResult scan = scan();
       Map<String, TableStatus> before = statuses();
+      // A table stopped by a strict-pattern rejection keeps its READY partitions until an operator
+      // clears it: it does not hold the catch-up (as FAILED partitions do not), it is reported.
+      Set<String> stopped = stops().keySet();
       // runOnce gives the ledger-driven tables their turn; a table that lists storage (mode full,
       // backfills) runs only when asked (batch run-once --table, backfill), never because some
       // file arrived: each of its runs loads every listed file again.
       boolean arrived = scan.count(LandingNotifier.Outcome.RECORDED) + scan.count(LandingNotifier.Outcome.PARTITION_READY)
           + scan.count(LandingNotifier.Outcome.ACKNOWLEDGED) > 0;
-      boolean work = !ranOnce || arrived || before.values().stream().anyMatch(LocalPipeline::hasWork);
+      boolean work = !ranOnce || arrived || hasWork(before, stopped);
       ranOnce = true;
       if (work) {
         RunSummary summary = runner.runOnce();
         summary.errors().forEach(error -> say("error: " + error));
       }
       Map<String, TableStatus> after = statuses();
-      boolean busy = after.values().stream().anyMatch(LocalPipeline::hasWork);
+      Map<String, List<TableStops.Stop>> stops = stops();
+      boolean busy = hasWork(after, stops.keySet());
       if (!busy && scan.isQuiet() && !work) {
         waitingFor = Optional.empty();
-        return new Progress(after.values().stream().flatMap(s -> s.failedPartitions().stream()).toList());
+        return new Progress(after.values().stream().flatMap(s -> s.failedPartitions().stream()).toList(),
+            stops.values().stream().flatMap(List::stream).toList());
       }
       if (!busy && scan.isQuiet()) {
         continue; // one more quiet round confirms nothing arrived while the batches ran
@@ -185,11 +191,27 @@ public final class LocalPipeline implements AutoCloseable {
    * Where {@link #catchUp} stopped: nothing left for the batcher.
    *
    * @param failedPartitions partitions that ran out of attempts (now or before): an operator's turn
+   * @param stops quarantined files that stop their tables (strict-pattern): an operator's turn
    */
-  public record Progress(List<PartitionRecord> failedPartitions) {
+  public record Progress(List<PartitionRecord> failedPartitions, List<TableStops.Stop> stops) {
     public Progress {
       failedPartitions = List.copyOf(failedPartitions);
+      stops = List.copyOf(stops);
     }
+
+    /** Whether something waits for an operator. */
+    public boolean needsAnOperator() {
+      return !failedPartitions.isEmpty() || !stops.isEmpty();
+    }
+  }
+
+  private Map<String, List<TableStops.Stop>> stops() {
+    return TableStops.read(ledger, profiles.profiles());
+  }
+
+  /** Whether a table that is not stopped has something for the batcher. */
+  private static boolean hasWork(Map<String, TableStatus> statuses, Set<String> stopped) {
+    return statuses.entrySet().stream().anyMatch(e -> !stopped.contains(e.getKey()) && hasWork(e.getValue()));
   }
 
   /** Whether a table has something for the batcher: READY or CLAIMED partitions, a batch in flight. */

@@ -167,6 +167,36 @@ class MatchingEndToEndTest {
   }
 
   @Test
+  void localUntilIdleEndsFailingAndNamesTheFileWhenAStrictPatternStopStands() throws Exception {
+    // A landing folder, profile and home of its own, as a user runs `local`.
+    Path landing = Files.createDirectories(root.resolve("stoplocal-landing"));
+    Path profiles = Files.createDirectories(root.resolve("stoplocal-profiles"));
+    Files.writeString(profiles.resolve("stoplocal.conf"),
+        profile("stoplocal", "", PATTERN, true).replace("LANDING/stoplocal", landing.toString()));
+    Path good = landing.resolve("dt=2026-11-30/part-0.json");
+    Path bad = landing.resolve("dt=latest/part-0.json");
+    for (Path file : List.of(good, bad, landing.resolve("dt=2026-11-30/_SUCCESS"))) {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, file.equals(good) ? row("t1", 1) : file.equals(bad) ? row("t2", 2) : "");
+      Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minusSeconds(2)));
+    }
+    StringWriter out = new StringWriter();
+    var commandLine = Files2Iceberg.newCommandLine();
+    commandLine.setOut(new PrintWriter(out));
+    commandLine.setErr(new PrintWriter(out));
+
+    int code = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofMinutes(3),
+        () -> commandLine.execute("local", "--config", profiles.toString(), "--landing", landing.toString(),
+            "--home", root.resolve("stoplocal-home").toString(), "--until-idle", "--interval", "500ms"));
+
+    String printed = out.toString();
+    assertThat(code).as(printed).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(printed).contains("local.e2e.stoplocal", ObjectLocation.file(bad).uri(), "quarantine release --message");
+    assertThat(printed).contains("error: local.e2e.stoplocal: stopped by " + ObjectLocation.file(bad).uri());
+    assertThat(printed).doesNotContain(" claimed: ");
+  }
+
+  @Test
   void withoutStrictPatternAFileMissingThePatternIsQuarantinedAndTheTableLoadsTheRest() throws Exception {
     deployment.write("lenient/dt=2026-11-29/part-0.json", row("l1", 1));
     deployment.write("lenient/dt=2026-11-29/_SUCCESS", "");
