@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
@@ -11,12 +12,14 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,6 +62,67 @@ class StorageListingTest {
 
       assertThat(new StorageListing(() -> null).list(profile)).extracting(ManifestFile::partition)
           .containsExactly("p1", "p2");
+    }
+  }
+
+  @Test
+  void withRecursiveFileLookupAListingTakesFilesInSubfoldersIntoTheirPartitionFoldersPartition() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("clicks", "extract.recursive-file-lookup = true\n");
+      Path direct = landing.write("clicks", "p1", "part-0.csv", "1,10");
+      Path nested = landing.write("clicks", "p1/sub/deeper", "part-1.csv", "2,20");
+      landing.write("clicks", "p1/.staging", "part-2.csv", "3,30"); // hidden: not data
+      landing.markReady("clicks", "p1");
+      TableProfile profile = landing.registry().byName("clicks").orElseThrow();
+      StorageListing listing = new StorageListing(() -> null);
+
+      List<ManifestFile> files = listing.list(profile);
+      List<StorageListing.PartitionFolder> folders = listing.partitionFolders(profile);
+      StorageListing.Scan scan = listing.scan(profile, List.of(folders.get(0).prefix()));
+
+      assertThat(files).extracting(ManifestFile::uri)
+          .containsExactly("file://" + direct.toAbsolutePath(), "file://" + nested.toAbsolutePath());
+      assertThat(files).extracting(ManifestFile::partition).containsOnly("p1");
+      assertThat(folders).extracting(StorageListing.PartitionFolder::token).containsExactly(Optional.of("p1"));
+      assertThat(scan.data()).extracting(found -> found.object().location().uri())
+          .containsExactly("file://" + direct.toAbsolutePath(), "file://" + nested.toAbsolutePath());
+    }
+  }
+
+  @Test
+  void withoutRecursiveFileLookupAListingLeavesFilesInSubfoldersOut() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("clicks", "");
+      Path direct = landing.write("clicks", "p1", "part-0.csv", "1,10");
+      landing.write("clicks", "p1/sub", "part-1.csv", "2,20");
+      landing.markReady("clicks", "p1");
+      TableProfile profile = landing.registry().byName("clicks").orElseThrow();
+
+      assertThat(new StorageListing(() -> null).list(profile)).extracting(ManifestFile::uri)
+          .containsExactly("file://" + direct.toAbsolutePath());
+    }
+  }
+
+  @Test
+  void aFullListingFailsNamingAFileThatMissesAStrictPatternAndLeavesItOutOtherwise() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("strict", "extract.batch-file { pattern = \".*/(p[0-9]+)/[^/]+\", strict-pattern = true }\n");
+      landing.profile("lenient", "extract.batch-file { pattern = \".*/(p[0-9]+)/[^/]+\", strict-pattern = false }\n");
+      for (String table : List.of("strict", "lenient")) {
+        landing.write(table, "p1", "part-0.csv", "1,10");
+        landing.write(table, "latest", "part-0.csv", "2,20");
+        landing.markReady(table, "p1");
+      }
+      ProfileRegistry registry = landing.registry();
+      StorageListing listing = new StorageListing(() -> null);
+      Path strictBad = landing.landing.resolve("strict/latest/part-0.csv");
+
+      assertThatThrownBy(() -> listing.list(registry.byName("strict").orElseThrow()))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("file://" + strictBad.toAbsolutePath() + " does not match extract.batch-file.pattern")
+          .hasMessageContaining("(strict-pattern on)");
+      assertThat(listing.list(registry.byName("lenient").orElseThrow())).extracting(ManifestFile::partition)
+          .containsExactly("p1");
     }
   }
 
