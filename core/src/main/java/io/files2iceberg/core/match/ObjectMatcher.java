@@ -58,8 +58,9 @@ import java.util.stream.Collectors;
  * also match as if it lay directly in that folder. A data file (or marker) the pattern does not
  * match is {@link Rejected}, whatever {@code strict-pattern} says; {@link Rejected#stopsTheTable()}
  * tells what strict-pattern makes of it. Without a pattern the token is the object's folder
- * relative to the folder of the glob's {@link Glob#fixedPrefix()}, empty directly in it. Date partitions parse the token with {@code date-format} (strictly: no Feb 30)
- * and use its ISO form; a token that does not parse is always {@link Rejected}.
+ * relative to the folder of the glob's {@link Glob#fixedPrefix()}, empty directly in it. Date
+ * partitions parse the token with {@code date-format} (strictly: no Feb 30) and use its ISO form;
+ * a token that does not parse is always {@link Rejected}.
  */
 public final class ObjectMatcher {
 
