@@ -18,6 +18,7 @@ import java.util.Optional;
  *     widened; false fails the batch, naming the new columns
  * @param tableProperties Iceberg table properties set when the table is created, in declaration
  *     order
+ * @param missingColumns what a MERGE update writes to a column the row's file does not have
  */
 public record Load(
     TableId table,
@@ -26,7 +27,8 @@ public record Load(
     List<String> partitionBy,
     Optional<String> precombineField,
     boolean schemaEvolution,
-    Map<String, String> tableProperties) {
+    Map<String, String> tableProperties,
+    MissingColumns missingColumns) {
 
   public Load {
     primaryKey = List.copyOf(primaryKey);
@@ -42,6 +44,28 @@ public record Load(
     private final String code;
 
     SaveMode(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
+  }
+
+  /**
+   * What a MERGE update writes to a table column that the incoming row's file does not have (or
+   * that no file of the batch has). An insert writes NULL there either way, and a NULL that a file
+   * does hold is always written. Codes are what profiles spell.
+   */
+  public enum MissingColumns {
+    /** The stored value stays. */
+    KEEP("keep"),
+    /** The stored value becomes NULL: the update replaces the whole row. */
+    NULL("null");
+
+    private final String code;
+
+    MissingColumns(String code) {
       this.code = code;
     }
 

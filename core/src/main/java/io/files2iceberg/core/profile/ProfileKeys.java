@@ -129,6 +129,8 @@ final class ProfileKeys {
       key("load.schema-evolution", BOOLEAN, p -> p.load().schemaEvolution());
   static final Key<Map<String, String>> LOAD_TABLE_PROPERTIES =
       key("load.iceberg.table-properties", MAP, p -> p.load().tableProperties());
+  static final Key<String> LOAD_MISSING_COLUMNS =
+      key("load.missing-columns", NON_BLANK, p -> p.load().missingColumns().code());
 
   static final Key<String> METADATA_PATH =
       key("metadata.path", NON_BLANK, p -> p.metadata().path());

@@ -48,6 +48,7 @@ import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PUSH_PATH;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PARTITION_BY;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRECOMBINE_FIELD;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRIMARY_KEY;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_MISSING_COLUMNS;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SAVE_MODE;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SCHEMA_EVOLUTION;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_TABLE;
@@ -67,6 +68,7 @@ import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Extract.OnOverwrite;
 import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
+import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.ProfileValues.Rule;
@@ -343,7 +345,17 @@ public final class ProfileLoader {
         partitionBy.orElse(List.of()),
         precombineField,
         v.get(LOAD_SCHEMA_EVOLUTION, true),
-        v.get(LOAD_TABLE_PROPERTIES, Map.of()));
+        v.get(LOAD_TABLE_PROPERTIES, Map.of()),
+        missingColumns(v));
+  }
+
+  /** {@code null} is also the HOCON and YAML null literal, so written unquoted it still means null. */
+  private static MissingColumns missingColumns(ProfileValues v) {
+    if (v.isWrittenAsNull(LOAD_MISSING_COLUMNS)) {
+      return MissingColumns.NULL;
+    }
+    return v.choice(LOAD_MISSING_COLUMNS, MissingColumns.KEEP, MissingColumns::code)
+        .orElse(MissingColumns.KEEP);
   }
 
   /**

@@ -275,6 +275,23 @@ final class ProfileValues {
     return reason.isEmpty();
   }
 
+  /**
+   * Whether the key is written with the literal {@code null} (HOCON or YAML), which {@link #isSet}
+   * takes for unset. For a key whose own value is the word null.
+   */
+  boolean isWrittenAsNull(Key<?> key) {
+    Object node = root;
+    List<String> segments = key.segments();
+    for (String segment : segments.subList(0, segments.size() - 1)) {
+      if (!(node instanceof Map<?, ?> section)) {
+        return false;
+      }
+      node = section.get(segment);
+    }
+    String last = segments.get(segments.size() - 1);
+    return node instanceof Map<?, ?> section && section.containsKey(last) && section.get(last) == null;
+  }
+
   private Object raw(Key<?> key) {
     Object node = root;
     for (String segment : key.segments()) {

@@ -109,7 +109,8 @@ final class ProfileFixture {
             List.of(),
             Optional.empty(),
             true,
-            Map.of()),
+            Map.of(),
+            Load.MissingColumns.KEEP),
         new Metadata(home.resolve("metadata").resolve(name).toString()),
         new Catalog(
             Catalog.CatalogType.JDBC,

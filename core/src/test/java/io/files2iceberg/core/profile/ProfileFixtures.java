@@ -62,6 +62,7 @@ final class ProfileFixtures {
           "write.update.mode" = merge-on-read
           "format-version" = 2
         }
+        missing-columns = "null"
       }
       metadata.path = "gs://sales-bucket/metadata/orders/"
       catalog {
@@ -144,6 +145,7 @@ final class ProfileFixtures {
           table-properties:
             write.update.mode: merge-on-read
             format-version: 2
+        missing-columns: null
       metadata.path: gs://sales-bucket/metadata/orders/
       catalog:
         type: rest

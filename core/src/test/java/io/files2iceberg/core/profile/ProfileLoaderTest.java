@@ -17,6 +17,7 @@ import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Extract.OnOverwrite;
 import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
+import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
@@ -93,7 +94,8 @@ class ProfileLoaderTest {
                 Map.of(
                     "write.merge.mode", "merge-on-read",
                     "write.update.mode", "merge-on-read",
-                    "format-version", "2")));
+                    "format-version", "2"),
+                MissingColumns.NULL));
     assertThat(profile.load().tableProperties().keySet())
         .containsExactly("write.merge.mode", "write.update.mode", "format-version");
     assertThat(profile.metadata()).isEqualTo(new Metadata("gs://sales-bucket/metadata/orders/"));
@@ -163,6 +165,15 @@ class ProfileLoaderTest {
   }
 
   @Test
+  void missingColumnsWrittenAsTheUnquotedNullLiteralMeansNull() throws Exception {
+    Path file = write(dir, "clicks.conf", MINIMAL + "\nload.missing-columns = null\n");
+
+    TableProfile profile = ProfileLoader.load(file, home());
+
+    assertThat(profile.load().missingColumns()).isEqualTo(MissingColumns.NULL);
+  }
+
+  @Test
   void defaultsFillEveryKeyAMinimalProfileLeavesOut() throws Exception {
     Path file =
         write(
@@ -209,7 +220,8 @@ class ProfileLoaderTest {
                 List.of(),
                 Optional.empty(),
                 true,
-                Map.of()));
+                Map.of(),
+                MissingColumns.KEEP));
     assertThat(profile.metadata().path())
         .isEqualTo(home.resolve("metadata").resolve("clicks") + File.separator);
     assertThat(profile.catalog())

@@ -484,6 +484,13 @@ class ProfileValidationTest {
   }
 
   @Test
+  void missingColumnsOtherThanKeepOrNullIsRejectedNamingTheValue() {
+    assertThat(errors("load.missing-columns = drop"))
+        .containsExactly(
+            error("load.missing-columns", "expected one of keep, null, got \"drop\""));
+  }
+
+  @Test
   void schemaEvolutionGivenAsAWordIsRejected() {
     assertThat(errors("load.schema-evolution = additive"))
         .containsExactly(
