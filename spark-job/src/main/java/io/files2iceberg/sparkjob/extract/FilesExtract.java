@@ -58,7 +58,8 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.column;
  * <p>Types are settled before the files are put together, because Spark's union would silently
  * coerce a string and an int: per column, a type every file widens to safely ({@link
  * SafeWidening}); any other difference fails the batch naming the column, both files and both
- * types. Then every file gets the same columns (missing ones NULL) and the partition column from
+ * types. Then every file gets the same columns (missing ones NULL, and listed in {@link
+ * InternalColumns#ABSENT}) and the partition column from
  * its token (typed {@code date} for date partitions; it replaces a file column of that name),
  * the lineage columns the profile asks for and the {@link InternalColumns}.
  */
@@ -213,10 +214,12 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       own.put(field.name(), field.dataType());
     }
     List<Column> select = new ArrayList<>();
+    List<String> absent = new ArrayList<>();
     for (SourceColumn column : fileColumns.values()) {
       DataType type = own.get(column.name());
       Column value;
       if (type == null) {
+        absent.add(column.name());
         value = functions.lit(null).cast(column.type());
       } else if (SafeWidening.sameType(type, column.type())) {
         value = column(column.name());
@@ -233,6 +236,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     select.add(functions.lit(file.file().generation()).as(InternalColumns.GENERATION));
     select.add(functions.lit(file.order()).as(InternalColumns.ORDER));
     select.add(functions.monotonically_increasing_id().as(InternalColumns.ROW));
+    select.add(InternalColumns.absent(absent).as(InternalColumns.ABSENT));
     return file.rows().select(select.toArray(Column[]::new));
   }
 
@@ -278,6 +282,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     fields.add(DataTypes.createStructField(InternalColumns.GENERATION, DataTypes.LongType, true));
     fields.add(DataTypes.createStructField(InternalColumns.ORDER, DataTypes.IntegerType, true));
     fields.add(DataTypes.createStructField(InternalColumns.ROW, DataTypes.LongType, true));
+    fields.add(DataTypes.createStructField(InternalColumns.ABSENT, InternalColumns.ABSENT_TYPE, false));
     return DataTypes.createStructType(fields);
   }
 

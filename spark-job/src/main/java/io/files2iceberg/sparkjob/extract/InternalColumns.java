@@ -1,6 +1,10 @@
 package io.files2iceberg.sparkjob.extract;
 
 import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 
 /**
  * Columns the job adds to every row for its own use; they are never written to a table. A source
@@ -16,12 +20,27 @@ public final class InternalColumns {
   public static final String ORDER = PREFIX + "order";
   /** Increases with the row's position within its file. */
   public static final String ROW = PREFIX + "row";
+  /**
+   * The batch's columns that the row's file does not have, by the names the current stage uses
+   * (source names after extract, target names after the transforms, which also add the cast
+   * columns no file has): an {@code array<string>}, the same for every row of a file. A MERGE
+   * update keeps the stored value of these columns ({@code load.missing-columns = keep}).
+   */
+  public static final String ABSENT = PREFIX + "absent";
 
-  public static final List<String> ALL = List.of(FILE, GENERATION, ORDER, ROW);
+  public static final List<String> ALL = List.of(FILE, GENERATION, ORDER, ROW, ABSENT);
+
+  /** The type of {@link #ABSENT}. */
+  public static final DataType ABSENT_TYPE = DataTypes.createArrayType(DataTypes.StringType, false);
 
   private InternalColumns() {}
 
   public static boolean isInternal(String column) {
     return column.startsWith(PREFIX);
+  }
+
+  /** A literal value of {@link #ABSENT}: these column names. */
+  public static Column absent(List<String> columns) {
+    return functions.array(columns.stream().map(functions::lit).toArray(Column[]::new)).cast(ABSENT_TYPE);
   }
 }

@@ -12,6 +12,11 @@ public final class SqlNames {
     return "`" + name.replace("`", "``") + "`";
   }
 
+  /** A Spark SQL string literal: {@code it's} becomes {@code 'it\'s'}. */
+  public static String literal(String value) {
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
   /** A reference to the top-level column of that exact name. */
   public static Column column(String name) {
     return functions.col(quote(name));

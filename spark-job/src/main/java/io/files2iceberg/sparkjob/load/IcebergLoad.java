@@ -1,10 +1,12 @@
 package io.files2iceberg.sparkjob.load;
 
 import static io.files2iceberg.sparkjob.extract.SqlNames.column;
+import static io.files2iceberg.sparkjob.extract.SqlNames.literal;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.sparkjob.catalog.CommitDurations;
@@ -12,6 +14,7 @@ import io.files2iceberg.sparkjob.extract.GenerationCheck;
 import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SafeWidening;
+import io.files2iceberg.sparkjob.extract.SourceColumn;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Loaded;
 import io.files2iceberg.sparkjob.stage.Sink;
@@ -23,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -64,8 +69,9 @@ import org.slf4j.LoggerFactory;
  *         <li>no key: {@code Append}, or {@code Overwrite} of the batch's partitions (incremental;
  *             dynamic partition overwrite) or of the whole table (last, full).
  *       </ul>
- *       Rows are written with the table's columns: a column the batch lacks is NULL (an update
- *       replaces the whole row).
+ *       Rows are written with the table's columns: a column the row's file lacks is NULL on
+ *       insert; on a MERGE update it keeps the stored value ({@code load.missing-columns =
+ *       keep}, the default) or becomes NULL ({@code null}: the update replaces the whole row).
  *   <li>A batch with no rows to write commits an empty snapshot carrying the marker, and deletes
  *       nothing, whatever the mode.
  * </ol>
@@ -158,7 +164,11 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
 
     StructType target = SparkSchemaUtil.convert(table.schema());
     Dataset<Row> rows = load.primaryKey().isEmpty() ? input.rows() : oneRowPerKey(input.rows(), load);
-    Dataset<Row> source = batch.scope().materialize(alignTo(rows, target));
+    // Only a MERGE update has a stored value to keep; every other write has no row to keep it in.
+    Optional<Set<String>> keepMissing = mode == WriteMode.MERGE && load.missingColumns() == MissingColumns.KEEP
+        ? Optional.of(input.columns().stream().map(SourceColumn::name).collect(Collectors.toSet()))
+        : Optional.empty();
+    Dataset<Row> source = batch.scope().materialize(alignTo(rows, target, keepMissing.isPresent()));
     Counts counts = mode == WriteMode.MERGE ? mergeCounts(spark, name, source, load) : Counts.inserted(source.count());
     // The rows are fixed now (materialized): they are the manifest's generations only if no
     // object moved since it was opened.
@@ -169,7 +179,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     }
     long start = System.nanoTime();
     IcebergTables.writeMarked(marker, () -> {
-      write(batch, mode, source, load);
+      write(batch, mode, source, load, keepMissing);
       return null;
     });
     Duration mergeTime = Duration.ofNanos(System.nanoTime() - start);
@@ -199,13 +209,18 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         counts.unchanged(), mergeTime, commitTime);
   }
 
-  private static void write(LoadBatch batch, WriteMode mode, Dataset<Row> source, Load load) throws Exception {
+  private static void write(LoadBatch batch, WriteMode mode, Dataset<Row> source, Load load,
+      Optional<Set<String>> keepMissing) throws Exception {
     String name = batch.table();
     switch (mode) {
       case MERGE -> {
         String view = "files2iceberg_batch_" + batch.batchId().replaceAll("[^A-Za-z0-9_]", "_");
         batch.scope().view(view, source);
-        batch.spark().sql(mergeStatement(name, view, load));
+        List<String> tableColumns = List.of(source.columns()).stream().filter(c -> !InternalColumns.isInternal(c))
+            .toList();
+        batch.spark().sql(keepMissing.isPresent()
+            ? mergeKeepingMissing(name, view, load, tableColumns, keepMissing.get())
+            : mergeStatement(name, view, load));
       }
       case APPEND -> source.writeTo(name).append();
       case OVERWRITE_PARTITIONS -> source.writeTo(name).overwritePartitions();
@@ -213,7 +228,36 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     }
   }
 
+  /** {@code load.missing-columns = null}: an update replaces the whole row. */
   static String mergeStatement(String table, String view, Load load) {
+    return mergeInto(table, view, load) + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
+  }
+
+  /**
+   * {@code load.missing-columns = keep}: an update assigns a column the batch has only when the
+   * row's file has it ({@link InternalColumns#ABSENT}), and leaves the columns no file of the
+   * batch has alone; an insert writes every column (the aligned NULL where the file has none).
+   */
+  static String mergeKeepingMissing(String table, String view, Load load, List<String> tableColumns,
+      Set<String> batchColumns) {
+    List<String> set = new ArrayList<>();
+    for (String key : load.primaryKey()) {
+      set.add("t." + quote(key) + " = s." + quote(key));
+    }
+    for (String column : tableColumns) {
+      if (batchColumns.contains(column) && !load.primaryKey().contains(column)) {
+        set.add("t." + quote(column) + " = CASE WHEN array_contains(s." + quote(InternalColumns.ABSENT) + ", "
+            + literal(column) + ") THEN t." + quote(column) + " ELSE s." + quote(column) + " END");
+      }
+    }
+    String insert = tableColumns.stream().map(c -> quote(c)).collect(Collectors.joining(", "));
+    String values = tableColumns.stream().map(c -> "s." + quote(c)).collect(Collectors.joining(", "));
+    return mergeInto(table, view, load) + " THEN UPDATE SET " + String.join(", ", set)
+        + " WHEN NOT MATCHED THEN INSERT (" + insert + ") VALUES (" + values + ")";
+  }
+
+  /** The statement up to the matched action: the key, and the precombine condition. */
+  private static String mergeInto(String table, String view, Load load) {
     List<String> on = new ArrayList<>();
     for (String key : load.primaryKey()) {
       on.add("t." + quote(key) + " = s." + quote(key));
@@ -222,7 +266,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         .map(field -> " AND (t." + quote(field) + " IS NULL OR s." + quote(field) + " >= t." + quote(field) + ")")
         .orElse("");
     return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + String.join(" AND ", on)
-        + " WHEN MATCHED" + matched + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
+        + " WHEN MATCHED" + matched;
   }
 
   /**
@@ -242,8 +286,11 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         .drop(RANK);
   }
 
-  /** The table's columns, in its order: the batch's values (widened as needed), else NULL. */
-  private static Dataset<Row> alignTo(Dataset<Row> rows, StructType target) {
+  /**
+   * The table's columns, in its order: the batch's values (widened as needed), else NULL; then,
+   * with {@code withAbsent}, {@link InternalColumns#ABSENT}.
+   */
+  private static Dataset<Row> alignTo(Dataset<Row> rows, StructType target, boolean withAbsent) {
     Map<String, DataType> types = new LinkedHashMap<>();
     for (StructField field : rows.schema().fields()) {
       types.put(field.name(), field.dataType());
@@ -260,6 +307,9 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         value = column(field.name()).cast(field.dataType());
       }
       select.add(value.as(field.name()));
+    }
+    if (withAbsent) {
+      select.add(column(InternalColumns.ABSENT));
     }
     return rows.select(select.toArray(Column[]::new));
   }

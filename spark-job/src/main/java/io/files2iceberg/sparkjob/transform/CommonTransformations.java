@@ -76,7 +76,8 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
       select.add(target.value().as(target.column().name()));
     }
     for (String internal : InternalColumns.ALL) {
-      select.add(column(internal));
+      select.add(internal.equals(InternalColumns.ABSENT) ? absentTargets(transform, targets).as(internal)
+          : column(internal));
     }
     select.add(pass.as(PASS));
     select.add(functions.when(pass, firstMatching(checks, BadRecordCheck::column)).as(BAD_COLUMN));
@@ -209,10 +210,51 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     for (Map.Entry<String, DataType> cast : casts.entrySet()) {
       if (!current.containsKey(cast.getKey())) {
         targets.add(new Target(new SourceColumn(cast.getKey(), cast.getValue(), "transform.cast.columns." + cast.getKey()),
-            functions.lit(null).cast(cast.getValue()), Optional.empty()));
+            functions.lit(null).cast(cast.getValue()), Optional.empty(), false));
       }
     }
     return targets;
+  }
+
+  /**
+   * {@link InternalColumns#ABSENT} in target names: each absent source column under the name
+   * {@code transform.rename-columns} gives it (renames apply to a name one after the other, as to
+   * the batch's columns), plus the cast columns no file has.
+   */
+  private static Column absentTargets(Transform transform, List<Target> targets) {
+    Column absent = column(InternalColumns.ABSENT);
+    Map<String, String> renamed = new LinkedHashMap<>();
+    for (String source : transform.renameColumns().keySet()) {
+      if (!targetName(transform, source).equals(source)) {
+        renamed.put(source, targetName(transform, source));
+      }
+    }
+    if (!renamed.isEmpty()) {
+      absent = functions.transform(absent, name -> {
+        Column mapped = null;
+        for (Map.Entry<String, String> rename : renamed.entrySet()) {
+          mapped = mapped == null ? functions.when(name.equalTo(rename.getKey()), rename.getValue())
+              : mapped.when(name.equalTo(rename.getKey()), rename.getValue());
+        }
+        return mapped.otherwise(name);
+      });
+    }
+    List<String> noFile = targets.stream().filter(t -> !t.inFiles()).map(t -> t.column().name()).toList();
+    if (!noFile.isEmpty()) {
+      absent = functions.concat(absent, InternalColumns.absent(noFile));
+    }
+    return absent.cast(InternalColumns.ABSENT_TYPE);
+  }
+
+  /** The name {@code transform.rename-columns} gives a source column, in the order the renames are given. */
+  static String targetName(Transform transform, String source) {
+    String name = source;
+    for (Map.Entry<String, String> rename : transform.renameColumns().entrySet()) {
+      if (name.equals(rename.getKey())) {
+        name = rename.getValue();
+      }
+    }
+    return name;
   }
 
   /** The checks for bad records, first match wins: unparsable line, failed cast, NULL key. */
@@ -294,8 +336,16 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     return newline < 0 ? message : message.substring(0, newline);
   }
 
-  /** A target column and how it is computed from the source columns. */
-  private record Target(SourceColumn column, Column value, Optional<Column> castFrom) {}
+  /**
+   * A target column and how it is computed from the source columns.
+   *
+   * @param inFiles false for a cast column that no file of the batch has
+   */
+  private record Target(SourceColumn column, Column value, Optional<Column> castFrom, boolean inFiles) {
+    Target(SourceColumn column, Column value, Optional<Column> castFrom) {
+      this(column, value, castFrom, true);
+    }
+  }
 
   /** When a row is bad, which column, which value and why. */
   private record BadRecordCheck(Column condition, Column column, Column value, Column reason) {}
