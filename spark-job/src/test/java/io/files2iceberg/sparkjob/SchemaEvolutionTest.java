@@ -124,7 +124,8 @@ class SchemaEvolutionTest {
     assertThat(code).isEqualTo(BatchJob.EXIT_REJECTED);
     assertThat(fixture.stderr.strip()).isEqualTo("files2iceberg: table local.evo.unsafe batch " + batch.batchId()
         + " rejected: column amount: file " + stringAmount.path().toUri() + " has type string but table local.evo.unsafe"
-        + " has type int, which is not a safe change (safe: int -> bigint, float -> double, decimal to more precision)");
+        + " has type int, which is not a safe change (safe: int -> bigint, float -> double, decimal to more precision);"
+        + " set extract.quarantine-bad-files = true to quarantine it and load the other files");
     assertThat(fixture.stdout).isEmpty();
     assertThat(fixture.snapshotCount("local.evo.unsafe")).isEqualTo(snapshots);
     assertThat(type("unsafe", "amount")).isEqualTo(DataTypes.IntegerType);

@@ -6,6 +6,7 @@ import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Extract;
+import io.files2iceberg.sparkjob.load.IcebergTables;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Stage;
 import java.io.InterruptedIOException;
@@ -25,6 +26,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -116,6 +118,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     if (!quarantined.isEmpty() && !extract.quarantineBadFiles()) {
       throw new BatchFailedException(describeUnreadable(quarantined));
     }
+    opened = withoutMisfits(batch, extract, opened, quarantined);
 
     String partitionColumn = extract.batchFile().partitionColumn();
     List<String> added = concat(List.of(partitionColumn),
@@ -177,6 +180,38 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       }
     }
     return new OpenedFile(file, order, rows, schema);
+  }
+
+  /**
+   * The files whose schema can be aligned with the table's and the others' ({@link SchemaCheck}).
+   * A misfit fails the batch naming it and the column; with {@code extract.quarantine-bad-files =
+   * true} it is quarantined (added to {@code quarantined}) and the batch goes on without it.
+   */
+  private List<OpenedFile> withoutMisfits(LoadBatch batch, Extract extract, List<OpenedFile> opened,
+      List<QuarantinedFile> quarantined) {
+    Optional<StructType> table = IcebergTables.find(batch.spark(), batch.table())
+        .map(t -> SparkSchemaUtil.convert(t.schema()));
+    SchemaCheck check = new SchemaCheck(batch.profile(), batch.table(), table,
+        corruptRecordColumn(batch.spark(), extract));
+    List<SchemaCheck.Misfit> misfits = check.misfits(
+        opened.stream().map(f -> new SchemaCheck.FileSchema(f.file(), f.schema())).toList());
+    if (misfits.isEmpty()) {
+      return opened;
+    }
+    if (!extract.quarantineBadFiles()) {
+      throw new BatchFailedException(misfits.get(0).reason()
+          + "; set extract.quarantine-bad-files = true to quarantine it and load the other files");
+    }
+    List<OpenedFile> fitting = new ArrayList<>(opened);
+    for (SchemaCheck.Misfit misfit : misfits) {
+      QuarantinedFile bad = new QuarantinedFile(misfit.file().fileId(), misfit.file().uri(), misfit.reason());
+      LOG.warn("Table {} batch {}: file {} does not fit the table's schema: {}", batch.table(), batch.batchId(),
+          misfit.file().uri(), misfit.reason());
+      onQuarantined.accept(bad);
+      quarantined.add(bad);
+      fitting.removeIf(f -> f.file().fileId().equals(misfit.file().fileId()));
+    }
+    return fitting;
   }
 
   /** One type per column, in first-seen order; a change that is not a safe widening fails. */

@@ -9,6 +9,7 @@ import io.files2iceberg.sparkjob.extract.ExtractedBatch;
 import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SafeWidening;
+import io.files2iceberg.sparkjob.extract.SchemaCheck;
 import io.files2iceberg.sparkjob.extract.SourceColumn;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Stage;
@@ -225,8 +226,8 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     Column absent = column(InternalColumns.ABSENT);
     Map<String, String> renamed = new LinkedHashMap<>();
     for (String source : transform.renameColumns().keySet()) {
-      if (!targetName(transform, source).equals(source)) {
-        renamed.put(source, targetName(transform, source));
+      if (!SchemaCheck.targetName(transform, source).equals(source)) {
+        renamed.put(source, SchemaCheck.targetName(transform, source));
       }
     }
     if (!renamed.isEmpty()) {
@@ -244,17 +245,6 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
       absent = functions.concat(absent, InternalColumns.absent(noFile));
     }
     return absent.cast(InternalColumns.ABSENT_TYPE);
-  }
-
-  /** The name {@code transform.rename-columns} gives a source column, in the order the renames are given. */
-  static String targetName(Transform transform, String source) {
-    String name = source;
-    for (Map.Entry<String, String> rename : transform.renameColumns().entrySet()) {
-      if (name.equals(rename.getKey())) {
-        name = rename.getValue();
-      }
-    }
-    return name;
   }
 
   /** The checks for bad records, first match wins: unparsable line, failed cast, NULL key. */

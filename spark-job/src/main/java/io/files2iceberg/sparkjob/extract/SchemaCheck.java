@@ -1,0 +1,227 @@
+package io.files2iceberg.sparkjob.extract;
+
+import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.core.profile.Extract.LineageColumn;
+import io.files2iceberg.core.profile.Load;
+import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.core.profile.Transform;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Decides which files of a batch cannot be aligned with the others, before their rows are put
+ * together. Columns are compared by their target names ({@code transform.rename-columns} applied);
+ * the partition column and the lineage columns, which the job adds to every file, and the json/csv
+ * corrupt-record column do not count. A file is a misfit when:
+ *
+ * <ul>
+ *   <li>it lacks a {@code load.primary-key} column or the {@code load.iceberg.precombine-field}.
+ *       When no file of the batch has that column and the table does not either, the profile is
+ *       wrong rather than the files, and no file is a misfit for it (the transforms then fail the
+ *       batch naming the key);
+ *   <li>a column's type cannot widen safely ({@link SafeWidening}) to the table's type for it, when
+ *       the table has the column (a {@code transform.cast.columns} column is exempt: the cast
+ *       decides its type), else to the type the earlier accepted files of the batch give it;
+ *   <li>without a primary key, it shares no column with the table (when the table exists), else
+ *       with the columns the profile declares (cast columns, rename targets), else with the first
+ *       accepted file of the batch. A file without columns (an empty json file) shares nothing and
+ *       is no misfit: it has no rows.
+ * </ul>
+ *
+ * <p>So the odd one is decided against what came first: the table's schema, then the profile, then
+ * the manifest order. Files are checked in manifest order, and a misfit does not shape the types
+ * of the files after it.
+ */
+public final class SchemaCheck {
+  private static final String SAFE = "(safe: int -> bigint, float -> double, decimal to more precision)";
+
+  private final TableProfile profile;
+  private final String tableName;
+  private final Optional<StructType> table;
+  private final Optional<String> corruptRecordColumn;
+
+  /**
+   * @param table the existing table's schema, if the table exists
+   * @param corruptRecordColumn json and csv: the reader's column for unparsable lines
+   */
+  public SchemaCheck(TableProfile profile, String tableName, Optional<StructType> table,
+      Optional<String> corruptRecordColumn) {
+    this.profile = Objects.requireNonNull(profile, "profile");
+    this.tableName = Objects.requireNonNull(tableName, "tableName");
+    this.table = Objects.requireNonNull(table, "table");
+    this.corruptRecordColumn = Objects.requireNonNull(corruptRecordColumn, "corruptRecordColumn");
+  }
+
+  /** A file to read, with the schema its reader gives it. */
+  public record FileSchema(ManifestFile file, StructType schema) {}
+
+  /** A file that cannot be aligned, and why: the reason names the file and the column. */
+  public record Misfit(ManifestFile file, String reason) {}
+
+  /** The misfits among the files, in manifest order. */
+  public List<Misfit> misfits(List<FileSchema> files) {
+    List<Map<String, DataType>> columns = files.stream().map(f -> targetColumns(f.schema())).toList();
+    Map<String, DataType> tableTypes = new LinkedHashMap<>();
+    table.ifPresent(schema -> {
+      for (StructField field : schema.fields()) {
+        if (!isAdded(field.name())) {
+          tableTypes.put(field.name(), field.dataType());
+        }
+      }
+    });
+    Map<String, String> required = new LinkedHashMap<>();
+    Load load = profile.load();
+    for (int i = 0; i < load.primaryKey().size(); i++) {
+      required.putIfAbsent(load.primaryKey().get(i), "load.primary-key[" + i + "]");
+    }
+    load.precombineField().ifPresent(field -> required.putIfAbsent(field, "load.iceberg.precombine-field"));
+    required.keySet().removeIf(this::isAdded);
+    required.keySet().removeIf(column -> !tableTypes.containsKey(column)
+        && columns.stream().noneMatch(c -> c.containsKey(column)));
+
+    List<Misfit> misfits = new ArrayList<>();
+    Map<String, DataType> batchTypes = new LinkedHashMap<>();
+    Map<String, String> batchOrigins = new LinkedHashMap<>();
+    Optional<FileSchema> first = Optional.empty();
+    Map<String, DataType> firstColumns = Map.of();
+    for (int i = 0; i < files.size(); i++) {
+      FileSchema file = files.get(i);
+      Map<String, DataType> own = columns.get(i);
+      Optional<String> reason = missingRequired(file, own, required)
+          .or(() -> unsafeType(file, own, tableTypes, batchTypes, batchOrigins));
+      if (reason.isEmpty() && load.primaryKey().isEmpty() && !own.isEmpty()) {
+        reason = sharesNothing(file, own, tableTypes, first, firstColumns);
+      }
+      if (reason.isPresent()) {
+        misfits.add(new Misfit(file.file(), reason.get()));
+        continue;
+      }
+      String uri = file.file().uri();
+      own.forEach((name, type) -> {
+        DataType seen = batchTypes.get(name);
+        DataType merged = seen == null ? type : SafeWidening.common(seen, type).orElse(seen);
+        if (seen == null || !SafeWidening.sameType(merged, seen)) {
+          batchTypes.put(name, merged);
+          batchOrigins.put(name, uri);
+        }
+      });
+      if (first.isEmpty() && !own.isEmpty()) {
+        first = Optional.of(file);
+        firstColumns = own;
+      }
+    }
+    return misfits;
+  }
+
+  private Optional<String> missingRequired(FileSchema file, Map<String, DataType> own, Map<String, String> required) {
+    for (Map.Entry<String, String> column : required.entrySet()) {
+      if (!own.containsKey(column.getKey())) {
+        return Optional.of("file " + file.file().uri() + " has no column " + column.getKey() + ", which "
+            + column.getValue() + " needs (after transform.rename-columns its columns are " + own.keySet() + ")");
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Optional<String> unsafeType(FileSchema file, Map<String, DataType> own, Map<String, DataType> tableTypes,
+      Map<String, DataType> batchTypes, Map<String, String> batchOrigins) {
+    Set<String> casts = profile.transform().castColumns().keySet();
+    for (Map.Entry<String, DataType> column : own.entrySet()) {
+      String name = column.getKey();
+      DataType type = column.getValue();
+      DataType stored = tableTypes.get(name);
+      if (stored != null && !casts.contains(name)) {
+        if (SafeWidening.common(stored, type).isEmpty()) {
+          return Optional.of("column " + name + ": file " + file.file().uri() + " has type " + type.simpleString()
+              + " but table " + tableName + " has type " + stored.simpleString() + ", which is not a safe change "
+              + SAFE);
+        }
+      } else if (batchTypes.containsKey(name) && SafeWidening.common(batchTypes.get(name), type).isEmpty()) {
+        return Optional.of("column " + name + ": file " + file.file().uri() + " has type " + type.simpleString()
+            + " but file " + batchOrigins.get(name) + " has type " + batchTypes.get(name).simpleString()
+            + ", and neither widens safely to the other");
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Optional<String> sharesNothing(FileSchema file, Map<String, DataType> own, Map<String, DataType> tableTypes,
+      Optional<FileSchema> first, Map<String, DataType> firstColumns) {
+    String prefix = "file " + file.file().uri() + " shares no column with ";
+    if (!tableTypes.isEmpty()) {
+      return disjoint(own.keySet(), tableTypes.keySet())
+          ? Optional.of(prefix + "table " + tableName + ": its columns are " + own.keySet() + ", the table's "
+              + tableTypes.keySet())
+          : Optional.empty();
+    }
+    Set<String> declared = declaredColumns();
+    if (!declared.isEmpty()) {
+      return disjoint(own.keySet(), declared)
+          ? Optional.of(prefix + "the columns the profile declares: its columns are " + own.keySet()
+              + ", the profile's " + declared)
+          : Optional.empty();
+    }
+    if (first.isPresent() && disjoint(own.keySet(), firstColumns.keySet())) {
+      return Optional.of(prefix + "file " + first.get().file().uri() + ", the first of the batch (there is no table"
+          + " yet and the profile declares no column): its columns are " + own.keySet() + ", that file's "
+          + firstColumns.keySet());
+    }
+    return Optional.empty();
+  }
+
+  /** The columns the profile names as the table's: cast columns and rename targets. */
+  private Set<String> declaredColumns() {
+    Set<String> declared = new LinkedHashSet<>(profile.transform().castColumns().keySet());
+    declared.addAll(profile.transform().renameColumns().values());
+    declared.removeIf(this::isAdded);
+    return declared;
+  }
+
+  /** The file's columns by target name, in file order, without the ones the job adds or reserves. */
+  private Map<String, DataType> targetColumns(StructType schema) {
+    Map<String, DataType> columns = new LinkedHashMap<>();
+    for (StructField field : schema.fields()) {
+      if (corruptRecordColumn.map(field.name()::equals).orElse(false) || isAdded(field.name())) {
+        continue;
+      }
+      String target = targetName(profile.transform(), field.name());
+      if (!isAdded(target)) {
+        columns.put(target, field.dataType());
+      }
+    }
+    return columns;
+  }
+
+  /** The partition column and the lineage columns: every file has them, the job adds them. */
+  private boolean isAdded(String column) {
+    return column.equals(profile.extract().batchFile().partitionColumn())
+        || profile.extract().lineageColumns().stream().map(LineageColumn::code).anyMatch(column::equals);
+  }
+
+  private static boolean disjoint(Set<String> a, Set<String> b) {
+    return a.stream().noneMatch(b::contains);
+  }
+
+  /**
+   * The name {@code transform.rename-columns} gives a source column: the renames apply to it one
+   * after the other, in the order given, as they do to the batch's columns.
+   */
+  public static String targetName(Transform transform, String source) {
+    String name = source;
+    for (Map.Entry<String, String> rename : transform.renameColumns().entrySet()) {
+      if (name.equals(rename.getKey())) {
+        name = rename.getValue();
+      }
+    }
+    return name;
+  }
+}
