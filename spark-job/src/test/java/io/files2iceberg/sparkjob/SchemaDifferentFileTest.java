@@ -157,6 +157,21 @@ class SchemaDifferentFileTest {
   }
 
   @Test
+  void batchWhoseOnlyFileIsAMisfitCommitsItsMarkerAndLeavesTheTableAsItWas() {
+    TableProfile profile = keyed("onlyodd", "extract.quarantine-bad-files = true");
+    fixture.load(fixture.claimBatch(profile, file("onlyodd", "p1", "a.parquet", ORDERS, RowFactory.create(1, 10))));
+    Landed odd = file("onlyodd", "p2", "b.parquet", schema("amount", DataTypes.IntegerType), RowFactory.create(20));
+    BatchManifest batch = fixture.claimBatch(profile, odd);
+
+    BatchLoadReport report = fixture.load(batch);
+
+    assertThat(fixture.rows("SELECT * FROM local.odd.onlyodd")).containsExactly("[1,10,p1]");
+    assertThat(report.quarantinedFiles()).extracting(QuarantinedFile::uri).containsExactly(odd.path().toUri().toString());
+    assertThat(ledgerFile(batch, odd).state()).isEqualTo(FileState.QUARANTINED);
+    assertThat(batchState(batch)).isEqualTo(BatchState.COMMITTED);
+  }
+
+  @Test
   void keyedFileWithoutTheKeyColumnFailsTheBatchNamingTheFileAndTheColumnWhenQuarantineIsOff() {
     TableProfile profile = keyed("nokeyfail", "");
     Landed good = file("nokeyfail", "p1", "a.parquet", ORDERS, RowFactory.create(1, 10));
@@ -235,6 +250,27 @@ class SchemaDifferentFileTest {
     assertThat(fixture.rows("SELECT * FROM local.odd.conflict")).containsExactly("[1,10,p1]");
     assertQuarantinedAlone(batch, report, good, odd, "column amount: file " + odd.path().toUri() + " has type string"
         + " but file " + good.path().toUri() + " has type int, and neither widens safely to the other");
+  }
+
+  @Test
+  void emptyJsonFileWithoutColumnsIsNoMisfitOfAKeyedTable() {
+    TableProfile profile = fixture.profile("emptyjson", """
+        extract {
+          path = "file://%s/*/*.json"
+          format = json
+        }
+        load {
+          iceberg.table = "local.odd.emptyjson"
+          primary-key = [id]
+        }
+        """.formatted(fixture.landing("emptyjson")));
+    Landed good = Landed.of(fixture.writeText("emptyjson/p1/a.json", "{\"id\": 1, \"amount\": 10}\n"), "p1");
+    Landed empty = Landed.of(fixture.writeText("emptyjson/p1/b.json", ""), "p1");
+
+    BatchLoadReport report = fixture.load(fixture.claimBatch(profile, good, empty));
+
+    assertThat(report.quarantinedFiles()).isEmpty();
+    assertThat(fixture.rows("SELECT id, amount FROM local.odd.emptyjson")).containsExactly("[1,10]");
   }
 
   @Test

@@ -57,10 +57,14 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.column;
  * is left out and SUPERSEDED. With {@code extract.on-overwrite = ignore}, a new generation of an
  * object already loaded is left out and IGNORED ({@link IgnoredOverwrites}).
  *
+ * <p>Then each opened file's schema is checked against the table's and the other files' ({@link
+ * SchemaCheck}): a file that does not fit (a key column missing, a type that cannot widen, no
+ * column in common) fails the batch naming it and the column, or, with quarantine-bad-files, is
+ * quarantined and left out, its reason naming the file and the column.
+ *
  * <p>Types are settled before the files are put together, because Spark's union would silently
  * coerce a string and an int: per column, a type every file widens to safely ({@link
- * SafeWidening}); any other difference fails the batch naming the column, both files and both
- * types. Then every file gets the same columns (missing ones NULL, and listed in {@link
+ * SafeWidening}); the check above has set aside any file with another difference. Then every file gets the same columns (missing ones NULL, and listed in {@link
  * InternalColumns#ABSENT}) and the partition column from
  * its token (typed {@code date} for date partitions; it replaces a file column of that name),
  * the lineage columns the profile asks for and the {@link InternalColumns}.

@@ -33,9 +33,10 @@ import org.apache.spark.sql.types.StructType;
  *       decides its type), else to the type the earlier accepted files of the batch give it;
  *   <li>without a primary key, it shares no column with the table (when the table exists), else
  *       with the columns the profile declares (cast columns, rename targets), else with the first
- *       accepted file of the batch. A file without columns (an empty json file) shares nothing and
- *       is no misfit: it has no rows.
+ *       accepted file of the batch.
  * </ul>
+ *
+ * <p>A file without columns (an empty json file) is never a misfit: it has no rows.
  *
  * <p>So the odd one is decided against what came first: the table's schema, then the profile, then
  * the manifest order. Files are checked in manifest order, and a misfit does not shape the types
@@ -96,9 +97,12 @@ public final class SchemaCheck {
     for (int i = 0; i < files.size(); i++) {
       FileSchema file = files.get(i);
       Map<String, DataType> own = columns.get(i);
+      if (own.isEmpty()) {
+        continue; // no columns (an empty json file): no rows to misplace, nothing to compare
+      }
       Optional<String> reason = missingRequired(file, own, required)
           .or(() -> unsafeType(file, own, tableTypes, batchTypes, batchOrigins));
-      if (reason.isEmpty() && load.primaryKey().isEmpty() && !own.isEmpty()) {
+      if (reason.isEmpty() && load.primaryKey().isEmpty()) {
         reason = sharesNothing(file, own, tableTypes, first, firstColumns);
       }
       if (reason.isPresent()) {
@@ -114,7 +118,7 @@ public final class SchemaCheck {
           batchOrigins.put(name, uri);
         }
       });
-      if (first.isEmpty() && !own.isEmpty()) {
+      if (first.isEmpty()) {
         first = Optional.of(file);
         firstColumns = own;
       }
