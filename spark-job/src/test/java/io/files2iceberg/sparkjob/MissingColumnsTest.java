@@ -80,6 +80,19 @@ class MissingColumnsTest {
   }
 
   @Test
+  void mergeOnReadTableKeepsTheStoredValueToo() {
+    TableProfile profile = table("mor", """
+        load.iceberg.table-properties { "write.merge.mode" = merge-on-read, "write.update.mode" = merge-on-read }
+        """);
+    loadFirst(profile, "mor");
+
+    fixture.load(fixture.claimBatch(profile,
+        file("mor", "p2", "b.parquet", 1, WITHOUT_STATUS, RowFactory.create("k1", 2))));
+
+    assertThat(rows("mor")).containsExactly("[k1,2,s1]");
+  }
+
+  @Test
   void nullHeldByTheFileIsWrittenOverTheStoredValue() {
     TableProfile profile = table("explicit", "");
     loadFirst(profile, "explicit");
