@@ -202,6 +202,15 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     if (misfits.isEmpty()) {
       return opened;
     }
+    for (SchemaCheck.Misfit misfit : misfits) {
+      if (!batch.isBatchFile(misfit.file())) {
+        // Loaded by an earlier batch, read again to overwrite its partition: quarantining it now
+        // would drop rows the table holds.
+        throw new BatchFailedException("file " + misfit.file().uri() + " (loaded by an earlier batch; load.save-mode"
+            + " = Overwrite rewrites partition " + misfit.file().partition() + " whole) no longer fits: "
+            + misfit.reason());
+      }
+    }
     if (!extract.quarantineBadFiles()) {
       throw new BatchFailedException(misfits.get(0).reason()
           + "; set extract.quarantine-bad-files = true to quarantine it and load the other files");
