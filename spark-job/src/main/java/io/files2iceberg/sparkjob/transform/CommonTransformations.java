@@ -48,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * batch fails naming the file, the column and the value; with {@code reject} the bad records go to
  * the rejected dataset with their reason and source file. Nothing is dropped silently.
  *
+ * <p>{@link InternalColumns#ABSENT} follows the renames: it names the columns a row's file lacks
+ * by their target names, and also lists the cast columns no file has.
+ *
  * <p>Casts use {@code try_cast}, so the outcome does not depend on {@code spark.sql.ansi.enabled}.
  * The rows are read once: the result is cached and counted in a single pass.
  */
