@@ -4,10 +4,12 @@ import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.micronaut.runtime.Micronaut;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts the listener: {@code --config DIR [--home DIR] [--port N]}, each also from the
@@ -34,6 +36,9 @@ public final class ListenerApplication {
           "",
           "Logs are JSON lines for Cloud Logging; FILES2ICEBERG_LOG_FORMAT=TEXT prints plain text.");
 
+  /** Held for the life of the process: an unreachable channel would be closed, releasing the lock. */
+  private static HomeLock homeLock;
+
   private ListenerApplication() {}
 
   public static void main(String[] args) {
@@ -51,6 +56,14 @@ public final class ListenerApplication {
       System.out.println(USAGE);
       return;
     }
+    // First: a listener whose parent died while it started must not come up at all.
+    try {
+      ParentWatch.parentPid(System.getProperty(ParentWatch.PARENT_PID_PROPERTY)).ifPresent(ParentWatch::start);
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
     Optional<String> config = options.config().or(() -> nonBlank(env.get("FILES2ICEBERG_CONFIG")));
     if (config.isEmpty()) {
       System.err.println("error: --config DIR (or FILES2ICEBERG_CONFIG) is required");
@@ -63,12 +76,27 @@ public final class ListenerApplication {
     // Load the profiles once up front: a bad profile folder is reported like `validate` does,
     // and the port may come from them.
     ProfileRegistry registry;
+    Home resolvedHome = Home.resolve(home.map(Path::of), env);
     try {
-      registry = ProfileRegistry.load(Path.of(config.get()), Home.resolve(home.map(Path::of), env));
+      registry = ProfileRegistry.load(Path.of(config.get()), resolvedHome);
     } catch (ProfileException e) {
       System.err.println("error: " + e.getMessage());
       System.exit(2);
       return;
+    }
+    // One listener per home: a second one (a rerun of `local` beside a listener left running)
+    // would answer pushes meant for the first.
+    try {
+      homeLock = HomeLock.acquire(resolvedHome.root());
+    } catch (HomeLock.HomeTakenException e) {
+      System.err.println("error: " + e.getMessage());
+      System.exit(1);
+      return;
+    } catch (IOException e) {
+      // A home that cannot hold the lock file (a read-only container file system with Firestore)
+      // runs unguarded; a SQLite ledger there fails on its own.
+      LoggerFactory.getLogger(ListenerApplication.class).warn(
+          "Cannot lock the home {} against a second listener: {}", resolvedHome.root(), e.toString());
     }
     int port =
         options.port()

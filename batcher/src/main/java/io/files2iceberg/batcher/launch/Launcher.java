@@ -17,8 +17,9 @@ public interface Launcher extends AutoCloseable {
    *
    * @param manifest the batch, as written
    * @param manifestUri where the job reads it: a local path, {@code file://} or {@code gs://} URI
-   * @param attempt the launch of this batch being made, from 1 (a relaunch after recovery or a
-   *     failed checkpoint counts up); distinguishes logs and remote job ids of one batch
+   * @param attempt the launch of this batch being made, from 1 (a relaunch after recovery, a
+   *     failed checkpoint or a revival counts up, never down: {@code BatchRecord#launches});
+   *     distinguishes logs and remote job ids of one batch
    * @throws LaunchException when the job cannot be started; {@link LaunchException#isRetryable()}
    *     says whether trying again later may succeed
    */

@@ -26,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * io.files2iceberg.listener.ListenerApplication --config DIR --home DIR --port N}, bound to
  * {@code 127.0.0.1}, with plain-text logs in {@code <home>/logs/listener.log}.
  *
+ * <p>The child does not outlive this process: it is given this process's id ({@value
+ * #PARENT_PID_PROPERTY}) and stops within a second or two of this process ending, also when this
+ * one is killed with {@code SIGKILL} and cannot stop it. A home holds one live listener: a second
+ * one exits at once naming the first one's process id, which {@link #start} reports.
+ *
  * <p>{@link #close} stops it with {@code SIGTERM}, so it finishes the messages in flight and
  * closes the ledger; a listener that has not stopped after {@link #STOP_TIMEOUT} is killed.
  */
@@ -37,6 +42,8 @@ public final class ListenerProcess implements AutoCloseable {
   /** Environment variable naming listener's {@code target} folder. */
   public static final String LISTENER_DIR_ENV = "FILES2ICEBERG_LISTENER_DIR";
   static final String MAIN_CLASS = "io.files2iceberg.listener.ListenerApplication";
+  /** The listener's parent-death watch reads this ({@code ParentWatch} in the listener). */
+  static final String PARENT_PID_PROPERTY = "files2iceberg.listener.parent-pid";
   static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
 
   private final Process process;
@@ -69,6 +76,7 @@ public final class ListenerProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Dmicronaut.server.host=127.0.0.1");
+    command.add("-D" + PARENT_PID_PROPERTY + "=" + ProcessHandle.current().pid());
     command.add("-cp");
     command.add(classes + java.io.File.pathSeparator + lib + java.io.File.separator + "*");
     command.add(MAIN_CLASS);

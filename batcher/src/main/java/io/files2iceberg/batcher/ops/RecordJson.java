@@ -78,6 +78,7 @@ public final class RecordJson {
     node.put("table", batch.table());
     node.put("state", batch.state().code());
     node.put("attempts", batch.attempts());
+    node.put("launches", batch.launches());
     strings(node.putArray("partitions"), batch.partitions());
     node.put("files", batch.fileIds().size());
     if (batch.snapshotId().isPresent()) {

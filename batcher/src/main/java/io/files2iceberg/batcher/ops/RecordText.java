@@ -48,6 +48,7 @@ public final class RecordText {
         + ", partitions " + String.join(" ", batch.partitions())
         + ", " + batch.fileIds().size() + " file(s)"
         + ", attempts " + batch.attempts()
+        + (batch.launches() != batch.attempts() ? ", launches " + batch.launches() : "")
         + ", snapshot " + batch.snapshotId().map(String::valueOf).orElse(NONE)
         + ", created " + batch.createdAt() + ", updated " + batch.updatedAt()
         + batch.metrics().map(RecordText::metrics).orElse("")

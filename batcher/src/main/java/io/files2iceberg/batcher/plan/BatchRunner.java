@@ -390,7 +390,7 @@ public final class BatchRunner {
       }
       LOG.info("Table {} batch {}: lease expired at {} after {} attempt(s); launching it again", table,
           batch.batchId(), batch.leaseUntil().orElse(null), batch.attempts());
-      emit(new BatchRecovered(table, batch.batchId(), batch.attempts() + 1));
+      emit(new BatchRecovered(table, batch.batchId(), batch.launches() + 1));
       // The ledger does not keep a batch's mode: it is the profile's, and a ledger batch of a
       // profile since switched to full (which has no ledger batches) is loaded incrementally.
       IngestionType mode = profile.extract().batchFile().ingestionType();
@@ -437,7 +437,9 @@ public final class BatchRunner {
           LOG.info("Table {} batch {}: not launched: {}", table, batchId, e.getMessage());
           return ledger.batch(batchId).map(b -> b.state() == BatchState.COMMITTED).orElse(false);
         }
-        int attempt = running.attempts();
+        // Launches, not attempts: a revived batch's count of attempts starts again, and its next
+        // launch must not reuse an earlier one's job (a Dataproc batch id names the launch).
+        int attempt = running.launches();
         Optional<JobResult> outcome = launchAndWatch(launcher, manifest, uri, attempt);
         if (outcome.isEmpty()) {
           return unlaunched(batchId, "the job could not be started", mayBeCommitted);

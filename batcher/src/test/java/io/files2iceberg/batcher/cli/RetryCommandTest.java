@@ -167,6 +167,7 @@ class RetryCommandTest {
     BatchRecord revived = batch(batchId);
     assertThat(revived.state()).isEqualTo(BatchState.PLANNED);
     assertThat(revived.attempts()).isZero();
+    assertThat(revived.launches()).as("its next launch is its second").isEqualTo(1);
     try (SqliteLedger ledger = fixture.open()) {
       assertThat(ledger.findExpiredLeases()).extracting(BatchRecord::batchId).containsExactly(batchId);
       assertThat(ledger.partition("local.demo.unknown", "d2").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
@@ -187,6 +188,8 @@ class RetryCommandTest {
     assertThat(json.at("/toRevive/0/reason").asText()).startsWith("its outcome is unknown; relaunched under its own id");
     assertThat(json.at("/toRevive/0/partitionRecords/1/partition").asText()).isEqualTo("d2");
     assertThat(json.at("/revived/0/state").asText()).isEqualTo("planned");
+    assertThat(json.at("/revived/0/attempts").asInt()).isZero();
+    assertThat(json.at("/revived/0/launches").asInt()).isEqualTo(1);
     assertThat(json.get("toRequeue")).hasSize(1);
     assertThat(json.at("/toRequeue/0/table").asText()).isEqualTo(TABLE);
     assertThat(json.at("/toRequeue/0/partition").asText()).isEqualTo("d2");

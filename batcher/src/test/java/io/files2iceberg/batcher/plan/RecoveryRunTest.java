@@ -107,7 +107,7 @@ class RecoveryRunTest {
       assertThat(summary.failed()).as(landing::jobLogs).isEmpty();
       assertThat(summary.recovered()).extracting(BatchRecovered::batchId, BatchRecovered::attempt)
           .containsExactlyInAnyOrder(tuple(orphan.batchId(), 2), tuple(halfdone.batchId(), 2),
-              tuple(gaveup.batchId(), 1));
+              tuple(gaveup.batchId(), 2));
 
       // orphan: launched again and loaded.
       BatchLoadReport orphanReport = committed(summary, ORPHAN).report();
@@ -134,6 +134,9 @@ class RecoveryRunTest {
       assertThat(lockedReport.snapshotId()).isEqualTo(lockedSnapshot);
 
       // gaveup: revived, relaunched under its own id, found in the table: finalized with its snapshot.
+      // Its relaunch is its second launch (its own log), although revival reset its attempts.
+      assertThat(events.stream().filter(e -> e instanceof BatchLaunched l && l.table().equals(GAVEUP))
+          .map(e -> ((BatchLaunched) e).attempt())).containsExactly(2);
       BatchLoadReport gaveupReport = committed(summary, GAVEUP).report();
       assertThat(gaveupReport.batchId()).isEqualTo(gaveup.batchId());
       assertThat(gaveupReport.alreadyCommitted()).isTrue();

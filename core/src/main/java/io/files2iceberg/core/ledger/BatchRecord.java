@@ -10,7 +10,11 @@ import java.util.Optional;
  * @param partitions the partition tokens it claimed, sorted
  * @param fileIds its files in claim order
  * @param eventIds the Pub/Sub message ids of its files, in claim order (the checkpoint)
- * @param attempts launches so far
+ * @param attempts launches since it was claimed or last revived: recovery gives up on it at
+ *     {@code job.max-attempts}
+ * @param launches launches since it was claimed, across revivals (a revival does not reset it): the
+ *     number of its latest launch, which names that launch's job (the Dataproc batch
+ *     {@code f2i-<id>-a<n>}), so a launch never reuses an earlier launch's job
  * @param leaseUntil when recovery may take it over (in flight only)
  */
 public record BatchRecord(
@@ -21,6 +25,7 @@ public record BatchRecord(
     List<String> fileIds,
     List<String> eventIds,
     int attempts,
+    int launches,
     Optional<Instant> leaseUntil,
     Optional<Long> snapshotId,
     Optional<BatchMetrics> metrics,

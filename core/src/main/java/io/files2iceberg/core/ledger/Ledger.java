@@ -58,7 +58,10 @@ public interface Ledger extends AutoCloseable {
    */
   Optional<NewestPartitionClaimed> claimNewestPartition(ClaimNewestPartition command);
 
-  /** PLANNED to RUNNING (or RUNNING again on a relaunch, counting the attempt), renewing the lease. */
+  /**
+   * PLANNED to RUNNING (or RUNNING again on a relaunch), counting the attempt and the launch,
+   * renewing the lease.
+   */
   BatchRecord markRunning(String batchId, Duration lease);
 
   /** Extends the lease of a PLANNED or RUNNING batch. */
@@ -176,7 +179,8 @@ public interface Ledger extends AutoCloseable {
    * {@code retry} of a batch that gave up without knowing whether its job committed: relaunches it
    * under its own id instead of loading its files in a new batch, since the job finds a batch that
    * did commit in the table's snapshots and only finalizes it. One transaction: the batch FAILED to
-   * PLANNED with its attempts reset to 0 and its lease already expired, so the next batcher run's
+   * PLANNED with its attempts reset to 0 (its {@link BatchRecord#launches} go on counting, so its
+   * relaunch gets a job of its own) and its lease already expired, so the next batcher run's
    * recovery takes it over at once; its error is kept (recovery reads it: the table may hold the
    * batch). Each of its RECORDED files becomes CLAIMED by it again at its position, QUARANTINED
    * ones stay quarantined (they stay in its file list, as when quarantined while it was in flight),

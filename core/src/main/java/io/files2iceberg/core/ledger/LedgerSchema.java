@@ -18,7 +18,7 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";
@@ -60,6 +60,7 @@ public final class LedgerSchema {
   public static final String UPDATED_AT = "updatedAt";
 
   // batches (also BATCH_ID, TABLE, STATE, ATTEMPTS, UPDATED_AT)
+  public static final String LAUNCHES = "launches";
   public static final String PARTITIONS_FIELD = "partitions";
   public static final String FILE_IDS = "fileIds";
   public static final String EVENT_IDS = "eventIds";

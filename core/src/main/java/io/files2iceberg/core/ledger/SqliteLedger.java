@@ -16,6 +16,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
 import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
 import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
@@ -184,7 +185,8 @@ public final class SqliteLedger implements Ledger {
           EVENT_IDS, ATTEMPTS, LEASE_UNTIL, CREATED_AT, UPDATED_AT) + ") VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)";
   private static final String BATCH_RUNNING =
       "UPDATE " + q(BATCHES) + " SET " + q(STATE) + " = " + sqlString(BatchState.RUNNING.code()) + ", "
-          + q(ATTEMPTS) + " = " + q(ATTEMPTS) + " + 1, " + q(LEASE_UNTIL) + " = ?, " + q(UPDATED_AT)
+          + q(ATTEMPTS) + " = " + q(ATTEMPTS) + " + 1, " + q(LAUNCHES) + " = " + q(LAUNCHES) + " + 1, "
+          + q(LEASE_UNTIL) + " = ?, " + q(UPDATED_AT)
           + " = ? WHERE " + q(BATCH_ID) + " = ?";
   private static final String BATCH_LEASE =
       "UPDATE " + q(BATCHES) + " SET " + q(LEASE_UNTIL) + " = ?, " + q(UPDATED_AT) + " = ? WHERE "
@@ -230,7 +232,8 @@ public final class SqliteLedger implements Ledger {
   private static final String PARTITION_RETRIED =
       "UPDATE " + q(PARTITIONS) + " SET " + q(STATE) + " = " + sqlString(PartitionState.READY.code()) + ", "
           + q(ATTEMPTS) + " = 0, " + q(READY_AT) + " = ?, " + q(UPDATED_AT) + " = ? WHERE " + q(PARTITION_ID) + " = ?";
-  // Revived: PLANNED again with a fresh count of attempts and a lease that has already run out.
+  // Revived: PLANNED again with a fresh count of attempts (launches go on counting) and a lease that
+  // has already run out.
   private static final String BATCH_REVIVED =
       "UPDATE " + q(BATCHES) + " SET " + q(STATE) + " = " + sqlString(BatchState.PLANNED.code()) + ", "
           + q(ATTEMPTS) + " = 0, " + q(LEASE_UNTIL) + " = ?, " + q(UPDATED_AT) + " = ? WHERE " + q(BATCH_ID) + " = ?";

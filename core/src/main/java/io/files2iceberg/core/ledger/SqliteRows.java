@@ -12,6 +12,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
 import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
 import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
@@ -94,6 +95,7 @@ final class SqliteRows {
         stringList(rs.getString(FILE_IDS)),
         stringList(rs.getString(EVENT_IDS)),
         rs.getInt(ATTEMPTS),
+        rs.getInt(LAUNCHES),
         optionalLong(rs, LEASE_UNTIL).map(Instant::ofEpochMilli),
         optionalLong(rs, SNAPSHOT_ID),
         Optional.ofNullable(metrics).map(SqliteRows::metrics),

@@ -16,6 +16,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
 import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
 import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
@@ -109,6 +110,7 @@ final class SqliteSchema {
             + q(FILE_IDS) + " TEXT NOT NULL, "
             + q(EVENT_IDS) + " TEXT NOT NULL, "
             + q(ATTEMPTS) + " INTEGER NOT NULL, "
+            + q(LAUNCHES) + " INTEGER NOT NULL DEFAULT 0, "
             + q(LEASE_UNTIL) + " INTEGER, "
             + q(SNAPSHOT_ID) + " INTEGER, "
             + q(METRICS) + " TEXT, "
@@ -126,6 +128,21 @@ final class SqliteSchema {
             + q(RAW_PAYLOAD) + " TEXT NOT NULL, "
             + q(OBJECT_URI) + " TEXT, "
             + q(RECEIVED_AT) + " INTEGER NOT NULL)");
+  }
+
+  /**
+   * Brings a ledger of an earlier schema version to this one, in the same transaction as {@link
+   * #ddl()} (which has created only what was missing). Version 2 added the batches' launches: an
+   * earlier batch's launches are its attempts (a batch revived before the upgrade cannot be told
+   * apart, and relaunches at its attempt count).
+   */
+  static List<String> upgrade(int fromVersion) {
+    if (fromVersion >= 2) {
+      return List.of();
+    }
+    return List.of(
+        "ALTER TABLE " + q(BATCHES) + " ADD COLUMN " + q(LAUNCHES) + " INTEGER NOT NULL DEFAULT 0",
+        "UPDATE " + q(BATCHES) + " SET " + q(LAUNCHES) + " = " + q(ATTEMPTS));
   }
 
   private static String index(String table, String... columns) {

@@ -105,6 +105,11 @@ final class SqliteStore implements AutoCloseable {
       for (String ddl : SqliteSchema.ddl()) {
         statement.execute(ddl);
       }
+      if (version >= 1 && version < LedgerSchema.VERSION) {
+        for (String upgrade : SqliteSchema.upgrade(version)) {
+          statement.execute(upgrade);
+        }
+      }
       if (version < LedgerSchema.VERSION) {
         statement.execute("PRAGMA user_version = " + LedgerSchema.VERSION);
       }

@@ -1326,6 +1326,44 @@ public abstract class LedgerContractTest {
     assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
   }
 
+  /**
+   * A launch names the job after its number (the Dataproc batch {@code f2i-<id>-a<n>}), so a revived
+   * batch's next launch must not reuse a number an earlier launch had: revival resets the attempts
+   * that decide giving up, never the launches.
+   */
+  @Test
+  void launchesOnlyGrowAcrossRevivalsWhileAttemptsStartAgain() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    assertThat(batch.launches()).isZero();
+    for (int launch = 1; launch <= 3; launch++) {
+      if (launch > 1) {
+        clock.advance(LEASE.plusMinutes(1));
+        ledger.takeOverExpiredLease(batch.batchId(), LEASE);
+      }
+      BatchRecord running = ledger.markRunning(batch.batchId(), LEASE);
+      assertThat(running.attempts()).isEqualTo(launch);
+      assertThat(running.launches()).isEqualTo(launch);
+    }
+    ledger.failBatch(batch.batchId(), "gave up after 3 attempt(s); the table may hold the batch: lost", 1);
+
+    BatchRecord revived = ledger.reviveBatch(batch.batchId());
+
+    assertThat(revived.attempts()).isZero();
+    assertThat(revived.launches()).isEqualTo(3);
+    assertThat(ledger.batch(batch.batchId()).orElseThrow().launches()).isEqualTo(3);
+    ledger.takeOverExpiredLease(batch.batchId(), LEASE);
+    BatchRecord relaunched = ledger.markRunning(batch.batchId(), LEASE);
+    assertThat(relaunched.attempts()).isEqualTo(1);
+    assertThat(relaunched.launches()).isEqualTo(4);
+
+    // A second revival goes on counting.
+    ledger.failBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1);
+    assertThat(ledger.reviveBatch(batch.batchId()).launches()).isEqualTo(4);
+    ledger.takeOverExpiredLease(batch.batchId(), LEASE);
+    assertThat(ledger.markRunning(batch.batchId(), LEASE).launches()).isEqualTo(5);
+  }
+
   @Test
   void reviveOfABatchThatIsNotFailedOrUnknownFailsNamingIt() {
     readyPartition(TABLE, "2024-01-01", 1);

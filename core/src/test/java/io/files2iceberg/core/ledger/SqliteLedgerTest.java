@@ -95,6 +95,30 @@ class SqliteLedgerTest extends LedgerContractTest {
   }
 
   @Test
+  void aVersionOneLedgerIsUpgradedWithEachBatchsLaunchesAsItsAttempts() throws SQLException {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+    ledger.markRunning(batch.batchId(), LEASE);
+    ledger.close();
+    // The file as a version-1 build left it: no launches column.
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"launches\"");
+      statement.execute("PRAGMA user_version = 1");
+    }
+
+    Ledger upgraded = openAnother(clock);
+
+    assertThat(upgraded.batch(batch.batchId()).orElseThrow().launches()).isEqualTo(2);
+    assertThat(upgraded.markRunning(batch.batchId(), LEASE).launches()).isEqualTo(3);
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+  }
+
+  @Test
   void newerSchemaVersionIsRefused() throws SQLException {
     ledger.close();
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());

@@ -12,6 +12,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
 import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
 import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
@@ -113,6 +114,7 @@ final class FirestoreDocuments {
         strings(doc, FILE_IDS),
         strings(doc, EVENT_IDS),
         (int) number(doc, ATTEMPTS),
+        (int) launches(doc),
         optionalInstant(doc, LEASE_UNTIL),
         optionalNumber(doc, SNAPSHOT_ID),
         Optional.ofNullable(doc.get(METRICS)).map(value -> metrics(cast(value, Map.class, METRICS))),
@@ -221,6 +223,11 @@ final class FirestoreDocuments {
 
   private static Optional<String> optionalString(Map<String, Object> doc, String field) {
     return Optional.ofNullable(doc.get(field)).map(value -> cast(value, String.class, field));
+  }
+
+  /** A batch's launches; a document written before they were counted has as many as attempts. */
+  static long launches(Map<String, Object> batch) {
+    return optionalNumber(batch, LAUNCHES).orElseGet(() -> number(batch, ATTEMPTS));
   }
 
   private static long number(Map<String, Object> doc, String field) {

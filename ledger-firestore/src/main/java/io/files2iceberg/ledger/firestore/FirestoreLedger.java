@@ -17,6 +17,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
 import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
 import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
@@ -558,6 +559,7 @@ public final class FirestoreLedger implements Ledger {
     batch.put(FILE_IDS, fileIds);
     batch.put(EVENT_IDS, eventIds);
     batch.put(ATTEMPTS, 0L);
+    batch.put(LAUNCHES, 0L);
     batch.put(LEASE_UNTIL, timestamp(clock.millis() + lease.toMillis()));
     batch.put(CREATED_AT, now);
     batch.put(UPDATED_AT, now);
@@ -580,6 +582,7 @@ public final class FirestoreLedger implements Ledger {
     return batchTransition("markRunning", batchId, "Cannot mark batch " + batchId + " running", (t, batch, action) -> {
       States.requireTransition(action, state(batch), BatchState.RUNNING, BatchState::next);
       batch.put(ATTEMPTS, ((Number) batch.get(ATTEMPTS)).longValue() + 1);
+      batch.put(LAUNCHES, FirestoreDocuments.launches(batch) + 1);
       batch.put(LEASE_UNTIL, timestamp(clock.millis() + lease.toMillis()));
       batch.put(STATE, BatchState.RUNNING.code());
       batch.put(UPDATED_AT, now());
@@ -1090,7 +1093,9 @@ public final class FirestoreLedger implements Ledger {
           }
           Timestamp now = now();
           batch.put(STATE, BatchState.PLANNED.code());
+          // A fresh count of attempts; the launches go on counting, so the relaunch gets a new job.
           batch.put(ATTEMPTS, 0L);
+          batch.put(LAUNCHES, FirestoreDocuments.launches(batch));
           // Already expired: recovery's takeOverExpiredLease accepts it at once.
           batch.put(LEASE_UNTIL, timestamp(clock.millis() - 1));
           batch.put(UPDATED_AT, now);

@@ -11,22 +11,43 @@ import com.google.cloud.dataproc.v1.EnvironmentConfig;
 import com.google.cloud.dataproc.v1.ExecutionConfig;
 import com.google.cloud.dataproc.v1.RuntimeConfig;
 import com.google.cloud.dataproc.v1.SparkBatch;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.SparkMainRun;
+import io.files2iceberg.batcher.ops.RetryPlan;
+import io.files2iceberg.batcher.plan.BatchEvent;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
+import io.files2iceberg.batcher.plan.BatchRunner;
+import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.MutableClock;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.SqliteLedger;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.ProfileLoader;
+import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import io.grpc.Status;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -90,26 +111,8 @@ class DataprocLauncherTest {
     assertThat(dataproc.creates).hasSize(1);
     CreateBatchRequest sent = dataproc.creates.get(0);
     assertThat(sent.getRequestId()).matches("[a-zA-Z0-9_-]{1,40}");
-    assertThat(sent.toBuilder().clearRequestId().build()).isEqualTo(CreateBatchRequest.newBuilder()
-        .setParent(PARENT)
-        .setBatchId(DATAPROC_ID)
-        .setBatch(Batch.newBuilder()
-            .setSparkBatch(SparkBatch.newBuilder()
-                .setMainClass("io.files2iceberg.sparkjob.BatchJob")
-                .addJarFileUris(JAR)
-                .addArgs("--manifest")
-                .addArgs(MANIFEST_URI))
-            .setRuntimeConfig(RuntimeConfig.newBuilder()
-                .setVersion("2.2")
-                .putProperties("spark.executor.instances", "4")
-                .putProperties("spark.dynamicAllocation.enabled", "false"))
-            .setEnvironmentConfig(EnvironmentConfig.newBuilder()
-                .setExecutionConfig(ExecutionConfig.newBuilder()
-                    .setServiceAccount(SERVICE_ACCOUNT)
-                    .setSubnetworkUri(SUBNETWORK)))
-            .putLabels("files2iceberg-table", "lake_web_clicks")
-            .putLabels("files2iceberg-batch", "20261130t120000-1a2b3c4d"))
-        .build());
+    assertThat(sent.toBuilder().clearRequestId().build())
+        .isEqualTo(expectedCreate(DATAPROC_ID, MANIFEST_URI, "20261130t120000-1a2b3c4d"));
   }
 
   @Test
@@ -376,6 +379,66 @@ class DataprocLauncherTest {
     assertThat(dataproc.cancelledOperations).isEmpty();
   }
 
+  /**
+   * {@code retry} of a batch that gave up with an unknown outcome revives it; its relaunch must be a
+   * new Dataproc batch: the ids of its earlier launches exist (FAILED), and watching one of them
+   * would only report that failure again.
+   */
+  @Test
+  void aRevivedBatchRelaunchesUnderADataprocBatchIdNoEarlierLaunchHad() throws Exception {
+    MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
+    Path profiles = Files.createDirectories(home.resolve("profiles"));
+    Files.writeString(profiles.resolve("clicks.conf"), PROFILE + """
+        metadata.path = "gs://lake-metadata/clicks/"
+        job.max-attempts = 2
+        """);
+    ProfileRegistry registry = ProfileRegistry.load(profiles, new Home(home));
+    Storage storage = LocalStorageHelper.getOptions().getService();
+    try (Ledger ledger = SqliteLedger.open(home.resolve("ledger.db"), clock)) {
+      ledger.recordFile(new RecordFile("lake.web.clicks", "2026-11-30", "lake-landing", "clicks/dt=2026-11-30/part-0.parquet",
+          1001L, "gs://lake-landing/clicks/dt=2026-11-30/part-0.parquet", 100, "evt-1", clock.instant(),
+          Optional.empty(), false));
+      ledger.markReady(new MarkReady("lake.web.clicks", "2026-11-30", "clicks/dt=2026-11-30/", "evt-2",
+          clock.instant()));
+      List<BatchEvent> events = new CopyOnWriteArrayList<>();
+      BatchRunner runner = BatchRunner.builder(registry, ledger, p -> launcher)
+          .clock(clock).storage(() -> storage).events(events::add).build();
+      // Two launches end without a word from the job: the batch gives up, its outcome unknown.
+      dataproc.script(state(Batch.State.FAILED, "Driver exited with exit code 137"));
+      runner.runOnce();
+      clock.advance(Duration.ofSeconds(1));
+      runner.runOnce();
+      String batchId = ledger.tableStatus("lake.web.clicks").failedBatches().get(0).batchId();
+      BatchRecord gaveUp = ledger.batch(batchId).orElseThrow();
+      assertThat(gaveUp.state()).isEqualTo(BatchState.FAILED);
+      assertThat(gaveUp.error().orElseThrow()).startsWith("gave up after 2 attempt(s); " + BatchRunner.MAY_HOLD_BATCH);
+      String dataprocPrefix = "f2i-" + batchId.toLowerCase(java.util.Locale.ROOT) + "-a";
+      assertThat(dataproc.creates).extracting(CreateBatchRequest::getBatchId)
+          .containsExactly(dataprocPrefix + "1", dataprocPrefix + "2");
+
+      RetryPlan.ofBatch(ledger, batchId).apply(ledger, done -> { });
+      // The relaunched job finds the batch absent from the table, loads it and commits it.
+      dataproc.runs(request -> ledger.commitBatch(new CommitBatch(batchId, 42L, BatchMetrics.EMPTY)))
+          .script(state(Batch.State.SUCCEEDED));
+      RunSummary summary = runner.runOnce();
+
+      String manifestUri = "gs://lake-metadata/clicks/batches/" + batchId + ".json";
+      assertThat(dataproc.creates).hasSize(3);
+      assertThat(dataproc.creates.get(2).toBuilder().clearRequestId().build())
+          .isEqualTo(expectedCreate(dataprocPrefix + "3", manifestUri, batchId.toLowerCase(java.util.Locale.ROOT)));
+      assertThat(dataproc.creates).extracting(CreateBatchRequest::getRequestId).doesNotHaveDuplicates();
+      assertThat(events).filteredOn(BatchLaunched.class::isInstance).extracting(e -> ((BatchLaunched) e).jobId())
+          .containsExactly(dataprocPrefix + "1", dataprocPrefix + "2", dataprocPrefix + "3");
+      assertThat(summary.committed()).extracting(BatchCommitted::batchId).containsExactly(batchId);
+      BatchRecord committed = ledger.batch(batchId).orElseThrow();
+      assertThat(committed.state()).isEqualTo(BatchState.COMMITTED);
+      assertThat(committed.attempts()).isEqualTo(1);
+      assertThat(committed.launches()).isEqualTo(3);
+      assertThat(ledger.partition("lake.web.clicks", "2026-11-30").orElseThrow().state())
+          .isEqualTo(PartitionState.INGESTED);
+    }
+  }
+
   @Test
   void aTransientCreateErrorIsRetriedWithTheSameRequestId() {
     dataproc.failCreates(Status.UNAVAILABLE);
@@ -461,6 +524,30 @@ class DataprocLauncherTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("the Dataproc launcher needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT or"
             + " ledger.firestore-project");
+  }
+
+  /** The request {@link #PROFILE} sends for one launch, without its request id. */
+  private static CreateBatchRequest expectedCreate(String dataprocId, String manifestUri, String batchLabel) {
+    return CreateBatchRequest.newBuilder()
+        .setParent(PARENT)
+        .setBatchId(dataprocId)
+        .setBatch(Batch.newBuilder()
+            .setSparkBatch(SparkBatch.newBuilder()
+                .setMainClass("io.files2iceberg.sparkjob.BatchJob")
+                .addJarFileUris(JAR)
+                .addArgs("--manifest")
+                .addArgs(manifestUri))
+            .setRuntimeConfig(RuntimeConfig.newBuilder()
+                .setVersion("2.2")
+                .putProperties("spark.executor.instances", "4")
+                .putProperties("spark.dynamicAllocation.enabled", "false"))
+            .setEnvironmentConfig(EnvironmentConfig.newBuilder()
+                .setExecutionConfig(ExecutionConfig.newBuilder()
+                    .setServiceAccount(SERVICE_ACCOUNT)
+                    .setSubnetworkUri(SUBNETWORK)))
+            .putLabels("files2iceberg-table", "lake_web_clicks")
+            .putLabels("files2iceberg-batch", batchLabel))
+        .build();
   }
 
   private DataprocLauncher launcher(JobSettings job) throws Exception {

@@ -29,16 +29,20 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A Dataproc BatchController (and the long-running Operations service batches are cancelled
  * through) on a real gRPC server on 127.0.0.1: it records every request, remembers the batches it
- * created, and answers {@code GetBatch} with scripted states.
+ * created, and answers {@code GetBatch} with scripted states. A batch that has ended (succeeded,
+ * failed or was cancelled) keeps that state, as on Dataproc: the script goes on for the others.
  */
 final class FakeDataproc implements AutoCloseable {
 
@@ -57,6 +61,9 @@ final class FakeDataproc implements AutoCloseable {
     return new Step(null, "", status);
   }
 
+  private static final Set<Batch.State> ENDED =
+      EnumSet.of(Batch.State.SUCCEEDED, Batch.State.FAILED, Batch.State.CANCELLED);
+
   static final String OUTPUT_URI = "gs://dataproc-staging-europe-west1/google-cloud-dataproc-metainfo/run/driveroutput";
 
   final List<CreateBatchRequest> creates = new CopyOnWriteArrayList<>();
@@ -67,6 +74,7 @@ final class FakeDataproc implements AutoCloseable {
   private final Deque<Step> script = new ArrayDeque<>();
   private final Deque<Status> createErrors = new ArrayDeque<>();
   private volatile Status cancelError;
+  private volatile Consumer<CreateBatchRequest> job = request -> { };
   private int operations;
 
   private final Server server;
@@ -102,6 +110,12 @@ final class FakeDataproc implements AutoCloseable {
     return this;
   }
 
+  /** What the job of every batch created from now on does when it is created (before any poll). */
+  FakeDataproc runs(Consumer<CreateBatchRequest> job) {
+    this.job = job;
+    return this;
+  }
+
   FakeDataproc failCancels(Status status) {
     cancelError = status;
     return this;
@@ -118,6 +132,7 @@ final class FakeDataproc implements AutoCloseable {
     }
     String operation = request.getParent().replace("/locations/", "/regions/") + "/operations/op-" + ++operations;
     batches.put(name, request.getBatch().toBuilder().setName(name).setOperation(operation).build());
+    job.accept(request);
     return Operation.newBuilder()
         .setName(operation)
         .setMetadata(Any.pack(BatchOperationMetadata.newBuilder()
@@ -134,6 +149,9 @@ final class FakeDataproc implements AutoCloseable {
     if (batch == null) {
       return Status.NOT_FOUND.withDescription("Batch " + name + " not found");
     }
+    if (ENDED.contains(batch.getState())) {
+      return batch;
+    }
     Step step = script.size() > 1 ? script.removeFirst() : script.peekFirst();
     if (step == null) {
       return batch.toBuilder().setState(Batch.State.PENDING).build();
@@ -145,7 +163,11 @@ final class FakeDataproc implements AutoCloseable {
     if (step.state() != Batch.State.PENDING) {
       answer.setRuntimeInfo(RuntimeInfo.newBuilder().setOutputUri(OUTPUT_URI));
     }
-    return answer.build();
+    Batch answered = answer.build();
+    if (ENDED.contains(step.state())) {
+      batches.put(name, answered);
+    }
+    return answered;
   }
 
   private final class BatchController extends BatchControllerGrpc.BatchControllerImplBase {

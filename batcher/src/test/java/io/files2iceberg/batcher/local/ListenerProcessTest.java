@@ -1,0 +1,109 @@
+package io.files2iceberg.batcher.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.files2iceberg.core.profile.Home;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The listener child of {@code local}, a real process: it does not outlive its parent, even one
+ * killed with {@code SIGKILL}, and a home holds one live listener.
+ */
+class ListenerProcessTest {
+  private static final Duration START = Duration.ofSeconds(90);
+
+  @TempDir Path dir;
+
+  Path target;
+  Path profiles;
+  Home home;
+
+  @BeforeEach
+  void profile() throws Exception {
+    target = ListenerProcess.locateTarget(System.getenv(), Path.of(""));
+    profiles = Files.createDirectories(dir.resolve("profiles"));
+    Files.writeString(profiles.resolve("clicks.conf"), """
+        extract { path = "file://%s/clicks/dt=*/*.json", format = json }
+        load.iceberg.table = "local.test.clicks"
+        """.formatted(dir.resolve("landing")));
+    home = new Home(dir.resolve("home"));
+  }
+
+  @Test
+  void listenerEndsWithinSecondsOfItsParentBeingKilledWithSigkill() throws Exception {
+    Path parentLog = dir.resolve("parent.log");
+    Process parent = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), ListenerParent.class.getName(),
+        target.toString(), profiles.toString(), home.root().toString())
+        .redirectError(parentLog.toFile())
+        .start();
+    ProcessHandle listener;
+    try {
+      BufferedReader out = new BufferedReader(new InputStreamReader(parent.getInputStream(), StandardCharsets.UTF_8));
+      String line = CompletableFuture.supplyAsync(() -> {
+        try {
+          return out.readLine();
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }).get(START.toSeconds() + 30, TimeUnit.SECONDS);
+      assertThat(line).as(() -> ListenerProcess.tail(parentLog, 30)).startsWith("listener ");
+      listener = ProcessHandle.of(Long.parseLong(line.substring("listener ".length()))).orElseThrow();
+      assertThat(listener.isAlive()).isTrue();
+      assertThat(listener.parent().map(ProcessHandle::pid)).contains(parent.pid());
+    } catch (Exception | AssertionError e) {
+      parent.destroyForcibly();
+      throw e;
+    }
+
+    // kill -9: the parent gets no chance to stop its child.
+    Process kill = new ProcessBuilder("kill", "-KILL", Long.toString(parent.pid())).inheritIO().start();
+    assertThat(kill.waitFor()).isZero();
+    assertThat(parent.waitFor(10, TimeUnit.SECONDS)).isTrue();
+
+    long start = System.nanoTime();
+    try {
+      listener.onExit().get(10, TimeUnit.SECONDS);
+    } finally {
+      listener.destroyForcibly();
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(took).isLessThan(Duration.ofSeconds(10));
+    assertThat(Files.readString(home.root().resolve("logs").resolve("listener.log")))
+        .contains("The process " + parent.pid() + " that started this listener has ended; stopping the listener");
+  }
+
+  @Test
+  void aSecondListenerOnAHomeWithALiveOneExitsNamingItsProcessId() throws Exception {
+    try (ListenerProcess first = ListenerProcess.start(target, profiles, home, START)) {
+
+      assertThatThrownBy(() -> {
+        try (ListenerProcess second = ListenerProcess.start(target, profiles, home, START)) {
+          // Stopped at once should it start: it must not outlive the test.
+        }
+      })
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("The listener exited with code 1 before it was up:")
+          .hasMessageContaining("error: the home " + home.root().toAbsolutePath() + " already has a live listener:"
+              + " process " + first.pid() + " holds " + home.root().toAbsolutePath().resolve("listener.lock")
+              + "; stop that listener first, or give this one another --home");
+      assertThat(first.isAlive()).isTrue();
+    }
+
+    // The lock went with the first listener: the home takes a new one.
+    try (ListenerProcess again = ListenerProcess.start(target, profiles, home, START)) {
+      assertThat(again.isAlive()).isTrue();
+    }
+  }
+}
