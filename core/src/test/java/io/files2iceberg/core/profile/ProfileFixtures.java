@@ -80,6 +80,7 @@ final class ProfileFixtures {
         firestore-project = sales-project
         firestore-database = ingest
         collection-prefix = "staging_"
+        deadline = 3s
       }
       job {
         spark-properties { "spark.executor.memory" = 4g, "spark.sql.shuffle.partitions" = 8 }
@@ -161,6 +162,7 @@ final class ProfileFixtures {
         firestore-project: sales-project
         firestore-database: ingest
         collection-prefix: staging_
+        deadline: 3s
       job:
         spark-properties:
           spark.executor.memory: 4g
