@@ -1279,10 +1279,19 @@ public final class FirestoreLedger implements Ledger {
     requireOpen(operation, path);
     TransactionOptions options = TransactionOptions.createReadWriteOptionsBuilder()
         .setNumberOfAttempts(TRANSACTION_ATTEMPTS).build();
-    return retry.run(operation, path, () -> db.runTransaction(t -> {
-      transactionRuns.increment();
-      return body.apply(t);
-    }, options).get());
+    return retry.run(operation, path, () -> {
+      ApiFuture<T> run = db.runTransaction(t -> {
+        transactionRuns.increment();
+        return body.apply(t);
+      }, options);
+      try {
+        return run.get();
+      } catch (InterruptedException e) {
+        // Abandoned at the deadline: no reruns of it after Firestore answers again.
+        run.cancel(true);
+        throw e;
+      }
+    });
   }
 
   /** A transition of one batch: reads it first; an unknown id fails naming it. */
