@@ -8,6 +8,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Runs one ledger operation, retrying what Firestore names transient with exponential backoff and
@@ -160,7 +162,18 @@ final class FirestoreRetry {
 
   /** One attempt, on a worker, waited for until {@code end} (a {@link System#nanoTime()}). */
   private static <T> T attempt(Work<T> work, long end) throws Exception {
-    Future<T> call = ATTEMPTS.submit(work::run);
+    // The caller's logging context (message id, object URI) goes with the attempt.
+    Map<String, String> context = MDC.getCopyOfContextMap();
+    Future<T> call = ATTEMPTS.submit(() -> {
+      if (context != null) {
+        MDC.setContextMap(context);
+      }
+      try {
+        return work.run();
+      } finally {
+        MDC.clear();
+      }
+    });
     try {
       return call.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException | InterruptedException e) {
