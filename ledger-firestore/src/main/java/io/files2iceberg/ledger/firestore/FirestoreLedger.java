@@ -125,9 +125,10 @@ import org.slf4j.LoggerFactory;
  * #MAX_FILES_PER_BATCH} files, whatever {@code maxFiles} asks for. The alternative, claiming in
  * several commits, would leave states half-moved between them for every reader to repair.
  *
- * <p>Transient Firestore errors are retried with backoff ({@link FirestoreRetry}); after the bound
- * they surface as {@code LedgerUnavailableException}, other errors as {@code IllegalStateException},
- * both naming the document.
+ * <p>Transient Firestore errors are retried with backoff ({@link FirestoreRetry}); after the bound,
+ * or when no answer came within {@code ledger.deadline}, they surface as {@code
+ * LedgerUnavailableException}, other errors as {@code IllegalStateException}, both naming the
+ * document.
  */
 public final class FirestoreLedger implements Ledger {
   private static final Logger LOG = LoggerFactory.getLogger(FirestoreLedger.class);
