@@ -6,10 +6,16 @@ import io.micronaut.health.HealthStatus;
 import io.micronaut.management.health.indicator.HealthIndicator;
 import io.micronaut.management.health.indicator.HealthResult;
 import jakarta.inject.Singleton;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.reactivestreams.Publisher;
 
-/** {@code /health} is DOWN (503) while the ledger does not answer: no message could be acked. */
+/**
+ * {@code /health} is DOWN (503) while the ledger cannot take a write, with the reason: then no
+ * message could be acked. A store that still answers reads but refuses writes (a read-only or full
+ * SQLite file, Firestore without write permission) is DOWN too.
+ */
 @Singleton
 final class LedgerHealthIndicator implements HealthIndicator {
   private final Ledger ledger;
@@ -20,11 +26,14 @@ final class LedgerHealthIndicator implements HealthIndicator {
 
   @Override
   public Publisher<HealthResult> getResult() {
-    // Called once per health request, so the ledger is asked every time.
-    boolean available = ledger.isAvailable();
+    // Called once per health request, so the ledger is probed every time (within ledger.deadline).
+    Optional<String> unavailable = ledger.unavailableBecause();
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("available", unavailable.isEmpty());
+    unavailable.ifPresent(reason -> details.put("reason", reason));
     return Publishers.just(
-        HealthResult.builder("ledger", available ? HealthStatus.UP : HealthStatus.DOWN)
-            .details(Map.of("available", available))
+        HealthResult.builder("ledger", unavailable.isEmpty() ? HealthStatus.UP : HealthStatus.DOWN)
+            .details(details)
             .build());
   }
 }

@@ -211,8 +211,19 @@ public interface Ledger extends AutoCloseable {
   /** The stored batches (pruned ones are gone) that claimed the partition, oldest first. */
   List<BatchRecord> batchesOfPartition(String table, String partition);
 
-  /** Whether the store answers; used by health checks. */
-  boolean isAvailable();
+  /**
+   * Why the store cannot take a write now, or empty while it can. Each ledger writes one probe
+   * record that nothing else reads (SQLite: the one row of {@code probe}; Firestore: this
+   * process's document in {@code <prefix>probe}), bounded as any other call, so a store that
+   * still answers reads but refuses writes (a read-only file, a full disk, a missing permission)
+   * is reported as well as one that does not answer. Used by health checks.
+   */
+  Optional<String> unavailableBecause();
+
+  /** Whether the store answers and takes a write now: {@link #unavailableBecause()} is empty. */
+  default boolean isAvailable() {
+    return unavailableBecause().isEmpty();
+  }
 
   @Override
   void close();

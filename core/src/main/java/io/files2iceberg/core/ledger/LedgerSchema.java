@@ -24,6 +24,8 @@ public final class LedgerSchema {
   public static final String PARTITIONS = "partitions";
   public static final String BATCHES = "batches";
   public static final String QUARANTINE = "quarantine";
+  /** Health checks' write probe: nothing reads it. */
+  public static final String PROBE = "probe";
 
   // files
   public static final String FILE_ID = "fileId";

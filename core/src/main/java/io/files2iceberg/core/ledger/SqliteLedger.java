@@ -29,6 +29,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.PREFIX;
+import static io.files2iceberg.core.ledger.LedgerSchema.PROBE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
@@ -884,12 +885,22 @@ public final class SqliteLedger implements Ledger {
   }
 
   @Override
-  public boolean isAvailable() {
+  public Optional<String> unavailableBecause() {
     try {
-      return store.read("isAvailable", dbFile().toString(), c -> exists(c, "SELECT 1"));
+      // A committed write, not a read: a file that reads but cannot be written (read-only, disk
+      // full) fails every push, and health must say so.
+      store.write("probe", dbFile().toString(), c -> {
+        try (PreparedStatement statement = c.prepareStatement(
+            "INSERT OR REPLACE INTO " + SqliteSchema.q(PROBE) + " (\"id\", " + SqliteSchema.q(UPDATED_AT) + ") VALUES (1, ?)")) {
+          statement.setLong(1, now());
+          statement.executeUpdate();
+        }
+        return null;
+      });
+      return Optional.empty();
     } catch (RuntimeException e) {
-      LOG.warn("The SQLite ledger {} is not available: {}", dbFile(), e.toString());
-      return false;
+      LOG.warn("The SQLite ledger {} cannot take a write: {}", dbFile(), e.toString());
+      return Optional.of(e.getMessage() == null ? e.toString() : e.getMessage());
     }
   }
 

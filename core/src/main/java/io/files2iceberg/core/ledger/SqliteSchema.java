@@ -29,6 +29,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.PREFIX;
+import static io.files2iceberg.core.ledger.LedgerSchema.PROBE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
@@ -127,7 +128,11 @@ final class SqliteSchema {
             + q(REASON) + " TEXT NOT NULL, "
             + q(RAW_PAYLOAD) + " TEXT NOT NULL, "
             + q(OBJECT_URI) + " TEXT, "
-            + q(RECEIVED_AT) + " INTEGER NOT NULL)");
+            + q(RECEIVED_AT) + " INTEGER NOT NULL)",
+        // One row, rewritten by every health check: a write that proves the file takes writes.
+        "CREATE TABLE IF NOT EXISTS " + q(PROBE) + " ("
+            + "\"id\" INTEGER PRIMARY KEY CHECK (\"id\" = 1), "
+            + q(UPDATED_AT) + " INTEGER NOT NULL)");
   }
 
   /**

@@ -161,6 +161,8 @@ final class ProfileKeys {
       key("ledger.firestore-database", NON_BLANK, p -> p.ledger().firestoreDatabase());
   static final Key<String> LEDGER_COLLECTION_PREFIX =
       key("ledger.collection-prefix", STRING, p -> p.ledger().collectionPrefix());
+  static final Key<Duration> LEDGER_DEADLINE =
+      key("ledger.deadline", DURATION, p -> p.ledger().deadline());
 
   static final Key<Map<String, String>> JOB_SPARK_PROPERTIES =
       key("job.spark-properties", MAP, p -> p.job().sparkProperties());

@@ -36,6 +36,7 @@ import static io.files2iceberg.core.profile.ProfileKeys.JOB_SERVICE_ACCOUNT;
 import static io.files2iceberg.core.profile.ProfileKeys.JOB_SPARK_PROPERTIES;
 import static io.files2iceberg.core.profile.ProfileKeys.JOB_SUBNETWORK;
 import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_COLLECTION_PREFIX;
+import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_DEADLINE;
 import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_FIRESTORE_DATABASE;
 import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_FIRESTORE_PROJECT;
 import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_SQLITE_PATH;
@@ -432,7 +433,8 @@ public final class ProfileLoader {
             ? v.requiredWhen(LEDGER_FIRESTORE_PROJECT, "ledger.type = firestore")
             : v.optional(LEDGER_FIRESTORE_PROJECT),
         v.get(LEDGER_FIRESTORE_DATABASE, DEFAULT_FIRESTORE_DATABASE),
-        v.get(LEDGER_COLLECTION_PREFIX, ""));
+        v.get(LEDGER_COLLECTION_PREFIX, ""),
+        v.get(LEDGER_DEADLINE, LedgerSettings.DEFAULT_DEADLINE));
   }
 
   private static JobSettings job(ProfileValues v) {

@@ -81,6 +81,7 @@ final class ProfileFixtures {
         firestore-project = sales-project
         firestore-database = ingest
         collection-prefix = "staging_"
+        deadline = 3s
       }
       job {
         spark-properties { "spark.executor.memory" = 4g, "spark.sql.shuffle.partitions" = 8 }
@@ -163,6 +164,7 @@ final class ProfileFixtures {
         firestore-project: sales-project
         firestore-database: ingest
         collection-prefix: staging_
+        deadline: 3s
       job:
         spark-properties:
           spark.executor.memory: 4g

@@ -117,7 +117,8 @@ class ProfileLoaderTest {
                 "/var/lib/files2iceberg/ledger.db",
                 Optional.of("sales-project"),
                 "ingest",
-                "staging_"));
+                "staging_",
+                Duration.ofSeconds(3)));
     assertThat(profile.job())
         .isEqualTo(
             new JobSettings(
@@ -243,7 +244,8 @@ class ProfileLoaderTest {
                 home.resolve("ledger.db").toString(),
                 Optional.empty(),
                 "(default)",
-                ""));
+                "",
+                LedgerSettings.DEFAULT_DEADLINE));
     assertThat(profile.job())
         .isEqualTo(
             new JobSettings(

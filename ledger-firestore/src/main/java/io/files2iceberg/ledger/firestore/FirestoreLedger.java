@@ -30,6 +30,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.PREFIX;
+import static io.files2iceberg.core.ledger.LedgerSchema.PROBE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
@@ -47,6 +48,7 @@ import static io.files2iceberg.ledger.firestore.FirestoreDocuments.timestamp;
 
 import com.google.api.core.ApiFuture;
 import com.google.cloud.NoCredentials;
+import com.google.cloud.ServiceOptions;
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.AggregateQuerySnapshot;
 import com.google.cloud.firestore.CollectionReference;
@@ -124,9 +126,10 @@ import org.slf4j.LoggerFactory;
  * #MAX_FILES_PER_BATCH} files, whatever {@code maxFiles} asks for. The alternative, claiming in
  * several commits, would leave states half-moved between them for every reader to repair.
  *
- * <p>Transient Firestore errors are retried with backoff ({@link FirestoreRetry}); after the bound
- * they surface as {@code LedgerUnavailableException}, other errors as {@code IllegalStateException},
- * both naming the document.
+ * <p>Transient Firestore errors are retried with backoff ({@link FirestoreRetry}); after the bound,
+ * or when no answer came within {@code ledger.deadline}, they surface as {@code
+ * LedgerUnavailableException}, other errors as {@code IllegalStateException}, both naming the
+ * document.
  */
 public final class FirestoreLedger implements Ledger {
   private static final Logger LOG = LoggerFactory.getLogger(FirestoreLedger.class);
@@ -148,7 +151,6 @@ public final class FirestoreLedger implements Ledger {
   private static final int FAILED_BATCHES_SHOWN = 10;
   /** The partition states an operator's retry accepts. */
   private static final List<String> IN_FLIGHT = List.of(BatchState.PLANNED.code(), BatchState.RUNNING.code());
-  private static final Duration AVAILABILITY_TIMEOUT = Duration.ofSeconds(10);
 
   private final Firestore db;
   private final boolean ownsClient;
@@ -159,6 +161,8 @@ public final class FirestoreLedger implements Ledger {
   private final CollectionReference partitions;
   private final CollectionReference batches;
   private final CollectionReference quarantine;
+  /** This process's probe document: one per ledger, so health checks of many instances never share one. */
+  private final DocumentReference probe;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean warnedAboutCap = new AtomicBoolean();
   private final LongAdder transactionRuns = new LongAdder();
@@ -173,13 +177,17 @@ public final class FirestoreLedger implements Ledger {
     this.partitions = db.collection(prefix + PARTITIONS);
     this.batches = db.collection(prefix + BATCHES);
     this.quarantine = db.collection(prefix + QUARANTINE);
+    this.probe = db.collection(prefix + PROBE).document(newProbeId());
   }
 
   /**
    * Opens the ledger the settings name: {@code ledger.firestore-project}, {@code
    * ledger.firestore-database} and {@code ledger.collection-prefix}, with Application Default
    * Credentials; or, when {@code FIRESTORE_EMULATOR_HOST} is set, the emulator there without
-   * credentials. Makes no call yet: {@link #isAvailable()} tells whether Firestore answers.
+   * credentials. Makes no call yet: {@link #unavailableBecause()} tells whether Firestore takes a
+   * write. Every call, the client's own retries and the ledger's together, ends within {@code
+   * ledger.deadline}: the client gives each call that long in all, and {@link FirestoreRetry}
+   * stops waiting there.
    */
   public static FirestoreLedger open(LedgerSettings settings, Clock clock) {
     return open(settings, clock, System.getenv("FIRESTORE_EMULATOR_HOST"));
@@ -192,14 +200,19 @@ public final class FirestoreLedger implements Ledger {
         "ledger.firestore-project: is required when ledger.type = firestore"));
     FirestoreOptions.Builder options = FirestoreOptions.newBuilder()
         .setProjectId(project)
-        .setDatabaseId(settings.firestoreDatabase());
+        .setDatabaseId(settings.firestoreDatabase())
+        // The client's own retries of one RPC end within the deadline too, so a frozen backend
+        // does not keep a call (and its worker) waiting for the client's default of a minute.
+        .setRetrySettings(ServiceOptions.getDefaultRetrySettings().toBuilder()
+            .setLogicalTimeout(settings.deadline()).build());
     if (emulatorHost != null && !emulatorHost.isBlank()) {
       emulator(options, emulatorHost);
     }
     String prefix = requireValidPrefix(settings.collectionPrefix());
-    FirestoreLedger ledger = new FirestoreLedger(options.build().getService(), true, prefix, clock, FirestoreRetry.DEFAULT);
-    LOG.info("Opened the Firestore ledger: project {}, database {}, collection prefix '{}'{}",
-        project, settings.firestoreDatabase(), prefix,
+    FirestoreLedger ledger = new FirestoreLedger(options.build().getService(), true, prefix, clock,
+        FirestoreRetry.within(settings.deadline()));
+    LOG.info("Opened the Firestore ledger: project {}, database {}, collection prefix '{}', deadline {}{}",
+        project, settings.firestoreDatabase(), prefix, settings.deadline(),
         emulatorHost == null || emulatorHost.isBlank() ? "" : ", emulator " + emulatorHost);
     return ledger;
   }
@@ -1218,25 +1231,36 @@ public final class FirestoreLedger implements Ledger {
   }
 
   @Override
-  public boolean isAvailable() {
+  public Optional<String> unavailableBecause() {
     if (closed.get()) {
-      return false;
+      return Optional.of("The Firestore ledger is closed");
     }
     try {
-      files.limit(1).get().get(AVAILABILITY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      LOG.warn("The Firestore ledger (collections '{}*') is not available: {}", prefix, e.toString());
-      return false;
+      // A write, not a read: a database that answers reads but refuses writes (quota, permission)
+      // fails every push as well. Within the deadline, as every call.
+      retry.run("probe", probe.getPath(), () -> probe.set(Map.of(UPDATED_AT, now())).get());
+      return Optional.empty();
+    } catch (RuntimeException e) {
+      LOG.warn("The Firestore ledger (collections '{}*') cannot take a write: {}", prefix, e.toString());
+      return Optional.of(e.getMessage() == null ? e.toString() : e.getMessage());
     }
   }
 
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true) && ownsClient) {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      // Best effort: a probe document left by a process that died is a few bytes nothing reads.
+      probe.delete().get(retry.deadline().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      LOG.debug("Deleting the probe document {} failed", probe.getPath(), e);
+    }
+    if (ownsClient) {
       try {
         db.close();
       } catch (Exception e) {
@@ -1261,10 +1285,19 @@ public final class FirestoreLedger implements Ledger {
     requireOpen(operation, path);
     TransactionOptions options = TransactionOptions.createReadWriteOptionsBuilder()
         .setNumberOfAttempts(TRANSACTION_ATTEMPTS).build();
-    return retry.run(operation, path, () -> db.runTransaction(t -> {
-      transactionRuns.increment();
-      return body.apply(t);
-    }, options).get());
+    return retry.run(operation, path, () -> {
+      ApiFuture<T> run = db.runTransaction(t -> {
+        transactionRuns.increment();
+        return body.apply(t);
+      }, options);
+      try {
+        return run.get();
+      } catch (InterruptedException e) {
+        // Abandoned at the deadline: no reruns of it after Firestore answers again.
+        run.cancel(true);
+        throw e;
+      }
+    });
   }
 
   /** A transition of one batch: reads it first; an unknown id fails naming it. */
@@ -1435,6 +1468,12 @@ public final class FirestoreLedger implements Ledger {
 
   private Timestamp now() {
     return timestamp(clock.millis());
+  }
+
+  private static String newProbeId() {
+    byte[] random = new byte[8];
+    RANDOM.nextBytes(random);
+    return HexFormat.of().formatHex(random);
   }
 
   /** Sortable by creation second, unique by its random part (as the SQLite ledger's). */

@@ -3,16 +3,25 @@ package io.files2iceberg.ledger.firestore;
 import com.google.api.gax.rpc.ApiException;
 import com.google.cloud.firestore.FirestoreException;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
+import io.files2iceberg.core.profile.LedgerSettings;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Runs one ledger operation, retrying what Firestore names transient with exponential backoff and
@@ -24,6 +33,14 @@ import org.slf4j.LoggerFactory;
  * <p>Transactions already rerun on contention inside the client ({@code
  * TransactionOptions#setNumberOfAttempts}); this bound is around that, for a backend that stays
  * busy or away. Every retried unit is idempotent or re-checks the state it changes.
+ *
+ * <p>The whole call, every attempt and every backoff, fits in one deadline ({@code
+ * ledger.deadline}): a Firestore that is frozen or unreachable answers nothing at all, and a
+ * caller waiting on it would hold a Pub/Sub push past its acknowledgement deadline. Each attempt
+ * runs on a worker thread that the caller waits for no longer than what is left of the deadline;
+ * past it the attempt is cancelled (interrupted) and the call fails with {@link
+ * LedgerUnavailableException}. A cancelled attempt's commit may still land later: every unit is
+ * idempotent, so the redelivered message finds it (a duplicate) rather than recording it twice.
  */
 final class FirestoreRetry {
   private static final Logger LOG = LoggerFactory.getLogger(FirestoreRetry.class);
@@ -32,7 +49,23 @@ final class FirestoreRetry {
   static final Set<Status.Code> TRANSIENT = EnumSet.of(
       Status.Code.ABORTED, Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED, Status.Code.RESOURCE_EXHAUSTED);
 
-  static final FirestoreRetry DEFAULT = new FirestoreRetry(5, Duration.ofMillis(100), Duration.ofSeconds(2));
+  static final int DEFAULT_ATTEMPTS = 5;
+  static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(100);
+  static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(2);
+
+  static final FirestoreRetry DEFAULT = new FirestoreRetry(DEFAULT_ATTEMPTS, DEFAULT_INITIAL_BACKOFF,
+      DEFAULT_MAX_BACKOFF, LedgerSettings.DEFAULT_DEADLINE);
+
+  private static final AtomicInteger WORKERS = new AtomicInteger();
+  /**
+   * Runs the attempts. Unbounded, because a worker lives no longer than its caller waits: an
+   * attempt past its deadline is interrupted, and Firestore's futures end their waits on interrupt.
+   */
+  private static final ExecutorService ATTEMPTS = Executors.newCachedThreadPool(task -> {
+    Thread thread = new Thread(task, "firestore-ledger-" + WORKERS.incrementAndGet());
+    thread.setDaemon(true);
+    return thread;
+  });
 
   /** A unit of work against Firestore. */
   @FunctionalInterface
@@ -43,14 +76,33 @@ final class FirestoreRetry {
   private final int maxAttempts;
   private final Duration initialBackoff;
   private final Duration maxBackoff;
+  private final Duration deadline;
 
   FirestoreRetry(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
+    this(maxAttempts, initialBackoff, maxBackoff, LedgerSettings.DEFAULT_DEADLINE);
+  }
+
+  FirestoreRetry(int maxAttempts, Duration initialBackoff, Duration maxBackoff, Duration deadline) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+    }
+    if (deadline.isNegative() || deadline.isZero()) {
+      throw new IllegalArgumentException("ledger.deadline: must be positive, was " + deadline);
     }
     this.maxAttempts = maxAttempts;
     this.initialBackoff = initialBackoff;
     this.maxBackoff = maxBackoff;
+    this.deadline = deadline;
+  }
+
+  /** The default attempts and backoff within {@code deadline}. */
+  static FirestoreRetry within(Duration deadline) {
+    return new FirestoreRetry(DEFAULT_ATTEMPTS, DEFAULT_INITIAL_BACKOFF, DEFAULT_MAX_BACKOFF, deadline);
+  }
+
+  /** The budget of one call, retries included. */
+  Duration deadline() {
+    return deadline;
   }
 
   /**
@@ -58,11 +110,15 @@ final class FirestoreRetry {
    * @param path the document or collection it is about, e.g. {@code dev_batches/20240501T...}
    */
   <T> T run(String operation, String path, Work<T> work) {
+    long end = System.nanoTime() + deadline.toNanos();
     long backoff = initialBackoff.toMillis();
     for (int attempt = 1; ; attempt++) {
       Throwable failure;
       try {
-        return work.run();
+        return attempt(work, end);
+      } catch (TimeoutException e) {
+        throw new LedgerUnavailableException("Ledger " + operation + " for " + path
+            + ": Firestore did not answer within " + deadlineText() + " (ledger.deadline), attempt " + attempt, e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new LedgerUnavailableException("Ledger " + operation + " for " + path + " was interrupted", e);
@@ -85,6 +141,13 @@ final class FirestoreRetry {
             + code.get() + " " + attempt + " times (" + message(failure) + ")", failure);
       }
       long sleep = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+      long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
+      if (sleep >= left) {
+        // Another attempt could not finish within the deadline.
+        throw new LedgerUnavailableException("Ledger " + operation + " for " + path + ": Firestore answered "
+            + code.get() + " " + attempt + " times within " + deadlineText() + " (ledger.deadline) ("
+            + message(failure) + ")", failure);
+      }
       LOG.warn("Ledger {} for {}: {} (attempt {} of {}), retrying in {} ms",
           operation, path, code.get(), attempt, maxAttempts, sleep);
       try {
@@ -95,6 +158,32 @@ final class FirestoreRetry {
       }
       backoff = Math.min(maxBackoff.toMillis(), backoff * 2);
     }
+  }
+
+  /** One attempt, on a worker, waited for until {@code end} (a {@link System#nanoTime()}). */
+  private static <T> T attempt(Work<T> work, long end) throws Exception {
+    // The caller's logging context (message id, object URI) goes with the attempt.
+    Map<String, String> context = MDC.getCopyOfContextMap();
+    Future<T> call = ATTEMPTS.submit(() -> {
+      if (context != null) {
+        MDC.setContextMap(context);
+      }
+      try {
+        return work.run();
+      } finally {
+        MDC.clear();
+      }
+    });
+    try {
+      return call.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | InterruptedException e) {
+      call.cancel(true);
+      throw e;
+    }
+  }
+
+  private String deadlineText() {
+    return deadline.toMillis() % 1000 == 0 ? deadline.toSeconds() + " s" : deadline.toMillis() + " ms";
   }
 
   /** The exception that says what went wrong, below the future's and the client's wrappers. */

@@ -88,6 +88,11 @@ final class FirestoreEmulator implements AutoCloseable {
     return host;
   }
 
+  /** The emulator process this run started; empty for one at {@code FIRESTORE_EMULATOR_HOST}. */
+  Optional<Process> process() {
+    return Optional.ofNullable(process);
+  }
+
   /** The shared client; tests must not close it. */
   Firestore client() {
     return client;
