@@ -293,7 +293,7 @@ class ExactlyOnceEndToEndTest {
     deployment.write("full/dt=2026-11-29/part-0.json", rows(row("y9", 1, 900)));
 
     List<BatchEvent> first = EmbeddedDeployment.events();
-    deployment.runner("full", first).runOnce();
+    deployment.runner("full", first).runOnce(List.of(table));
     assertThat(first).filteredOn(BatchClaimed.class::isInstance).singleElement()
         .satisfies(e -> {
           BatchClaimed claimed = (BatchClaimed) e;
@@ -305,7 +305,7 @@ class ExactlyOnceEndToEndTest {
 
     deployment.write("full/dt=2026-11-28/part-1.json", rows(row("y4", 1, 4), row("y1", 2, 10)));
     List<BatchEvent> second = EmbeddedDeployment.events();
-    deployment.runner("full", second).runOnce();
+    deployment.runner("full", second).runOnce(List.of(table));
     assertThat(committed(second)).hasSize(1);
     assertThat(second).filteredOn(BatchClaimed.class::isInstance).singleElement()
         .satisfies(e -> assertThat(((BatchClaimed) e).files()).isEqualTo(3));
