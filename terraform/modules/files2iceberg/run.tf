@@ -115,7 +115,24 @@ locals {
       schedule        = var.maintenance_schedule
     }
   }
-  batcher_jobs = var.maintenance_enabled ? tomap(local.batcher_image_jobs) : tomap({ batcher = local.batcher_image_jobs.batcher })
+  # A table that lists storage (ingestion-type = full, save-checkpoint = false) runs only when it
+  # is named, never as part of the run-once above: one job and schedule per entry of
+  # listing_table_schedules, running `batch run-once --table`.
+  listing_table_jobs = zipmap(
+    [for table in keys(var.listing_table_schedules) : "table-${substr(sha1(table), 0, 10)}"],
+    [for table in keys(var.listing_table_schedules) : {
+      args = [
+        "batch", "run-once",
+        "--config", local.profiles_dir,
+        "--table", table,
+        "--job-timeout", "${local.batcher_job_timeout_seconds}s",
+      ]
+      timeout_seconds = var.batcher_task_timeout_seconds
+      schedule        = var.listing_table_schedules[table]
+    }]
+  )
+  image_jobs   = var.maintenance_enabled ? tomap(local.batcher_image_jobs) : tomap({ batcher = local.batcher_image_jobs.batcher })
+  batcher_jobs = merge(local.image_jobs, local.listing_table_jobs)
 }
 
 resource "google_cloud_run_v2_job" "batcher" {

@@ -253,6 +253,12 @@ variable "batcher_schedule" {
   default     = "*/10 * * * *"
 }
 
+variable "listing_table_schedules" {
+  description = "Cloud Scheduler cron by Iceberg table (catalog.namespace.table) for the tables that list storage (ingestion-type = full, save-checkpoint = false): batch run-once skips them, so each runs on its own schedule with batch run-once --table."
+  type        = map(string)
+  default     = {}
+}
+
 variable "batcher_time_zone" {
   description = "Time zone of batcher_schedule and maintenance_schedule."
   type        = string

@@ -167,7 +167,8 @@ class PipelineWiringTest {
     // hcl4j does not evaluate the conditional: check its source text.
     assertThat(Repository.read(Repository.MODULE.resolve("run.tf")))
         .contains(
-            "batcher_jobs = var.maintenance_enabled ? tomap(local.batcher_image_jobs) : tomap({ batcher = local.batcher_image_jobs.batcher })");
+            "image_jobs   = var.maintenance_enabled ? tomap(local.batcher_image_jobs) : tomap({ batcher = local.batcher_image_jobs.batcher })")
+        .contains("batcher_jobs = merge(local.image_jobs, local.listing_table_jobs)");
     // The scheduler of an entry runs that entry's job, as the scheduler account, which may
     // invoke exactly those jobs.
     assertThat((String) Hcl.at(scheduler, "http_target", "uri"))
@@ -182,6 +183,18 @@ class PipelineWiringTest {
     assertThat(jobSetting("batcher", "schedule")).isEqualTo("var.batcher_schedule");
     assertThat(jobSetting("maintenance", "schedule")).isEqualTo("var.maintenance_schedule");
     assertThat(Hcl.at(module.variables(), "maintenance_enabled", "default")).isEqualTo(true);
+  }
+
+  @Test
+  void aTableThatListsStorageRunsOnItsOwnScheduleNamedWithTable() {
+    // batch run-once skips tables of ingestion-type = full and save-checkpoint = false: each
+    // listed in listing_table_schedules gets a job of its own running batch run-once --table.
+    String run = Repository.read(Repository.MODULE.resolve("run.tf"));
+    assertThat(run)
+        .contains("[for table in keys(var.listing_table_schedules) : \"table-${substr(sha1(table), 0, 10)}\"]")
+        .containsPattern("\"batch\", \"run-once\",\\s+\"--config\", local.profiles_dir,\\s+\"--table\", table,")
+        .contains("schedule        = var.listing_table_schedules[table]");
+    assertThat(Hcl.at(module.variables(), "listing_table_schedules", "default")).isEqualTo(Map.of());
   }
 
   @Test
