@@ -489,6 +489,35 @@ class PushEndpointTest implements TestPropertyProvider {
   }
 
   @Test
+  void envelopePostedWithAContentTypeOtherThanJsonIsQuarantinedUnderItsMessageIdAndAcked() {
+    String body = Envelopes.finalized("m-text-plain", BUCKET, "raw/clicks/dt=2024-05-12/p.parquet", 12001, 5);
+
+    HttpResponse<?> response = post(body, MediaType.TEXT_PLAIN_TYPE);
+
+    assertThat(response.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    QuarantinedMessage quarantined = quarantined("m-text-plain");
+    assertThat(quarantined.reason())
+        .isEqualTo("the push request of message m-text-plain has content type text/plain, not application/json");
+    assertThat(quarantined.rawPayload()).isEqualTo(body);
+    assertThat(file(BUCKET, "raw/clicks/dt=2024-05-12/p.parquet", 12001)).isEmpty();
+    assertThat(prometheus()).contains("files2iceberg_listener_quarantined_total{reason=\"unsupported-content-type\"}");
+  }
+
+  @Test
+  void bodyThatIsNotAnEnvelopeWithAContentTypeOtherThanJsonIsQuarantinedUnderItsDigestAndAcked() {
+    String body = "<xml>not an envelope</xml>";
+
+    HttpResponse<?> response = post(body, MediaType.APPLICATION_XML_TYPE);
+
+    assertThat(response.code()).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+    assertThat(outcome(response)).isEqualTo("quarantined");
+    QuarantinedMessage quarantined = quarantinedWithPayload(body);
+    assertThat(quarantined.messageId()).startsWith("body-sha256:");
+    assertThat(quarantined.reason()).isEqualTo("the push request has content type application/xml, not application/json");
+  }
+
+  @Test
   void messageWithoutItsAttributesIsQuarantinedWithTheMissingOneNamed() {
     String body = Envelopes.envelope("m-noattr", Map.of(), Envelopes.base64("{}"));
 
@@ -637,10 +666,12 @@ class PushEndpointTest implements TestPropertyProvider {
   }
 
   private HttpResponse<?> post(String body) {
+    return post(body, MediaType.APPLICATION_JSON_TYPE);
+  }
+
+  private HttpResponse<?> post(String body, MediaType contentType) {
     try {
-      return client
-          .toBlocking()
-          .exchange(HttpRequest.POST("/pubsub/push", body).contentType(MediaType.APPLICATION_JSON_TYPE));
+      return client.toBlocking().exchange(HttpRequest.POST("/pubsub/push", body).contentType(contentType));
     } catch (HttpClientResponseException e) {
       return e.getResponse();
     }

@@ -7,6 +7,11 @@ package io.files2iceberg.listener.handle;
 public enum QuarantineReason {
   /** The push request body is not a Pub/Sub envelope (not JSON, no {@code message}, ...). */
   MALFORMED_ENVELOPE("malformed-envelope"),
+  /**
+   * The push request's content type is not {@code application/json}: Pub/Sub always posts JSON,
+   * so such a request never becomes readable.
+   */
+  UNSUPPORTED_CONTENT_TYPE("unsupported-content-type"),
   /** {@code message.data} is not base64. */
   BAD_BASE64("bad-base64"),
   /** A required attribute ({@code eventType}, {@code bucketId}, ...) is absent. */

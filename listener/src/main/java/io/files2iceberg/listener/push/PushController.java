@@ -2,10 +2,12 @@ package io.files2iceberg.listener.push;
 
 import io.files2iceberg.listener.handle.NotificationHandler;
 import io.files2iceberg.listener.handle.Outcome;
+import io.files2iceberg.listener.handle.QuarantineReason;
 import io.files2iceberg.listener.handle.ReceivedMessage;
 import io.files2iceberg.listener.push.PushEnvelope.UnreadableEnvelopeException;
 import io.micronaut.context.annotation.Executable;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
@@ -16,6 +18,7 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import jakarta.inject.Singleton;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The Pub/Sub push endpoint, {@code POST <listener.push-path>} (routed by {@link PushRoutes}, since
@@ -33,20 +36,49 @@ public final class PushController {
     this.handler = handler;
   }
 
-  /** Handles one push request; the ledger is blocking I/O, so off the event loop. */
+  /**
+   * Handles one push request; the ledger is blocking I/O, so off the event loop. A request whose
+   * content type is not JSON can never be read as an envelope (Pub/Sub always posts JSON): it is
+   * quarantined under the envelope's message id when the body parses anyway, else under the body's
+   * digest, and acknowledged.
+   */
   @Executable
   @ExecuteOn(TaskExecutors.BLOCKING)
   @Consumes(MediaType.ALL)
-  public HttpResponse<Void> push(@Nullable @Body String body) {
+  public HttpResponse<Void> push(HttpRequest<?> request, @Nullable @Body String body) {
     String payload = body == null ? "" : body;
+    Optional<MediaType> contentType = request.getContentType();
     Outcome outcome;
     try {
       ReceivedMessage message = PushEnvelope.parse(payload);
-      outcome = handler.handle(message);
+      if (contentType.filter(type -> !isJson(type)).isPresent()) {
+        outcome =
+            unsupported(message.messageId(), " of message " + message.messageId(), contentType.get(), payload);
+      } else {
+        outcome = handler.handle(message);
+      }
     } catch (UnreadableEnvelopeException e) {
-      outcome = handler.handleUnreadable(e.messageId(), e.reason(), e.getMessage(), payload);
+      if (contentType.filter(type -> !isJson(type)).isPresent()) {
+        outcome = unsupported(e.messageId(), "", contentType.get(), payload);
+      } else {
+        outcome = handler.handleUnreadable(e.messageId(), e.reason(), e.getMessage(), payload);
+      }
     }
     return reply(outcome);
+  }
+
+  private Outcome unsupported(String messageId, String ofMessage, MediaType contentType, String payload) {
+    return handler.handleUnreadable(
+        messageId,
+        QuarantineReason.UNSUPPORTED_CONTENT_TYPE,
+        "the push request" + ofMessage + " has content type " + contentType.getName()
+            + ", not application/json",
+        payload);
+  }
+
+  /** {@code application/json}, with or without parameters such as a charset. */
+  private static boolean isJson(MediaType type) {
+    return MediaType.APPLICATION_JSON_TYPE.getName().equalsIgnoreCase(type.getName());
   }
 
   /**

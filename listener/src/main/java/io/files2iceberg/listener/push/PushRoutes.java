@@ -2,6 +2,8 @@ package io.files2iceberg.listener.push;
 
 import io.files2iceberg.core.profile.ListenerSettings;
 import io.micronaut.context.ExecutionHandleLocator;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.MediaType;
 import io.micronaut.web.router.DefaultRouteBuilder;
 import jakarta.inject.Singleton;
 
@@ -15,6 +17,9 @@ final class PushRoutes extends DefaultRouteBuilder {
 
   PushRoutes(ExecutionHandleLocator locator, ListenerSettings settings) {
     super(locator);
-    POST(settings.pushPath(), PushController.class, "push", String.class);
+    // Every content type reaches the controller: a 415 would be redelivered forever, so the
+    // controller quarantines a body that is not JSON and acknowledges it.
+    POST(settings.pushPath(), PushController.class, "push", HttpRequest.class, String.class)
+        .consumes(MediaType.ALL_TYPE);
   }
 }
