@@ -8,6 +8,7 @@ import io.files2iceberg.core.profile.ProfileRegistry;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Replaces;
+import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -16,13 +17,15 @@ import java.time.Duration;
 /**
  * Real stand-ins for the tests' servers: the bucket is google-cloud-nio's in-memory {@code
  * LocalStorageHelper}, and the SQLite ledger waits only {@link #BUSY_TIMEOUT} for another writer,
- * so a test that holds the write lock sees a 503 quickly.
+ * so a test that holds the write lock sees a 503 quickly. {@link StorageOutageTest} brings its own
+ * bucket, a server that fails as GCS fails.
  */
 @Factory
 class TestBeans {
   static final Duration BUSY_TIMEOUT = Duration.ofMillis(300);
 
   @Singleton
+  @Requires(notEnv = StorageOutageTest.FAILING_GCS)
   @Replaces(bean = Storage.class, factory = ListenerFactory.class)
   Storage storage() {
     // One in-memory bucket store per server (each getOptions() starts an empty one).

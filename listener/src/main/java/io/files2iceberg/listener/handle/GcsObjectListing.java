@@ -1,11 +1,13 @@
 package io.files2iceberg.listener.handle;
 
+import com.google.api.client.http.HttpResponseException;
 import com.google.api.gax.paging.Page;
 import com.google.cloud.BaseServiceException;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.Storage.BlobListOption;
 import io.files2iceberg.core.match.ObjectLocation;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,10 +60,50 @@ final class GcsObjectListing implements ObjectListing {
       }
     } catch (BaseServiceException e) {
       throw new ListingFailedException(
-          "listing " + object.folderUri() + " failed (" + e.getCode() + "): " + e.getMessage(),
-          e.isRetryable() || e.getCode() == 429 || e.getCode() >= 500,
+          "listing " + object.folderUri() + " failed (" + describe(e) + "): " + e.getMessage(),
+          isTransient(e),
           e);
     }
     return listed;
+  }
+
+  /**
+   * Whether the same listing may succeed later. An I/O failure (the client's code 0: a DNS error, a
+   * refused or reset connection, a timeout, a response cut off), a 408, a 429 and every 5xx are
+   * transient: the marker is redelivered and lists again. Only an answer that will not change
+   * (403 on a bucket the listener may not read, 404 for a bucket that does not exist, 400 for a
+   * prefix GCS rejects) makes the marker's listing fail for good.
+   */
+  static boolean isTransient(BaseServiceException e) {
+    int code = e.getCode();
+    return e.isRetryable()
+        || code == BaseServiceException.UNKNOWN_CODE
+        || code == 408
+        || code == 429
+        || code >= 500
+        || causedByIo(e);
+  }
+
+  private static boolean causedByIo(Throwable e) {
+    // Bounded: a cause chain may loop.
+    Throwable cause = e.getCause();
+    for (int depth = 0; cause != null && depth < 16; depth++, cause = cause.getCause()) {
+      if (cause instanceof HttpResponseException) {
+        // An answer from GCS (the JSON API's error is an IOException too): its status decides.
+        return false;
+      }
+      if (cause instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The HTTP status, or for an I/O failure the exception that caused it. */
+  private static String describe(BaseServiceException e) {
+    if (e.getCode() != BaseServiceException.UNKNOWN_CODE) {
+      return String.valueOf(e.getCode());
+    }
+    return "I/O error" + (e.getCause() == null ? "" : ", " + e.getCause().getClass().getSimpleName());
   }
 }
