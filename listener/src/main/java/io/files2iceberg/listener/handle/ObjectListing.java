@@ -65,7 +65,10 @@ public interface ObjectListing {
       this.retryable = retryable;
     }
 
-    /** Whether the same listing may succeed later (a timeout, a 5xx, a 429). */
+    /**
+     * Whether the same listing may succeed later (an I/O error such as a DNS failure or a reset, a
+     * 5xx, a 429, a 408).
+     */
     public boolean isRetryable() {
       return retryable;
     }
