@@ -276,6 +276,7 @@ public final class BatchJob {
     if (!new SparkConf().contains("spark.master")) {
       builder.master(profile.job().master());
     }
+    CatalogConf.createSqliteFolder(profile.catalog());
     CatalogConf.sessionProperties(profile).forEach(builder::config);
     return builder.getOrCreate();
   }

@@ -36,6 +36,24 @@ class CatalogConfTest {
   }
 
   @Test
+  void folderOfTheEmbeddedSqliteCatalogIsCreatedWhenNothingCreatedTheHomeYet() throws Exception {
+    Path fresh = home.resolve("not-yet").resolve("home");
+    TableProfile profile = ProfileLoader.parse("""
+        extract.path = "gs://bucket/raw/clicks/*.parquet"
+        load.iceberg.table = local.demo.clicks
+        ledger { type = firestore, firestore-project = p }
+        """, home.resolve("clicks.conf"), new Home(fresh));
+
+    CatalogConf.createSqliteFolder(profile.catalog());
+
+    assertThat(fresh).isDirectory();
+    try (var connection = java.sql.DriverManager.getConnection(profile.catalog().uri())) {
+      assertThat(connection.isValid(1)).isTrue();
+    }
+    assertThat(fresh.resolve("catalog.db")).isRegularFile();
+  }
+
+  @Test
   void hadoopCatalogHasAWarehouseOnly() throws Exception {
     TableProfile profile = profile("""
         load.iceberg.table = lake.raw.clicks

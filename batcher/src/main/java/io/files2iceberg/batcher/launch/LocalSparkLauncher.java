@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * java <spark-job/target/classes/files2iceberg/spark-java-options.txt> -Xmx2g \
- *   -cp spark-job/target/classes:<spark-job/target/classpath.txt> \
+ *   -cp spark-job/target/classes:<spark-job/target/classpath.txt>:<spark-job/target/ledger-classpath.txt> \
  *   io.files2iceberg.sparkjob.BatchJob --manifest <uri>
  * }</pre>
  *
@@ -51,6 +51,9 @@ public final class LocalSparkLauncher implements Launcher {
 
   static final String MAIN_CLASS = "io.files2iceberg.sparkjob.BatchJob";
   static final String JAVA_OPTIONS_RESOURCE = "files2iceberg/spark-java-options.txt";
+  static final String BUILD_FOLDER_RESOURCE = "files2iceberg/build-folder.txt";
+  static final String CLASSPATH_FILE = "classpath.txt";
+  static final String LEDGER_CLASSPATH_FILE = "ledger-classpath.txt";
   static final String JOB_LINE_PREFIX = "files2iceberg:";
   private static final String BUILD_HINT = "build the job first: mvn -pl spark-job -am package -DskipTests";
 
@@ -69,11 +72,12 @@ public final class LocalSparkLauncher implements Launcher {
     this.sparkJobTarget = sparkJobTarget.toAbsolutePath().normalize();
     this.fallbackLogs = fallbackLogs.toAbsolutePath().normalize();
     Path classes = this.sparkJobTarget.resolve("classes");
-    Path classpathFile = this.sparkJobTarget.resolve("classpath.txt");
     Path optionsFile = classes.resolve(JAVA_OPTIONS_RESOURCE);
-    for (Path required : List.of(classpathFile, optionsFile)) {
-      if (!Files.isRegularFile(required)) {
-        throw new LaunchException("The Spark job is not built: " + required + " is missing; " + BUILD_HINT, false);
+    List<Path> required = List.of(this.sparkJobTarget.resolve(CLASSPATH_FILE),
+        this.sparkJobTarget.resolve(LEDGER_CLASSPATH_FILE), optionsFile, classes.resolve(BUILD_FOLDER_RESOURCE));
+    for (Path file : required) {
+      if (!Files.isRegularFile(file)) {
+        throw new LaunchException("The Spark job is not built: " + file + " is missing; " + BUILD_HINT, false);
       }
     }
     List<String> built = new ArrayList<>();
@@ -82,12 +86,59 @@ public final class LocalSparkLauncher implements Launcher {
       built.addAll(parseOptions(Files.readString(optionsFile)));
       built.addAll(jvmOptions);
       built.add("-cp");
-      built.add(classes + java.io.File.pathSeparator + Files.readString(classpathFile).trim());
+      built.add(classpath(classes));
     } catch (IOException e) {
       throw new LaunchException("Cannot read the Spark job's build in " + this.sparkJobTarget + ": " + e, false, e);
     }
     built.add(MAIN_CLASS);
     this.command = List.copyOf(built);
+  }
+
+  /**
+   * The job's classpath: its classes, {@value #CLASSPATH_FILE} (Spark and every library) and
+   * {@value #LEDGER_CLASSPATH_FILE} (the Firestore ledger's shaded jar, for {@code ledger.type =
+   * firestore}). The build writes absolute paths; an entry inside the checkout that built it (this
+   * project's own modules, such as core's jar) is taken from the checkout this target folder is in,
+   * so a copied or moved checkout runs its own jars, not the original's.
+   *
+   * @throws LaunchException (not retryable) naming the first entry that does not exist
+   */
+  private String classpath(Path classes) throws IOException {
+    Path builtIn = Path.of(lastLine(classes.resolve(BUILD_FOLDER_RESOURCE))).getParent();
+    Path checkout = sparkJobTarget.getParent() == null ? null : sparkJobTarget.getParent().getParent();
+    List<String> entries = new ArrayList<>();
+    entries.add(classes.toString());
+    for (String file : List.of(CLASSPATH_FILE, LEDGER_CLASSPATH_FILE)) {
+      for (String entry : Files.readString(sparkJobTarget.resolve(file)).trim().split(java.io.File.pathSeparator)) {
+        if (entry.isBlank()) {
+          continue;
+        }
+        Path path = Path.of(entry);
+        if (builtIn != null && checkout != null && path.startsWith(builtIn)) {
+          path = checkout.resolve(builtIn.relativize(path));
+        }
+        if (!Files.exists(path)) {
+          throw new LaunchException("The Spark job's build is incomplete: " + path + " (in " + sparkJobTarget.resolve(file)
+              + ") does not exist; " + BUILD_HINT, false);
+        }
+        entries.add(path.toString());
+      }
+    }
+    return String.join(java.io.File.pathSeparator, entries);
+  }
+
+  /** The last line of a generated file that is neither blank nor a {@code #} comment. */
+  private static String lastLine(Path file) throws IOException {
+    String last = null;
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      if (!line.isBlank() && !line.strip().startsWith("#")) {
+        last = line.strip();
+      }
+    }
+    if (last == null) {
+      throw new LaunchException("The Spark job's build is incomplete: " + file + " is empty; " + BUILD_HINT, false);
+    }
+    return last;
   }
 
   /** With {@link #DEFAULT_JVM_OPTIONS} and logs of non-local metadata paths in {@code <home>/logs}. */

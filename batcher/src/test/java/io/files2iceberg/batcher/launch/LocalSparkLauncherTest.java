@@ -59,8 +59,63 @@ class LocalSparkLauncherTest {
     assertThat(command).contains("--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "-Xmx2g");
     int cp = command.indexOf("-cp");
     assertThat(command.get(cp + 1)).startsWith(target.resolve("classes") + ":")
-        .endsWith(Files.readString(target.resolve("classpath.txt")).trim());
+        .contains(Files.readString(target.resolve("classpath.txt")).trim())
+        .endsWith(":" + Files.readString(target.resolve("ledger-classpath.txt")).trim())
+        .contains("files2iceberg-ledger-firestore-").contains("-shaded.jar");
     assertThat(command.get(command.size() - 1)).isEqualTo("io.files2iceberg.sparkjob.BatchJob");
+  }
+
+  /** A checkout with spark-job/target as the build writes it, naming jars of its own modules. */
+  private static Path builtCheckout(Path checkout, Path library) throws Exception {
+    Path target = Files.createDirectories(checkout.resolve("spark-job").resolve("target"));
+    Path resources = Files.createDirectories(target.resolve("classes").resolve("files2iceberg"));
+    Files.writeString(resources.resolve("spark-java-options.txt"), "# options\n--add-opens=java.base/java.nio=ALL-UNNAMED\n");
+    Files.writeString(resources.resolve("build-folder.txt"), "# built in\n" + checkout.resolve("spark-job") + "\n");
+    Path core = Files.createDirectories(checkout.resolve("core").resolve("target")).resolve("core.jar");
+    Files.writeString(core, "jar");
+    Path ledger = Files.createDirectories(checkout.resolve("ledger-firestore").resolve("target")).resolve("ledger-shaded.jar");
+    Files.writeString(ledger, "jar");
+    Files.writeString(target.resolve("classpath.txt"), core + ":" + library + "\n");
+    Files.writeString(target.resolve("ledger-classpath.txt"), ledger + "\n");
+    return target;
+  }
+
+  private static String classpathOf(LocalSparkLauncher launcher) {
+    List<String> command = launcher.command();
+    return command.get(command.indexOf("-cp") + 1);
+  }
+
+  @Test
+  void copiedCheckoutRunsItsOwnModulesJarsNotTheTreeThatBuiltIt() throws Exception {
+    Path library = Files.writeString(dir.resolve("spark-sql.jar"), "a library of the local Maven repository");
+    Path original = dir.resolve("original");
+    builtCheckout(original, library);
+    Path copy = dir.resolve("copy");
+    try (var paths = Files.walk(original)) {
+      for (Path from : paths.toList()) {
+        Files.copy(from, copy.resolve(original.relativize(from).toString()));
+      }
+    }
+
+    String classpath = classpathOf(new LocalSparkLauncher(copy.resolve("spark-job").resolve("target"), new Home(dir)));
+
+    assertThat(classpath).isEqualTo(String.join(":",
+        copy.resolve("spark-job/target/classes").toString(),
+        copy.resolve("core/target/core.jar").toString(),
+        library.toString(),
+        copy.resolve("ledger-firestore/target/ledger-shaded.jar").toString()));
+    assertThat(classpath).doesNotContain(original.toString());
+  }
+
+  @Test
+  void classpathEntryThatDoesNotExistIsANonRetryableErrorNamingIt() throws Exception {
+    Path library = dir.resolve("gone.jar");
+    Path target = builtCheckout(dir.resolve("checkout"), library);
+
+    assertThatThrownBy(() -> new LocalSparkLauncher(target, new Home(dir)))
+        .isInstanceOfSatisfying(LaunchException.class, e -> assertThat(e.isRetryable()).isFalse())
+        .hasMessage("The Spark job's build is incomplete: " + library + " (in " + target.resolve("classpath.txt")
+            + ") does not exist; build the job first: mvn -pl spark-job -am package -DskipTests");
   }
 
   @Test

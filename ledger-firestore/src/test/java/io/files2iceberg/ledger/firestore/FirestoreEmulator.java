@@ -37,13 +37,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@code -Dfiles2iceberg.test.firestore=emulator|npm} (or {@code FILES2ICEBERG_TEST_FIRESTORE})
  * forces one of the two.
+ *
+ * <p>Public, in this module's test jar, for other modules' tests that run against Firestore.
  */
-final class FirestoreEmulator implements AutoCloseable {
+public final class FirestoreEmulator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FirestoreEmulator.class);
 
   static final Path CLOUD_EMULATOR_JAR =
       Path.of("/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator.jar");
-  static final String PROJECT = "files2iceberg-test";
+  public static final String PROJECT = "files2iceberg-test";
   static final String MODE_PROPERTY = "files2iceberg.test.firestore";
   static final String NPM_PACKAGE = "@firestore-emulator/server";
   private static final Duration STARTUP = Duration.ofSeconds(90);
@@ -84,13 +86,18 @@ final class FirestoreEmulator implements AutoCloseable {
     return kind;
   }
 
-  String host() {
+  public String host() {
     return host;
   }
 
   /** The emulator process this run started; empty for one at {@code FIRESTORE_EMULATOR_HOST}. */
   Optional<Process> process() {
     return Optional.ofNullable(process);
+  }
+
+  /** A Firestore ledger on this emulator with these settings (project {@link #PROJECT}). */
+  public FirestoreLedger openLedger(io.files2iceberg.core.profile.LedgerSettings settings, java.time.Clock clock) {
+    return FirestoreLedger.open(settings, clock, host);
   }
 
   /** The shared client; tests must not close it. */
@@ -110,7 +117,7 @@ final class FirestoreEmulator implements AutoCloseable {
   }
 
   /** A fresh collection prefix: every test has a store of its own in the shared emulator. */
-  static String newPrefix() {
+  public static String newPrefix() {
     byte[] random = new byte[5];
     RANDOM.nextBytes(random);
     return "t" + HexFormat.of().formatHex(random) + "_";

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * Gives a test class the run's {@link FirestoreEmulator} and prints every test skipped with the
  * reason (the console, not only the report, must say why a test did not run).
  */
-final class FirestoreEmulatorExtension implements BeforeAllCallback, TestWatcher {
+public final class FirestoreEmulatorExtension implements BeforeAllCallback, TestWatcher {
   private static final Logger LOG = LoggerFactory.getLogger(FirestoreEmulatorExtension.class);
 
   private FirestoreEmulator emulator;
@@ -21,7 +21,7 @@ final class FirestoreEmulatorExtension implements BeforeAllCallback, TestWatcher
     emulator = FirestoreEmulator.of(context);
   }
 
-  FirestoreEmulator emulator() {
+  public FirestoreEmulator emulator() {
     if (emulator == null) {
       throw new IllegalStateException("The Firestore emulator is not started: register the extension as a static field");
     }

@@ -2,6 +2,10 @@ package io.files2iceberg.sparkjob.catalog;
 
 import io.files2iceberg.core.profile.Catalog;
 import io.files2iceberg.core.profile.TableProfile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -32,6 +36,7 @@ public final class CatalogConf {
   public static final String SPARK_CATALOG = "org.apache.iceberg.spark.SparkCatalog";
   public static final String VENDED_CREDENTIALS_HEADER = "header.X-Iceberg-Access-Delegation";
   public static final String USER_PROJECT_HEADER = "header.x-goog-user-project";
+  private static final String SQLITE_PREFIX = "jdbc:sqlite:";
 
   private CatalogConf() {}
 
@@ -88,6 +93,31 @@ public final class CatalogConf {
       }
     });
     return Collections.unmodifiableMap(properties);
+  }
+
+  /**
+   * Creates the folder of a JDBC catalog on a local SQLite file ({@code jdbc:sqlite:<path>}, the
+   * embedded default under the home), which SQLite does not create. With the SQLite ledger the
+   * home exists already; with {@code ledger.type = firestore} nothing else may have created it.
+   *
+   * @throws UncheckedIOException naming the folder when it cannot be created
+   */
+  public static void createSqliteFolder(Catalog catalog) {
+    if (catalog.type() != Catalog.CatalogType.JDBC || !catalog.uri().startsWith(SQLITE_PREFIX)) {
+      return;
+    }
+    String file = catalog.uri().substring(SQLITE_PREFIX.length());
+    int query = file.indexOf('?');
+    file = query >= 0 ? file.substring(0, query) : file;
+    if (file.isBlank() || file.startsWith(":") || file.startsWith("file:")) {
+      return;
+    }
+    Path folder = Path.of(file).toAbsolutePath().getParent();
+    try {
+      Files.createDirectories(folder);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create the folder " + folder + " of the catalog " + catalog.uri(), e);
+    }
   }
 
   private static String withIcebergExtensions(String extensions) {

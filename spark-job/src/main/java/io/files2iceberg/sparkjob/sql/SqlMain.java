@@ -6,10 +6,7 @@ import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -135,18 +132,15 @@ public final class SqlMain {
     boolean hasLocal = false;
     if (config.isPresent()) {
       for (TableProfile profile : ProfileRegistry.load(config.get(), home).profiles()) {
+        CatalogConf.createSqliteFolder(profile.catalog());
         properties.putAll(CatalogConf.sparkProperties(profile));
         hasLocal |= profile.load().table().catalog().equals(Home.LOCAL_CATALOG);
       }
     }
     if (!hasLocal) {
-      // SQLite creates catalog.db on first use, but not the folder it lives in.
-      try {
-        Files.createDirectories(home.root());
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot create the home " + home.root(), e);
-      }
-      properties.putAll(CatalogConf.sparkProperties(Home.LOCAL_CATALOG, embeddedCatalog(home)));
+      Catalog embedded = embeddedCatalog(home);
+      CatalogConf.createSqliteFolder(embedded);
+      properties.putAll(CatalogConf.sparkProperties(Home.LOCAL_CATALOG, embedded));
     }
     properties.put(DEFAULT_CATALOG_KEY, Home.LOCAL_CATALOG);
     return properties;
