@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.ops;
 
 import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageException;
 import io.files2iceberg.batcher.plan.StorageListing.Listed;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.Ledger;
@@ -56,14 +57,22 @@ public final class MessageRelease {
    * Releases one message.
    *
    * @throws NotInLedgerException when no such message is quarantined
-   * @throws IllegalStateException naming the message and why it cannot be released as it is
+   * @throws IllegalStateException naming the message and why it cannot be released as it is, or
+   *     why Cloud Storage could not be read (the message stays quarantined)
    */
   public Released release(String messageId, boolean discard, boolean dryRun) {
     QuarantinedMessage message = ledger.quarantinedMessages().stream()
         .filter(m -> m.messageId().equals(messageId))
         .findFirst()
         .orElseThrow(() -> new NotInLedgerException("no quarantined message " + messageId + " in the ledger"));
-    String action = recordObject(message, discard, dryRun);
+    String action;
+    try {
+      action = recordObject(message, discard, dryRun);
+    } catch (StorageException e) {
+      throw new IllegalStateException("cannot release message " + messageId + ": cannot read "
+          + message.objectUri().orElse("its object") + " from Cloud Storage: " + StoredObjects.describe(e)
+          + "; the message stays quarantined", e);
+    }
     if (!dryRun) {
       ledger.releaseMessage(messageId);
     }

@@ -3,10 +3,12 @@ package io.files2iceberg.batcher.ops;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageException;
 import io.files2iceberg.batcher.plan.StorageListing.Listed;
 import io.files2iceberg.core.match.ObjectLocation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -24,6 +26,27 @@ import java.util.stream.Stream;
  */
 final class StoredObjects {
   private StoredObjects() {}
+
+  /**
+   * A Cloud Storage failure in words: the HTTP status and message, or for code 0 (no answer: the
+   * client reports DNS, connection and timeout failures so) the I/O error behind it, such as "cannot
+   * resolve storage.googleapis.com" where the client's own message is only the host name.
+   */
+  static String describe(StorageException e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof UnknownHostException) {
+        return "cannot resolve " + cause.getMessage() + " (no network or DNS?)";
+      }
+    }
+    if (e.getCode() == 0) {
+      Throwable root = e;
+      while (root.getCause() != null) {
+        root = root.getCause();
+      }
+      return "no answer (" + root + ")";
+    }
+    return "HTTP " + e.getCode() + " " + e.getMessage();
+  }
 
   /** The object now, or empty when storage no longer holds it. */
   static Optional<Listed> lookUp(ObjectLocation location, Supplier<Storage> storage) {

@@ -3,9 +3,12 @@ package io.files2iceberg.batcher.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.cloud.NoCredentials;
+import com.google.cloud.ServiceOptions;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -132,5 +135,23 @@ class MessageReleaseTest {
     assertThat(release.release("m-4", true, false).action())
         .isEqualTo("discarded (gs://bucket/raw/clicks/dt=2026-11-28/gone.csv is not in storage any more)");
     assertThat(ledger.quarantinedMessages()).isEmpty();
+  }
+
+  @Test
+  void storageThatCannotBeReachedKeepsTheMessageAndSaysWhy() throws Exception {
+    quarantined("m-5", "gs://bucket/raw/clicks/dt=2026-11-28/_SUCCESS");
+    // The real client, pointed at a host under .invalid, which never resolves: as offline.
+    Storage offline = StorageOptions.newBuilder().setProjectId("test").setCredentials(NoCredentials.getInstance())
+        .setHost("http://storage.files2iceberg-test.invalid")
+        .setRetrySettings(ServiceOptions.getNoRetrySettings()).build().getService();
+    MessageRelease unreachable = new MessageRelease(ledger, ProfileRegistry.load(dir.resolve("clicks.conf"),
+        new Home(dir.resolve("home"))), () -> offline);
+
+    assertThatThrownBy(() -> unreachable.release("m-5", false, false))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("cannot release message m-5: cannot read gs://bucket/raw/clicks/dt=2026-11-28/_SUCCESS from"
+            + " Cloud Storage: cannot resolve storage.files2iceberg-test.invalid (no network or DNS?); the message"
+            + " stays quarantined");
+    assertThat(ledger.quarantinedMessages()).extracting(QuarantinedMessage::messageId).containsExactly("m-5");
   }
 }
