@@ -1,6 +1,7 @@
 package io.files2iceberg.listener;
 
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ListenerSettings;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.micronaut.runtime.Micronaut;
@@ -15,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * Starts the listener: {@code --config DIR [--home DIR] [--port N]}, each also from the
  * environment ({@code FILES2ICEBERG_CONFIG}, {@code FILES2ICEBERG_HOME}, {@code PORT}) so that the
  * container on Cloud Run needs no arguments. The port is {@code --port}, else {@code PORT}, else
- * the profiles' {@code listener.port}.
+ * the profiles' {@code listener.port}. The address is the Micronaut property {@value #HOST_PROPERTY}
+ * when set, else the profiles' {@code listener.host}, else every interface on Cloud Run ({@code
+ * PORT} set) and loopback anywhere else ({@link ListenerSettings#bindAddress}).
  */
 public final class ListenerApplication {
 
@@ -32,9 +35,14 @@ public final class ListenerApplication {
           "  --home DIR     embedded home (ledger.db, ...); default $FILES2ICEBERG_HOME,",
           "                 else .files2iceberg/",
           "  --port N       HTTP port; default $PORT, else the profiles' listener.port (8080)",
+          "                 The address is the profiles' listener.host, else 0.0.0.0 when $PORT",
+          "                 is set (Cloud Run), else 127.0.0.1",
           "  -h, --help     print this help and exit",
           "",
           "Logs are JSON lines for Cloud Logging; FILES2ICEBERG_LOG_FORMAT=TEXT prints plain text.");
+
+  /** Micronaut's bind address; set (a {@code -D}, {@code MICRONAUT_SERVER_HOST}), it wins. */
+  static final String HOST_PROPERTY = "micronaut.server.host";
 
   /** Held for the life of the process: an unreachable channel would be closed, releasing the lock. */
   private static HomeLock homeLock;
@@ -107,6 +115,12 @@ public final class ListenerApplication {
     properties.put(ListenerFactory.CONFIG, config.get());
     home.ifPresent(h -> properties.put(ListenerFactory.HOME, h));
     properties.put("micronaut.server.port", port);
+    ListenerSettings settings = registry.profiles().get(0).listener();
+    boolean hostGiven =
+        nonBlank(System.getProperty(HOST_PROPERTY)).or(() -> nonBlank(env.get("MICRONAUT_SERVER_HOST"))).isPresent();
+    if (!hostGiven) {
+      properties.put(HOST_PROPERTY, settings.bindAddress(env));
+    }
     Micronaut.build(new String[0])
         .mainClass(ListenerApplication.class)
         .banner(false)

@@ -563,6 +563,43 @@ class PushEndpointTest implements TestPropertyProvider {
   }
 
   @Test
+  void malformedEnvelopesSharingAMessageIdAreEachQuarantinedAndARepeatedBodyOnce() {
+    Map<String, String> attributes =
+        Envelopes.attributes("OBJECT_FINALIZE", BUCKET, "raw/clicks/dt=2024-05-13/p.parquet", 13001);
+    List<String> bodies =
+        List.of(
+            "{\"message\": {\"messageId\": \"m-shared\", \"attributes\": \"not an object\"}}",
+            "{\"message\": {\"messageId\": \"m-shared\", \"attributes\": {\"eventType\": 7}}}",
+            "{\"message\": {\"messageId\": \"m-shared\", \"data\": 42}}",
+            Envelopes.envelope("m-shared", attributes, "not base64 at all!"),
+            Envelopes.envelope("m-shared", Map.of(), Envelopes.base64("{}")));
+
+    for (String body : bodies) {
+      HttpResponse<?> response = post(body);
+      assertThat(response.code()).as(body).isEqualTo(HttpStatus.NO_CONTENT.getCode());
+      assertThat(outcome(response)).as(body).isEqualTo("quarantined");
+    }
+    // A redelivery: the same message again, in an envelope that differs only outside the message.
+    HttpResponse<?> again = post(bodies.get(3).replace("\"subscription\"", "\"deliveryAttempt\":2,\"subscription\""));
+    HttpResponse<?> same = post(bodies.get(0));
+
+    assertThat(outcome(again)).isEqualTo("quarantined");
+    assertThat(outcome(same)).isEqualTo("quarantined");
+    List<QuarantinedMessage> shared =
+        ledger.quarantinedMessages().stream().filter(m -> m.messageId().startsWith("m-shared#")).toList();
+    assertThat(shared).extracting(QuarantinedMessage::rawPayload).containsExactlyInAnyOrderElementsOf(bodies);
+    assertThat(shared).extracting(QuarantinedMessage::messageId).doesNotHaveDuplicates();
+    assertThat(shared)
+        .extracting(QuarantinedMessage::reason)
+        .containsExactlyInAnyOrder(
+            "message.attributes of message m-shared is not an object",
+            "attribute eventType of message m-shared is not a string",
+            "message.data of message m-shared is not a string",
+            "message.data of message m-shared is not base64: Illegal base64 character 20",
+            "attribute eventType is missing");
+  }
+
+  @Test
   void dataFileViolatingTheStrictPatternIsQuarantined() {
     String name = "raw/clicks/dt=latest/part-0.parquet";
 
@@ -724,9 +761,10 @@ class PushEndpointTest implements TestPropertyProvider {
     return ledger.partition(table, partition).orElseThrow();
   }
 
+  /** The one record of a message: its id, with the digest of its content when it was unreadable. */
   private QuarantinedMessage quarantined(String messageId) {
     return ledger.quarantinedMessages().stream()
-        .filter(m -> m.messageId().equals(messageId))
+        .filter(m -> m.messageId().equals(messageId) || m.messageId().startsWith(messageId + "#sha256:"))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no quarantine record for " + messageId));
   }

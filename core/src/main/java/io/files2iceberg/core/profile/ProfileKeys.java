@@ -184,8 +184,12 @@ final class ProfileKeys {
 
   static final Key<Integer> LISTENER_PORT =
       key("listener.port", WHOLE_NUMBER, p -> p.listener().port());
+  static final Key<String> LISTENER_HOST =
+      key("listener.host", NON_BLANK, p -> p.listener().host().orElse(null));
   static final Key<String> LISTENER_PUSH_PATH =
       key("listener.push-path", NON_BLANK, p -> p.listener().pushPath());
+  static final Key<Boolean> LISTENER_PUSH_ENABLED =
+      key("listener.push-enabled", BOOLEAN, p -> p.listener().pushEnabled().orElse(null));
   static final Key<Boolean> LISTENER_LIST_PREFIX_ON_MARKER =
       key("listener.list-prefix-on-marker", BOOLEAN, p -> p.listener().listPrefixOnMarker());
   static final Key<String> LISTENER_OIDC_AUDIENCE =

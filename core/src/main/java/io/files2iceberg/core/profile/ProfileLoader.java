@@ -41,10 +41,12 @@ import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_FIRESTORE_DATABAS
 import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_FIRESTORE_PROJECT;
 import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_SQLITE_PATH;
 import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_TYPE;
+import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_HOST;
 import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_LIST_PREFIX_ON_MARKER;
 import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_OIDC_AUDIENCE;
 import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_OIDC_SERVICE_ACCOUNT;
 import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PORT;
+import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PUSH_ENABLED;
 import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PUSH_PATH;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PARTITION_BY;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRECOMBINE_FIELD;
@@ -453,7 +455,9 @@ public final class ProfileLoader {
   private static ListenerSettings listener(ProfileValues v) {
     return new ListenerSettings(
         v.number(LISTENER_PORT, DEFAULT_PORT, 1, 65535),
+        v.optional(LISTENER_HOST),
         v.get(LISTENER_PUSH_PATH, DEFAULT_PUSH_PATH, ProfileRules::httpPath),
+        v.optional(LISTENER_PUSH_ENABLED),
         v.get(LISTENER_LIST_PREFIX_ON_MARKER, true),
         v.optional(LISTENER_OIDC_AUDIENCE),
         v.optional(LISTENER_OIDC_SERVICE_ACCOUNT));

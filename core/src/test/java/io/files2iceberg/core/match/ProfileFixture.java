@@ -137,6 +137,7 @@ final class ProfileFixture {
             Optional.empty(),
             Duration.ofMinutes(30),
             3),
-        new ListenerSettings(8080, "/push", false, Optional.empty(), Optional.empty()));
+        new ListenerSettings(
+            8080, Optional.empty(), "/push", Optional.empty(), false, Optional.empty(), Optional.empty()));
   }
 }

@@ -96,7 +96,9 @@ final class ProfileFixtures {
       }
       listener {
         port = 9090
+        host = "0.0.0.0"
         push-path = "/push"
+        push-enabled = false
         list-prefix-on-marker = false
         oidc-audience = "https://listener.example.com"
         oidc-service-account = "push@sales-project.iam.gserviceaccount.com"
@@ -179,7 +181,9 @@ final class ProfileFixtures {
         max-attempts: 5
       listener:
         port: 9090
+        host: 0.0.0.0
         push-path: /push
+        push-enabled: false
         list-prefix-on-marker: false
         oidc-audience: https://listener.example.com
         oidc-service-account: push@sales-project.iam.gserviceaccount.com

@@ -135,7 +135,9 @@ class ProfileLoaderTest {
         .isEqualTo(
             new ListenerSettings(
                 9090,
+                Optional.of("0.0.0.0"),
                 "/push",
+                Optional.of(false),
                 false,
                 Optional.of("https://listener.example.com"),
                 Optional.of("push@sales-project.iam.gserviceaccount.com")));
@@ -260,7 +262,8 @@ class ProfileLoaderTest {
                 3));
     assertThat(profile.listener())
         .isEqualTo(
-            new ListenerSettings(8080, "/pubsub/push", true, Optional.empty(), Optional.empty()));
+            new ListenerSettings(
+                8080, Optional.empty(), "/pubsub/push", Optional.empty(), true, Optional.empty(), Optional.empty()));
   }
 
   @Test

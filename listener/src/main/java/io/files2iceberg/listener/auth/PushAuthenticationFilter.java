@@ -3,6 +3,7 @@ package io.files2iceberg.listener.auth;
 import io.files2iceberg.core.profile.ListenerSettings;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.annotation.Property;
 import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;
@@ -39,15 +40,22 @@ final class PushAuthenticationFilter implements Ordered {
 
   /** Counter of rejected push requests, tagged {@code reason} ({@link Rejection.Reason#tag()}). */
   static final String REJECTED_METER = "files2iceberg.listener.auth.rejected";
+  /** Pull mode's subscription: set, the push endpoint is off unless listener.push-enabled. */
+  private static final String PULL_SUBSCRIPTION = "files2iceberg.listener.pull.subscription";
 
   private final String pushPath;
   private final Optional<PushTokenVerifier> verifier;
   private final MeterRegistry meters;
   private final String mode;
 
-  PushAuthenticationFilter(ListenerSettings settings, OidcConfiguration oidc, MeterRegistry meters) {
+  PushAuthenticationFilter(
+      ListenerSettings settings,
+      OidcConfiguration oidc,
+      MeterRegistry meters,
+      @Nullable @Property(name = PULL_SUBSCRIPTION) String pullSubscription) {
     this.pushPath = normalized(settings.pushPath());
     this.meters = meters;
+    boolean pushEnabled = settings.isPushEnabled(pullSubscription != null && !pullSubscription.isBlank());
     if (settings.oidcAudience().isEmpty()) {
       if (settings.oidcServiceAccount().isPresent()) {
         // A token for any audience would do: one minted for another service could be replayed here.
@@ -56,7 +64,10 @@ final class PushAuthenticationFilter implements Ordered {
                 + "\" but listener.oidc-audience is not set: set the push subscription's audience too");
       }
       this.verifier = Optional.empty();
-      this.mode = "are not authenticated: listener.oidc-audience is not set";
+      this.mode =
+          pushEnabled
+              ? "are not authenticated: listener.oidc-audience is not set"
+              : "find no endpoint: it is off while the listener pulls";
     } else {
       this.verifier =
           Optional.of(

@@ -120,7 +120,9 @@ public final class NotificationHandler {
    * envelope, data that is not base64): {@link Outcome#QUARANTINED}, or {@link Outcome#RETRY} when
    * the quarantine write itself failed transiently.
    *
-   * @param messageId the message id when the envelope names one, else a hash of the payload
+   * @param messageId the quarantine key: the message id and a digest of the message's content
+   *     ({@link ReceivedMessage#quarantineKey}) when the envelope names an id, else a hash of the
+   *     payload
    * @param kind why, as the metrics reason code
    * @param reason the sentence stored with the quarantine record
    * @param rawPayload what was received, as text
@@ -146,10 +148,12 @@ public final class NotificationHandler {
       notification = NotificationParser.parse(message, clock.instant());
     } catch (UnreadableNotificationException e) {
       e.objectUri().ifPresent(uri -> MDC.put(MDC_OBJECT_URI, uri));
+      // Keyed by id and content: another body under this id is a record of its own.
+      String key = message.contentKey();
       return finish(
           messageId,
           e.objectUri(),
-          guarded(() -> quarantine(messageId, e.reason(), e.getMessage(), message.rawPayload(), e.objectUri())));
+          guarded(() -> quarantine(key, e.reason(), e.getMessage(), message.rawPayload(), e.objectUri())));
     }
     if (notification instanceof OtherObjectEvent other) {
       other.objectUri().ifPresent(uri -> MDC.put(MDC_OBJECT_URI, uri));

@@ -44,6 +44,43 @@ public record ReceivedMessage(
     return data.clone();
   }
 
+  /**
+   * The key of this message's quarantine record when its content cannot be read: {@link
+   * #quarantineKey} of its id and its content (the attributes, sorted, and the data), so messages
+   * that share an id but not their content are kept apart, and a redelivery, whose envelope may
+   * differ outside the message (a delivery attempt), is one record.
+   */
+  public String contentKey() {
+    java.io.ByteArrayOutputStream content = new java.io.ByteArrayOutputStream();
+    new java.util.TreeMap<>(attributes)
+        .forEach(
+            (name, value) -> {
+              content.writeBytes(name.getBytes(StandardCharsets.UTF_8));
+              content.write(0);
+              content.writeBytes(value.getBytes(StandardCharsets.UTF_8));
+              content.write(0);
+            });
+    content.write(1);
+    content.writeBytes(data);
+    return quarantineKey(messageId, content.toByteArray());
+  }
+
+  /**
+   * {@code <messageId>#sha256:<the first 16 hex digits of the content's SHA-256>}: the quarantine
+   * key of a message that could not be read, by its id and its content.
+   */
+  public static String quarantineKey(String messageId, byte[] content) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(content);
+      return messageId + CONTENT_KEY_SEPARATOR + java.util.HexFormat.of().formatHex(digest, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  /** Between the message id and the content digest in a quarantine key. */
+  public static final String CONTENT_KEY_SEPARATOR = "#sha256:";
+
   /** The data as UTF-8 text (empty when there is none). */
   public String dataAsText() {
     return new String(data, StandardCharsets.UTF_8);

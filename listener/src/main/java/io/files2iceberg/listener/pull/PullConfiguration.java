@@ -19,6 +19,9 @@ import java.util.Optional;
  * @param emulatorHost {@code host:port} of a Pub/Sub emulator, reached over plaintext without
  *     credentials; else the {@code PUBSUB_EMULATOR_HOST} environment variable
  * @param shutdownTimeout how long shutdown waits for messages in flight to be handled
+ * @param unreachableTimeout how long Pub/Sub may leave the subscriber's channel unanswered (its
+ *     streams closed and not re-established, its probes timing out) before the {@code pull} health
+ *     check is DOWN
  */
 @ConfigurationProperties(PullConfiguration.PREFIX)
 record PullConfiguration(
@@ -27,7 +30,8 @@ record PullConfiguration(
     @Bindable(defaultValue = "100MB") @ReadableBytes long maxOutstandingBytes,
     @Bindable(defaultValue = "1") int parallelPullCount,
     @Nullable String emulatorHost,
-    @Bindable(defaultValue = "20s") Duration shutdownTimeout) {
+    @Bindable(defaultValue = "20s") Duration shutdownTimeout,
+    @Bindable(defaultValue = "60s") Duration unreachableTimeout) {
 
   static final String PREFIX = "files2iceberg.listener.pull";
   static final String EMULATOR_HOST_VARIABLE = "PUBSUB_EMULATOR_HOST";
@@ -47,6 +51,10 @@ record PullConfiguration(
     }
     if (shutdownTimeout.isNegative()) {
       throw new IllegalArgumentException(PREFIX + ".shutdown-timeout: must not be negative, is " + shutdownTimeout);
+    }
+    if (unreachableTimeout.isNegative() || unreachableTimeout.isZero()) {
+      throw new IllegalArgumentException(
+          PREFIX + ".unreachable-timeout: must be positive, is " + unreachableTimeout);
     }
   }
 

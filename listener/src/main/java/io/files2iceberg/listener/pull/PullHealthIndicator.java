@@ -7,12 +7,17 @@ import io.micronaut.health.HealthStatus;
 import io.micronaut.management.health.indicator.HealthIndicator;
 import io.micronaut.management.health.indicator.HealthResult;
 import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.reactivestreams.Publisher;
 
 /**
- * {@code pull} in {@code /health}: DOWN once the subscriber has failed for good or stopped, so an
- * orchestrator restarts a listener that no longer pulls; UP while it starts or runs.
+ * {@code pull} in {@code /health}: DOWN once the subscriber has failed for good or stopped, and
+ * while it runs but Pub/Sub has not answered on its channel for longer than {@code
+ * unreachable-timeout} (nothing can arrive: its streams close and are not re-established), so
+ * an orchestrator sees a listener that receives nothing; UP while it starts, and again as soon as
+ * Pub/Sub answers.
  */
 @Singleton
 @Requires(beans = PullSubscriber.class)
@@ -26,14 +31,29 @@ final class PullHealthIndicator implements HealthIndicator {
   @Override
   public Publisher<HealthResult> getResult() {
     ApiService.State state = subscriber.state();
+    Duration timeout = subscriber.configuration().unreachableTimeout();
+    PubsubReachability reachability = subscriber.reachability();
+    Duration silent = reachability.silentFor();
+    boolean unreachable = silent.compareTo(timeout) > 0;
     HealthStatus status =
         switch (state) {
-          case NEW, STARTING, RUNNING -> HealthStatus.UP;
+          case NEW, STARTING -> HealthStatus.UP;
+          case RUNNING -> unreachable ? HealthStatus.DOWN : HealthStatus.UP;
           case STOPPING, TERMINATED, FAILED -> HealthStatus.DOWN;
         };
-    return Publishers.just(
-        HealthResult.builder("pull", status)
-            .details(Map.of("subscription", subscriber.subscription(), "state", state.name()))
-            .build());
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("subscription", subscriber.subscription());
+    details.put("state", state.name());
+    details.put("reachable", !unreachable);
+    details.put("silentSeconds", silent.toSeconds());
+    if (unreachable) {
+      details.put(
+          "reason",
+          "Pub/Sub has not answered for " + silent.toSeconds() + " s (more than "
+              + PullConfiguration.PREFIX + ".unreachable-timeout = " + timeout.toSeconds() + " s)"
+              + reachability.lastFailure().map(s -> "; the last call ended " + s.getCode()
+                  + (s.getDescription() == null ? "" : ": " + s.getDescription())).orElse(""));
+    }
+    return Publishers.just(HealthResult.builder("pull", status).details(details).build());
   }
 }

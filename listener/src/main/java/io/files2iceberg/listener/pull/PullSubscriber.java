@@ -8,6 +8,7 @@ import com.google.api.gax.grpc.GrpcTransportChannel;
 import com.google.api.gax.rpc.FixedTransportChannelProvider;
 import com.google.cloud.pubsub.v1.AckReplyConsumer;
 import com.google.cloud.pubsub.v1.Subscriber;
+import com.google.cloud.pubsub.v1.SubscriptionAdminSettings;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.pubsub.v1.ProjectSubscriptionName;
 import com.google.pubsub.v1.PubsubMessage;
@@ -24,6 +25,9 @@ import io.micronaut.runtime.event.annotation.EventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -40,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * <p>Starts once the HTTP server is up (health and metrics answer while it pulls) and stops on
  * shutdown, waiting up to {@code shutdown-timeout} for the messages in flight; a message whose
  * handling did not finish is not acked and comes back. A subscriber that fails for good (no such
- * subscription, no permission) is logged and reported DOWN by the {@code pull} health indicator.
+ * subscription, no permission) is logged and reported DOWN by the {@code pull} health indicator,
+ * as is one whose Pub/Sub has not answered on its channel for {@code unreachable-timeout} ({@link
+ * PubsubReachability}, on the channel of either kind).
  *
  * <p>With an emulator host the channel is plaintext and carries no credentials: the Java client
  * does not read {@code PUBSUB_EMULATOR_HOST} itself.
@@ -52,12 +58,16 @@ final class PullSubscriber {
 
   /** Counter of pulled messages by reply ({@code ack}, {@code nack}). */
   static final String REPLIES_METER = "files2iceberg.listener.pull.replies";
+  /** As the client's Subscriber sets its default channel. */
+  private static final int MAX_INBOUND_MESSAGE_SIZE = 20 * 1024 * 1024;
+  private static final int MAX_INBOUND_METADATA_SIZE = 4 * 1024 * 1024;
 
   private final PullConfiguration configuration;
   private final String subscription;
   private final NotificationHandler handler;
   private final Counter acks;
   private final Counter nacks;
+  private final PubsubReachability reachability;
 
   // Guarded by this.
   private Subscriber subscriber;
@@ -73,6 +83,7 @@ final class PullSubscriber {
               + "\" is not a full subscription name, projects/<project>/subscriptions/<subscription>");
     }
     this.handler = handler;
+    this.reachability = new PubsubReachability(subscription, configuration.unreachableTimeout(), Clock.systemUTC());
     this.acks = replies(meters, "ack");
     this.nacks = replies(meters, "nack");
   }
@@ -104,10 +115,19 @@ final class PullSubscriber {
                     .build());
     Optional<String> emulator = configuration.resolvedEmulatorHost();
     if (emulator.isPresent()) {
-      channel = ManagedChannelBuilder.forTarget(emulator.get()).usePlaintext().build();
+      channel = ManagedChannelBuilder.forTarget(emulator.get()).usePlaintext().intercept(reachability).build();
       builder
           .setChannelProvider(FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel)))
           .setCredentialsProvider(NoCredentialsProvider.create());
+    } else {
+      // The Subscriber's own default channel, with the reachability watch added.
+      builder.setChannelProvider(
+          SubscriptionAdminSettings.defaultGrpcTransportProviderBuilder()
+              .setMaxInboundMessageSize(MAX_INBOUND_MESSAGE_SIZE)
+              .setMaxInboundMetadataSize(MAX_INBOUND_METADATA_SIZE)
+              .setKeepAliveTimeDuration(Duration.ofMinutes(5))
+              .setInterceptorProvider(() -> List.of(reachability))
+              .build());
     }
     subscriber = builder.build();
     subscriber.addListener(
@@ -120,6 +140,7 @@ final class PullSubscriber {
         },
         MoreExecutors.directExecutor());
     subscriber.startAsync();
+    reachability.start();
     LOG.info(
         "Pulling from {}{}: at most {} messages and {} bytes outstanding, {} stream(s)",
         subscription,
@@ -154,6 +175,15 @@ final class PullSubscriber {
     return subscriber == null ? ApiService.State.NEW : subscriber.state();
   }
 
+  /** When Pub/Sub last answered on the subscriber's channel. */
+  PubsubReachability reachability() {
+    return reachability;
+  }
+
+  PullConfiguration configuration() {
+    return configuration;
+  }
+
   String subscription() {
     return subscription;
   }
@@ -165,6 +195,7 @@ final class PullSubscriber {
   @PreDestroy
   synchronized void stop() {
     stopped = true;
+    reachability.close();
     if (subscriber != null) {
       long timeout = configuration.shutdownTimeout().toMillis();
       try {

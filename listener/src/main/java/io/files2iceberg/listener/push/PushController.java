@@ -39,8 +39,8 @@ public final class PushController {
   /**
    * Handles one push request; the ledger is blocking I/O, so off the event loop. A request whose
    * content type is not JSON can never be read as an envelope (Pub/Sub always posts JSON): it is
-   * quarantined under the envelope's message id when the body parses anyway, else under the body's
-   * digest, and acknowledged.
+   * quarantined under the envelope's message id and content digest when the body parses anyway,
+   * else under the body's digest, and acknowledged.
    */
   @Executable
   @ExecuteOn(TaskExecutors.BLOCKING)
@@ -53,7 +53,7 @@ public final class PushController {
       ReceivedMessage message = PushEnvelope.parse(payload);
       if (contentType.filter(type -> !isJson(type)).isPresent()) {
         outcome =
-            unsupported(message.messageId(), " of message " + message.messageId(), contentType.get(), payload);
+            unsupported(message.contentKey(), " of message " + message.messageId(), contentType.get(), payload);
       } else {
         outcome = handler.handle(message);
       }

@@ -48,7 +48,10 @@ final class PushEnvelope {
       this.reason = reason;
     }
 
-    /** The envelope's message id when it could be read, else a hash of the body. */
+    /**
+     * The quarantine key: the envelope's message id and a digest of its message object when the
+     * id could be read, else a hash of the body.
+     */
     String messageId() {
       return messageId;
     }
@@ -78,17 +81,20 @@ final class PushEnvelope {
       throw malformed(bodyHash, "the push message has no messageId");
     }
     String messageId = envelopeId.get();
+    // The quarantine key of a message that cannot be read: its id and the message object's
+    // content, not the whole body, so a redelivery (another deliveryAttempt) is the same record.
+    String key = ReceivedMessage.quarantineKey(messageId, message.toString().getBytes(StandardCharsets.UTF_8));
 
     Map<String, String> attributes = new LinkedHashMap<>();
     JsonNode attributesNode = message.get("attributes");
     if (attributesNode != null && !attributesNode.isNull()) {
       if (!attributesNode.isObject()) {
-        throw malformed(messageId, "message.attributes of message " + messageId + " is not an object");
+        throw malformed(key, "message.attributes of message " + messageId + " is not an object");
       }
       for (Map.Entry<String, JsonNode> attribute : attributesNode.properties()) {
         if (!attribute.getValue().isTextual()) {
           throw malformed(
-              messageId,
+              key,
               "attribute " + attribute.getKey() + " of message " + messageId + " is not a string");
         }
         attributes.put(attribute.getKey(), attribute.getValue().asText());
@@ -100,13 +106,13 @@ final class PushEnvelope {
     if (dataNode != null && !dataNode.isNull()) {
       if (!dataNode.isTextual()) {
         throw new UnreadableEnvelopeException(
-            messageId, QuarantineReason.BAD_BASE64, "message.data of message " + messageId + " is not a string");
+            key, QuarantineReason.BAD_BASE64, "message.data of message " + messageId + " is not a string");
       }
       try {
         data = Base64.getDecoder().decode(dataNode.asText().strip());
       } catch (IllegalArgumentException e) {
         throw new UnreadableEnvelopeException(
-            messageId,
+            key,
             QuarantineReason.BAD_BASE64,
             "message.data of message " + messageId + " is not base64: " + e.getMessage());
       }

@@ -145,6 +145,29 @@ class NotificationHandlerTest {
     assertThat(ledger.quarantinedMessages()).extracting(QuarantinedMessage::messageId).containsExactly("m-5");
   }
 
+  @Test
+  void unreadableNotificationsSharingAMessageIdAreKeptApartAndARedeliveryOnce() {
+    NotificationHandler handler = handler((object, subfolders) -> List.of());
+    Map<String, String> noGeneration = new LinkedHashMap<>(marker("m-7").attributes());
+    noGeneration.remove("objectGeneration");
+    Map<String, String> badGeneration = new LinkedHashMap<>(marker("m-7").attributes());
+    badGeneration.put("objectGeneration", "seven");
+
+    handler.handle(new ReceivedMessage("m-7", noGeneration, new byte[0], Optional.empty(), "delivery 1"));
+    handler.handle(new ReceivedMessage("m-7", badGeneration, new byte[0], Optional.empty(), "other body"));
+    // Pulled again: the same message, with another delivery attempt in its rendered envelope.
+    Outcome redelivered =
+        handler.handle(new ReceivedMessage("m-7", noGeneration, new byte[0], Optional.empty(), "delivery 2"));
+
+    assertThat(redelivered).isEqualTo(Outcome.QUARANTINED);
+    assertThat(ledger.quarantinedMessages())
+        .extracting(QuarantinedMessage::rawPayload)
+        .containsExactlyInAnyOrder("delivery 1", "other body");
+    assertThat(ledger.quarantinedMessages())
+        .extracting(QuarantinedMessage::messageId)
+        .allMatch(key -> key.matches("m-7#sha256:[0-9a-f]{16}"));
+  }
+
   private NotificationHandler handler(ObjectListing listing) {
     return new NotificationHandler(
         ledger, profiles, profiles.profiles().get(0).listener(), listing, meters, CLOCK);

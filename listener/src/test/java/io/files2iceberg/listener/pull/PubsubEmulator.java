@@ -161,6 +161,38 @@ final class PubsubEmulator implements AutoCloseable {
     }
   }
 
+  /**
+   * Freezes the emulator ({@code SIGSTOP} to the process this class started and its children):
+   * its port stays open and answers nothing, as a partitioned or hung server does.
+   */
+  void freeze() {
+    signal("STOP");
+  }
+
+  /** Lets a frozen emulator go on ({@code SIGCONT}). */
+  void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String signal) {
+    java.util.List<ProcessHandle> processes = new java.util.ArrayList<>();
+    processes.add(process.toHandle());
+    process.descendants().forEach(processes::add);
+    for (ProcessHandle handle : processes) {
+      try {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(handle.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+          throw new IllegalStateException("kill -" + signal + " " + handle.pid() + " failed");
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
   @Override
   public void close() {
     channel.shutdownNow();

@@ -43,6 +43,7 @@ class PullConfigurationTest {
       assertThat(configuration.maxOutstandingBytes()).isEqualTo(100L * 1024 * 1024);
       assertThat(configuration.parallelPullCount()).isEqualTo(1);
       assertThat(configuration.shutdownTimeout()).isEqualTo(Duration.ofSeconds(20));
+      assertThat(configuration.unreachableTimeout()).isEqualTo(Duration.ofSeconds(60));
     }
   }
 
@@ -67,10 +68,10 @@ class PullConfigurationTest {
   @Test
   void emulatorHostPropertyWinsAndBlankIsNone() {
     PullConfiguration configured =
-        new PullConfiguration(SUBSCRIPTION, 100, 100, 1, "127.0.0.1:8085", Duration.ofSeconds(30));
+        new PullConfiguration(SUBSCRIPTION, 100, 100, 1, "127.0.0.1:8085", Duration.ofSeconds(30), Duration.ofSeconds(60));
     assertThat(configured.resolvedEmulatorHost()).contains("127.0.0.1:8085");
     if (System.getenv(PullConfiguration.EMULATOR_HOST_VARIABLE) == null) {
-      PullConfiguration blank = new PullConfiguration(SUBSCRIPTION, 100, 100, 1, " ", Duration.ofSeconds(30));
+      PullConfiguration blank = new PullConfiguration(SUBSCRIPTION, 100, 100, 1, " ", Duration.ofSeconds(30), Duration.ofSeconds(60));
       assertThat(blank.resolvedEmulatorHost()).isEmpty();
     }
   }

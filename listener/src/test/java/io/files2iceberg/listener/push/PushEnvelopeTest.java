@@ -56,11 +56,25 @@ class PushEnvelopeTest {
   }
 
   @Test
-  void attributeThatIsNotAStringIsUnreadableUnderTheMessageId() {
-    assertThatThrownBy(() -> PushEnvelope.parse("{\"message\": {\"messageId\": \"5\", \"attributes\": {\"a\": 1}}}"))
+  void attributeThatIsNotAStringIsUnreadableUnderTheMessageIdAndTheMessageDigest() {
+    String message = "{\"messageId\": \"5\", \"attributes\": {\"a\": 1}}";
+    assertThatThrownBy(() -> PushEnvelope.parse("{\"message\": " + message + ", \"deliveryAttempt\": 3}"))
         .isInstanceOfSatisfying(
-            UnreadableEnvelopeException.class, e -> assertThat(e.messageId()).isEqualTo("5"))
+            UnreadableEnvelopeException.class,
+            e -> assertThat(e.messageId())
+                .startsWith("5#sha256:")
+                // Outside the message, the envelope does not count: a redelivery is the same key.
+                .isEqualTo(unreadableKey("{\"message\": " + message + "}")))
         .hasMessage("attribute a of message 5 is not a string");
+  }
+
+  private static String unreadableKey(String body) {
+    try {
+      PushEnvelope.parse(body);
+      throw new AssertionError("readable: " + body);
+    } catch (UnreadableEnvelopeException e) {
+      return e.messageId();
+    }
   }
 
   @Test
