@@ -1,0 +1,85 @@
+package io.files2iceberg.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The benchmark runner: {@code bench/run SUITE [--rounds N] [--sizes A,B] [--work DIR] [--timeout MIN]}.
+ *
+ * <ul>
+ *   <li>{@code job}: a batch of 300k rows (100k keys of the table in two versions, 100k new keys)
+ *       into a table of each size of {@code --sizes} rows (default 1000000,10000000).
+ *   <li>{@code small-files}: 200k new rows in each count of {@code --sizes} files (default
+ *       100,10000) into a table of 1,000 rows.
+ * </ul>
+ *
+ * <p>JSON lines go to stdout as measured, then the markdown table; progress goes to stderr.
+ */
+public final class Bench {
+  private Bench() {}
+
+  static void progress(String line) {
+    System.err.println(line);
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0 || args[0].startsWith("-")) {
+      System.err.println("usage: bench/run job|small-files [--rounds N] [--sizes A,B] [--work DIR] [--timeout MINUTES]");
+      System.exit(2);
+    }
+    String suite = args[0];
+    int rounds = 3;
+    List<Long> sizes = new ArrayList<>();
+    Path work = Path.of("bench", "target", "work");
+    Duration timeout = Duration.ofMinutes(30);
+    for (int i = 1; i < args.length; i += 2) {
+      String value = i + 1 < args.length ? args[i + 1] : "";
+      switch (args[i]) {
+        case "--rounds" -> rounds = Integer.parseInt(value);
+        case "--sizes" -> {
+          for (String size : value.split(",")) {
+            sizes.add(Long.parseLong(size.trim()));
+          }
+        }
+        case "--work" -> work = Path.of(value);
+        case "--timeout" -> timeout = Duration.ofMinutes(Long.parseLong(value));
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    Report report = new Report(System.out);
+    double[] load = MergeBench.loadAverage();
+    progress(String.format(Locale.ROOT, "[bench] %s, %d rounds, %d cores, load average %.2f %.2f %.2f", suite, rounds,
+        Runtime.getRuntime().availableProcessors(), load[0], load[1], load[2]));
+    switch (suite) {
+      case "job" -> {
+        for (long rows : sizes.isEmpty() ? List.of(1_000_000L, 10_000_000L) : sizes) {
+          run(new MergeBench(suite, rows + " table rows", rows, 100_000, 100_000, 3, fresh(work, suite + "-" + rows),
+              timeout, report), rounds);
+        }
+      }
+      case "small-files" -> {
+        for (long files : sizes.isEmpty() ? List.of(100L, 10_000L) : sizes) {
+          run(new MergeBench(suite, "200000 rows in " + files + " files", 1_000, 0, 200_000, (int) files,
+              fresh(work, suite + "-" + files), timeout, report), rounds);
+        }
+      }
+      default -> throw new IllegalArgumentException("unknown suite " + suite + ": expected job or small-files");
+    }
+    report.printTable();
+  }
+
+  private static void run(MergeBench bench, int rounds) throws Exception {
+    bench.prepare();
+    bench.measure(rounds);
+  }
+
+  private static Path fresh(Path work, String name) throws Exception {
+    Path dir = work.resolve(name);
+    MergeBench.deleteTree(dir);
+    return Files.createDirectories(dir);
+  }
+}
