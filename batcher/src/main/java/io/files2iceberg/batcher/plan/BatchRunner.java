@@ -73,9 +73,13 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li><b>Recovery</b>: each of its batches whose lease expired (a batcher died, or a run left it
- *       for recovery) is launched again as it is, rebuilt from the ledger. The job walks the
- *       table's snapshot ancestry before reading anything, so a batch that is already in the table
- *       is only finalized in the ledger; the batcher never reads Iceberg itself. A batch whose
+ *       for recovery). Its latest attempt's result file comes first ({@code AttemptResult}, which
+ *       the job writes beside its manifest whoever watches it): a result that says the table
+ *       holds the batch settles it without Spark; a job of that attempt still running (its
+ *       batcher died, it did not) is reattached and waited for, never doubled. Otherwise the
+ *       batch is launched again as it is, rebuilt from the ledger. The job walks the table's
+ *       snapshot ancestry before reading anything, so a batch that is already in the table is
+ *       only finalized in the ledger; the batcher never reads Iceberg itself. A batch whose
  *       attempts reached {@code job.max-attempts} is failed instead.
  *   <li><b>Stops</b>: with {@code strict-pattern = true}, a quarantined file that misses the
  *       pattern stops the table here, with an error naming the file ({@link TableStops}).
@@ -90,7 +94,7 @@ import org.slf4j.LoggerFactory;
  *       not commit, so a failing table never spends all its attempts in one run.
  * </ol>
  *
- * <p>Settling, by the job's {@link JobExit}:
+ * <p>Settling, by the job's {@link JobExit}, as its result file (else its exit code) says:
  *
  * <ul>
  *   <li>{@code LOADED}: the job wrote the checkpoint; the ledger must show the batch COMMITTED (else

@@ -36,6 +36,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -313,6 +314,62 @@ class RecoveryRunTest {
     } catch (java.io.IOException e) {
       return process.info().commandLine().orElse("");
     }
+  }
+
+  /**
+   * The batcher died after its job ended: the job's result is all that says what happened. A
+   * result that has the batch in the table settles it (here the job's checkpoint had failed: the
+   * checkpoint is written from the result); a rejected one fails it. Neither runs Spark again.
+   */
+  @Test
+  void expiredBatchWhoseLatestAttemptLeftAResultIsSettledFromItWithoutAnotherJob() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("orphan", "");
+      landing.profile("locked", "");
+      landing.land("orphan", "p1", 1, 1);
+      landing.land("locked", "p1", 1, 1);
+      Duration lease = Duration.ofMinutes(10);
+      BatchRecord committed = landing.ledger.claimPartitions(new ClaimPartitions(LOCKED, 100, lease, true)).orElseThrow();
+      landing.ledger.markRunning(committed.batchId(), lease);
+      BatchRecord rejected = landing.ledger.claimPartitions(new ClaimPartitions(ORPHAN, 100, lease, true)).orElseThrow();
+      landing.ledger.markRunning(rejected.batchId(), lease);
+      BatchLoadReport report = new BatchLoadReport(LOCKED, committed.batchId(), false, 4242L,
+          BatchLoadReport.Checkpoint.FAILED, Optional.of("SQLITE_BUSY"),
+          new io.files2iceberg.core.ledger.BatchMetrics(1, 10, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1), List.of(), Optional.empty());
+      writeResult(landing, "locked", new AttemptResult(LOCKED, committed.batchId(), 1, 3, JobExit.CHECKPOINT_FAILED,
+          Optional.of(report), Optional.of("files2iceberg: table " + LOCKED + " batch " + committed.batchId()
+              + " is committed to Iceberg as snapshot 4242 but its ledger checkpoint failed: SQLITE_BUSY"), 1,
+          Instant.now(), Instant.now()));
+      String error = "files2iceberg: table " + ORPHAN + " batch " + rejected.batchId() + " rejected: column amount";
+      writeResult(landing, "orphan", new AttemptResult(ORPHAN, rejected.batchId(), 1, 4, JobExit.REJECTED,
+          Optional.empty(), Optional.of(error), 1, Instant.now(), Instant.now()));
+      landing.clock.advance(lease.plusMinutes(1));
+      List<BatchEvent> events = new CopyOnWriteArrayList<>();
+
+      RunSummary summary = BatchRunner.builder(landing.registry(), landing.ledger, profile -> (manifest, uri, attempt) -> {
+        throw new AssertionError("launched " + manifest.batchId());
+      }).events(events::add).build().runOnce();
+
+      assertThat(events).noneMatch(BatchLaunched.class::isInstance);
+      assertThat(committed(summary, LOCKED).report().snapshotId()).isEqualTo(4242L);
+      BatchRecord settled = landing.ledger.batch(committed.batchId()).orElseThrow();
+      assertThat(settled.state()).isEqualTo(BatchState.COMMITTED);
+      assertThat(settled.snapshotId()).contains(4242L);
+      assertThat(landing.ledger.partition(LOCKED, "p1").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+      BatchFailed failed = (BatchFailed) events.stream().filter(BatchFailed.class::isInstance).findFirst().orElseThrow();
+      assertThat(failed.batchId()).isEqualTo(rejected.batchId());
+      assertThat(failed.error()).isEqualTo(error);
+      assertThat(failed.after()).isEqualTo(AfterFailure.PARTITIONS_FAILED);
+      assertThat(landing.ledger.batch(rejected.batchId()).orElseThrow().state()).isEqualTo(BatchState.FAILED);
+      assertThat(landing.ledger.partition(ORPHAN, "p1").orElseThrow().state()).isEqualTo(PartitionState.FAILED);
+    }
+  }
+
+  /** Writes a result where the job writes its first attempt's, beside the batch's manifest. */
+  private static void writeResult(Landing landing, String profile, AttemptResult result) throws Exception {
+    Path file = landing.home.metadata(profile).resolve("batches").resolve(result.batchId() + "-attempt1.result.json");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, result.toJson());
   }
 
   /** The Spark job the batcher started, once it runs; its batcher's output is in {@code out}. */
