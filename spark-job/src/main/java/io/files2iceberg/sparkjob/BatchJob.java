@@ -6,6 +6,7 @@ import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;
@@ -36,6 +37,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -52,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * The Spark job: loads exactly one batch into its Iceberg table, exactly once.
  *
  * <pre>{@code
- * BatchJob --manifest <local path | file:// | gs:// URI>
+ * BatchJob --manifest <local path | file:// | gs:// URI> [--attempt <N>]
  * }</pre>
  *
  * <p>The manifest ({@link BatchManifestCodec}) names the batch, its resolved table profile and its
@@ -73,6 +75,10 @@ import org.slf4j.LoggerFactory;
  * failed (the batcher finalizes it from the snapshot summary, for instance by running the job
  * again); {@value #EXIT_REJECTED} the batch cannot be loaded as it is (bad input, an unsafe schema
  * change): nothing was committed and a retry would fail the same way. See {@link JobExit}.
+ *
+ * <p>With {@code --attempt N} the job also writes what it did, whatever the outcome, to {@code
+ * <manifest folder>/<batchId>-attempt<N>.result.json} ({@link AttemptResult}): the launchers and
+ * recovery read that file, not the job's output, which nobody may be reading any more.
  */
 public final class BatchJob {
   /** Exit codes, as {@link JobExit} defines them for the launchers. */
@@ -95,7 +101,10 @@ public final class BatchJob {
 
   private static final Logger LOG = LoggerFactory.getLogger(BatchJob.class);
   private static final int MAX_ERROR_LENGTH = 2000;
-  private static final String USAGE = "usage: BatchJob --manifest <path or URI of the batch manifest>";
+  private static final String USAGE =
+      "usage: BatchJob --manifest <path or URI of the batch manifest> [--attempt <launch of the batch, from 1>]";
+  /** Starts the one stderr line in which the job names the table, the batch and what is at fault. */
+  static final String JOB_LINE_PREFIX = "files2iceberg: ";
 
   private final Clock clock;
   private final PrintStream out;
@@ -143,23 +152,47 @@ public final class BatchJob {
     System.exit(code);
   }
 
-  /** Runs the job as {@link #main} does and returns the exit code. */
+  /**
+   * Runs the job as {@link #main} does and returns the exit code. With {@code --attempt N}, the
+   * last thing it does is write its {@link AttemptResult} beside the manifest ({@link
+   * AttemptResult#locationBeside}): the exit code, the report or the classified error, and the
+   * times, so that what it did is recorded even when nobody watches its output any more (its
+   * batcher died). A result that cannot be written is logged and changes nothing else: the
+   * launcher then falls back on the exit code and the log.
+   */
   int execute(String[] args) {
-    Optional<String> manifestUri = manifestArgument(args);
-    if (manifestUri.isEmpty()) {
+    Instant started = clock.instant();
+    Optional<Arguments> arguments = Arguments.parse(args);
+    if (arguments.isEmpty()) {
       err.println(USAGE);
       return EXIT_INVALID_MANIFEST;
     }
+    String manifestUri = arguments.get().manifest();
+    Ended ended = load(manifestUri);
+    arguments.get().attempt().ifPresent(attempt -> writeResult(AttemptResult.locationBeside(manifestUri, attempt),
+        new AttemptResult(ended.table(), ended.batchId().orElse(AttemptResult.batchIdOf(manifestUri)), attempt,
+            ended.exit().code(), ended.exit(), ended.report(), ended.error(), ProcessHandle.current().pid(), started,
+            clock.instant())));
+    return ended.exit().code();
+  }
+
+  /** How {@link #load} ended: what the result file and the exit code say. */
+  private record Ended(JobExit exit, String table, Optional<String> batchId, Optional<BatchLoadReport> report,
+      Optional<String> error) {}
+
+  /** Loads the batch of the manifest; prints the classified error line on stderr when it does not. */
+  private Ended load(String manifestUri) {
     BatchManifest manifest;
     try {
-      manifest = BatchManifestCodec.fromJson(readManifest(manifestUri.get()), manifestUri.get());
+      manifest = BatchManifestCodec.fromJson(readManifest(manifestUri), manifestUri);
     } catch (InvalidManifestException e) {
-      err.println("files2iceberg: " + e.getMessage());
-      return EXIT_INVALID_MANIFEST;
+      return failed(JobExit.INVALID_MANIFEST, "", Optional.empty(), Optional.empty(), e.getMessage());
     } catch (IOException | RuntimeException e) {
-      err.println("files2iceberg: cannot read manifest " + manifestUri.get() + ": " + e.getMessage());
-      return EXIT_INVALID_MANIFEST;
+      return failed(JobExit.INVALID_MANIFEST, "", Optional.empty(), Optional.empty(),
+          "cannot read manifest " + manifestUri + ": " + e.getMessage());
     }
+    String table = manifest.table();
+    Optional<String> batchId = Optional.of(manifest.batchId());
     Optional<Ledger> ledger = Optional.empty();
     try {
       SparkSession spark = sessions.apply(manifest);
@@ -168,28 +201,44 @@ public final class BatchJob {
       }
       BatchLoadReport report = run(spark, manifest, ledger);
       if (report.checkpoint() == BatchLoadReport.Checkpoint.FAILED) {
-        err.println("files2iceberg: table " + manifest.table() + " batch " + manifest.batchId()
-            + " is committed to Iceberg as snapshot " + report.snapshotId() + " but its ledger checkpoint failed: "
-            + report.checkpointError().orElse("unknown error"));
-        return EXIT_CHECKPOINT_FAILED;
+        return failed(JobExit.CHECKPOINT_FAILED, table, batchId, Optional.of(report), "table " + table + " batch "
+            + manifest.batchId() + " is committed to Iceberg as snapshot " + report.snapshotId()
+            + " but its ledger checkpoint failed: " + report.checkpointError().orElse("unknown error"));
       }
-      return EXIT_OK;
+      return new Ended(JobExit.LOADED, table, batchId, Optional.of(report), Optional.empty());
     } catch (InvalidManifestException e) {
-      err.println("files2iceberg: " + e.getMessage());
-      return EXIT_INVALID_MANIFEST;
+      return failed(JobExit.INVALID_MANIFEST, table, batchId, Optional.empty(), e.getMessage());
     } catch (BatchFailedException e) {
       // Bad input or a change the table cannot take: the same batch fails the same way again.
-      LOG.error("Table {} batch {} cannot be loaded as it is", manifest.table(), manifest.batchId(), e);
-      err.println("files2iceberg: table " + manifest.table() + " batch " + manifest.batchId() + " rejected: "
-          + oneLine(e));
-      return EXIT_REJECTED;
+      LOG.error("Table {} batch {} cannot be loaded as it is", table, manifest.batchId(), e);
+      return failed(JobExit.REJECTED, table, batchId, Optional.empty(),
+          "table " + table + " batch " + manifest.batchId() + " rejected: " + oneLine(e));
     } catch (RuntimeException e) {
-      LOG.error("Table {} batch {} failed", manifest.table(), manifest.batchId(), e);
-      err.println("files2iceberg: table " + manifest.table() + " batch " + manifest.batchId() + " failed: "
-          + oneLine(e));
-      return EXIT_FAILED;
+      LOG.error("Table {} batch {} failed", table, manifest.batchId(), e);
+      return failed(JobExit.FAILED, table, batchId, Optional.empty(),
+          "table " + table + " batch " + manifest.batchId() + " failed: " + oneLine(e));
     } finally {
       ledger.ifPresent(Ledger::close);
+    }
+  }
+
+  /** Prints the job's one classified line, {@code files2iceberg: <what>}, and keeps it for the result. */
+  private Ended failed(JobExit exit, String table, Optional<String> batchId, Optional<BatchLoadReport> report,
+      String what) {
+    String line = JOB_LINE_PREFIX + what;
+    err.println(line);
+    err.flush();
+    return new Ended(exit, table, batchId, report, Optional.of(line));
+  }
+
+  private void writeResult(String location, AttemptResult result) {
+    try {
+      AttemptResultFile.write(location, result);
+      LOG.info("Table {} batch {} attempt {}: result {} written to {}", result.table(), result.batchId(),
+          result.attempt(), result.exit(), location);
+    } catch (IOException | RuntimeException e) {
+      LOG.error("Table {} batch {} attempt {}: cannot write the result to {}; the launcher reads the exit code and"
+          + " the log instead", result.table(), result.batchId(), result.attempt(), location, e);
     }
   }
 
@@ -290,14 +339,48 @@ public final class BatchJob {
     }
   }
 
-  private static Optional<String> manifestArgument(String[] args) {
-    if (args.length == 2 && args[0].equals("--manifest") && !args[1].isBlank()) {
-      return Optional.of(args[1]);
+  /**
+   * The command line: {@code --manifest <uri>} (or {@code --manifest=<uri>}) and, from a launcher,
+   * {@code --attempt <N>} (or {@code --attempt=<N>}), the launch of the batch this run is.
+   */
+  record Arguments(String manifest, Optional<Integer> attempt) {
+    static Optional<Arguments> parse(String[] args) {
+      String manifest = null;
+      Integer attempt = null;
+      for (int i = 0; i < args.length; i++) {
+        String name = args[i];
+        String value;
+        int equals = name.indexOf('=');
+        if (name.startsWith("--") && equals > 0) {
+          value = name.substring(equals + 1);
+          name = name.substring(0, equals);
+        } else if (i + 1 < args.length) {
+          value = args[++i];
+        } else {
+          return Optional.empty();
+        }
+        if (value.isBlank()) {
+          return Optional.empty();
+        }
+        switch (name) {
+          case "--manifest" -> manifest = value;
+          case "--attempt" -> {
+            try {
+              attempt = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+              return Optional.empty();
+            }
+            if (attempt < 1) {
+              return Optional.empty();
+            }
+          }
+          default -> {
+            return Optional.empty();
+          }
+        }
+      }
+      return manifest == null ? Optional.empty() : Optional.of(new Arguments(manifest, Optional.ofNullable(attempt)));
     }
-    if (args.length == 1 && args[0].startsWith("--manifest=") && args[0].length() > "--manifest=".length()) {
-      return Optional.of(args[0].substring("--manifest=".length()));
-    }
-    return Optional.empty();
   }
 
   /** The error as one bounded line; Spark's "Driver stacktrace:" tail is left to the log. */

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.cli;
 
+import io.files2iceberg.batcher.launch.AttemptResults;
 import io.files2iceberg.batcher.ops.History;
 import io.files2iceberg.batcher.ops.InspectFormat;
 import java.nio.file.Path;
@@ -18,6 +19,8 @@ import picocli.CommandLine.Option;
     description = {
       "Shows one partition, one batch or one file with everything the ledger holds about it: states,",
       "attempts, errors, quarantine reasons, events, the batches that claimed it, their snapshot ids and metrics.",
+      "A batch also lists each launch with the result its job wrote (exit, error or snapshot and rows) and where its",
+      "log is; that needs the profiles (--config), which say where the results and logs are.",
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
     })
 final class InspectCommand implements Callable<Integer> {
@@ -62,7 +65,9 @@ final class InspectCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "--generation needs --file");
     }
     return OperatorRun.run(spec, config, false, home.resolve(), (opened, out, err) -> {
-      History history = subject.batch != null ? History.ofBatch(opened.ledger(), subject.batch)
+      History history = subject.batch != null
+          ? History.ofBatch(opened.ledger(), subject.batch, t -> opened.profiles().flatMap(r -> r.byTable(t)),
+              opened.home().root().resolve("logs"), AttemptResults.withDefaultStorage())
           : subject.file != null ? History.ofFile(opened.ledger(), subject.file, Optional.ofNullable(generation))
           : History.ofPartition(opened.ledger(), table, subject.partition);
       out.print(json ? InspectFormat.json(history) : InspectFormat.human(history));

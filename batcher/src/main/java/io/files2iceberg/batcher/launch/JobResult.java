@@ -9,11 +9,12 @@ import java.util.Optional;
  * How one run of the job ended.
  *
  * @param exit the job's exit code as its outcome (a crash or a kill is {@link JobExit#FAILED})
- * @param report the job's metrics line, when it printed one (always with {@link JobExit#LOADED},
- *     and with {@link JobExit#CHECKPOINT_FAILED} when the job got that far)
- * @param detail one line saying what happened: the job's own last {@code files2iceberg:} line when
- *     it printed one, else what the launcher saw (the exit code, a signal, the remote state); never
- *     blank
+ * @param report the job's report, from its result file (or, without one, its metrics line):
+ *     always with {@link JobExit#LOADED} when the launcher has it, and with {@link
+ *     JobExit#CHECKPOINT_FAILED} when the job got that far
+ * @param detail one line saying what happened: the job's own {@code files2iceberg:} line from its
+ *     result file (or its log) when it wrote one, else what the launcher saw (the exit code, a
+ *     signal, the remote state); never blank
  * @param fromJob whether the job itself decided the outcome (it printed its {@code files2iceberg:}
  *     line, or its metrics line): only then does {@link JobExit#FAILED} mean "nothing was
  *     committed". False for a crash, a kill, a lost remote run: the table may or may not hold the

@@ -7,7 +7,9 @@ import io.files2iceberg.core.manifest.BatchManifest;
  * Dataproc Serverless batch. The planner chooses one per table ({@code job.dataproc-region}) and
  * never learns which it got.
  *
- * <p>Launching only starts the job; {@link LaunchedJob#await} watches it. A launcher is used by
+ * <p>Launching only starts the job; {@link LaunchedJob#await} watches it. The job is given its
+ * attempt ({@code --attempt N}) and writes what it did to an {@code AttemptResult} beside its
+ * manifest; a launcher's {@link JobResult} comes from that file whenever the job wrote it. A launcher is used by
  * several tables at once and must be thread-safe.
  */
 public interface Launcher extends AutoCloseable {
@@ -24,6 +26,19 @@ public interface Launcher extends AutoCloseable {
    *     says whether trying again later may succeed
    */
   LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt);
+
+  /**
+   * The run of an earlier attempt of this batch that is still running: a job whose batcher died
+   * and which outlived it. Recovery watches it (its result is read when it ends) instead of
+   * starting a second job on the same batch.
+   *
+   * @param attempt the launch to look for, as {@link #launch} was given it
+   * @return empty when that run has ended, was never started, or this launcher cannot tell; by
+   *     default always empty
+   */
+  default java.util.Optional<LaunchedJob> reattach(BatchManifest manifest, String manifestUri, int attempt) {
+    return java.util.Optional.empty();
+  }
 
   /**
    * Starts another main class of the job's build where the table's jobs run (a child JVM, a

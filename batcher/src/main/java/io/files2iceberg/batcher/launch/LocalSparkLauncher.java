@@ -1,19 +1,20 @@
 package io.files2iceberg.batcher.launch;
 
+import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.TableProfile;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,14 +31,17 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * java <spark-job/target/classes/files2iceberg/spark-java-options.txt> -Xmx2g \
  *   -cp spark-job/target/classes:<spark-job/target/classpath.txt>:<spark-job/target/ledger-classpath.txt> \
- *   io.files2iceberg.sparkjob.BatchJob --manifest <uri>
+ *   io.files2iceberg.sparkjob.BatchJob --manifest <uri> --attempt <N>
  * }</pre>
  *
  * with {@code SPARK_LOCAL_IP=127.0.0.1}; Spark's master is the profile's {@code job.master}, which
- * the job reads from the manifest. The child's stdout and stderr go to
+ * the job reads from the manifest. The child's stdout and stderr are appended to
  * {@code <metadata.path>/logs/<batchId>-attempt<N>.log} (for a {@code gs://} metadata path, to
- * {@code <home>/logs/}); the last stdout line that is a metrics line is the report, and the last
- * stderr line starting with {@value #JOB_LINE_PREFIX} is the detail.
+ * {@code <home>/logs/<profile>/}) by the child itself, not through pipes: a child outlives its
+ * batcher and keeps logging. Its pid goes to {@code <batchId>-attempt<N>.pid} beside the log, so
+ * that recovery can {@link #reattach} to it. The result is the job's {@link AttemptResult} beside
+ * the manifest; only when the job wrote none (killed, out of memory) do the exit code and the log's
+ * last line starting with {@value #JOB_LINE_PREFIX} (and its last metrics line) stand in.
  */
 public final class LocalSparkLauncher implements Launcher {
   private static final Logger LOG = LoggerFactory.getLogger(LocalSparkLauncher.class);
@@ -193,6 +197,9 @@ public final class LocalSparkLauncher implements Launcher {
     return sparkJobTarget;
   }
 
+  /** Reads the results the job writes beside its manifest (a {@code gs://} one with the environment's client). */
+  private final AttemptResults results = AttemptResults.withDefaultStorage();
+
   @Override
   public LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt) {
     Objects.requireNonNull(manifest, "manifest");
@@ -200,7 +207,11 @@ public final class LocalSparkLauncher implements Launcher {
     List<String> full = new ArrayList<>(command);
     full.add("--manifest");
     full.add(manifestUri);
-    return start(full, manifest.table(), manifest.batchId(), logFile(manifest, attempt), "attempt " + attempt);
+    full.add("--attempt");
+    full.add(String.valueOf(attempt));
+    Path log = logFile(manifest, attempt);
+    return start(full, manifest.table(), manifest.batchId(), log, "attempt " + attempt,
+        Optional.of(AttemptResult.locationBeside(manifestUri, attempt)), Optional.of(pidFile(log)));
   }
 
   /** Runs the main as {@link #commandFor} does; its output goes to {@code <fallback logs>/<runId>.log}. */
@@ -208,31 +219,122 @@ public final class LocalSparkLauncher implements Launcher {
   public LaunchedJob launchMain(SparkMainRun run) {
     List<String> full = new ArrayList<>(commandFor(run.mainClass()));
     full.addAll(run.args());
-    return start(full, run.table(), run.runId(), fallbackLogs.resolve(run.runId() + ".log"), run.mainClass());
+    return start(full, run.table(), run.runId(), fallbackLogs.resolve(run.runId() + ".log"), run.mainClass(),
+        Optional.empty(), Optional.empty());
   }
 
-  private LaunchedJob start(List<String> full, String table, String runId, Path log, String what) {
+  /**
+   * The child of an earlier attempt, when it still runs: the process its {@code .pid} file names
+   * is alive and is this build's job on this manifest and attempt (a pid reused by another process
+   * does not count). Its batcher died, so its exit code is lost; its result file says how it ended.
+   */
+  @Override
+  public Optional<LaunchedJob> reattach(BatchManifest manifest, String manifestUri, int attempt) {
+    Path log = logFile(manifest, attempt);
+    Path pidFile = pidFile(log);
+    long pid;
+    try {
+      pid = Long.parseLong(Files.readString(pidFile).strip());
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException | NumberFormatException e) {
+      LOG.warn("Table {} batch {}: cannot read the pid of attempt {} from {}: {}", manifest.table(),
+          manifest.batchId(), attempt, pidFile, e.toString());
+      return Optional.empty();
+    }
+    Optional<ProcessHandle> process = ProcessHandle.of(pid)
+        .filter(ProcessHandle::isAlive)
+        .filter(handle -> isJobOf(handle, manifestUri, attempt));
+    if (process.isEmpty()) {
+      return Optional.empty();
+    }
+    LOG.info("Table {} batch {}: attempt {} is still running as process {}, log {}", manifest.table(),
+        manifest.batchId(), attempt, pid, log);
+    return Optional.of(new AttachedJob(manifest.table(), manifest.batchId(), process.get(), log,
+        AttemptResult.locationBeside(manifestUri, attempt), results));
+  }
+
+  /** Whether the process runs {@value #MAIN_CLASS} with exactly this manifest and attempt. */
+  static boolean isJobOf(ProcessHandle process, String manifestUri, int attempt) {
+    List<String> args = arguments(process);
+    int main = args.indexOf(MAIN_CLASS);
+    return main >= 0 && args.subList(main + 1, args.size())
+        .equals(List.of("--manifest", manifestUri, "--attempt", String.valueOf(attempt)));
+  }
+
+  /**
+   * A process's arguments: from {@code /proc/<pid>/cmdline} where there is one (the JDK's {@link
+   * ProcessHandle.Info} gives up on a command line as long as a Spark classpath makes it), else as
+   * the JDK reports them.
+   */
+  static List<String> arguments(ProcessHandle process) {
+    Path cmdline = Path.of("/proc", String.valueOf(process.pid()), "cmdline");
+    try {
+      List<String> all = List.of(new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0"));
+      return all.isEmpty() ? all : all.subList(1, all.size());
+    } catch (IOException | UncheckedIOException e) {
+      return process.info().arguments().map(List::of).orElse(List.of());
+    }
+  }
+
+  /**
+   * Starts the child with its output appended straight to its log file, not through pipes the
+   * batcher pumps: a child whose batcher dies keeps running and logging, and writes its result.
+   * The pid goes to {@code pidFile} at once, for {@link #reattach}.
+   */
+  private LaunchedJob start(List<String> full, String table, String runId, Path log, String what,
+      Optional<String> resultLocation, Optional<Path> pidFile) {
     ProcessBuilder builder = new ProcessBuilder(full).directory(sparkJobTarget.toFile());
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     builder.redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
+    builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.redirectErrorStream(true);
+    Process process;
     try {
       Files.createDirectories(log.getParent());
-      Writer writer = Files.newBufferedWriter(log, StandardCharsets.UTF_8);
-      Process process = builder.start();
-      LOG.info("Table {} batch {}: {} started as process {}, log {}", table, runId, what, process.pid(), log);
-      return new ChildJob(table, runId, process, writer, log);
+      process = builder.start();
     } catch (IOException e) {
       throw new LaunchException("Cannot start the Spark job of table " + table + " batch " + runId + ": "
           + e.getMessage(), true, e);
     }
+    LOG.info("Table {} batch {}: {} started as process {}, log {}", table, runId, what, process.pid(), log);
+    pidFile.ifPresent(file -> writePid(file, process.pid(), table, runId));
+    return new ChildJob(table, runId, process, log, resultLocation, results);
+  }
+
+  private static void writePid(Path file, long pid, String table, String runId) {
+    try {
+      Path temp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
+      Files.writeString(temp, pid + System.lineSeparator());
+      Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      // Without it recovery cannot see that the job still runs, and launches the batch again,
+      // which the job's snapshot walk keeps from writing the batch twice.
+      LOG.warn("Table {} batch {}: cannot write the job's pid to {}: {}", table, runId, file, e.toString());
+    }
+  }
+
+  /** {@code <log folder>/<batchId>-attempt<N>.pid} beside {@code <batchId>-attempt<N>.log}. */
+  static Path pidFile(Path log) {
+    String name = log.getFileName().toString();
+    return log.resolveSibling((name.endsWith(".log") ? name.substring(0, name.length() - 4) : name) + ".pid");
   }
 
   /** {@code <metadata.path>/logs/<batchId>-attempt<N>.log}, or under the fallback folder. */
   Path logFile(BatchManifest manifest, int attempt) {
-    String name = manifest.batchId() + "-attempt" + attempt + ".log";
-    return localFolder(manifest.profile().metadata().path())
+    return logFile(manifest.profile(), fallbackLogs, manifest.batchId(), attempt);
+  }
+
+  /**
+   * Where the local launcher writes the log of one attempt: {@code
+   * <metadata.path>/logs/<batchId>-attempt<N>.log}, or {@code <fallbackLogs>/<profile>/} when
+   * the metadata path is not local ({@code <home>/logs} for the launcher the commands open).
+   */
+  public static Path logFile(TableProfile profile, Path fallbackLogs, String batchId, int attempt) {
+    String name = batchId + "-attempt" + attempt + ".log";
+    return localFolder(profile.metadata().path())
         .map(folder -> folder.resolve("logs"))
-        .orElse(fallbackLogs.resolve(manifest.profile().name()))
+        .orElse(fallbackLogs.toAbsolutePath().normalize().resolve(profile.name()))
         .resolve(name);
   }
 
@@ -262,37 +364,86 @@ public final class LocalSparkLauncher implements Launcher {
     return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
   }
 
-  /** One child JVM: two pumps copy its output to the log and keep what the result needs. */
+  /**
+   * How a run ended, from what it left: its result file when it wrote one (the job's own word),
+   * else the exit code (when known) and its log's last {@value #JOB_LINE_PREFIX} line, metrics
+   * line and last line (a job killed or out of memory before it could write its result).
+   */
+  static JobResult ended(Optional<Integer> exitCode, boolean cancelled, Path log, Optional<String> resultLocation,
+      AttemptResults results) {
+    Optional<AttemptResult> written = resultLocation.flatMap(results::read);
+    if (written.isPresent() && !cancelled) {
+      return AttemptResults.toJobResult(written.get(), Optional.of(log.toString()));
+    }
+    LogTail tail = LogTail.of(log);
+    JobExit exit = exitCode.map(JobExit::fromCode).orElse(JobExit.FAILED);
+    Optional<BatchLoadReport> report = tail.report();
+    boolean fromJob = exitCode.isPresent() && (tail.jobLine().isPresent() || (exit == JobExit.LOADED
+        && report.isPresent()));
+    String code = exitCode.map(c -> "code " + c).orElse("an unknown code (its batcher died)");
+    String detail;
+    if (cancelled) {
+      detail = "the job was cancelled (exit " + code + ")";
+    } else if (tail.jobLine().isPresent()) {
+      detail = tail.jobLine().get();
+    } else if (exit == JobExit.LOADED && report.isPresent()) {
+      BatchLoadReport r = report.get();
+      detail = (r.alreadyCommitted() ? "already committed in snapshot " : "committed snapshot ") + r.snapshotId()
+          + ", checkpoint " + r.checkpoint().code();
+    } else {
+      detail = "the job exited with " + code + " without a " + JOB_LINE_PREFIX + " line"
+          + (resultLocation.isPresent() ? " or a result file" : "")
+          + tail.lastLine().map(line -> "; last log line: " + line).orElse("");
+    }
+    return new JobResult(exit, report, detail, fromJob && !cancelled, Optional.of(log.toString()));
+  }
+
+  /** What a log says when no result file does: the last lines that matter. */
+  private record LogTail(Optional<BatchLoadReport> report, Optional<String> jobLine, Optional<String> lastLine) {
+    static LogTail of(Path log) {
+      BatchLoadReport report = null;
+      String jobLine = null;
+      String lastLine = null;
+      try (BufferedReader reader = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {
+        String line;
+        while ((line = reader.readLine()) != null) {
+          if (line.isBlank()) {
+            continue;
+          }
+          lastLine = line.strip();
+          Optional<BatchLoadReport> parsed = BatchLoadReport.fromMetricsLine(line);
+          if (parsed.isPresent()) {
+            report = parsed.get();
+          } else if (line.startsWith(JOB_LINE_PREFIX)) {
+            jobLine = line.strip();
+          }
+        }
+      } catch (IOException | UncheckedIOException e) {
+        LOG.warn("Cannot read the job log {}: {}", log, e.toString());
+      }
+      return new LogTail(Optional.ofNullable(report), Optional.ofNullable(jobLine), Optional.ofNullable(lastLine));
+    }
+  }
+
+  /** One child JVM this launcher started, writing its output to its log file itself. */
   private static final class ChildJob implements LaunchedJob {
     private final String table;
     private final String batchId;
     private final Process process;
-    private final Writer log;
     private final Path logFile;
-    private final Thread stdout;
-    private final Thread stderr;
-    private volatile BatchLoadReport report;
-    private volatile String jobLine;
-    private volatile String lastErrorLine;
+    private final Optional<String> resultLocation;
+    private final AttemptResults results;
     private volatile boolean cancelled;
     private JobResult result;
 
-    ChildJob(String table, String batchId, Process process, Writer log, Path logFile) {
+    ChildJob(String table, String batchId, Process process, Path logFile, Optional<String> resultLocation,
+        AttemptResults results) {
       this.table = table;
       this.batchId = batchId;
       this.process = process;
-      this.log = log;
       this.logFile = logFile;
-      String name = "job-" + batchId;
-      this.stdout = daemon(name + "-out", () -> pump(process.getInputStream(), true));
-      this.stderr = daemon(name + "-err", () -> pump(process.getErrorStream(), false));
-    }
-
-    private static Thread daemon(String name, Runnable body) {
-      Thread thread = new Thread(body, name);
-      thread.setDaemon(true);
-      thread.start();
-      return thread;
+      this.resultLocation = resultLocation;
+      this.results = results;
     }
 
     @Override
@@ -313,34 +464,10 @@ public final class LocalSparkLauncher implements Launcher {
       if (!process.waitFor(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
         return Optional.empty();
       }
-      // The pumps end at the streams' end, which follows the exit.
-      stdout.join(TimeUnit.SECONDS.toMillis(30));
-      stderr.join(TimeUnit.SECONDS.toMillis(30));
-      closeLog();
-      result = result(process.exitValue());
+      result = ended(Optional.of(process.exitValue()), cancelled, logFile, resultLocation, results);
       LOG.info("Table {} batch {}: process {} exited with {} ({})", table, batchId,
-          process.pid(), result.exit().code(), result.detail());
+          process.pid(), process.exitValue(), result.detail());
       return Optional.of(result);
-    }
-
-    private JobResult result(int code) {
-      JobExit exit = JobExit.fromCode(code);
-      Optional<BatchLoadReport> parsed = Optional.ofNullable(report);
-      boolean fromJob = jobLine != null || (exit == JobExit.LOADED && parsed.isPresent());
-      String detail;
-      if (jobLine != null) {
-        detail = jobLine;
-      } else if (exit == JobExit.LOADED && parsed.isPresent()) {
-        BatchLoadReport r = parsed.get();
-        detail = (r.alreadyCommitted() ? "already committed in snapshot " : "committed snapshot ") + r.snapshotId()
-            + ", checkpoint " + r.checkpoint().code();
-      } else if (cancelled) {
-        detail = "the job was cancelled (exit code " + code + ")";
-      } else {
-        detail = "the job exited with code " + code + " without a " + JOB_LINE_PREFIX + " line"
-            + Optional.ofNullable(lastErrorLine).map(line -> "; last stderr line: " + line).orElse("");
-      }
-      return new JobResult(exit, parsed, detail, fromJob && !cancelled, Optional.of(logFile.toString()));
     }
 
     @Override
@@ -350,60 +477,86 @@ public final class LocalSparkLauncher implements Launcher {
       }
       cancelled = true;
       LOG.warn("Table {} batch {}: cancelling process {}", table, batchId, process.pid());
-      process.descendants().forEach(ProcessHandle::destroy);
-      process.destroy();
-      try {
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-          process.descendants().forEach(ProcessHandle::destroyForcibly);
-          process.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        process.destroyForcibly();
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    private void pump(InputStream stream, boolean isStdout) {
-      try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = reader.readLine()) != null) {
-          write(line);
-          if (isStdout) {
-            BatchLoadReport.fromMetricsLine(line).ifPresent(parsed -> report = parsed);
-          } else if (!line.isBlank()) {
-            lastErrorLine = line.strip();
-            if (line.startsWith(JOB_LINE_PREFIX)) {
-              jobLine = line.strip();
-            }
-          }
-        }
-      } catch (IOException e) {
-        LOG.warn("Table {} batch {}: lost the job's {}: {}", table, batchId,
-            isStdout ? "stdout" : "stderr", e.toString());
-      }
-    }
-
-    private void write(String line) {
-      synchronized (log) {
-        try {
-          log.write(line);
-          log.write(System.lineSeparator());
-          log.flush();
-        } catch (IOException e) {
-          throw new UncheckedIOException("Cannot write the job log " + logFile, e);
-        }
-      }
-    }
-
-    private void closeLog() {
-      synchronized (log) {
-        try {
-          log.close();
-        } catch (IOException e) {
-          LOG.warn("Cannot close the job log {}: {}", logFile, e.toString());
-        }
-      }
+      stop(process.toHandle());
     }
   }
 
+  /**
+   * The child of an earlier attempt, which another batcher started and which outlived it: its
+   * exit code is its dead parent's to read, so its result file alone says how it ended.
+   */
+  private static final class AttachedJob implements LaunchedJob {
+    private final String table;
+    private final String batchId;
+    private final ProcessHandle process;
+    private final Path logFile;
+    private final String resultLocation;
+    private final AttemptResults results;
+    private volatile boolean cancelled;
+    private JobResult result;
+
+    AttachedJob(String table, String batchId, ProcessHandle process, Path logFile, String resultLocation,
+        AttemptResults results) {
+      this.table = table;
+      this.batchId = batchId;
+      this.process = process;
+      this.logFile = logFile;
+      this.resultLocation = resultLocation;
+      this.results = results;
+    }
+
+    @Override
+    public Optional<String> log() {
+      return Optional.of(logFile.toString());
+    }
+
+    @Override
+    public String jobId() {
+      return "pid " + process.pid();
+    }
+
+    @Override
+    public synchronized Optional<JobResult> await(Duration timeout) throws InterruptedException {
+      if (result != null) {
+        return Optional.of(result);
+      }
+      try {
+        process.onExit().get(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        return Optional.empty();
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new LaunchException("Table " + table + " batch " + batchId + ": cannot watch process " + process.pid()
+            + ": " + e.getCause(), true, e);
+      }
+      result = ended(Optional.empty(), cancelled, logFile, Optional.of(resultLocation), results);
+      LOG.info("Table {} batch {}: process {} (started by an earlier batcher) ended: {}", table, batchId,
+          process.pid(), result.detail());
+      return Optional.of(result);
+    }
+
+    @Override
+    public void cancel() {
+      if (!process.isAlive()) {
+        return;
+      }
+      cancelled = true;
+      LOG.warn("Table {} batch {}: cancelling process {}", table, batchId, process.pid());
+      stop(process);
+    }
+  }
+
+  /** Stops a job and its children: politely, then after 10 seconds by force. */
+  private static void stop(ProcessHandle process) {
+    process.descendants().forEach(ProcessHandle::destroy);
+    process.destroy();
+    try {
+      process.onExit().get(10, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
 }

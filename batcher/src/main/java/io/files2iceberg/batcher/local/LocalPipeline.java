@@ -7,6 +7,7 @@ import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchReattached;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
 import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
 import io.files2iceberg.batcher.plan.BatchRunner;
@@ -295,6 +296,9 @@ public final class LocalPipeline implements AutoCloseable {
     } else if (event instanceof BatchRecovered recovered) {
       say("batch " + recovered.batchId() + " recovered after its lease expired; launching attempt "
           + recovered.attempt());
+    } else if (event instanceof BatchReattached reattached) {
+      say("batch " + reattached.batchId() + " recovered after its lease expired; its attempt "
+          + reattached.attempt() + " (" + reattached.jobId() + ") still runs, waiting for it");
     } else if (event instanceof PartitionsSuperseded superseded) {
       say("partitions " + partitions(superseded.partitions()) + " superseded by batch " + superseded.batchId()
           + " (mode last loads only the newest)");

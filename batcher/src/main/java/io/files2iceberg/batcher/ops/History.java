@@ -1,10 +1,16 @@
 package io.files2iceberg.batcher.ops;
 
+import io.files2iceberg.batcher.launch.AttemptResults;
+import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.launch.dataproc.DataprocLauncher;
+import io.files2iceberg.batcher.plan.ManifestStore;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.match.ObjectLocation;
+import io.files2iceberg.core.profile.TableProfile;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -14,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * What {@code inspect} shows: one partition, batch or object with everything the ledger holds
@@ -25,8 +32,17 @@ public sealed interface History {
   record OfPartition(PartitionRecord partition, List<FileRecord> files, List<BatchRecord> batches)
       implements History {}
 
-  /** A batch and its files in claim order. */
-  record OfBatch(BatchRecord batch, List<FileRecord> files) implements History {}
+  /** A batch, its files in claim order and its launches, oldest first. */
+  record OfBatch(BatchRecord batch, List<FileRecord> files, List<Attempt> attempts) implements History {}
+
+  /**
+   * One launch of a batch, as the job recorded it.
+   *
+   * @param resultLocation where the job writes its result, beside the manifest
+   * @param result the result, once the job wrote it
+   * @param log where the launch's output goes: a local file, or the Dataproc batch
+   */
+  record Attempt(int attempt, String resultLocation, Optional<AttemptResult> result, String log) {}
 
   /**
    * Every recorded generation of one object (oldest first) and the stored batches that took them.
@@ -43,11 +59,32 @@ public sealed interface History {
         ledger.batchesOfPartition(table, partition));
   }
 
-  /** @throws NotInLedgerException naming the batch when the ledger does not know it */
-  static OfBatch ofBatch(Ledger ledger, String batchId) {
+  /**
+   * A batch, with the results and logs of its launches when its profile is known ({@code
+   * --config}); without it, where they are is unknown and no attempts are listed.
+   *
+   * @param profiles the profile of a table, when the command has them
+   * @param fallbackLogs where the local launcher logs a profile whose metadata path is not local
+   * @throws NotInLedgerException naming the batch when the ledger does not know it
+   */
+  public static OfBatch ofBatch(Ledger ledger, String batchId, Function<String, Optional<TableProfile>> profiles,
+      Path fallbackLogs, AttemptResults results) {
     BatchRecord batch = ledger.batch(batchId)
         .orElseThrow(() -> new NotInLedgerException("no batch " + batchId + " in the ledger"));
-    return new OfBatch(batch, ledger.filesOfBatch(batchId));
+    Optional<TableProfile> profile = profiles.apply(batch.table());
+    List<Attempt> attempts = new ArrayList<>();
+    if (profile.isPresent()) {
+      String manifest = ManifestStore.location(profile.get(), batchId);
+      for (int launch = 1; launch <= batch.launches(); launch++) {
+        int attempt = launch;
+        String location = AttemptResult.locationBeside(manifest, attempt);
+        String log = profile.get().job().dataprocRegion()
+            .map(region -> "Dataproc batch " + DataprocLauncher.dataprocBatchId(batchId, attempt) + " in " + region)
+            .orElse(LocalSparkLauncher.logFile(profile.get(), fallbackLogs, batchId, attempt).toString());
+        attempts.add(new Attempt(attempt, location, results.read(location), log));
+      }
+    }
+    return new OfBatch(batch, ledger.filesOfBatch(batchId), attempts);
   }
 
   /**

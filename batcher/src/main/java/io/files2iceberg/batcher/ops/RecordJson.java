@@ -30,6 +30,15 @@ public final class RecordJson {
   }
 
   /** Indented, with a final newline. */
+  /** A JSON text another record's own codec wrote, to nest in the output as it is. */
+  static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot read JSON", e);
+    }
+  }
+
   public static String write(JsonNode node) {
     try {
       return JSON.writeValueAsString(node) + "\n";

@@ -89,6 +89,23 @@ public sealed interface BatchEvent {
     }
   }
 
+  /**
+   * A batch whose lease had expired was taken over while the job of its latest attempt was still
+   * running (its batcher died, its job did not): recovery watches that job instead of launching a
+   * second one on the batch, and settles the batch by its result.
+   *
+   * @param attempt the launch being watched
+   * @param jobId the launcher's id of the run
+   */
+  record BatchReattached(String table, String batchId, int attempt, String jobId, Optional<String> log)
+      implements BatchEvent {
+    @Override
+    public String describe() {
+      return "reattached " + table + " " + batchId + ": its lease expired but attempt " + attempt + " (" + jobId
+          + ") is still running; waiting for it" + log.map(where -> ", log " + where).orElse("");
+    }
+  }
+
   /** The batch is in the table, and (with a checkpoint) COMMITTED in the ledger. */
   record BatchCommitted(String table, String batchId, BatchLoadReport report) implements BatchEvent {
     public BatchCommitted {

@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.plan;
 
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import io.files2iceberg.batcher.launch.AttemptResults;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
@@ -11,17 +12,20 @@ import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchReattached;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
 import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.NewestPartitionClaimed;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
@@ -69,9 +73,13 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li><b>Recovery</b>: each of its batches whose lease expired (a batcher died, or a run left it
- *       for recovery) is launched again as it is, rebuilt from the ledger. The job walks the
- *       table's snapshot ancestry before reading anything, so a batch that is already in the table
- *       is only finalized in the ledger; the batcher never reads Iceberg itself. A batch whose
+ *       for recovery). Its latest attempt's result file comes first ({@code AttemptResult}, which
+ *       the job writes beside its manifest whoever watches it): a result that says the table
+ *       holds the batch settles it without Spark; a job of that attempt still running (its
+ *       batcher died, it did not) is reattached and waited for, never doubled. Otherwise the
+ *       batch is launched again as it is, rebuilt from the ledger. The job walks the table's
+ *       snapshot ancestry before reading anything, so a batch that is already in the table is
+ *       only finalized in the ledger; the batcher never reads Iceberg itself. A batch whose
  *       attempts reached {@code job.max-attempts} is failed instead.
  *   <li><b>Stops</b>: with {@code strict-pattern = true}, a quarantined file that misses the
  *       pattern stops the table here, with an error naming the file ({@link TableStops}).
@@ -86,7 +94,7 @@ import org.slf4j.LoggerFactory;
  *       not commit, so a failing table never spends all its attempts in one run.
  * </ol>
  *
- * <p>Settling, by the job's {@link JobExit}:
+ * <p>Settling, by the job's {@link JobExit}, as its result file (else its exit code) says:
  *
  * <ul>
  *   <li>{@code LOADED}: the job wrote the checkpoint; the ledger must show the batch COMMITTED (else
@@ -140,6 +148,7 @@ public final class BatchRunner {
   private final RunOptions options;
   private final Consumer<BatchEvent> events;
   private final ManifestStore manifests;
+  private final AttemptResults results;
   private final StorageListing listing;
   /** One job at a time per SQLite catalog file; see {@link #catalogPermit}. */
   private final Map<String, Semaphore> sqliteCatalogs = new ConcurrentHashMap<>();
@@ -153,6 +162,7 @@ public final class BatchRunner {
     this.events = builder.events;
     Supplier<Storage> storage = memoize(builder.storage);
     this.manifests = new ManifestStore(storage);
+    this.results = new AttemptResults(storage);
     this.listing = new StorageListing(storage);
   }
 
@@ -371,8 +381,43 @@ public final class BatchRunner {
       }
     }
 
-    /** A batch whose lease expired: fail it when out of attempts, else launch it again. */
+    /**
+     * A batch whose lease expired. Its latest attempt comes first, since its batcher may have died
+     * while its job did not: when that attempt's result says the table holds the batch, the batch
+     * is settled from it (the checkpoint the job recorded, or the one it failed to record) without
+     * running Spark again; when its job still runs, it is watched instead of launching a second
+     * job on the batch. Otherwise the batch is failed when out of attempts, else launched again.
+     */
     private boolean recover(Launcher launcher, BatchRecord batch) {
+      // The ledger does not keep a batch's mode: it is the profile's, and a ledger batch of a
+      // profile since switched to full (which has no ledger batches) is loaded incrementally.
+      IngestionType mode = profile.extract().batchFile().ingestionType();
+      BatchManifest manifest = BatchManifest.of(batch.batchId(), profile,
+          mode == IngestionType.FULL ? IngestionType.INCREMENTAL : mode, true, batch.createdAt(),
+          ledger.filesOfBatch(batch.batchId()));
+      String manifestUri = ManifestStore.location(profile, batch.batchId());
+      int latest = batch.launches();
+      Optional<AttemptResult> previous = latest < 1 ? Optional.empty()
+          : results.read(AttemptResult.locationBeside(manifestUri, latest));
+      // A result without a checkpoint to write (saveCheckpoint = false) is not a run of the ledger's batch.
+      if (previous.isPresent() && previous.get().isInTable()
+          && previous.get().report().orElseThrow().checkpoint() != BatchLoadReport.Checkpoint.SKIPPED) {
+        return settleFromResult(batch, previous.get());
+      }
+      Optional<LaunchedJob> running = previous.isPresent() || latest < 1 ? Optional.empty()
+          : reattach(launcher, manifest, manifestUri, latest);
+      if (running.isPresent()) {
+        return watchReattached(launcher, batch, manifest, running.get(), latest);
+      }
+      if (previous.isPresent() && previous.get().exit() == JobExit.REJECTED) {
+        // The job's own word that this batch cannot be loaded as it is; its batcher died before
+        // settling it. Running it again would fail the same way.
+        if (takeOver(batch)) {
+          fail(batch.batchId(), previous.get().detail(), Optional.of(JobExit.REJECTED), 1);
+          return true;
+        }
+        return false;
+      }
       if (batch.attempts() >= maxAttempts) {
         String error = "gave up after " + batch.attempts() + " attempt(s): the lease expired without a result"
             + batch.error().map(e -> "; " + e).orElse("");
@@ -381,23 +426,89 @@ public final class BatchRunner {
         emit(new BatchFailed(table, batch.batchId(), error, Optional.empty(), AfterFailure.PARTITIONS_FAILED));
         return true;
       }
-      try {
-        ledger.takeOverExpiredLease(batch.batchId(), lease);
-      } catch (IllegalTransitionException e) {
-        // Another batcher (an overlapping scheduled run) recovered it first, or it settled.
-        LOG.info("Table {} batch {}: not recovered here: {}", table, batch.batchId(), e.getMessage());
+      if (!takeOver(batch)) {
         return false;
       }
       LOG.info("Table {} batch {}: lease expired at {} after {} attempt(s); launching it again", table,
           batch.batchId(), batch.leaseUntil().orElse(null), batch.attempts());
       emit(new BatchRecovered(table, batch.batchId(), batch.launches() + 1));
-      // The ledger does not keep a batch's mode: it is the profile's, and a ledger batch of a
-      // profile since switched to full (which has no ledger batches) is loaded incrementally.
-      IngestionType mode = profile.extract().batchFile().ingestionType();
       // The batch may have been RUNNING when its batcher died, or it is one that gave up with an
       // unknown outcome and retry revived (attempts reset, error kept): the table may hold it already.
-      return execute(launcher, batch, mode == IngestionType.FULL ? IngestionType.INCREMENTAL : mode,
-          batch.attempts() > 0 || mayHoldBatch(batch));
+      return execute(launcher, manifest, batch.attempts() > 0 || mayHoldBatch(batch), Optional.empty());
+    }
+
+    /** Recovery's compare-and-set on the lease; false when another batcher took the batch first. */
+    private boolean takeOver(BatchRecord batch) {
+      try {
+        ledger.takeOverExpiredLease(batch.batchId(), lease);
+        return true;
+      } catch (IllegalTransitionException e) {
+        // Another batcher (an overlapping scheduled run) recovered it first, or it settled.
+        LOG.info("Table {} batch {}: not recovered here: {}", table, batch.batchId(), e.getMessage());
+        return false;
+      }
+    }
+
+    private Optional<LaunchedJob> reattach(Launcher launcher, BatchManifest manifest, String manifestUri, int attempt) {
+      try {
+        return launcher.reattach(manifest, manifestUri, attempt);
+      } catch (LaunchException e) {
+        LOG.warn("Table {} batch {}: cannot tell whether attempt {} still runs: {}", table, manifest.batchId(),
+            attempt, e.getMessage());
+        return Optional.empty();
+      }
+    }
+
+    /**
+     * The latest attempt's job outlived its batcher and still runs: take the lease over and watch
+     * it, renewing the lease, then settle the batch by its result as if this batcher had launched it
+     * (an earlier attempt may have committed, so an unclear end leaves the batch for recovery).
+     */
+    private boolean watchReattached(Launcher launcher, BatchRecord batch, BatchManifest manifest, LaunchedJob job,
+        int attempt) {
+      if (!takeOver(batch)) {
+        return false;
+      }
+      LOG.info("Table {} batch {}: lease expired at {}, but attempt {} still runs as {}; watching it", table,
+          batch.batchId(), batch.leaseUntil().orElse(null), attempt, job.jobId());
+      emit(new BatchReattached(table, batch.batchId(), attempt, job.jobId(), job.log()));
+      JobResult result = watch(job, batch.batchId());
+      return execute(launcher, manifest, true, Optional.of(new Watched(result, batch.attempts())));
+    }
+
+    /**
+     * The latest attempt's result says the table holds the batch, but its batcher died before
+     * settling it. After LOADED the job recorded the checkpoint, so the ledger has the batch
+     * COMMITTED already; after CHECKPOINT_FAILED the checkpoint is written here, from the result's
+     * snapshot id and metrics, as the job's "already committed" path would write it, without
+     * running Spark again. When an overlapping run took the batch first, it is not settled here.
+     */
+    private boolean settleFromResult(BatchRecord batch, AttemptResult previous) {
+      if (!takeOver(batch)) {
+        return ledger.batch(batch.batchId()).map(b -> b.state() == BatchState.COMMITTED).orElse(false);
+      }
+      BatchLoadReport report = previous.report().orElseThrow();
+      LOG.info("Table {} batch {}: lease expired, and attempt {} left its result: {}; settling the batch from it",
+          table, batch.batchId(), previous.attempt(), previous.detail());
+      Optional<String> log = Optional.empty();
+      JobResult result = new JobResult(JobExit.LOADED, Optional.of(report), previous.detail(), true, log);
+      boolean inLedger = ledger.batch(batch.batchId()).map(b -> b.state() == BatchState.COMMITTED).orElse(false);
+      if (!inLedger) {
+        try {
+          boolean already = ledger.commitBatch(new CommitBatch(batch.batchId(), report.snapshotId(), report.metrics()))
+              .alreadyCommitted();
+          BatchLoadReport finalized = new BatchLoadReport(report.table(), report.batchId(), report.alreadyCommitted(),
+              report.snapshotId(), already ? BatchLoadReport.Checkpoint.ALREADY_COMMITTED
+                  : BatchLoadReport.Checkpoint.COMMITTED, Optional.empty(), report.metrics(),
+              report.quarantinedFiles(), report.rejectedTable());
+          result = new JobResult(JobExit.LOADED, Optional.of(finalized), previous.detail(), true, log);
+        } catch (RuntimeException e) {
+          return leaveForRecovery(batch.batchId(), "the table holds the batch (" + previous.detail()
+              + ") but its checkpoint cannot be written: " + e.getMessage(), Optional.of(previous.exit()),
+              batch.attempts());
+        }
+      }
+      return settleLoaded(batch.batchId(), result);
     }
 
     private Optional<BatchRecord> claimNewest() {
@@ -418,33 +529,51 @@ public final class BatchRunner {
      * written it to the table. Returns whether it committed.
      */
     private boolean execute(Launcher launcher, BatchRecord claimed, IngestionType mode, boolean mayBeCommitted) {
-      String batchId = claimed.batchId();
-      BatchManifest manifest = BatchManifest.of(batchId, profile, mode, true, claimed.createdAt(),
-          ledger.filesOfBatch(batchId));
+      BatchManifest manifest = BatchManifest.of(claimed.batchId(), profile, mode, true, claimed.createdAt(),
+          ledger.filesOfBatch(claimed.batchId()));
+      return execute(launcher, manifest, mayBeCommitted, Optional.empty());
+    }
+
+    /**
+     * As above; {@code watched}: the result of a run that was already going (a reattached
+     * attempt), settled first as if it had been launched here.
+     */
+    private boolean execute(Launcher launcher, BatchManifest manifest, boolean mayBeCommitted,
+        Optional<Watched> watched) {
+      String batchId = manifest.batchId();
       boolean checkpointRetried = false;
       while (true) {
-        String uri;
-        try {
-          uri = manifests.write(manifest);
-        } catch (RuntimeException e) {
-          return unlaunched(batchId, e.getMessage(), mayBeCommitted);
+        JobResult result;
+        int attempts;
+        if (watched.isPresent()) {
+          result = watched.get().result();
+          attempts = watched.get().attempts();
+          watched = Optional.empty();
+        } else {
+          String uri;
+          try {
+            uri = manifests.write(manifest);
+          } catch (RuntimeException e) {
+            return unlaunched(batchId, e.getMessage(), mayBeCommitted);
+          }
+          BatchRecord running;
+          try {
+            running = ledger.markRunning(batchId, lease);
+          } catch (IllegalTransitionException e) {
+            // Another run settled it meanwhile (the job of a batcher that died finished after all).
+            LOG.info("Table {} batch {}: not launched: {}", table, batchId, e.getMessage());
+            return ledger.batch(batchId).map(b -> b.state() == BatchState.COMMITTED).orElse(false);
+          }
+          // Launches, not attempts: a revived batch's count of attempts starts again, and its next
+          // launch must not reuse an earlier one's job (a Dataproc batch id names the launch).
+          int attempt = running.launches();
+          attempts = running.attempts();
+          Optional<JobResult> outcome = launchAndWatch(launcher, manifest, uri, attempt);
+          if (outcome.isEmpty()) {
+            return unlaunched(batchId, "the job could not be started", mayBeCommitted);
+          }
+          result = outcome.get();
         }
-        BatchRecord running;
-        try {
-          running = ledger.markRunning(batchId, lease);
-        } catch (IllegalTransitionException e) {
-          // Another run settled it meanwhile (the job of a batcher that died finished after all).
-          LOG.info("Table {} batch {}: not launched: {}", table, batchId, e.getMessage());
-          return ledger.batch(batchId).map(b -> b.state() == BatchState.COMMITTED).orElse(false);
-        }
-        // Launches, not attempts: a revived batch's count of attempts starts again, and its next
-        // launch must not reuse an earlier one's job (a Dataproc batch id names the launch).
-        int attempt = running.launches();
-        Optional<JobResult> outcome = launchAndWatch(launcher, manifest, uri, attempt);
-        if (outcome.isEmpty()) {
-          return unlaunched(batchId, "the job could not be started", mayBeCommitted);
-        }
-        JobResult result = outcome.get();
         switch (result.exit()) {
           case LOADED -> {
             return settleLoaded(batchId, result);
@@ -457,14 +586,14 @@ public final class BatchRunner {
                   + " finalize it", table, batchId, result.describe());
               continue;
             }
-            return leaveForRecovery(batchId, result.describe(), Optional.of(result.exit()), running.attempts());
+            return leaveForRecovery(batchId, result.describe(), Optional.of(result.exit()), attempts);
           }
           case REJECTED -> {
             return fail(batchId, result.describe(), Optional.of(result.exit()), 1);
           }
           case FAILED, INVALID_MANIFEST -> {
             if (!result.fromJob() || mayBeCommitted) {
-              return leaveForRecovery(batchId, result.describe(), Optional.of(result.exit()), running.attempts());
+              return leaveForRecovery(batchId, result.describe(), Optional.of(result.exit()), attempts);
             }
             return fail(batchId, result.describe(), Optional.of(result.exit()), maxAttempts);
           }
@@ -485,6 +614,14 @@ public final class BatchRunner {
         return Optional.empty();
       }
       emit(new BatchLaunched(table, batchId, attempt, job.jobId(), job.log()));
+      return Optional.of(watch(job, batchId));
+    }
+
+    /**
+     * Waits for a run to end, renewing the lease every third of it, cancelling the run past the
+     * job timeout; a run it loses track of, or is interrupted watching, ends without the job's word.
+     */
+    private JobResult watch(LaunchedJob job, String batchId) {
       Instant deadline = clock.instant().plus(options.jobTimeout());
       Duration renewEvery = max(MIN_RENEWAL, lease.dividedBy(3));
       try {
@@ -496,12 +633,12 @@ public final class BatchRunner {
             job.cancel();
             Optional<JobResult> ended = job.await(Duration.ofSeconds(30));
             String detail = "the job ran longer than the job timeout " + options.jobTimeout() + " and was cancelled";
-            return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(), detail, false,
-                ended.flatMap(JobResult::log).or(job::log)));
+            return new JobResult(JobExit.FAILED, Optional.empty(), detail, false,
+                ended.flatMap(JobResult::log).or(job::log));
           }
           Optional<JobResult> result = job.await(min(renewEvery, left));
           if (result.isPresent()) {
-            return result;
+            return result.get();
           }
           renewLease(batchId);
         }
@@ -510,12 +647,11 @@ public final class BatchRunner {
             job.jobId());
         job.cancel();
         Thread.currentThread().interrupt();
-        return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(), "the batcher was interrupted", false,
-            Optional.empty()));
+        return new JobResult(JobExit.FAILED, Optional.empty(), "the batcher was interrupted", false, Optional.empty());
       } catch (LaunchException e) {
         // The watcher lost the run; the job may still be running or may have committed.
-        return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(),
-            "lost track of " + job.jobId() + ": " + e.getMessage(), false, Optional.empty()));
+        return new JobResult(JobExit.FAILED, Optional.empty(), "lost track of " + job.jobId() + ": " + e.getMessage(),
+            false, Optional.empty());
       }
     }
 
@@ -744,6 +880,9 @@ public final class BatchRunner {
       }
     };
   }
+
+  /** The result of a run that was watched before {@code execute} (a reattached attempt) and its batch's attempts. */
+  private record Watched(JobResult result, int attempts) {}
 
   /** What the tables' turns reported, for the summary. */
   private static final class Collected {

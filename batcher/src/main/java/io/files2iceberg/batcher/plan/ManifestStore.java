@@ -6,6 +6,7 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;
+import io.files2iceberg.core.profile.TableProfile;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -19,12 +20,30 @@ import java.util.function.Supplier;
  * plain path or {@code file://}) or {@code gs://}. Writing the same batch again replaces the file
  * with the same content, since a manifest is rebuilt from the ledger deterministically.
  */
-final class ManifestStore {
+public final class ManifestStore {
 
   private final Supplier<Storage> storage;
 
   ManifestStore(Supplier<Storage> storage) {
     this.storage = storage;
+  }
+
+  /**
+   * Where the manifest of the batch is (or will be) written: what {@link #write} returns. The
+   * job's attempt results are beside it ({@code AttemptResult#locationBeside}).
+   */
+  public static String location(TableProfile profile, String batchId) {
+    String folder = profile.metadata().path();
+    String name = "batches/" + batchId + ".json";
+    if (folder.startsWith("gs://")) {
+      String rest = folder.substring("gs://".length());
+      int slash = rest.indexOf('/');
+      String bucket = slash < 0 ? rest : rest.substring(0, slash);
+      String prefix = slash < 0 ? "" : rest.substring(slash + 1);
+      return "gs://" + bucket + "/" + (prefix.isEmpty() || prefix.endsWith("/") ? prefix + name : prefix + "/" + name);
+    }
+    Path base = folder.startsWith("file:") ? Path.of(URI.create(folder)) : Path.of(folder);
+    return base.resolve(name).toAbsolutePath().normalize().toString();
   }
 
   /** Writes the manifest and returns where the job reads it. */

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.launch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.ManifestFile;
@@ -150,6 +151,31 @@ class LocalSparkLauncherTest {
     assertThat(Files.readString(log)).contains(result.detail());
     assertThat(result.describe()).isEqualTo(result.detail() + " (log: " + log + ")");
     assertThat(job.await(Duration.ZERO)).contains(result);
+    // The job recorded its own outcome beside the manifest, and the launcher took it from there.
+    Path resultFile = dir.resolve("nowhere-attempt1.result.json");
+    AttemptResult written = AttemptResult.fromJson(Files.readString(resultFile), resultFile.toString());
+    assertThat(written.exit()).isEqualTo(JobExit.INVALID_MANIFEST);
+    assertThat(written.exitCode()).isEqualTo(2);
+    assertThat(written.batchId()).isEqualTo("nowhere");
+    assertThat(written.error()).contains(result.detail());
+    assertThat(Files.readString(log.resolveSibling("b-missing-attempt1.pid")).strip())
+        .isEqualTo(String.valueOf(written.pid()));
+    assertThat(job.jobId()).isEqualTo("pid " + written.pid());
+    // It has ended: there is nothing to reattach to.
+    assertThat(launcher.reattach(manifest, missing.toString(), 1)).isEmpty();
+  }
+
+  @Test
+  void reattachIgnoresAPidFileWhoseProcessIsNotThatAttemptsJob() throws Exception {
+    LocalSparkLauncher launcher = new LocalSparkLauncher(SPARK_JOB_TARGET, new Home(dir));
+    BatchManifest manifest = manifest(profile("clicks", ""), "b-reused");
+    Path log = launcher.logFile(manifest, 1);
+    Files.createDirectories(log.getParent());
+    // A pid that is alive, but another process's (this test's JVM): the pid was reused.
+    Files.writeString(log.resolveSibling("b-reused-attempt1.pid"), ProcessHandle.current().pid() + "\n");
+
+    assertThat(launcher.reattach(manifest, dir.resolve("b-reused.json").toString(), 1)).isEmpty();
+    assertThat(launcher.reattach(manifest, dir.resolve("b-reused.json").toString(), 2)).as("no pid file").isEmpty();
   }
 
   private TableProfile profile(String name, String extra) throws Exception {

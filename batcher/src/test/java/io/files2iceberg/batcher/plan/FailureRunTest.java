@@ -13,6 +13,7 @@ import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.JobExit;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,8 +35,9 @@ class FailureRunTest {
   @Test
   void failedJobReleasesPartitionsWithAnAttemptAndRejectedInputFailsThemAtOnce() throws Exception {
     try (Landing landing = new Landing(dir)) {
-      // A catalog whose SQLite file cannot be created: the job fails, and says why (exit 1).
-      Path missing = dir.resolve("no-such-folder");
+      // A catalog whose SQLite file cannot be created (its folder would be under a plain file): the
+      // job fails, and says why (exit 1).
+      Path missing = java.nio.file.Files.writeString(dir.resolve("a-file"), "not a folder").resolve("catalog-home");
       landing.profile("broken", """
           load.iceberg.table = "broken.test.broken"
           catalog { type = jdbc, uri = "jdbc:sqlite:%s/catalog.db", warehouse = "%s/warehouse" }
@@ -63,6 +65,16 @@ class FailureRunTest {
       assertThat(broken.error()).startsWith("files2iceberg: table " + BROKEN + " batch " + broken.batchId() + " failed:")
           .contains("(log: " + landing.home.metadata("broken").resolve("logs")
               .resolve(broken.batchId() + "-attempt1.log") + ")");
+      // The job recorded its classified error beside its manifest; that is what the batcher reports.
+      AttemptResult brokenResult = result(landing, "broken", broken.batchId());
+      assertThat(brokenResult.exit()).isEqualTo(JobExit.FAILED);
+      assertThat(brokenResult.exitCode()).isEqualTo(1);
+      assertThat(brokenResult.report()).isEmpty();
+      assertThat(brokenResult.error().orElseThrow())
+          .startsWith("files2iceberg: table " + BROKEN + " batch " + broken.batchId() + " failed:");
+      assertThat(broken.error()).isEqualTo(brokenResult.error().get() + " (log: "
+          + landing.home.metadata("broken").resolve("logs").resolve(broken.batchId() + "-attempt1.log") + ")");
+      assertThat(brokenResult.endedAt()).isAfterOrEqualTo(brokenResult.startedAt());
       PartitionRecord retried = landing.ledger.partition(BROKEN, "p1").orElseThrow();
       assertThat(retried.state()).isEqualTo(PartitionState.READY);
       assertThat(retried.attempts()).isEqualTo(1);
@@ -74,6 +86,11 @@ class FailureRunTest {
       assertThat(rejected.exit()).contains(JobExit.REJECTED);
       assertThat(rejected.after()).isEqualTo(AfterFailure.PARTITIONS_FAILED);
       assertThat(rejected.error()).contains("rejected:", "not-a-number");
+      AttemptResult rejectedResult = result(landing, "rejected", rejected.batchId());
+      assertThat(rejectedResult.exit()).isEqualTo(JobExit.REJECTED);
+      assertThat(rejectedResult.exitCode()).isEqualTo(4);
+      assertThat(rejectedResult.error().orElseThrow()).contains("rejected:", "not-a-number");
+      assertThat(rejected.error()).startsWith(rejectedResult.error().get() + " (log: ");
       PartitionRecord failedAtOnce = landing.ledger.partition(REJECTED, "p1").orElseThrow();
       assertThat(failedAtOnce.state()).isEqualTo(PartitionState.FAILED);
       assertThat(failedAtOnce.attempts()).isEqualTo(1);
@@ -151,9 +168,20 @@ class FailureRunTest {
       assertThat(gaveUp.error()).startsWith("gave up after 2 attempt(s); the table may hold the batch:");
       assertThat(landing.ledger.partition("local.test.slow", "p1").orElseThrow().state())
           .isEqualTo(PartitionState.FAILED);
-      assertThat(Files.list(landing.home.metadata("slow").resolve("logs")).map(p -> p.getFileName().toString()))
+      assertThat(Files.list(landing.home.metadata("slow").resolve("logs")).map(p -> p.getFileName().toString())
+              .filter(name -> name.endsWith(".log")))
           .containsExactlyInAnyOrder(timedOut.batchId() + "-attempt1.log", timedOut.batchId() + "-attempt2.log");
+      // Both were killed before they could write a result.
+      assertThat(landing.home.metadata("slow").resolve("batches").resolve(timedOut.batchId() + "-attempt1.result.json"))
+          .doesNotExist();
     }
+  }
+
+  /** The result the job wrote of the batch's first attempt, beside its manifest. */
+  private static AttemptResult result(Landing landing, String profile, String batchId) throws Exception {
+    Path file = landing.home.metadata(profile).resolve("batches").resolve(batchId + "-attempt1.result.json");
+    assertThat(file).as(landing::jobLogs).exists();
+    return AttemptResult.fromJson(Files.readString(file), file.toString());
   }
 
   private static BatchFailed failure(RunSummary summary, String table) {

@@ -3,6 +3,9 @@ package io.files2iceberg.batcher.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
@@ -18,11 +21,14 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.TableProfile;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -30,12 +36,14 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * Crashes between two steps, then a run: every batch ends in the table exactly once. Three tables,
@@ -202,6 +210,184 @@ class RecoveryRunTest {
       landing.clock.advance(Duration.ofMillis(1));
       assertThat(landing.ledger.findExpiredLeases()).extracting(BatchRecord::batchId).containsExactly(batch.batchId());
     }
+  }
+
+  /**
+   * The batcher is a process of its own ({@code batch run-once}) and is killed (SIGKILL) once its
+   * job has started: the job, an orphan now, keeps running and logging to its file, and records
+   * what it did in its result file. Recovery finds the orphan still running and waits for it
+   * instead of launching a second job on the batch, then settles the batch from its result.
+   */
+  @Test
+  void orphanedJobOfAKilledBatcherCommitsAndRecoveryWaitsForItsResult() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("orphan", "");
+      landing.land("orphan", "p1", 2, 1);
+      Process batcher = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-cp", System.getProperty("java.class.path"), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+          "-D" + LocalSparkLauncher.SPARK_JOB_DIR_PROPERTY + "=" + Landing.SPARK_JOB_TARGET.toAbsolutePath().normalize(),
+          "io.files2iceberg.batcher.cli.Files2Iceberg", "batch", "run-once", "--config", landing.config.toString(),
+          "--home", landing.home.root().toString())
+          .redirectErrorStream(true)
+          .redirectOutput(dir.resolve("batcher.out").toFile())
+          .start();
+      ProcessHandle job = null;
+      try {
+        job = startedJob(batcher, dir.resolve("batcher.out"));
+        batcher.destroyForcibly().waitFor();
+        assertThat(job.isAlive()).as("the job outlives its batcher").isTrue();
+        BatchRecord orphan = landing.ledger.tableStatus(ORPHAN).inFlight().get(0);
+        String batchId = orphan.batchId();
+
+        // The batcher's lease runs out; the next run recovers the batch while its job still runs.
+        landing.clock.advance(Duration.ofHours(1));
+        List<BatchEvent> events = new CopyOnWriteArrayList<>();
+        LocalSparkLauncher launcher = landing.launcher();
+        RunSummary summary = BatchRunner.builder(landing.registry(), landing.ledger, profile -> launcher)
+            .options(new RunOptions(1, Duration.ofMinutes(5)))
+            .events(events::add)
+            .build()
+            .runOnce();
+
+        assertThat(summary.failed()).as(landing::jobLogs).isEmpty();
+        assertThat(job.isAlive()).isFalse();
+        assertThat(events).as("no second job on the batch").noneMatch(BatchLaunched.class::isInstance);
+        assertThat(events).filteredOn(BatchEvent.BatchReattached.class::isInstance).singleElement()
+            .extracting(e -> ((BatchEvent.BatchReattached) e).attempt()).isEqualTo(1);
+        BatchLoadReport report = committed(summary, ORPHAN).report();
+        assertThat(report.batchId()).isEqualTo(batchId);
+        assertThat(report.alreadyCommitted()).isFalse();
+        assertThat(report.metrics().rowsInserted()).isEqualTo(2);
+        BatchRecord stored = landing.ledger.batch(batchId).orElseThrow();
+        assertThat(stored.state()).isEqualTo(BatchState.COMMITTED);
+        assertThat(stored.snapshotId()).contains(report.snapshotId());
+
+        // The orphan's own record of what it did.
+        Path resultFile = landing.home.metadata("orphan").resolve("batches").resolve(batchId + "-attempt1.result.json");
+        AttemptResult result = AttemptResult.fromJson(Files.readString(resultFile), resultFile.toString());
+        assertThat(result.exit()).isEqualTo(JobExit.LOADED);
+        assertThat(result.attempt()).isEqualTo(1);
+        assertThat(result.pid()).isEqualTo(job.pid());
+        assertThat(result.report()).contains(report);
+        Path log = landing.home.metadata("orphan").resolve("logs").resolve(batchId + "-attempt1.log");
+        assertThat(Files.readString(log)).as("the orphan kept logging after its batcher died")
+            .contains(report.toMetricsLine());
+
+        // Every row once, in one snapshot.
+        var rows = TableRows.query(landing.home.root(), landing.config,
+            "SELECT id FROM " + ORPHAN + " ORDER BY id",
+            "SELECT count(*) AS n FROM " + ORPHAN + ".snapshots");
+        assertThat(rows.get(0)).extracting(r -> r.get("id").asLong()).containsExactly(1L, 2L);
+        assertThat(rows.get(1).get(0).get("n").asLong()).isEqualTo(1);
+
+        // inspect shows the attempt, its result and its log.
+        StringWriter out = new StringWriter();
+        CommandLine inspect = Files2Iceberg.newCommandLine();
+        inspect.setOut(new PrintWriter(out, true));
+        inspect.setErr(new PrintWriter(out, true));
+        assertThat(inspect.execute("inspect", "--batch", batchId, "--config", landing.config.toString(), "--home",
+            landing.home.root().toString())).as(out::toString).isZero();
+        assertThat(out.toString()).contains("ATTEMPTS (1, oldest first)\n  attempt 1: exit 0 LOADED, committed snapshot "
+            + report.snapshotId() + ", checkpoint committed, 2 row(s) inserted", "result " + resultFile, "log " + log);
+        out.getBuffer().setLength(0);
+        assertThat(inspect.execute("inspect", "--batch", batchId, "--json", "--config", landing.config.toString(),
+            "--home", landing.home.root().toString())).as(out::toString).isZero();
+        JsonNode json = new ObjectMapper().readTree(out.toString());
+        assertThat(json.at("/attempts/0/attempt").asInt()).isEqualTo(1);
+        assertThat(json.at("/attempts/0/result/exit").asText()).isEqualTo("loaded");
+        assertThat(json.at("/attempts/0/result/report/snapshotId").asLong()).isEqualTo(report.snapshotId());
+        assertThat(json.at("/attempts/0/result/report/rowsInserted").asLong()).isEqualTo(2);
+        assertThat(json.at("/attempts/0/resultLocation").asText()).isEqualTo(resultFile.toString());
+        assertThat(json.at("/attempts/0/log").asText()).isEqualTo(log.toString());
+      } finally {
+        batcher.destroyForcibly();
+        if (job != null) {
+          job.destroyForcibly();
+        }
+      }
+    }
+  }
+
+  private static String commandLine(ProcessHandle process) {
+    try {
+      return Files.readString(Path.of("/proc", String.valueOf(process.pid()), "cmdline"));
+    } catch (java.io.IOException e) {
+      return process.info().commandLine().orElse("");
+    }
+  }
+
+  /**
+   * The batcher died after its job ended: the job's result is all that says what happened. A
+   * result that has the batch in the table settles it (here the job's checkpoint had failed: the
+   * checkpoint is written from the result); a rejected one fails it. Neither runs Spark again.
+   */
+  @Test
+  void expiredBatchWhoseLatestAttemptLeftAResultIsSettledFromItWithoutAnotherJob() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("orphan", "");
+      landing.profile("locked", "");
+      landing.land("orphan", "p1", 1, 1);
+      landing.land("locked", "p1", 1, 1);
+      Duration lease = Duration.ofMinutes(10);
+      BatchRecord committed = landing.ledger.claimPartitions(new ClaimPartitions(LOCKED, 100, lease, true)).orElseThrow();
+      landing.ledger.markRunning(committed.batchId(), lease);
+      BatchRecord rejected = landing.ledger.claimPartitions(new ClaimPartitions(ORPHAN, 100, lease, true)).orElseThrow();
+      landing.ledger.markRunning(rejected.batchId(), lease);
+      BatchLoadReport report = new BatchLoadReport(LOCKED, committed.batchId(), false, 4242L,
+          BatchLoadReport.Checkpoint.FAILED, Optional.of("SQLITE_BUSY"),
+          new io.files2iceberg.core.ledger.BatchMetrics(1, 10, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1), List.of(), Optional.empty());
+      writeResult(landing, "locked", new AttemptResult(LOCKED, committed.batchId(), 1, 3, JobExit.CHECKPOINT_FAILED,
+          Optional.of(report), Optional.of("files2iceberg: table " + LOCKED + " batch " + committed.batchId()
+              + " is committed to Iceberg as snapshot 4242 but its ledger checkpoint failed: SQLITE_BUSY"), 1,
+          Instant.now(), Instant.now()));
+      String error = "files2iceberg: table " + ORPHAN + " batch " + rejected.batchId() + " rejected: column amount";
+      writeResult(landing, "orphan", new AttemptResult(ORPHAN, rejected.batchId(), 1, 4, JobExit.REJECTED,
+          Optional.empty(), Optional.of(error), 1, Instant.now(), Instant.now()));
+      landing.clock.advance(lease.plusMinutes(1));
+      List<BatchEvent> events = new CopyOnWriteArrayList<>();
+
+      RunSummary summary = BatchRunner.builder(landing.registry(), landing.ledger, profile -> (manifest, uri, attempt) -> {
+        throw new AssertionError("launched " + manifest.batchId());
+      }).events(events::add).build().runOnce();
+
+      assertThat(events).noneMatch(BatchLaunched.class::isInstance);
+      assertThat(committed(summary, LOCKED).report().snapshotId()).isEqualTo(4242L);
+      BatchRecord settled = landing.ledger.batch(committed.batchId()).orElseThrow();
+      assertThat(settled.state()).isEqualTo(BatchState.COMMITTED);
+      assertThat(settled.snapshotId()).contains(4242L);
+      assertThat(landing.ledger.partition(LOCKED, "p1").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+      BatchFailed failed = (BatchFailed) events.stream().filter(BatchFailed.class::isInstance).findFirst().orElseThrow();
+      assertThat(failed.batchId()).isEqualTo(rejected.batchId());
+      assertThat(failed.error()).isEqualTo(error);
+      assertThat(failed.after()).isEqualTo(AfterFailure.PARTITIONS_FAILED);
+      assertThat(landing.ledger.batch(rejected.batchId()).orElseThrow().state()).isEqualTo(BatchState.FAILED);
+      assertThat(landing.ledger.partition(ORPHAN, "p1").orElseThrow().state()).isEqualTo(PartitionState.FAILED);
+    }
+  }
+
+  /** Writes a result where the job writes its first attempt's, beside the batch's manifest. */
+  private static void writeResult(Landing landing, String profile, AttemptResult result) throws Exception {
+    Path file = landing.home.metadata(profile).resolve("batches").resolve(result.batchId() + "-attempt1.result.json");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, result.toJson());
+  }
+
+  /** The Spark job the batcher started, once it runs; its batcher's output is in {@code out}. */
+  private static ProcessHandle startedJob(Process batcher, Path out) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (System.nanoTime() < deadline) {
+      Optional<ProcessHandle> job = batcher.descendants()
+          .filter(p -> commandLine(p).contains("io.files2iceberg.sparkjob.BatchJob"))
+          .findFirst();
+      if (job.isPresent()) {
+        return job.get();
+      }
+      if (!batcher.isAlive()) {
+        break;
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("the batcher started no job: " + Files.readString(out));
   }
 
   /** Runs the batch's job without a checkpoint: it commits to Iceberg, the ledger never hears. */

@@ -12,9 +12,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What one run of the job did, and its one-line JSON form: the last line the job prints on stdout,
- * which the batcher's launcher reads back with {@link #fromMetricsLine}. This class is the only
- * place that writes or reads that line:
+ * What one run of the job did, and its one-line JSON form: the line the job prints on stdout (its
+ * log) and the {@code report} of the {@link AttemptResult} it writes beside its manifest, which
+ * is what the batcher reads. This class is the only place that writes or reads those fields:
  *
  * <pre>{@code
  * {"files2iceberg-metrics":{"table":"local.demo.clicks","batchId":"20240501T100000-ab12",
@@ -92,7 +92,16 @@ public record BatchLoadReport(
   /** The one-line JSON form. */
   public String toMetricsLine() {
     ObjectNode root = JSON.createObjectNode();
-    ObjectNode node = root.putObject(METRICS_KEY);
+    writeTo(root.putObject(METRICS_KEY));
+    try {
+      return JSON.writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write the metrics line of batch " + batchId, e);
+    }
+  }
+
+  /** The report's fields into {@code node}: the metrics line's object, also the attempt result's report. */
+  void writeTo(ObjectNode node) {
     node.put("table", table);
     node.put("batchId", batchId);
     node.put("alreadyCommitted", alreadyCommitted);
@@ -120,11 +129,6 @@ public record BatchLoadReport(
     } else {
       node.putNull("rejectedTable");
     }
-    try {
-      return JSON.writeValueAsString(root);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot write the metrics line of batch " + batchId, e);
-    }
   }
 
   /** The report on a line of the job's stdout; empty for any other line. */
@@ -142,6 +146,19 @@ public record BatchLoadReport(
     if (node == null || !node.isObject()) {
       return Optional.empty();
     }
+    try {
+      return Optional.of(readFrom(node));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * A report from the fields {@link #writeTo} wrote.
+   *
+   * @throws IllegalArgumentException when its checkpoint code is unknown
+   */
+  static BatchLoadReport readFrom(JsonNode node) {
     BatchMetrics metrics = new BatchMetrics(
         node.path("files").asLong(), node.path("bytes").asLong(), node.path("rowsRead").asLong(),
         node.path("rowsFiltered").asLong(), node.path("rowsInserted").asLong(), node.path("rowsUpdated").asLong(),
@@ -154,7 +171,7 @@ public record BatchLoadReport(
     }
     JsonNode rejected = node.get("rejectedTable");
     JsonNode error = node.get("checkpointError");
-    return Optional.of(new BatchLoadReport(
+    return new BatchLoadReport(
         node.path("table").asText(),
         node.path("batchId").asText(),
         node.path("alreadyCommitted").asBoolean(),
@@ -163,6 +180,6 @@ public record BatchLoadReport(
         error == null || error.isNull() ? Optional.empty() : Optional.of(error.asText()),
         metrics,
         quarantined,
-        rejected == null || rejected.isNull() ? Optional.empty() : Optional.of(rejected.asText())));
+        rejected == null || rejected.isNull() ? Optional.empty() : Optional.of(rejected.asText()));
   }
 }

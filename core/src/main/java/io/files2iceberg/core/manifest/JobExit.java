@@ -1,12 +1,14 @@
 package io.files2iceberg.core.manifest;
 
 /**
- * How a run of the Spark job ended: its process exit code, read by the batcher's launchers.
+ * How a run of the Spark job ended: its process exit code, which its {@link AttemptResult} also
+ * records for the batcher's launchers.
  *
  * <ul>
- *   <li>{@code 0} loaded, or already committed; the last stdout line is the {@link BatchLoadReport}
- *   <li>{@code 1} the batch failed and nothing was committed; stderr's last line names the table,
- *       the batch and what is at fault
+ *   <li>{@code 0} loaded, or already committed; the result's report (and the last stdout line) is
+ *       the {@link BatchLoadReport}
+ *   <li>{@code 1} the batch failed and nothing was committed; the result's error (and stderr's last
+ *       line) names the table, the batch and what is at fault
  *   <li>{@code 2} the manifest cannot be read or does not match the ledger's batch
  *   <li>{@code 3} the rows are committed to Iceberg but the ledger checkpoint failed; running the
  *       same manifest again finalizes it from the snapshot summary

@@ -6,6 +6,7 @@ import com.google.api.gax.rpc.StatusCode;
 import com.google.cloud.dataproc.v1.Batch;
 import com.google.cloud.dataproc.v1.BatchControllerClient;
 import com.google.cloud.dataproc.v1.GetBatchRequest;
+import io.files2iceberg.batcher.launch.AttemptResults;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One Dataproc Serverless batch, watched by polling {@code GetBatch} until it reaches SUCCEEDED,
- * FAILED or CANCELLED ({@link DataprocOutcome} maps them).
+ * FAILED or CANCELLED; then its result is the job's result object when there is one, else what
+ * {@link DataprocOutcome} makes of the state.
  */
 final class DataprocJob implements LaunchedJob {
   private static final Logger LOG = LoggerFactory.getLogger(DataprocJob.class);
@@ -30,6 +32,8 @@ final class DataprocJob implements LaunchedJob {
   private final String batchName;
   private final String jobId;
   private final String log;
+  private final Optional<String> resultLocation;
+  private final AttemptResults results;
 
   /** The batch's long-running operation, which cancelling cancels; blank until known. */
   private volatile String operationName;
@@ -39,7 +43,10 @@ final class DataprocJob implements LaunchedJob {
   private boolean warnedUnknownState;
 
   DataprocJob(BatchControllerClient client, DataprocLauncher.Polling polling, String table, String batchId,
-      String manifestUri, String batchName, String jobId, String operationName, String log) {
+      String manifestUri, String batchName, String jobId, String operationName, String log,
+      Optional<String> resultLocation, AttemptResults results) {
+    this.resultLocation = resultLocation;
+    this.results = results;
     this.client = client;
     this.polling = polling;
     this.table = table;
@@ -67,10 +74,13 @@ final class DataprocJob implements LaunchedJob {
       if (batch.isPresent()) {
         Optional<JobResult> ended = DataprocOutcome.of(batch.get(), jobId, log);
         if (ended.isPresent()) {
-          result = ended.get();
+          // The job's own result object, when it wrote one, says more than the batch's state.
+          result = resultLocation.flatMap(results::read)
+              .map(written -> AttemptResults.toJobResult(written, Optional.of(log)))
+              .orElse(ended.get());
           LOG.info("Table {} batch {} ({}): Dataproc batch {} ended {}: {}", table, batchId, manifestUri, jobId,
               batch.get().getState(), result.exit());
-          return ended;
+          return Optional.of(result);
         }
         warnIfUnknown(batch.get());
       }

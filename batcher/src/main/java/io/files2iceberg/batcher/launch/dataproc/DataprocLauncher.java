@@ -15,10 +15,12 @@ import com.google.cloud.dataproc.v1.RuntimeConfig;
 import com.google.cloud.dataproc.v1.SparkBatch;
 import com.google.longrunning.Operation;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.files2iceberg.batcher.launch.AttemptResults;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.SparkMainRun;
+import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.JobSettings;
 import java.io.IOException;
@@ -26,6 +28,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -40,9 +43,11 @@ import org.slf4j.LoggerFactory;
  * {@code job.service-account} in {@code job.subnetwork}, labelled {@value #TABLE_LABEL} and
  * {@value #BATCH_LABEL}. Its id is {@code f2i-<batch id>-a<attempt>} (see {@link DataprocNames}).
  *
- * <p>Dataproc keeps the driver's output in Cloud Storage, so a finished batch has no metrics line
- * ({@code report} is empty even when LOADED): the batcher reads the outcome from the ledger, where
- * the job checkpoints it. Thread-safe: the client is shared by all launches.
+ * <p>The job runs with {@code --attempt <N>} and writes its {@code AttemptResult} as one object
+ * beside the manifest ({@code <batchId>-attempt<N>.result.json}); once the batch has ended, the
+ * launcher reads that object (exit, report, the job's classified error) and falls back on the
+ * batch's state and state message ({@link DataprocOutcome}) only when the job wrote none (the
+ * driver was killed or ran out of memory). Thread-safe: the clients are shared by all launches.
  */
 public final class DataprocLauncher implements Launcher {
   private static final Logger LOG = LoggerFactory.getLogger(DataprocLauncher.class);
@@ -86,6 +91,7 @@ public final class DataprocLauncher implements Launcher {
   private final String jarUri;
   private final BatchControllerClient client;
   private final Polling polling;
+  private final AttemptResults results;
 
   /**
    * A launcher on the given client, which it closes on {@link #close()}.
@@ -96,10 +102,14 @@ public final class DataprocLauncher implements Launcher {
    * @throws IllegalArgumentException naming the {@code job.*} key when the settings cannot work
    */
   public DataprocLauncher(JobSettings job, String projectId, BatchControllerClient client, Duration pollInterval) {
-    this(job, projectId, client, new Polling(pollInterval, DEFAULT_RPC_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_ERRORS));
+    this(job, projectId, client, new Polling(pollInterval, DEFAULT_RPC_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_ERRORS),
+        AttemptResults.withDefaultStorage());
   }
 
-  DataprocLauncher(JobSettings job, String projectId, BatchControllerClient client, Polling polling) {
+  /** @param results reads the result objects the job writes beside its manifest */
+  DataprocLauncher(JobSettings job, String projectId, BatchControllerClient client, Polling polling,
+      AttemptResults results) {
+    this.results = Objects.requireNonNull(results, "results");
     this.job = Objects.requireNonNull(job, "job");
     requireUsable(job, projectId);
     this.region = job.dataprocRegion().orElseThrow();
@@ -157,7 +167,51 @@ public final class DataprocLauncher implements Launcher {
       throw new LaunchException("Table " + table + " batch " + batchId + ": a Dataproc batch reads its manifest from"
           + " Cloud Storage: metadata.path must be a gs:// URI, the manifest is " + manifestUri, false);
     }
-    return start(createBatchRequest(manifest, manifestUri, attempt), table, batchId, manifestUri);
+    return start(createBatchRequest(manifest, manifestUri, attempt), table, batchId, manifestUri,
+        Optional.of(AttemptResult.locationBeside(manifestUri, attempt)));
+  }
+
+  /**
+   * The Dataproc batch of an earlier attempt, {@code f2i-<batch id>-a<attempt>}, when it is ours
+   * and still PENDING, RUNNING or CANCELLING: recovery watches it rather than creating the next
+   * attempt's batch beside it. Empty when it does not exist or has ended (its result object then
+   * says how).
+   *
+   * @throws LaunchException (retryable when transient) when the batch cannot be read
+   */
+  @Override
+  public Optional<LaunchedJob> reattach(BatchManifest manifest, String manifestUri, int attempt) {
+    if (!manifestUri.startsWith("gs://")) {
+      return Optional.empty();
+    }
+    CreateBatchRequest request = createBatchRequest(manifest, manifestUri, attempt);
+    String dataprocId = request.getBatchId();
+    String batchName = request.getParent() + "/batches/" + dataprocId;
+    Batch existing;
+    try {
+      existing = client.getBatchCallable().call(GetBatchRequest.newBuilder().setName(batchName).build(),
+          callContext());
+    } catch (ApiException e) {
+      StatusCode.Code code = e.getStatusCode().getCode();
+      if (code == StatusCode.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw new LaunchException("Table " + manifest.table() + " batch " + manifest.batchId() + ": cannot read"
+          + " Dataproc batch " + batchName + ": " + code + ": " + e.getMessage(), isTransient(code), e);
+    }
+    if (!request.getBatch().getLabelsOrThrow(BATCH_LABEL).equals(existing.getLabelsOrDefault(BATCH_LABEL, ""))) {
+      return Optional.empty();
+    }
+    return switch (existing.getState()) {
+      case PENDING, RUNNING, CANCELLING -> {
+        LOG.info("Table {} batch {}: Dataproc batch {} of attempt {} is still {}; watching it", manifest.table(),
+            manifest.batchId(), dataprocId, attempt, existing.getState());
+        yield Optional.of(new DataprocJob(client, polling, manifest.table(), manifest.batchId(), manifestUri,
+            batchName, dataprocId, existing.getOperation(), consoleUrl(dataprocId),
+            Optional.of(AttemptResult.locationBeside(manifestUri, attempt)), results));
+      }
+      default -> Optional.empty();
+    };
   }
 
   /**
@@ -167,23 +221,24 @@ public final class DataprocLauncher implements Launcher {
    */
   @Override
   public LaunchedJob launchMain(SparkMainRun run) {
-    return start(createMainRequest(run), run.table(), run.runId(), run.mainClass());
+    return start(createMainRequest(run), run.table(), run.runId(), run.mainClass(), Optional.empty());
   }
 
-  private LaunchedJob start(CreateBatchRequest request, String table, String batchId, String what) {
+  private LaunchedJob start(CreateBatchRequest request, String table, String batchId, String what,
+      Optional<String> resultLocation) {
     String dataprocId = request.getBatchId();
     String batchName = request.getParent() + "/batches/" + dataprocId;
     String operationName = create(request, table, batchId, batchName);
     LOG.info("Table {} batch {} ({}): launched Dataproc batch {}: {}", table, batchId, what, dataprocId,
         consoleUrl(dataprocId));
     return new DataprocJob(client, polling, table, batchId, what, batchName, dataprocId, operationName,
-        consoleUrl(dataprocId));
+        consoleUrl(dataprocId), resultLocation, results);
   }
 
   /** The request that creates the batch of one attempt. */
   CreateBatchRequest createBatchRequest(BatchManifest manifest, String manifestUri, int attempt) {
     return request(manifest.table(), manifest.batchId(), DataprocNames.batchId(manifest.batchId(), attempt),
-        MAIN_CLASS, List.of("--manifest", manifestUri));
+        MAIN_CLASS, List.of("--manifest", manifestUri, "--attempt", String.valueOf(attempt)));
   }
 
   /** The request that creates the batch of a {@link SparkMainRun}. */
@@ -294,6 +349,11 @@ public final class DataprocLauncher implements Launcher {
 
   private GrpcCallContext callContext() {
     return GrpcCallContext.createDefault().withTimeoutDuration(polling.rpcTimeout());
+  }
+
+  /** The Dataproc batch id of one attempt of a batch, {@code f2i-<batch id>-a<attempt>}. */
+  public static String dataprocBatchId(String batchId, int attempt) {
+    return DataprocNames.batchId(batchId, attempt);
   }
 
   /** Where an operator sees the batch, its output and its Spark UI. */

@@ -12,7 +12,10 @@ import com.google.cloud.dataproc.v1.ExecutionConfig;
 import com.google.cloud.dataproc.v1.RuntimeConfig;
 import com.google.cloud.dataproc.v1.SparkBatch;
 import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
+import io.files2iceberg.batcher.launch.AttemptResults;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
@@ -33,6 +36,8 @@ import io.files2iceberg.core.ledger.MutableClock;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.manifest.AttemptResult;
+import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Home;
@@ -86,6 +91,8 @@ class DataprocLauncherTest {
 
   @TempDir Path home;
 
+  /** Where the job's result objects are, as the launcher reads them. */
+  final Storage storage = LocalStorageHelper.getOptions().getService();
   FakeDataproc dataproc;
   TableProfile profile;
   DataprocLauncher launcher;
@@ -112,7 +119,7 @@ class DataprocLauncherTest {
     CreateBatchRequest sent = dataproc.creates.get(0);
     assertThat(sent.getRequestId()).matches("[a-zA-Z0-9_-]{1,40}");
     assertThat(sent.toBuilder().clearRequestId().build())
-        .isEqualTo(expectedCreate(DATAPROC_ID, MANIFEST_URI, "20261130t120000-1a2b3c4d"));
+        .isEqualTo(expectedCreate(DATAPROC_ID, MANIFEST_URI, "20261130t120000-1a2b3c4d", 1));
   }
 
   @Test
@@ -213,6 +220,53 @@ class DataprocLauncherTest {
         + " failed: Job failed with message [java.io.IOException: Connection reset]. Additional details can be found"
         + " at: " + CONSOLE);
     assertThat(result.log()).contains(CONSOLE);
+  }
+
+  @Test
+  void succeededBatchIsTheResultObjectTheJobWroteBesideItsManifest() throws Exception {
+    AttemptResult written = writeResult(1, JobExit.LOADED, Optional.of(REPORT), Optional.empty());
+    dataproc.script(state(Batch.State.RUNNING), state(Batch.State.SUCCEEDED));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 1).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result).isEqualTo(new JobResult(JobExit.LOADED, Optional.of(REPORT),
+        "committed snapshot 4242, checkpoint committed", true, Optional.of(CONSOLE)));
+    assertThat(written.attempt()).isEqualTo(1);
+    assertThat(dataproc.creates.get(0).getBatch().getSparkBatch().getArgsList())
+        .containsExactly("--manifest", MANIFEST_URI, "--attempt", "1");
+  }
+
+  @Test
+  void failedBatchTakesTheJobsClassifiedErrorFromItsResultObjectOverTheStateMessage() throws Exception {
+    String error = "files2iceberg: table lake.web.clicks batch " + BATCH_ID
+        + " rejected: column user_id: cannot change string to int";
+    writeResult(2, JobExit.REJECTED, Optional.empty(), Optional.of(error));
+    dataproc.script(state(Batch.State.FAILED, "Job failed with message [Driver exited]. Additional details can be"
+        + " found at:\n" + CONSOLE));
+
+    JobResult result = launcher.launch(manifest(), MANIFEST_URI, 2).await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(result.exit()).isEqualTo(JobExit.REJECTED);
+    assertThat(result.fromJob()).isTrue();
+    assertThat(result.detail()).isEqualTo(error);
+    assertThat(result.log()).contains(CONSOLE.replace("-a1?", "-a2?"));
+  }
+
+  @Test
+  void reattachWatchesTheDataprocBatchOfAnAttemptThatStillRunsAndReadsItsResultObject() throws Exception {
+    dataproc.script(state(Batch.State.RUNNING));
+    launcher.launch(manifest(), MANIFEST_URI, 1);
+
+    assertThat(launcher.reattach(manifest(), MANIFEST_URI, 2)).as("attempt 2 was never created").isEmpty();
+    LaunchedJob watched = launcher.reattach(manifest(), MANIFEST_URI, 1).orElseThrow();
+    assertThat(watched.jobId()).isEqualTo(DATAPROC_ID);
+    assertThat(watched.await(Duration.ofMillis(30))).isEmpty();
+    writeResult(1, JobExit.LOADED, Optional.of(REPORT), Optional.empty());
+    dataproc.script(state(Batch.State.SUCCEEDED));
+
+    assertThat(watched.await(Duration.ofSeconds(10)).orElseThrow().report()).contains(REPORT);
+    assertThat(launcher.reattach(manifest(), MANIFEST_URI, 1)).as("attempt 1 has ended").isEmpty();
+    assertThat(dataproc.creates).hasSize(1);
   }
 
   @Test
@@ -393,7 +447,6 @@ class DataprocLauncherTest {
         job.max-attempts = 2
         """);
     ProfileRegistry registry = ProfileRegistry.load(profiles, new Home(home));
-    Storage storage = LocalStorageHelper.getOptions().getService();
     try (Ledger ledger = SqliteLedger.open(home.resolve("ledger.db"), clock)) {
       ledger.recordFile(new RecordFile("lake.web.clicks", "2026-11-30", "lake-landing", "clicks/dt=2026-11-30/part-0.parquet",
           1001L, "gs://lake-landing/clicks/dt=2026-11-30/part-0.parquet", 100, "evt-1", clock.instant(),
@@ -425,7 +478,7 @@ class DataprocLauncherTest {
       String manifestUri = "gs://lake-metadata/clicks/batches/" + batchId + ".json";
       assertThat(dataproc.creates).hasSize(3);
       assertThat(dataproc.creates.get(2).toBuilder().clearRequestId().build())
-          .isEqualTo(expectedCreate(dataprocPrefix + "3", manifestUri, batchId.toLowerCase(java.util.Locale.ROOT)));
+          .isEqualTo(expectedCreate(dataprocPrefix + "3", manifestUri, batchId.toLowerCase(java.util.Locale.ROOT), 3));
       assertThat(dataproc.creates).extracting(CreateBatchRequest::getRequestId).doesNotHaveDuplicates();
       assertThat(events).filteredOn(BatchLaunched.class::isInstance).extracting(e -> ((BatchLaunched) e).jobId())
           .containsExactly(dataprocPrefix + "1", dataprocPrefix + "2", dataprocPrefix + "3");
@@ -526,8 +579,27 @@ class DataprocLauncherTest {
             + " ledger.firestore-project");
   }
 
+  static final BatchLoadReport REPORT = new BatchLoadReport("lake.web.clicks", BATCH_ID, false, 4242,
+      BatchLoadReport.Checkpoint.COMMITTED, Optional.empty(), new BatchMetrics(1, 100, 3, 0, 3, 0, 0, 0, 1, 2, 3, 4),
+      List.of(), Optional.empty());
+
+  /** Puts the job's result object of an attempt beside {@link #MANIFEST_URI}, as the job does. */
+  private AttemptResult writeResult(int attempt, JobExit exit, Optional<BatchLoadReport> report,
+      Optional<String> error) {
+    AttemptResult result = new AttemptResult("lake.web.clicks", BATCH_ID, attempt, exit.code(), exit, report, error,
+        1, Instant.parse("2026-11-30T12:00:01Z"), Instant.parse("2026-11-30T12:00:31Z"));
+    String location = AttemptResult.locationBeside(MANIFEST_URI, attempt);
+    assertThat(location).isEqualTo("gs://lake-metadata/clicks/batches/20261130T120000-1a2b3c4d/manifest-attempt"
+        + attempt + ".result.json");
+    String object = location.substring("gs://lake-metadata/".length());
+    storage.create(BlobInfo.newBuilder(BlobId.of("lake-metadata", object)).build(),
+        result.toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return result;
+  }
+
   /** The request {@link #PROFILE} sends for one launch, without its request id. */
-  private static CreateBatchRequest expectedCreate(String dataprocId, String manifestUri, String batchLabel) {
+  private static CreateBatchRequest expectedCreate(String dataprocId, String manifestUri, String batchLabel,
+      int attempt) {
     return CreateBatchRequest.newBuilder()
         .setParent(PARENT)
         .setBatchId(dataprocId)
@@ -536,7 +608,9 @@ class DataprocLauncherTest {
                 .setMainClass("io.files2iceberg.sparkjob.BatchJob")
                 .addJarFileUris(JAR)
                 .addArgs("--manifest")
-                .addArgs(manifestUri))
+                .addArgs(manifestUri)
+                .addArgs("--attempt")
+                .addArgs(String.valueOf(attempt)))
             .setRuntimeConfig(RuntimeConfig.newBuilder()
                 .setVersion("2.2")
                 .putProperties("spark.executor.instances", "4")
@@ -552,7 +626,7 @@ class DataprocLauncherTest {
 
   private DataprocLauncher launcher(JobSettings job) throws Exception {
     return new DataprocLauncher(job, "lake-prod", dataproc.client(),
-        new DataprocLauncher.Polling(Duration.ofMillis(10), Duration.ofSeconds(5), 2));
+        new DataprocLauncher.Polling(Duration.ofMillis(10), Duration.ofSeconds(5), 2), new AttemptResults(() -> storage));
   }
 
   private TableProfile profile(String hocon) throws Exception {
