@@ -1603,7 +1603,14 @@ public final class FirestoreLedger implements Ledger {
     return retry.run(operation, path, () -> {
       ApiFuture<T> run = db.runTransaction(t -> {
         transactionRuns.increment();
-        return body.apply(t);
+        T result = body.apply(t);
+        // Firestore refuses a commit of more writes; the emulator does not, so the ledger checks
+        // its own bound and every test on the emulator shows it is kept.
+        if (t.getMutationsSize() > MAX_WRITES_PER_COMMIT) {
+          throw new IllegalStateException("Ledger " + operation + " for " + path + " would commit "
+              + t.getMutationsSize() + " writes, more than Firestore's " + MAX_WRITES_PER_COMMIT + " per commit");
+        }
+        return result;
       }, options);
       try {
         return run.get();
