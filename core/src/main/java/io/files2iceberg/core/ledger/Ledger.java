@@ -12,6 +12,13 @@ import java.util.Optional;
  * otherwise. Implementations: {@code SqliteLedger} (embedded) and a Firestore one (production);
  * both pass the same contract suite.
  *
+ * <p>A store whose commits are bounded (Firestore: 500 writes) decides a transition that writes
+ * more (a claim, commit, failure or revival of a batch of 10,000 files; a newest claim superseding
+ * thousands of partitions) in one transaction and writes the rest after it, a commit at a time;
+ * until then the batch's own record says which files are its, its partitions stay CLAIMED, and
+ * the next call on the batch or claim of its table finishes the writes first. So a process that
+ * dies between those commits leaves nothing lost or claimed twice.
+ *
  * <p>Retryable failures of the store itself (busy, unavailable) surface as {@link
  * LedgerUnavailableException}, so callers can tell "try again" from "never". A batch or file id the
  * ledger does not know fails with {@link IllegalArgumentException} naming it.

@@ -72,6 +72,19 @@ public final class LedgerSchema {
   public static final String ERROR = "error";
   public static final String CREATED_AT = "createdAt";
   public static final String COMMITTED_AT = "committedAt";
+  /**
+   * Firestore: set while a transition of the batch (claim, commit, failure, revival) that writes
+   * more documents than one commit holds is being applied to its files and partitions after the
+   * transaction that decided it. Holds the {@link FileState} code its files move to ({@code
+   * claimed}, {@code ingested}, {@code recorded}); absent once every file and partition is moved.
+   */
+  public static final String SETTLING = "settling";
+  /** Firestore, with {@link #SETTLING}: how many of the batch's files, in claim order, have moved. */
+  public static final String SETTLED_FILES = "settledFiles";
+  /** Firestore, with {@link #SETTLING} {@code recorded}: the failure's bound on partition attempts. */
+  public static final String SETTLING_MAX_ATTEMPTS = "settlingMaxAttempts";
+  /** Firestore, with {@link #SETTLING}: the older READY partitions a newest claim still supersedes. */
+  public static final String SUPERSEDING = "superseding";
 
   // quarantine
   public static final String MESSAGE_ID = "messageId";

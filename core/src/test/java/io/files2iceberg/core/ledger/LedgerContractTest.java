@@ -1113,6 +1113,133 @@ public abstract class LedgerContractTest {
     assertThat(ledger.batch(batch.batchId())).contains(batch);
   }
 
+  // --- partitions larger than one Firestore commit (500 writes) ------------------------------------
+
+  /** More files than one Firestore commit holds, few enough to keep the suite fast. */
+  protected static final int LARGE_PARTITION_FILES = 1_200;
+
+  /** Records {@code count} files of one partition (names sort in recording order) and its marker. */
+  protected List<String> largeReadyPartition(String table, String partition, int count) {
+    List<String> names = IntStream.range(0, count).mapToObj(i -> String.format("part-%05d.parquet", i)).toList();
+    return recordAll(table, partition, names);
+  }
+
+  /** Every file of the batch is in {@code state}, carries the batch (when given) and nothing else is. */
+  protected void assertFilesOfBatch(BatchRecord batch, List<String> fileIds, FileState state, boolean carriesBatch) {
+    List<FileRecord> files = ledger.filesOfBatch(batch.batchId());
+    assertThat(files).extracting(FileRecord::fileId).containsExactlyElementsOf(fileIds);
+    assertThat(files).allSatisfy(file -> {
+      assertThat(file.state()).as("file %s", file.uri()).isEqualTo(state);
+      assertThat(file.batchId()).as("file %s", file.uri())
+          .isEqualTo(carriesBatch ? Optional.of(batch.batchId()) : Optional.empty());
+    });
+    assertThat(ledger.tableStatus(batch.table()).filesByState()).isEqualTo(Map.of(state, (long) fileIds.size()));
+  }
+
+  @Test
+  void partitionOfMoreFilesThanOneCommitHoldsIsClaimedWholeAndCommitted() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", LARGE_PARTITION_FILES);
+
+    BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(TABLE, 5_000, LEASE, true)).orElseThrow();
+
+    assertThat(batch.fileIds()).containsExactlyElementsOf(files);
+    assertThat(batch.eventIds()).hasSize(LARGE_PARTITION_FILES);
+    assertThat(batch.partitions()).containsExactly("2024-01-01");
+    assertFilesOfBatch(batch, files, FileState.CLAIMED, true);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+    assertThat(ledger.claimPartitions(new ClaimPartitions(TABLE, 5_000, LEASE, false))).isEmpty();
+
+    ledger.markRunning(batch.batchId(), LEASE);
+    BatchCommitted committed = ledger.commitBatch(new CommitBatch(batch.batchId(), 11L, METRICS));
+
+    assertThat(committed.alreadyCommitted()).isFalse();
+    assertThat(committed.batch().state()).isEqualTo(BatchState.COMMITTED);
+    assertFilesOfBatch(batch, files, FileState.INGESTED, true);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(ledger.commitBatch(new CommitBatch(batch.batchId(), 11L, METRICS)).alreadyCommitted()).isTrue();
+    assertThat(ledger.claimPartitions(new ClaimPartitions(TABLE, 5_000, LEASE, true))).isEmpty();
+  }
+
+  @Test
+  void largePartitionIsStillSplitAtMaxFiles() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", LARGE_PARTITION_FILES);
+
+    BatchRecord first = ledger.claimPartitions(new ClaimPartitions(TABLE, 700, LEASE, true)).orElseThrow();
+    ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
+    BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 700, LEASE, true)).orElseThrow();
+
+    assertThat(first.fileIds()).containsExactlyElementsOf(files.subList(0, 700));
+    assertThat(second.fileIds()).containsExactlyElementsOf(files.subList(700, LARGE_PARTITION_FILES));
+    assertThat(ledger.tableStatus(TABLE).filesByState())
+        .isEqualTo(Map.of(FileState.INGESTED, 700L, FileState.CLAIMED, (long) LARGE_PARTITION_FILES - 700));
+  }
+
+  @Test
+  void newestPartitionOfMoreFilesThanOneCommitHoldsIsClaimedWholeAndCommitted() {
+    readyPartition(TABLE, "2023-12-30", 2);
+    readyPartition(TABLE, "2023-12-31", 1);
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", LARGE_PARTITION_FILES);
+
+    NewestPartitionClaimed claimed = ledger.claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE)).orElseThrow();
+
+    BatchRecord batch = claimed.batch();
+    assertThat(batch.fileIds()).containsExactlyElementsOf(files);
+    assertThat(batch.partitions()).containsExactly("2024-01-01");
+    assertThat(claimed.superseded()).containsExactly("2023-12-30", "2023-12-31");
+    List<FileRecord> claimedFiles = ledger.filesOfBatch(batch.batchId());
+    assertThat(claimedFiles).extracting(FileRecord::state).containsOnly(FileState.CLAIMED);
+    assertThat(claimedFiles).extracting(FileRecord::batchId).containsOnly(Optional.of(batch.batchId()));
+    assertThat(ledger.tableStatus(TABLE).partitionsByState())
+        .isEqualTo(Map.of(PartitionState.SUPERSEDED, 2L, PartitionState.CLAIMED, 1L));
+
+    ledger.markRunning(batch.batchId(), LEASE);
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 12L, METRICS));
+
+    assertThat(ledger.filesOfBatch(batch.batchId())).extracting(FileRecord::state).containsOnly(FileState.INGESTED);
+    assertThat(ledger.tableStatus(TABLE).filesByState())
+        .isEqualTo(Map.of(FileState.INGESTED, (long) LARGE_PARTITION_FILES, FileState.RECORDED, 3L));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void largeBatchThatFailsReleasesEveryFileAndIsRevivedAndCommittedWhole() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", LARGE_PARTITION_FILES);
+    BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(TABLE, 5_000, LEASE, true)).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+    clock.advance(Duration.ofMinutes(1));
+
+    BatchRecord failed = ledger.failBatch(batch.batchId(), "executor lost", 3);
+
+    assertThat(failed.state()).isEqualTo(BatchState.FAILED);
+    assertFilesOfBatch(batch, files, FileState.RECORDED, false);
+    PartitionRecord released = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    assertThat(released.state()).isEqualTo(PartitionState.READY);
+    assertThat(released.attempts()).isEqualTo(1);
+    assertThat(released.lastError()).contains("executor lost");
+
+    // Given up with an unknown outcome (the gave-up path): revived under its own id, whole.
+    BatchRecord again = ledger.claimPartitions(new ClaimPartitions(TABLE, 5_000, LEASE, true)).orElseThrow();
+    assertThat(again.fileIds()).containsExactlyElementsOf(files);
+    ledger.markRunning(again.batchId(), LEASE);
+    ledger.failBatch(again.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.FAILED);
+    assertFilesOfBatch(again, files, FileState.RECORDED, false);
+
+    BatchRecord revived = ledger.reviveBatch(again.batchId());
+
+    assertThat(revived.state()).isEqualTo(BatchState.PLANNED);
+    assertThat(revived.fileIds()).containsExactlyElementsOf(files);
+    assertFilesOfBatch(again, files, FileState.CLAIMED, true);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+    ledger.takeOverExpiredLease(again.batchId(), LEASE);
+    ledger.markRunning(again.batchId(), LEASE);
+    ledger.commitBatch(new CommitBatch(again.batchId(), 13L, METRICS));
+    assertFilesOfBatch(again, files, FileState.INGESTED, true);
+    PartitionRecord ingested = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    assertThat(ingested.state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(ingested.attempts()).isZero();
+  }
+
   // --- fixtures ----------------------------------------------------------------------------------
 
   protected RecordFile file(String table, String partition, String name) {

@@ -29,6 +29,8 @@ import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.SETTLED_FILES;
+import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING_MAX_ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
 import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
@@ -110,9 +112,9 @@ final class FirestoreDocuments {
         string(doc, BATCH_ID),
         string(doc, TABLE),
         BatchState.fromCode(string(doc, STATE)),
-        strings(doc, PARTITIONS_FIELD),
-        strings(doc, FILE_IDS),
-        strings(doc, EVENT_IDS),
+        requiredStrings(doc, PARTITIONS_FIELD),
+        requiredStrings(doc, FILE_IDS),
+        requiredStrings(doc, EVENT_IDS),
         (int) number(doc, ATTEMPTS),
         (int) launches(doc),
         optionalInstant(doc, LEASE_UNTIL),
@@ -225,6 +227,21 @@ final class FirestoreDocuments {
     return Optional.ofNullable(doc.get(field)).map(value -> cast(value, String.class, field));
   }
 
+  /** {@link io.files2iceberg.core.ledger.LedgerSchema#SETTLED_FILES}: 0 when absent. */
+  static long settledFiles(Map<String, Object> batch) {
+    return optionalNumber(batch, SETTLED_FILES).orElse(0L);
+  }
+
+  /** {@link io.files2iceberg.core.ledger.LedgerSchema#SETTLING_MAX_ATTEMPTS}: 1 when absent. */
+  static long settlingMaxAttempts(Map<String, Object> batch) {
+    return optionalNumber(batch, SETTLING_MAX_ATTEMPTS).orElse(1L);
+  }
+
+  /** What one string of a list adds to its document's {@link #storedSize}. */
+  static long listedBytes(String value) {
+    return value == null ? 0 : utf8(value) + 1;
+  }
+
   /** A batch's launches; a document written before they were counted has as many as attempts. */
   static long launches(Map<String, Object> batch) {
     return optionalNumber(batch, LAUNCHES).orElseGet(() -> number(batch, ATTEMPTS));
@@ -246,7 +263,12 @@ final class FirestoreDocuments {
     return Optional.ofNullable(doc.get(field)).map(value -> toInstant(cast(value, Timestamp.class, field)));
   }
 
-  private static List<String> strings(Map<String, Object> doc, String field) {
+  /** A list of strings; empty when the field is absent. */
+  static List<String> strings(Map<String, Object> doc, String field) {
+    return doc.get(field) == null ? List.of() : requiredStrings(doc, field);
+  }
+
+  private static List<String> requiredStrings(Map<String, Object> doc, String field) {
     List<?> values = cast(require(doc, field), List.class, field);
     List<String> strings = new ArrayList<>(values.size());
     for (Object value : values) {

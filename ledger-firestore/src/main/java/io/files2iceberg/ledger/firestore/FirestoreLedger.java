@@ -39,7 +39,11 @@ import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
+import static io.files2iceberg.core.ledger.LedgerSchema.SETTLED_FILES;
+import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING;
+import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING_MAX_ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.SUPERSEDING;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
 import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
@@ -54,6 +58,8 @@ import com.google.cloud.firestore.AggregateQuerySnapshot;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldMask;
+import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
 import com.google.cloud.firestore.Query;
@@ -116,15 +122,22 @@ import org.slf4j.LoggerFactory;
  * <p>Every method that changes state is one Firestore transaction: it reads what it checks, checks
  * it, and writes; Firestore reruns it when a document it read changed before the commit. So the
  * SQLite ledger's guarantees hold here too, in particular that concurrent claimers never put one
- * file in two batches: a file is claimed only in the transaction that moves its partition from
- * READY to CLAIMED and finds it RECORDED, and a transaction that read either document stale is
- * rerun.
+ * file in two batches: a file joins a batch (its id in the batch document's list) only in the
+ * transaction that moves its partition from READY to CLAIMED and finds it RECORDED, and a
+ * transaction that read either document stale is rerun.
  *
- * <p>A Firestore commit holds at most {@value #MAX_WRITES_PER_COMMIT} writes. A batch's life
- * (claim, commit, fail) writes the batch, each of its files and each of its partitions, so a claim
- * takes files and partitions only while they fit one commit: a batch holds at most {@value
- * #MAX_FILES_PER_BATCH} files, whatever {@code maxFiles} asks for. The alternative, claiming in
- * several commits, would leave states half-moved between them for every reader to repair.
+ * <p>A Firestore commit holds at most {@value #MAX_WRITES_PER_COMMIT} writes, and a batch's life
+ * (claim, commit, failure, revival) writes the batch, each of its files and each of its partitions.
+ * A transition that fits one commit is made in one. A larger one (a partition of 10,000 files) is
+ * decided in one transaction, which writes the batch document, with its whole file list and a mark
+ * of what it still owes ({@link LedgerSchema#SETTLING}), and, for a claim or revival, its
+ * partitions CLAIMED; then {@link #settle} moves the files, a commit's worth at a time, and last
+ * releases the partitions (commit, failure) and clears the mark. In between, the batch document
+ * is the record: every reader takes a batch's files from its list, never from the files' batch
+ * ids; its partitions stay CLAIMED, so no claim takes their files; and every later call on the
+ * batch (commit, failure, revival, recovery's takeover, retry) and every claim or prune of its
+ * table first finishes what it owes. So a process that dies between two commits leaves nothing
+ * lost or claimed twice, and the next call completes its work.
  *
  * <p>Transient Firestore errors are retried with backoff ({@link FirestoreRetry}); after the bound,
  * or when no answer came within {@code ledger.deadline}, they surface as {@code
@@ -136,10 +149,15 @@ public final class FirestoreLedger implements Ledger {
 
   /** Firestore's bound on the writes of one commit (transaction or batched write). */
   static final int MAX_WRITES_PER_COMMIT = 500;
-  /** One commit: the batch document, its files and at least one partition. */
-  public static final int MAX_FILES_PER_BATCH = MAX_WRITES_PER_COMMIT - 2;
+  /** Files moved per commit while a batch settles: with the batch document's count, one commit. */
+  static final int SETTLE_FILES_PER_COMMIT = MAX_WRITES_PER_COMMIT - 1;
   /** Below Firestore's 1 MiB per document, with room for the document name and overhead. */
   static final long MAX_DOCUMENT_BYTES = 1_000_000;
+  /**
+   * What a claim lets a batch document's file and event ids take (the rest of it, partitions and
+   * counters, is far smaller): about 11,000 files with Pub/Sub message ids.
+   */
+  static final long MAX_FILE_LIST_BYTES = MAX_DOCUMENT_BYTES - 64 * 1024;
   /** A quarantined message's payload is cut to this many characters to fit one document. */
   static final int MAX_RAW_PAYLOAD_CHARS = 256 * 1024;
   /** Reruns of one transaction on contention, inside the client, before {@link FirestoreRetry}. */
@@ -164,7 +182,8 @@ public final class FirestoreLedger implements Ledger {
   /** This process's probe document: one per ledger, so health checks of many instances never share one. */
   private final DocumentReference probe;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final AtomicBoolean warnedAboutCap = new AtomicBoolean();
+  /** Called between two commits of one call, where a process may die: crash tests stop it there. */
+  private volatile BetweenCommits betweenCommits = (step, batchId) -> {};
   private final LongAdder transactionRuns = new LongAdder();
 
   private FirestoreLedger(Firestore db, boolean ownsClient, String prefix, Clock clock, FirestoreRetry retry) {
@@ -253,6 +272,21 @@ public final class FirestoreLedger implements Ledger {
   /** The collection prefix, possibly empty. */
   public String collectionPrefix() {
     return prefix;
+  }
+
+  /**
+   * A point between two commits of one call: {@code step} is the transition just decided ({@code
+   * claimed}, {@code committed}, {@code failed}, {@code revived}) or {@code settled} (after each
+   * later commit of its writes).
+   */
+  @FunctionalInterface
+  interface BetweenCommits {
+    void reached(String step, String batchId);
+  }
+
+  /** For crash tests: a hook that throws there stops the call as a process that dies would. */
+  void onBetweenCommits(BetweenCommits hook) {
+    this.betweenCommits = Objects.requireNonNull(hook, "hook");
   }
 
   /** How many times a transaction body ran, reruns on contention included (for tests and metrics). */
@@ -363,31 +397,28 @@ public final class FirestoreLedger implements Ledger {
   @Override
   public Optional<BatchRecord> claimPartitions(ClaimPartitions command) {
     String table = command.table();
-    if (command.maxFiles() > MAX_FILES_PER_BATCH && warnedAboutCap.compareAndSet(false, true)) {
-      LOG.warn("Claims of table {} ask for up to {} files; a Firestore batch holds at most {} (one commit of {} writes)",
-          table, command.maxFiles(), MAX_FILES_PER_BATCH, MAX_WRITES_PER_COMMIT);
-    }
-    int maxFiles = Math.min(command.maxFiles(), MAX_FILES_PER_BATCH);
-    Optional<BatchRecord> claimed = transaction("claimPartitions", partitions.getPath() + " (table " + table + ")", t -> {
+    settleTable(table);
+    int maxFiles = command.maxFiles();
+    Optional<Created> created = transaction("claimPartitions", partitions.getPath() + " (table " + table + ")", t -> {
       if (command.exclusive()
           && !t.get(LedgerQuery.BATCHES_IN_STATES.on(batches, table, IN_FLIGHT).limit(1)).get().isEmpty()) {
-        return Optional.<BatchRecord>empty();
+        return Optional.<Created>empty();
       }
       Timestamp now = now();
       // Reads first (a Firestore transaction reads everything before it writes), then the writes.
-      // Every partition walked costs at least one write, so more than one commit's worth is never
-      // read.
+      // Every partition walked costs a write in this commit (its files may come after it), so more
+      // than one commit's worth is never read.
       List<QueryDocumentSnapshot> ready = t.get(LedgerQuery.PARTITIONS_IN_STATE
           .on(partitions, table, PartitionState.READY.code()).limit(MAX_WRITES_PER_COMMIT - 1)).get().getDocuments();
       List<Map<String, Object>> claimedPartitions = new ArrayList<>();
       List<Map<String, Object>> settled = new ArrayList<>();
       List<Map<String, Object>> claimedFiles = new ArrayList<>();
+      long listBytes = 0;
       for (QueryDocumentSnapshot snapshot : ready) {
         Map<String, Object> partition = data(snapshot);
         String token = (String) partition.get(PARTITION);
-        int writes = 1 + claimedFiles.size() + claimedPartitions.size() + settled.size();
-        int room = Math.min(maxFiles - claimedFiles.size(), MAX_WRITES_PER_COMMIT - writes - 1);
-        if (room < 1) {
+        int room = maxFiles - claimedFiles.size();
+        if (room < 1 || 1 + claimedPartitions.size() + settled.size() + 1 > MAX_WRITES_PER_COMMIT) {
           break;
         }
         // One more than fits tells whether the whole partition does.
@@ -401,16 +432,26 @@ public final class FirestoreLedger implements Ledger {
           continue;
         }
         boolean first = claimedPartitions.isEmpty();
-        if (!first && pending.size() > room) {
+        // The batch document lists every file and event id: take files while it stays within 1 MiB.
+        int fitting = 0;
+        long bytes = listBytes;
+        while (fitting < Math.min(pending.size(), room)
+            && bytes + listedBytes(pending.get(fitting)) <= MAX_FILE_LIST_BYTES) {
+          bytes += listedBytes(pending.get(fitting));
+          fitting++;
+        }
+        if (!first && fitting < pending.size()) {
           break; // whole partitions only after the first; a later one must fit entirely
         }
         // The first partition may exceed the limit: it then yields its first files in claim order,
         // and the next claim (after this batch commits or fails) continues the range.
-        for (QueryDocumentSnapshot file : pending.subList(0, Math.min(pending.size(), room))) {
+        fitting = Math.max(fitting, 1);
+        for (QueryDocumentSnapshot file : pending.subList(0, fitting)) {
           claimedFiles.add(data(file));
         }
+        listBytes = bytes;
         claimedPartitions.add(partition);
-        if (claimedFiles.size() >= maxFiles) {
+        if (claimedFiles.size() >= maxFiles || fitting < pending.size()) {
           break;
         }
       }
@@ -420,10 +461,13 @@ public final class FirestoreLedger implements Ledger {
         t.set(partitionRef(partition), partition);
       }
       if (claimedPartitions.isEmpty()) {
-        return Optional.<BatchRecord>empty();
+        return Optional.<Created>empty();
       }
-      return Optional.of(createBatch(t, table, claimedPartitions, claimedFiles, command.lease(), now));
+      boolean inline = 1 + settled.size() + claimedPartitions.size() + claimedFiles.size() <= MAX_WRITES_PER_COMMIT;
+      return Optional.of(createBatch(t, table, claimedPartitions, claimedFiles, inline, List.of(), command.lease(), now,
+          "lower max-batch-size"));
     });
+    Optional<BatchRecord> claimed = created.map(c -> settleCreated(c, "claimed"));
     // Logged once the transaction committed (its body may run more than once).
     claimed.ifPresent(batch -> LOG.info("Claimed batch {} of table {}: {} files in partitions {}",
         batch.batchId(), table, batch.fileIds().size(), batch.partitions()));
@@ -433,47 +477,37 @@ public final class FirestoreLedger implements Ledger {
   @Override
   public Optional<NewestPartitionClaimed> claimNewestPartition(ClaimNewestPartition command) {
     String table = command.table();
-    String path = partitions.getPath() + " (table " + table + ")";
+    settleTable(table);
     List<String> superseded = new ArrayList<>();
-    // One commit holds 500 writes. When superseding every older READY partition and claiming the
-    // newest do not fit in one, the oldest are superseded first, a commit at a time: they are
-    // older than the newest READY partition in any case, and it stays READY for the claim.
-    while (true) {
-      NewestStep step = transaction("claimNewestPartition", path, t -> newestStep(t, command));
-      superseded.addAll(step.superseded());
-      if (!step.again()) {
-        Optional<NewestPartitionClaimed> claimed =
-            step.batch().map(batch -> new NewestPartitionClaimed(batch, superseded.stream().sorted().toList()));
-        claimed.ifPresent(c -> LOG.info("Claimed batch {} of table {}: {} files of the newest partition {}; superseded {}",
-            c.batch().batchId(), table, c.batch().fileIds().size(), c.batch().partitions(), c.superseded()));
-        return claimed;
-      }
-    }
+    Optional<Created> created = transaction("claimNewestPartition", partitions.getPath() + " (table " + table + ")",
+        t -> newest(t, command, superseded));
+    Optional<NewestPartitionClaimed> claimed = created.map(c ->
+        new NewestPartitionClaimed(settleCreated(c, "claimed"), superseded.stream().sorted().toList()));
+    claimed.ifPresent(c -> LOG.info("Claimed batch {} of table {}: {} files of the newest partition {}; superseded {}",
+        c.batch().batchId(), table, c.batch().fileIds().size(), c.batch().partitions(), c.superseded()));
+    return claimed;
   }
 
-  /** One transaction of {@link #claimNewestPartition}. */
-  private record NewestStep(Optional<BatchRecord> batch, List<String> superseded, boolean again) {}
-
-  private NewestStep newestStep(Transaction t, ClaimNewestPartition command) throws Exception {
+  /**
+   * {@link #claimNewestPartition}'s one transaction. It decides everything: the newest READY
+   * partition with files pending is claimed whole, every older READY one superseded. When its
+   * writes fit one commit they are all made here; otherwise the batch document carries what is
+   * still owed (the older partitions to supersede, the files to mark claimed) and {@link #settle}
+   * applies it right after, one commit at a time.
+   */
+  private Optional<Created> newest(Transaction t, ClaimNewestPartition command, List<String> superseded)
+      throws Exception {
+    superseded.clear();
     String table = command.table();
-    List<String> superseded = new ArrayList<>();
     if (!t.get(LedgerQuery.BATCHES_IN_STATES.on(batches, table, IN_FLIGHT).limit(1)).get().isEmpty()) {
-      return new NewestStep(Optional.empty(), superseded, false);
+      return Optional.empty();
     }
     Timestamp now = now();
-    // Reads first: the READY partitions (oldest first), then the pending files of the newest ones.
+    // Reads first: every READY partition (oldest first), then the pending files of the newest ones.
     List<Map<String, Object>> ready = new ArrayList<>();
     for (QueryDocumentSnapshot snapshot : t.get(LedgerQuery.PARTITIONS_IN_STATE
-        .on(partitions, table, PartitionState.READY.code()).limit(MAX_WRITES_PER_COMMIT)).get().getDocuments()) {
+        .on(partitions, table, PartitionState.READY.code())).get().getDocuments()) {
       ready.add(data(snapshot));
-    }
-    if (ready.size() == MAX_WRITES_PER_COMMIT) {
-      // There may be more: all but the last of this page are older than the newest.
-      for (Map<String, Object> partition : ready.subList(0, ready.size() - 1)) {
-        supersede(t, partition, now);
-        superseded.add((String) partition.get(PARTITION));
-      }
-      return new NewestStep(Optional.empty(), superseded, true);
     }
     List<Map<String, Object>> settled = new ArrayList<>();
     Map<String, Object> newest = null;
@@ -481,8 +515,7 @@ public final class FirestoreLedger implements Ledger {
     for (int i = ready.size() - 1; i >= 0 && newest == null; i--) {
       Map<String, Object> partition = ready.get(i);
       String token = (String) partition.get(PARTITION);
-      pending = t.get(LedgerQuery.PENDING_FILES.on(files, table, token, FileState.RECORDED.code())
-          .limit(MAX_FILES_PER_BATCH + 1)).get().getDocuments();
+      pending = t.get(LedgerQuery.PENDING_FILES.on(files, table, token, FileState.RECORDED.code())).get().getDocuments();
       if (pending.isEmpty()) {
         States.requireTransition("Cannot settle partition " + table + "/" + token,
             PartitionState.READY, PartitionState.INGESTED, PartitionState::next);
@@ -491,67 +524,81 @@ public final class FirestoreLedger implements Ledger {
         newest = partition;
       }
     }
-    if (newest != null && pending.size() > MAX_FILES_PER_BATCH) {
-      throw new IllegalStateException("Cannot claim partition " + table + "/" + newest.get(PARTITION)
-          + " whole: it has more than " + MAX_FILES_PER_BATCH + " files, the most one Firestore batch holds"
-          + " (ingestion-type last loads a partition whole)");
-    }
     List<Map<String, Object>> older = newest == null ? List.of() : ready.subList(0, ready.indexOf(newest));
-    int claimWrites = newest == null ? 0 : pending.size() + 2;
-    int room = MAX_WRITES_PER_COMMIT - settled.size() - claimWrites;
-    for (Map<String, Object> partition : settled) {
+    boolean inline = 2 + settled.size() + older.size() + pending.size() <= MAX_WRITES_PER_COMMIT;
+    // Settled partitions that do not fit this commit stay READY with nothing pending: newer than
+    // the claimed one, they are settled by the next claim and supersede nothing.
+    int settledFitting = Math.min(settled.size(), MAX_WRITES_PER_COMMIT - (newest == null ? 0 : 2));
+    for (Map<String, Object> partition : settled.subList(0, settledFitting)) {
       partition.put(STATE, PartitionState.INGESTED.code());
       partition.put(UPDATED_AT, now);
       t.set(partitionRef(partition), partition);
     }
-    if (older.size() > room) {
-      // Not all in one commit: supersede the oldest now, claim in the next transaction.
-      int fit = Math.max(0, MAX_WRITES_PER_COMMIT - settled.size());
-      for (Map<String, Object> partition : older.subList(0, Math.min(fit, older.size()))) {
-        supersede(t, partition, now);
-        superseded.add((String) partition.get(PARTITION));
-      }
-      return new NewestStep(Optional.empty(), superseded, true);
-    }
     if (newest == null) {
-      return new NewestStep(Optional.empty(), superseded, false);
+      return Optional.empty();
     }
+    List<String> olderTokens = new ArrayList<>();
     for (Map<String, Object> partition : older) {
-      supersede(t, partition, now);
-      superseded.add((String) partition.get(PARTITION));
+      States.requireTransition("Cannot supersede partition " + table + "/" + partition.get(PARTITION),
+          PartitionState.READY, PartitionState.SUPERSEDED, PartitionState::next);
+      if (inline) {
+        supersede(t, partition, now);
+      }
+      olderTokens.add((String) partition.get(PARTITION));
     }
+    superseded.addAll(olderTokens);
     List<Map<String, Object>> claimedFiles = new ArrayList<>();
     for (QueryDocumentSnapshot file : pending) {
       claimedFiles.add(data(file));
     }
-    return new NewestStep(
-        Optional.of(createBatch(t, table, List.of(newest), claimedFiles, command.lease(), now)), superseded, false);
+    return Optional.of(createBatch(t, table, List.of(newest), claimedFiles, inline,
+        inline ? List.of() : olderTokens, command.lease(), now,
+        "ingestion-type last loads the newest partition whole, so its files cannot be split over batches"));
   }
 
   private void supersede(Transaction t, Map<String, Object> partition, Timestamp now) {
-    States.requireTransition("Cannot supersede partition " + partition.get(TABLE) + "/" + partition.get(PARTITION),
-        PartitionState.READY, PartitionState.SUPERSEDED, PartitionState::next);
     partition.put(STATE, PartitionState.SUPERSEDED.code());
     partition.put(UPDATED_AT, now);
     t.set(partitionRef(partition), partition);
   }
 
+  /** A batch created by a claim's transaction; {@code owed}: its files (and supersedes) still to be written. */
+  private record Created(BatchRecord batch, boolean owed) {}
+
+  /** After the claim's commit: applies what it owes, if anything. */
+  private BatchRecord settleCreated(Created created, String step) {
+    if (created.owed()) {
+      betweenCommits.reached(step, created.batch().batchId());
+      settle(created.batch().batchId());
+    }
+    return created.batch();
+  }
+
+  /** What a file adds to its batch document: its id and its event id. */
+  private static long listedBytes(DocumentSnapshot file) {
+    return FirestoreDocuments.listedBytes(file.getString(FILE_ID)) + FirestoreDocuments.listedBytes(file.getString(EVENT_ID));
+  }
+
   /**
-   * The claim's writes, in the caller's transaction after its reads: the files and partitions
-   * CLAIMED by a new batch, and the batch PLANNED.
+   * The claim's writes, in the caller's transaction after its reads: the partitions CLAIMED by a
+   * new batch, the batch PLANNED, and ({@code inline}) the files CLAIMED. Otherwise the batch
+   * document owes the files' move ({@link LedgerSchema#SETTLING} {@code claimed}) and the older
+   * partitions to supersede, which {@link #settle} writes after this commit: until then every
+   * reader takes the batch's files from its document, and its partitions are CLAIMED, so no other
+   * claim can take them.
    */
-  private BatchRecord createBatch(Transaction t, String table, List<Map<String, Object>> claimedPartitions,
-      List<Map<String, Object>> claimedFiles, Duration lease, Timestamp now) {
+  private Created createBatch(Transaction t, String table, List<Map<String, Object>> claimedPartitions,
+      List<Map<String, Object>> claimedFiles, boolean inline, List<String> superseding, Duration lease,
+      Timestamp now, String tooLarge) {
     String batchId = newBatchId();
     List<String> fileIds = new ArrayList<>();
     List<String> eventIds = new ArrayList<>();
     for (int position = 0; position < claimedFiles.size(); position++) {
       Map<String, Object> file = claimedFiles.get(position);
-      file.put(STATE, FileState.CLAIMED.code());
-      file.put(BATCH_ID, batchId);
-      file.put(BATCH_KEY, LedgerSchema.batchKey(batchId));
-      file.put(BATCH_POSITION, (long) position);
-      t.set(files.document((String) file.get(FILE_ID)), file);
+      if (inline) {
+        claimFile(file, batchId, position);
+        t.set(files.document((String) file.get(FILE_ID)), file);
+      }
       fileIds.add((String) file.get(FILE_ID));
       eventIds.add((String) file.get(EVENT_ID));
     }
@@ -576,16 +623,189 @@ public final class FirestoreLedger implements Ledger {
     batch.put(LEASE_UNTIL, timestamp(clock.millis() + lease.toMillis()));
     batch.put(CREATED_AT, now);
     batch.put(UPDATED_AT, now);
+    if (!inline) {
+      owe(batch, FileState.CLAIMED);
+      if (!superseding.isEmpty()) {
+        batch.put(SUPERSEDING, superseding);
+      }
+    }
     DocumentReference batchRef = batches.document(batchId);
     long size = FirestoreDocuments.storedSize(batchRef.getPath(), batch);
     if (size > MAX_DOCUMENT_BYTES) {
-      throw new IllegalStateException("Cannot claim batch " + batchId + " of table " + table + ": its document "
-          + batchRef.getPath() + " would hold " + size + " bytes (" + fileIds.size()
-          + " file and event ids), over Firestore's limit of 1 MiB per document; lower max-batch-size");
+      throw new IllegalStateException("Cannot claim batch " + batchId + " of table " + table + " (partitions "
+          + tokens + "): its document " + batchRef.getPath() + " would hold " + size + " bytes (" + fileIds.size()
+          + " file and event ids), over Firestore's limit of 1 MiB per document; " + tooLarge);
     }
     t.create(batchRef, batch);
-    return FirestoreDocuments.batch(batch);
+    return new Created(FirestoreDocuments.batch(batch), !inline);
   }
+
+  /** A RECORDED file document CLAIMED by the batch at its position in the batch's list. */
+  private static void claimFile(Map<String, Object> file, String batchId, int position) {
+    file.put(STATE, FileState.CLAIMED.code());
+    file.put(BATCH_ID, batchId);
+    file.put(BATCH_KEY, LedgerSchema.batchKey(batchId));
+    file.put(BATCH_POSITION, (long) position);
+  }
+
+  // --- settling: transitions that write more than one commit holds --------------------------------
+
+  /**
+   * Marks a batch document as owing its files' move to {@code target} (and, for a commit or a
+   * failure, its partitions' release after them), from the first file on.
+   */
+  private static void owe(Map<String, Object> batch, FileState target) {
+    batch.put(SETTLING, target.code());
+    batch.put(SETTLED_FILES, 0L);
+  }
+
+  /**
+   * One file's move while its batch settles to {@code target}; false when the file is not the
+   * batch's to move: moved already (a settling that resumes), or left out while the batch was in
+   * flight (QUARANTINED, SUPERSEDED, IGNORED, or released from the quarantine: RECORDED without a
+   * batch). A RECORDED file is claimed only by a claim or revival of this batch, which holds its
+   * partition: no other batch can claim it meanwhile.
+   */
+  private static boolean settleFile(FileState target, Map<String, Object> file, String batchId, int position) {
+    FileState state = FileState.fromCode((String) file.get(STATE));
+    boolean ours = state == FileState.CLAIMED && batchId.equals(file.get(BATCH_ID));
+    switch (target) {
+      case CLAIMED -> {
+        if (state != FileState.RECORDED) {
+          return false;
+        }
+        claimFile(file, batchId, position);
+      }
+      case INGESTED -> {
+        if (!ours) {
+          return false;
+        }
+        file.put(STATE, FileState.INGESTED.code());
+      }
+      case RECORDED -> {
+        if (!ours) {
+          return false;
+        }
+        backToRecorded(file);
+      }
+      default -> throw new IllegalStateException("Batch " + batchId + " cannot settle its files to " + target);
+    }
+    return true;
+  }
+
+  /**
+   * Applies what the batch still owes ({@link LedgerSchema#SETTLING}), one commit at a time: the
+   * older partitions a newest claim supersedes, then its files in claim order ({@link
+   * LedgerSchema#SETTLED_FILES} counts how many have moved, so a second settler, or a rerun after a
+   * crash, continues where the last commit ended), then, for a commit or a failure, its partitions,
+   * released in the commit that clears the mark. Partitions go last so that a released partition
+   * never has a file still owed to the batch: a claim of it then finds every file RECORDED or
+   * loaded. Every commit reads and writes the batch document, so settlers of one batch, and a
+   * transition of it, are serialised. Idempotent; a batch with nothing owed is left as it is.
+   *
+   * @return the partitions a failure left FAILED, for the log
+   */
+  private List<String> settle(String batchId) {
+    DocumentReference ref = batches.document(batchId);
+    List<String> exhausted = new ArrayList<>();
+    // A batch's file list never changes once claimed: read whole once, the commits after it read
+    // the document without it (10,000 ids are most of a megabyte).
+    List<String> fileIds = new ArrayList<>();
+    while (true) {
+      boolean more = transaction("settle", ref.getPath(), t -> {
+        exhausted.clear();
+        DocumentSnapshot snapshot = fileIds.isEmpty() ? t.get(ref).get()
+            : t.getAll(new DocumentReference[] {ref}, WITHOUT_FILE_LIST).get().get(0);
+        if (!snapshot.exists() || snapshot.get(SETTLING) == null) {
+          return false;
+        }
+        Map<String, Object> batch = data(snapshot);
+        if (fileIds.isEmpty()) {
+          fileIds.addAll(FirestoreDocuments.strings(batch, FILE_IDS));
+        }
+        batch.put(FILE_IDS, fileIds);
+        batch.put(EVENT_IDS, List.of());
+        FileState target = FileState.fromCode((String) batch.get(SETTLING));
+        BatchRecord stored = FirestoreDocuments.batch(batch);
+        Timestamp now = now();
+        List<String> superseding = FirestoreDocuments.strings(batch, SUPERSEDING);
+        if (!superseding.isEmpty()) {
+          List<String> chunk = superseding.subList(0, Math.min(superseding.size(), MAX_WRITES_PER_COMMIT - 1));
+          List<DocumentSnapshot> docs = t.getAll(chunk.stream().map(token -> partitionRef(stored.table(), token))
+              .toArray(DocumentReference[]::new)).get();
+          for (DocumentSnapshot doc : docs) {
+            // Moved meanwhile (a late operator command): left as it is.
+            optional(doc).filter(partition -> PartitionState.READY.code().equals(partition.get(STATE)))
+                .ifPresent(partition -> supersede(t, partition, now));
+          }
+          t.update(ref, SUPERSEDING, new ArrayList<>(superseding.subList(chunk.size(), superseding.size())));
+          return true;
+        }
+        int from = (int) FirestoreDocuments.settledFiles(batch);
+        if (from < fileIds.size()) {
+          int to = Math.min(fileIds.size(), from + SETTLE_FILES_PER_COMMIT);
+          List<DocumentSnapshot> docs = getAllIn(t, fileIds.subList(from, to));
+          for (int i = 0; i < docs.size(); i++) {
+            Optional<Map<String, Object>> file = optional(docs.get(i));
+            if (file.isPresent() && settleFile(target, file.get(), batchId, from + i)) {
+              t.set(files.document(fileIds.get(from + i)), file.get());
+            }
+          }
+          t.update(ref, SETTLED_FILES, (long) to);
+          return true;
+        }
+        // The last commit: the partitions (after a commit or a failure), and the mark cleared.
+        if (target == FileState.INGESTED) {
+          for (PartitionRelease release : partitionsOf(t, stored, true)) {
+            releaseCommitted(t, stored, release, now);
+          }
+        } else if (target == FileState.RECORDED) {
+          int maxAttempts = (int) FirestoreDocuments.settlingMaxAttempts(batch);
+          for (PartitionRelease release : partitionsOf(t, stored, false)) {
+            releaseFailed(t, stored, release, stored.error().orElse(""), maxAttempts, now).ifPresent(exhausted::add);
+          }
+        }
+        Map<String, Object> cleared = new HashMap<>();
+        for (String field : List.of(SETTLING, SETTLED_FILES, SETTLING_MAX_ATTEMPTS, SUPERSEDING)) {
+          cleared.put(field, FieldValue.delete());
+        }
+        t.update(ref, cleared);
+        return false;
+      });
+      if (!more) {
+        return exhausted;
+      }
+      betweenCommits.reached("settled", batchId);
+    }
+  }
+
+  /**
+   * Settles the table's batches that a process left owing writes (it died between two commits of
+   * a transition), before a claim reads the table's partitions: a commit or failure cut short
+   * still holds its partitions, a newest claim cut short still has older partitions READY.
+   */
+  private void settleTable(String table) {
+    List<String> owing = read("settleTable", batches.getPath() + " (table " + table + ")", () -> {
+      List<String> ids = new ArrayList<>();
+      for (QueryDocumentSnapshot doc : LedgerQuery.BATCHES_SETTLING.on(batches, table, SETTLING_CODES).get().get()) {
+        ids.add(doc.getId());
+      }
+      return ids;
+    });
+    for (String batchId : owing) {
+      LOG.info("Batch {} of table {} still owes writes to its files or partitions; writing them", batchId, table);
+      settle(batchId);
+    }
+  }
+
+  /** A batch document without its file and event ids: what {@link #settle} reads after its first commit. */
+  private static final FieldMask WITHOUT_FILE_LIST = FieldMask.of(BATCH_ID, TABLE, STATE, PARTITIONS_FIELD, ATTEMPTS,
+      LAUNCHES, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, CREATED_AT, UPDATED_AT, SETTLING, SETTLED_FILES,
+      SETTLING_MAX_ATTEMPTS, SUPERSEDING);
+
+  /** The codes {@link LedgerSchema#SETTLING} holds. */
+  private static final List<String> SETTLING_CODES =
+      List.of(FileState.CLAIMED.code(), FileState.INGESTED.code(), FileState.RECORDED.code());
 
   // --- batches -----------------------------------------------------------------------------------
 
@@ -611,7 +831,11 @@ public final class FirestoreLedger implements Ledger {
 
   @Override
   public BatchRecord takeOverExpiredLease(String batchId, Duration lease) {
-    return newLease("takeOverExpiredLease", "Cannot take over batch " + batchId, batchId, lease, true);
+    BatchRecord taken = newLease("takeOverExpiredLease", "Cannot take over batch " + batchId, batchId, lease, true);
+    // Recovery's batch may be one whose claim died before it wrote the files (they are the
+    // batch's by its document either way): the new owner writes them first.
+    settle(batchId);
+    return taken;
   }
 
   /** A new lease for a batch in flight; with {@code onlyExpired}, only once the old one ran out. */
@@ -633,43 +857,60 @@ public final class FirestoreLedger implements Ledger {
   @Override
   public BatchCommitted commitBatch(CommitBatch command) {
     String batchId = command.batchId();
-    BatchCommitted committed = batchTransition("commitBatch", batchId, "Cannot commit batch " + batchId, (t, batch, action) -> {
-      BatchRecord stored = FirestoreDocuments.batch(batch);
-      if (stored.state() == BatchState.COMMITTED) {
-        // The checkpoint is idempotent for the snapshot that wrote it, and only for that one: a
-        // second snapshot for one batch would mean its rows were written twice.
-        if (stored.snapshotId().equals(Optional.of(command.snapshotId()))) {
-          return new BatchCommitted(stored, true);
-        }
-        throw new IllegalTransitionException(action + " with snapshot " + command.snapshotId()
-            + ": it is already committed with snapshot " + stored.snapshotId().map(String::valueOf).orElse("none"));
+    while (true) {
+      Optional<Decided<BatchCommitted>> decided = batchTransition("commitBatch", batchId, "Cannot commit batch " + batchId,
+          (t, batch, action) -> {
+            if (batch.get(SETTLING) != null) {
+              return Optional.<Decided<BatchCommitted>>empty(); // owes writes of an earlier transition: those first
+            }
+            BatchRecord stored = FirestoreDocuments.batch(batch);
+            if (stored.state() == BatchState.COMMITTED) {
+              // The checkpoint is idempotent for the snapshot that wrote it, and only for that one: a
+              // second snapshot for one batch would mean its rows were written twice.
+              if (stored.snapshotId().equals(Optional.of(command.snapshotId()))) {
+                return Optional.of(new Decided<>(new BatchCommitted(stored, true), false));
+              }
+              throw new IllegalTransitionException(action + " with snapshot " + command.snapshotId()
+                  + ": it is already committed with snapshot " + stored.snapshotId().map(String::valueOf).orElse("none"));
+            }
+            States.requireTransition(action, stored.state(), BatchState.COMMITTED, BatchState::next);
+            // The checkpoint is this commit; its files and partitions follow in it when they fit,
+            // else after it (settle), partitions last.
+            boolean inline = fitsOneCommit(stored);
+            List<Map<String, Object>> batchFiles = inline ? filesIn(t, stored) : List.of();
+            // A split partition (or one that got late files while claimed) is READY again for the rest.
+            List<PartitionRelease> releases = inline ? partitionsOf(t, stored, true) : List.of();
+            Timestamp now = now();
+            batch.put(STATE, BatchState.COMMITTED.code());
+            batch.put(SNAPSHOT_ID, command.snapshotId());
+            batch.put(METRICS, FirestoreDocuments.metrics(command.metrics()));
+            batch.put(LEASE_UNTIL, null);
+            batch.put(COMMITTED_AT, now);
+            batch.put(UPDATED_AT, now);
+            if (!inline) {
+              owe(batch, FileState.INGESTED);
+            }
+            t.set(batches.document(batchId), batch);
+            writeSettledFiles(t, FileState.INGESTED, batchFiles, batchId);
+            for (PartitionRelease release : releases) {
+              releaseCommitted(t, stored, release, now);
+            }
+            return Optional.of(new Decided<>(new BatchCommitted(FirestoreDocuments.batch(batch), false), !inline));
+          });
+      if (decided.isEmpty()) {
+        settle(batchId);
+        continue;
       }
-      States.requireTransition(action, stored.state(), BatchState.COMMITTED, BatchState::next);
-      List<Map<String, Object>> batchFiles = batchFilesIn(t, stored, FileState.CLAIMED);
-      // A split partition (or one that got late files while claimed) is READY again for the rest.
-      List<PartitionRelease> releases = partitionsOf(t, stored, true);
-      Timestamp now = now();
-      batch.put(STATE, BatchState.COMMITTED.code());
-      batch.put(SNAPSHOT_ID, command.snapshotId());
-      batch.put(METRICS, FirestoreDocuments.metrics(command.metrics()));
-      batch.put(LEASE_UNTIL, null);
-      batch.put(COMMITTED_AT, now);
-      batch.put(UPDATED_AT, now);
-      t.set(batches.document(batchId), batch);
-      for (Map<String, Object> file : batchFiles) {
-        file.put(STATE, FileState.INGESTED.code());
-        t.set(files.document((String) file.get(FILE_ID)), file);
+      BatchCommitted committed = decided.get().result();
+      if (decided.get().owed()) {
+        betweenCommits.reached("committed", batchId);
+        settle(batchId);
       }
-      for (PartitionRelease release : releases) {
-        PartitionState next = release.pending() ? PartitionState.READY : PartitionState.INGESTED;
-        release(t, stored, release, next, 0, null, release.pending() ? now : null, now);
+      if (!committed.alreadyCommitted()) {
+        LOG.info("Committed batch {} of table {} with snapshot {}", batchId, committed.batch().table(), command.snapshotId());
       }
-      return new BatchCommitted(FirestoreDocuments.batch(batch), false);
-    });
-    if (!committed.alreadyCommitted()) {
-      LOG.info("Committed batch {} of table {} with snapshot {}", batchId, committed.batch().table(), command.snapshotId());
+      return committed;
     }
-    return committed;
   }
 
   @Override
@@ -679,39 +920,87 @@ public final class FirestoreLedger implements Ledger {
       throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
     }
     List<String> exhaustedPartitions = new ArrayList<>();
-    BatchRecord failed = batchTransition("failBatch", batchId, "Cannot fail batch " + batchId, (t, batch, action) -> {
-      BatchRecord stored = FirestoreDocuments.batch(batch);
-      States.requireTransition(action, stored.state(), BatchState.FAILED, BatchState::next);
-      exhaustedPartitions.clear();
-      List<Map<String, Object>> batchFiles = batchFilesIn(t, stored, FileState.CLAIMED);
-      List<PartitionRelease> releases = partitionsOf(t, stored, false);
-      Timestamp now = now();
-      batch.put(STATE, BatchState.FAILED.code());
-      batch.put(ERROR, error);
-      batch.put(LEASE_UNTIL, null);
-      batch.put(UPDATED_AT, now);
-      t.set(batches.document(batchId), batch);
-      for (Map<String, Object> file : batchFiles) {
-        backToRecorded(file);
+    while (true) {
+      Optional<Decided<BatchRecord>> decided = batchTransition("failBatch", batchId, "Cannot fail batch " + batchId,
+          (t, batch, action) -> {
+            if (batch.get(SETTLING) != null) {
+              return Optional.<Decided<BatchRecord>>empty(); // owes writes of an earlier transition: those first
+            }
+            BatchRecord stored = FirestoreDocuments.batch(batch);
+            States.requireTransition(action, stored.state(), BatchState.FAILED, BatchState::next);
+            exhaustedPartitions.clear();
+            boolean inline = fitsOneCommit(stored);
+            List<Map<String, Object>> batchFiles = inline ? filesIn(t, stored) : List.of();
+            List<PartitionRelease> releases = inline ? partitionsOf(t, stored, false) : List.of();
+            Timestamp now = now();
+            batch.put(STATE, BatchState.FAILED.code());
+            batch.put(ERROR, error);
+            batch.put(LEASE_UNTIL, null);
+            batch.put(UPDATED_AT, now);
+            if (!inline) {
+              owe(batch, FileState.RECORDED);
+              batch.put(SETTLING_MAX_ATTEMPTS, (long) maxAttempts);
+            }
+            t.set(batches.document(batchId), batch);
+            writeSettledFiles(t, FileState.RECORDED, batchFiles, batchId);
+            for (PartitionRelease release : releases) {
+              releaseFailed(t, stored, release, error, maxAttempts, now).ifPresent(exhaustedPartitions::add);
+            }
+            return Optional.of(new Decided<>(FirestoreDocuments.batch(batch), !inline));
+          });
+      if (decided.isEmpty()) {
+        settle(batchId);
+        continue;
+      }
+      BatchRecord failed = decided.get().result();
+      if (decided.get().owed()) {
+        betweenCommits.reached("failed", batchId);
+        exhaustedPartitions.addAll(settle(batchId));
+      }
+      for (String exhausted : exhaustedPartitions) {
+        LOG.warn("Partition {} of table {} FAILED (batch {}): {}", exhausted, failed.table(), batchId, error);
+      }
+      LOG.warn("Failed batch {} of table {}: {}", batchId, failed.table(), error);
+      return failed;
+    }
+  }
+
+  /** A transition's outcome; {@code owed}: its writes did not fit its commit and are still to be made. */
+  private record Decided<T>(T result, boolean owed) {}
+
+  /** Whether a commit or failure of the batch (it, its files and its partitions) fits one commit. */
+  private static boolean fitsOneCommit(BatchRecord batch) {
+    return 1 + batch.fileIds().size() + batch.partitions().size() <= MAX_WRITES_PER_COMMIT;
+  }
+
+  /** Writes the files that move when the batch settles to {@code target} (all in this commit). */
+  private void writeSettledFiles(Transaction t, FileState target, List<Map<String, Object>> batchFiles, String batchId) {
+    for (int position = 0; position < batchFiles.size(); position++) {
+      Map<String, Object> file = batchFiles.get(position);
+      if (settleFile(target, file, batchId, position)) {
         t.set(files.document((String) file.get(FILE_ID)), file);
       }
-      for (PartitionRelease release : releases) {
-        int attempts = release.stored().exists()
-            ? ((Number) Objects.requireNonNullElse(release.stored().get(ATTEMPTS), 0L)).intValue() + 1 : 1;
-        boolean exhausted = attempts >= maxAttempts;
-        PartitionState next = exhausted ? PartitionState.FAILED : PartitionState.READY;
-        release(t, stored, release, next, attempts, error, exhausted ? null : now, now);
-        if (exhausted) {
-          exhaustedPartitions.add(release.token() + " after " + attempts + " attempts");
-        }
-      }
-      return FirestoreDocuments.batch(batch);
-    });
-    for (String exhausted : exhaustedPartitions) {
-      LOG.warn("Partition {} of table {} FAILED (batch {}): {}", exhausted, failed.table(), batchId, error);
     }
-    LOG.warn("Failed batch {} of table {}: {}", batchId, failed.table(), error);
-    return failed;
+  }
+
+  /** After the commit of a batch: its partition INGESTED, or READY again when files are still pending. */
+  private void releaseCommitted(Transaction t, BatchRecord batch, PartitionRelease release, Timestamp now) {
+    PartitionState next = release.pending() ? PartitionState.READY : PartitionState.INGESTED;
+    release(t, batch, release, next, 0, null, release.pending() ? now : null, now);
+  }
+
+  /**
+   * After the failure of a batch: its partition READY again with one more attempt counted, or
+   * FAILED once {@code maxAttempts} is reached (then returned, for the log).
+   */
+  private Optional<String> releaseFailed(Transaction t, BatchRecord batch, PartitionRelease release, String error,
+      int maxAttempts, Timestamp now) {
+    int attempts = release.stored().exists()
+        ? ((Number) Objects.requireNonNullElse(release.stored().get(ATTEMPTS), 0L)).intValue() + 1 : 1;
+    boolean exhausted = attempts >= maxAttempts;
+    PartitionState next = exhausted ? PartitionState.FAILED : PartitionState.READY;
+    boolean released = release(t, batch, release, next, attempts, error, exhausted ? null : now, now);
+    return released && exhausted ? Optional.of(release.token() + " after " + attempts + " attempts") : Optional.empty();
   }
 
   @Override
@@ -731,7 +1020,9 @@ public final class FirestoreLedger implements Ledger {
       throw new IllegalArgumentException("keep must not be negative, was " + keep);
     }
     // Not one transaction: a committed batch never changes again, so deleting the ones beyond the
-    // newest `keep` is idempotent, and each round is one batched write of at most one commit.
+    // newest `keep` is idempotent, and each round is one batched write of at most one commit. A
+    // commit still owing its files' writes needs its document: those are written first.
+    settleTable(table);
     return read("pruneCommitted", batches.getPath() + " (table " + table + ")", () -> {
       int deleted = 0;
       while (true) {
@@ -1057,6 +1348,7 @@ public final class FirestoreLedger implements Ledger {
 
   @Override
   public List<PartitionRecord> retryBatch(String batchId) {
+    settle(batchId); // a failure cut short still holds its partitions
     List<PartitionRecord> retried = batchTransition("retryBatch", batchId, "Cannot retry batch " + batchId,
         (t, batch, action) -> {
           BatchRecord stored = FirestoreDocuments.batch(batch);
@@ -1079,66 +1371,89 @@ public final class FirestoreLedger implements Ledger {
 
   @Override
   public BatchRecord reviveBatch(String batchId) {
-    // At most MAX_FILES_PER_BATCH files and their partitions: the claim's writes, so one commit.
-    BatchRecord revived = batchTransition("reviveBatch", batchId, "Cannot revive batch " + batchId,
-        (t, batch, action) -> {
-          BatchRecord stored = FirestoreDocuments.batch(batch);
-          States.requireTransition(action, stored.state(), BatchState.PLANNED, BatchState::next);
-          // Reads and checks before the first write: a refusal changes nothing.
-          List<Map<String, Object>> claimed = new ArrayList<>();
-          List<DocumentSnapshot> fileDocs = getAllIn(t, stored.fileIds());
-          for (int position = 0; position < fileDocs.size(); position++) {
-            String fileId = stored.fileIds().get(position);
-            Map<String, Object> file = optional(fileDocs.get(position)).orElseThrow(() ->
-                new IllegalStateException(action + ": its file " + fileId + " is missing from the ledger"));
-            if (States.requireRevivable(action, fileId, (String) file.get(URI),
-                FileState.fromCode((String) file.get(STATE)))) {
-              file.put(BATCH_POSITION, (long) position);
-              claimed.add(file);
+    while (true) {
+      Optional<Decided<BatchRecord>> decided = batchTransition("reviveBatch", batchId, "Cannot revive batch " + batchId,
+          (t, batch, action) -> {
+            if (batch.get(SETTLING) != null) {
+              return Optional.<Decided<BatchRecord>>empty(); // a failure cut short: its writes first
             }
-          }
-          List<Map<String, Object>> partitionDocs = new ArrayList<>();
-          for (PartitionRelease release : partitionsOf(t, stored, false)) {
-            Map<String, Object> partition = requirePartition(release.stored(), stored.table(), release.token());
-            States.requireRevivable(action, stored.table(), release.token(),
-                PartitionState.fromCode((String) partition.get(STATE)));
-            partitionDocs.add(partition);
-          }
-          Timestamp now = now();
-          batch.put(STATE, BatchState.PLANNED.code());
-          // A fresh count of attempts; the launches go on counting, so the relaunch gets a new job.
-          batch.put(ATTEMPTS, 0L);
-          batch.put(LAUNCHES, FirestoreDocuments.launches(batch));
-          // Already expired: recovery's takeOverExpiredLease accepts it at once.
-          batch.put(LEASE_UNTIL, timestamp(clock.millis() - 1));
-          batch.put(UPDATED_AT, now);
-          t.set(batches.document(batchId), batch);
-          for (Map<String, Object> file : claimed) {
-            file.put(STATE, FileState.CLAIMED.code());
-            file.put(BATCH_ID, batchId);
-            file.put(BATCH_KEY, LedgerSchema.batchKey(batchId));
-            t.set(files.document((String) file.get(FILE_ID)), file);
-          }
-          for (Map<String, Object> partition : partitionDocs) {
-            partition.put(STATE, PartitionState.CLAIMED.code());
-            partition.put(BATCH_ID, batchId);
-            partition.put(ATTEMPTS, 0L);
-            partition.put(UPDATED_AT, now);
-            t.set(partitionRef(partition), partition);
-          }
-          return FirestoreDocuments.batch(batch);
-        });
-    LOG.info("Revived batch {} of table {}: files and partitions {} claimed again for a relaunch", batchId,
-        revived.table(), revived.partitions());
-    return revived;
+            BatchRecord stored = FirestoreDocuments.batch(batch);
+            States.requireTransition(action, stored.state(), BatchState.PLANNED, BatchState::next);
+            // Reads and checks of every file and partition before the first write: a refusal
+            // changes nothing, and what is checked here is what the settling claims.
+            List<Map<String, Object>> claimed = new ArrayList<>();
+            List<Integer> positions = new ArrayList<>();
+            List<DocumentSnapshot> fileDocs = getAllIn(t, stored.fileIds());
+            for (int position = 0; position < fileDocs.size(); position++) {
+              String fileId = stored.fileIds().get(position);
+              Map<String, Object> file = optional(fileDocs.get(position)).orElseThrow(() ->
+                  new IllegalStateException(action + ": its file " + fileId + " is missing from the ledger"));
+              if (States.requireRevivable(action, fileId, (String) file.get(URI),
+                  FileState.fromCode((String) file.get(STATE)))) {
+                claimed.add(file);
+                positions.add(position);
+              }
+            }
+            List<Map<String, Object>> partitionDocs = new ArrayList<>();
+            for (PartitionRelease release : partitionsOf(t, stored, false)) {
+              Map<String, Object> partition = requirePartition(release.stored(), stored.table(), release.token());
+              States.requireRevivable(action, stored.table(), release.token(),
+                  PartitionState.fromCode((String) partition.get(STATE)));
+              partitionDocs.add(partition);
+            }
+            boolean inline = 1 + claimed.size() + partitionDocs.size() <= MAX_WRITES_PER_COMMIT;
+            Timestamp now = now();
+            batch.put(STATE, BatchState.PLANNED.code());
+            // A fresh count of attempts; the launches go on counting, so the relaunch gets a new job.
+            batch.put(ATTEMPTS, 0L);
+            batch.put(LAUNCHES, FirestoreDocuments.launches(batch));
+            // Already expired: recovery's takeOverExpiredLease accepts it at once.
+            batch.put(LEASE_UNTIL, timestamp(clock.millis() - 1));
+            batch.put(UPDATED_AT, now);
+            if (!inline) {
+              owe(batch, FileState.CLAIMED);
+            }
+            t.set(batches.document(batchId), batch);
+            for (int i = 0; inline && i < claimed.size(); i++) {
+              claimFile(claimed.get(i), batchId, positions.get(i));
+              t.set(files.document((String) claimed.get(i).get(FILE_ID)), claimed.get(i));
+            }
+            for (Map<String, Object> partition : partitionDocs) {
+              partition.put(STATE, PartitionState.CLAIMED.code());
+              partition.put(BATCH_ID, batchId);
+              partition.put(ATTEMPTS, 0L);
+              partition.put(UPDATED_AT, now);
+              t.set(partitionRef(partition), partition);
+            }
+            return Optional.of(new Decided<>(FirestoreDocuments.batch(batch), !inline));
+          });
+      if (decided.isEmpty()) {
+        settle(batchId);
+        continue;
+      }
+      BatchRecord revived = decided.get().result();
+      if (decided.get().owed()) {
+        betweenCommits.reached("revived", batchId);
+        settle(batchId);
+      }
+      LOG.info("Revived batch {} of table {}: files and partitions {} claimed again for a relaunch", batchId,
+          revived.table(), revived.partitions());
+      return revived;
+    }
   }
 
-  /** The documents of these files, in their order, read in the transaction. */
+  /** The documents of these files, in their order, read in the transaction (a call per commit's worth). */
   private List<DocumentSnapshot> getAllIn(Transaction t, List<String> fileIds) throws Exception {
-    if (fileIds.isEmpty()) {
-      return List.of();
+    List<ApiFuture<List<DocumentSnapshot>>> reads = new ArrayList<>();
+    for (int from = 0; from < fileIds.size(); from += MAX_WRITES_PER_COMMIT) {
+      reads.add(t.getAll(fileIds.subList(from, Math.min(fileIds.size(), from + MAX_WRITES_PER_COMMIT)).stream()
+          .map(files::document).toArray(DocumentReference[]::new)));
     }
-    return t.getAll(fileIds.stream().map(files::document).toArray(DocumentReference[]::new)).get();
+    List<DocumentSnapshot> docs = new ArrayList<>(fileIds.size());
+    for (ApiFuture<List<DocumentSnapshot>> read : reads) {
+      docs.addAll(read.get());
+    }
+    return docs;
   }
 
   /** FAILED to READY (or READY kept) with the attempts reset; the last error stays for inspect. */
@@ -1288,7 +1603,14 @@ public final class FirestoreLedger implements Ledger {
     return retry.run(operation, path, () -> {
       ApiFuture<T> run = db.runTransaction(t -> {
         transactionRuns.increment();
-        return body.apply(t);
+        T result = body.apply(t);
+        // Firestore refuses a commit of more writes; the emulator does not, so the ledger checks
+        // its own bound and every test on the emulator shows it is kept.
+        if (t.getMutationsSize() > MAX_WRITES_PER_COMMIT) {
+          throw new IllegalStateException("Ledger " + operation + " for " + path + " would commit "
+              + t.getMutationsSize() + " writes, more than Firestore's " + MAX_WRITES_PER_COMMIT + " per commit");
+        }
+        return result;
       }, options);
       try {
         return run.get();
@@ -1331,7 +1653,7 @@ public final class FirestoreLedger implements Ledger {
    * Releases a partition this batch still holds; the guard makes commit and fail no-ops for
    * partitions another path has already moved.
    */
-  private void release(Transaction t, BatchRecord batch, PartitionRelease release, PartitionState next,
+  private boolean release(Transaction t, BatchRecord batch, PartitionRelease release, PartitionState next,
       int attempts, String lastError, Timestamp readyAt, Timestamp now) {
     Optional<Map<String, Object>> stored = optional(release.stored());
     boolean held = stored.isPresent()
@@ -1340,7 +1662,7 @@ public final class FirestoreLedger implements Ledger {
     if (!held) {
       LOG.warn("Partition {} of table {} is no longer claimed by batch {}; left as it is",
           release.token(), batch.table(), batch.batchId());
-      return;
+      return false;
     }
     Map<String, Object> partition = stored.get();
     partition.put(STATE, next.code());
@@ -1351,6 +1673,7 @@ public final class FirestoreLedger implements Ledger {
     }
     partition.put(UPDATED_AT, now);
     t.set(partitionRef(batch.table(), release.token()), partition);
+    return true;
   }
 
   /**
@@ -1377,17 +1700,11 @@ public final class FirestoreLedger implements Ledger {
     return releases;
   }
 
-  /** The batch's files that are still in {@code state} for this batch, read in the transaction. */
-  private List<Map<String, Object>> batchFilesIn(Transaction t, BatchRecord batch, FileState state) throws Exception {
+  /** The batch's file documents that exist, in its order, read in the transaction. */
+  private List<Map<String, Object>> filesIn(Transaction t, BatchRecord batch) throws Exception {
     List<Map<String, Object>> found = new ArrayList<>();
-    if (batch.fileIds().isEmpty()) {
-      return found;
-    }
-    DocumentReference[] refs = batch.fileIds().stream().map(files::document).toArray(DocumentReference[]::new);
-    for (DocumentSnapshot doc : t.getAll(refs).get()) {
-      optional(doc)
-          .filter(file -> state.code().equals(file.get(STATE)) && batch.batchId().equals(file.get(BATCH_ID)))
-          .ifPresent(found::add);
+    for (DocumentSnapshot doc : getAllIn(t, batch.fileIds())) {
+      optional(doc).ifPresent(found::add);
     }
     return found;
   }

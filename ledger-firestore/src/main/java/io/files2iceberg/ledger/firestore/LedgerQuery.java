@@ -12,6 +12,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
 import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
 import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
@@ -49,6 +50,8 @@ enum LedgerQuery {
   /** The files of a pruned batch (sorted by their position in memory: at most one batch's files). */
   FILES_OF_BATCH(FILES, List.of(eq(BATCH_KEY)), List.of()),
 
+  /** Claims and pruning: the table's batches that still owe writes (a process died between two commits). */
+  BATCHES_SETTLING(BATCHES, List.of(eq(TABLE), in(SETTLING)), List.of()),
   /** Exclusive claims: does the table have a batch in one of these states. */
   BATCHES_IN_STATES(BATCHES, List.of(eq(TABLE), in(STATE)), List.of()),
   /** Status: batches in flight, oldest first. */

@@ -99,6 +99,7 @@ class FirestoreIndexesTest {
         LedgerSchema.BATCHES + "." + LedgerSchema.FILE_IDS,
         LedgerSchema.BATCHES + "." + LedgerSchema.EVENT_IDS,
         LedgerSchema.BATCHES + "." + LedgerSchema.PARTITIONS_FIELD,
+        LedgerSchema.BATCHES + "." + LedgerSchema.SUPERSEDING,
         LedgerSchema.BATCHES + "." + LedgerSchema.METRICS);
   }
 

@@ -10,10 +10,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.WriteBatch;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
@@ -23,6 +26,8 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.ledger.Ledgers;
 import io.files2iceberg.core.ledger.MutableClock;
+import io.files2iceberg.core.ledger.NewestPartitionClaimed;
+import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
@@ -30,6 +35,7 @@ import io.files2iceberg.core.profile.LedgerSettings;
 import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -107,46 +113,6 @@ class FirestoreLedgerTest extends LedgerContractTest {
       assertThat(other.claimPartitions(new ClaimPartitions(TABLE, 10, LEASE, false))).isEmpty();
     }
     assertThat(claim(10)).isPresent();
-  }
-
-  @Test
-  void claimAskingForMoreFilesThanOneCommitHoldsTakesWhatFits() {
-    List<String> names = IntStream.range(0, 600).mapToObj(i -> String.format("part-%04d.parquet", i)).toList();
-    for (String name : names) {
-      ledger.recordFile(file(TABLE, "2024-01-01", name));
-    }
-    ledger.markReady(marker(TABLE, "2024-01-01"));
-
-    BatchRecord first = ledger.claimPartitions(new ClaimPartitions(TABLE, 1000, LEASE, true)).orElseThrow();
-    ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
-    BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 1000, LEASE, true)).orElseThrow();
-    ledger.commitBatch(new CommitBatch(second.batchId(), 2L, METRICS));
-
-    // One commit: the batch, its partition and 498 files.
-    assertThat(first.fileIds()).hasSize(FirestoreLedger.MAX_FILES_PER_BATCH);
-    assertThat(second.fileIds()).hasSize(600 - FirestoreLedger.MAX_FILES_PER_BATCH);
-    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.INGESTED, 600L));
-    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
-  }
-
-  @Test
-  void batchWhoseDocumentWouldExceedOneMebibyteIsRefusedNamingIt() {
-    String bigEventId = "e".repeat(40_000);
-    for (int i = 0; i < 30; i++) {
-      RecordFile base = file(TABLE, "2024-01-01", "part-" + i + ".parquet");
-      ledger.recordFile(new RecordFile(base.table(), base.partition(), base.bucket(), base.name(), base.generation(),
-          base.uri(), base.size(), bigEventId + i, base.eventTime(), Optional.empty(), false));
-    }
-    ledger.markReady(marker(TABLE, "2024-01-01"));
-
-    assertThatThrownBy(() -> claim(100))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining(prefix + BATCHES + "/")
-        .hasMessageContaining("1 MiB")
-        .hasMessageContaining("max-batch-size");
-    // Nothing was claimed.
-    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
-    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, 30L));
   }
 
   @Test
@@ -256,5 +222,296 @@ class FirestoreLedgerTest extends LedgerContractTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("closed");
     assertThat(ledger.isAvailable()).isFalse();
+  }
+
+  // --- batches larger than one commit: crash points between the commits ---------------------------
+
+  /** Thrown by the {@link FirestoreLedger.BetweenCommits} hook: the process "dies" there. */
+  private static final class Died extends RuntimeException {
+    Died(String step) {
+      super("died after " + step);
+    }
+  }
+
+  /** Another ledger over this store that dies at the {@code n}th time it reaches {@code step}. */
+  private FirestoreLedger dyingAt(String step, int n) {
+    FirestoreLedger dying = (FirestoreLedger) openAnother(clock);
+    java.util.concurrent.atomic.AtomicInteger reached = new java.util.concurrent.atomic.AtomicInteger();
+    dying.onBetweenCommits((at, batchId) -> {
+      if (at.equals(step) && reached.incrementAndGet() == n) {
+        throw new Died(step);
+      }
+    });
+    return dying;
+  }
+
+  /**
+   * {@code count} RECORDED files of one READY partition, fast: the first is recorded, the others are
+   * copies of its document under their own ids, names and Pub/Sub-style event ids, written 500 to a batched
+   * write (recording 10,000 files one transaction each would take the emulator minutes).
+   */
+  private List<String> seedReadyPartition(String partition, int count) throws Exception {
+    RecordFile first = file(TABLE, partition, String.format("part-%05d.parquet", 0));
+    ledger.recordFile(first);
+    Map<String, Object> template = db().collection(prefix + FILES).document(first.fileId()).get().get().getData();
+    List<String> ids = new ArrayList<>(List.of(first.fileId()));
+    WriteBatch batch = db().batch();
+    for (int i = 1; i < count; i++) {
+      RecordFile command = file(TABLE, partition, String.format("part-%05d.parquet", i));
+      Map<String, Object> doc = new HashMap<>(template);
+      doc.put(LedgerSchema.FILE_ID, command.fileId());
+      doc.put(LedgerSchema.NAME, command.name());
+      doc.put(LedgerSchema.URI, command.uri());
+      // A Pub/Sub message id (17 digits): the batch document lists 10,000 of them within 1 MiB.
+      doc.put(LedgerSchema.EVENT_ID, String.valueOf(17_000_000_000_000_000L + i));
+      batch.create(db().collection(prefix + FILES).document(command.fileId()), doc);
+      ids.add(command.fileId());
+      if (i % 500 == 0 || i == count - 1) {
+        batch.commit().get();
+        batch = db().batch();
+      }
+    }
+    ledger.markReady(marker(TABLE, partition));
+    return ids;
+  }
+
+  private static final int CRASH_FILES = 700;
+
+  @Test
+  void claimThatDiesBeforeWritingItsFilesIsCompletedByTheNextClaimAndNothingIsClaimedTwice() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
+    readyPartition(TABLE, "2024-01-02", 2);
+
+    assertThatThrownBy(() -> dyingAt("claimed", 1).claimPartitions(new ClaimPartitions(TABLE, CRASH_FILES, LEASE, false)))
+        .isInstanceOf(Died.class);
+
+    // The claim's transaction committed: the partition and the batch say so; the files do not yet.
+    String batchId = ledger.partition(TABLE, "2024-01-01").orElseThrow().batchId().orElseThrow();
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+    assertThat(ledger.batch(batchId).orElseThrow().fileIds()).containsExactlyElementsOf(files);
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, (long) CRASH_FILES + 2));
+
+    // The next claim (another process) writes the dead claim's files first, then claims only the rest.
+    BatchRecord next = openAnother(clock).claimPartitions(new ClaimPartitions(TABLE, 1_000, LEASE, false)).orElseThrow();
+
+    assertThat(next.partitions()).containsExactly("2024-01-02");
+    assertThat(next.fileIds()).hasSize(2).doesNotContainAnyElementsOf(files);
+    assertThat(ledger.filesOfBatch(batchId)).extracting(FileRecord::state).containsOnly(FileState.CLAIMED);
+    assertThat(ledger.filesOfBatch(batchId)).extracting(FileRecord::batchId).containsOnly(Optional.of(batchId));
+    // And the dead claim's batch is recovered and committed whole.
+    clock.advance(LEASE.plusMinutes(1));
+    assertThat(ledger.findExpiredLeases()).extracting(BatchRecord::batchId).contains(batchId);
+    ledger.takeOverExpiredLease(batchId, LEASE);
+    ledger.markRunning(batchId, LEASE);
+    ledger.commitBatch(new CommitBatch(batchId, 21L, METRICS));
+    assertThat(ledger.filesOfBatch(batchId)).extracting(FileRecord::state).containsOnly(FileState.INGESTED);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void claimThatDiesBeforeWritingItsFilesIsCompletedByRecoveryTakingItOver() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
+    assertThatThrownBy(() -> dyingAt("settled", 1).claimPartitions(new ClaimPartitions(TABLE, 1_000, LEASE, true)))
+        .isInstanceOf(Died.class);
+    String batchId = ledger.partition(TABLE, "2024-01-01").orElseThrow().batchId().orElseThrow();
+    // One commit of files landed before the process died.
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(
+        FileState.CLAIMED, (long) FirestoreLedger.SETTLE_FILES_PER_COMMIT,
+        FileState.RECORDED, (long) CRASH_FILES - FirestoreLedger.SETTLE_FILES_PER_COMMIT));
+    clock.advance(LEASE.plusMinutes(1));
+
+    ledger.takeOverExpiredLease(batchId, LEASE);
+
+    assertThat(ledger.filesOfBatch(batchId)).extracting(FileRecord::fileId).containsExactlyElementsOf(files);
+    assertThat(ledger.filesOfBatch(batchId)).extracting(FileRecord::state).containsOnly(FileState.CLAIMED);
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.CLAIMED, (long) CRASH_FILES));
+  }
+
+  @Test
+  void commitThatDiesBetweenItsFileWritesIsCompletedByTheJobsRerunOrTheNextClaim() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
+    BatchRecord batch = claim(1_000).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+
+    assertThatThrownBy(() -> dyingAt("settled", 1).commitBatch(new CommitBatch(batch.batchId(), 31L, METRICS)))
+        .isInstanceOf(Died.class);
+
+    // The checkpoint is in: the batch is COMMITTED; its partition is held until every file is moved.
+    assertThat(ledger.batch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchState.COMMITTED);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(
+        FileState.INGESTED, (long) FirestoreLedger.SETTLE_FILES_PER_COMMIT,
+        FileState.CLAIMED, (long) CRASH_FILES - FirestoreLedger.SETTLE_FILES_PER_COMMIT));
+    // A late file lands meanwhile: it waits, and is not taken for one of the batch's.
+    String late = ledger.recordFile(file(TABLE, "2024-01-01", "part-late.parquet")).file().fileId();
+
+    // The job run again finds its snapshot and commits again: reported as already committed, finished.
+    assertThat(openAnother(clock).commitBatch(new CommitBatch(batch.batchId(), 31L, METRICS)).alreadyCommitted()).isTrue();
+
+    assertThat(ledger.filesOfBatch(batch.batchId())).extracting(FileRecord::fileId).containsExactlyElementsOf(files);
+    assertThat(ledger.filesOfBatch(batch.batchId())).extracting(FileRecord::state).containsOnly(FileState.INGESTED);
+    assertThat(ledger.file(late).orElseThrow().state()).isEqualTo(FileState.RECORDED);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    assertThat(claim(1_000).orElseThrow().fileIds()).containsExactly(late);
+  }
+
+  @Test
+  void commitThatDiesRightAfterItsCheckpointIsCompletedByTheNextClaimOfTheTable() {
+    largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
+    BatchRecord batch = claim(1_000).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+    assertThatThrownBy(() -> dyingAt("committed", 1).commitBatch(new CommitBatch(batch.batchId(), 32L, METRICS)))
+        .isInstanceOf(Died.class);
+
+    assertThat(openAnother(clock).claimPartitions(new ClaimPartitions(TABLE, 1_000, LEASE, true))).isEmpty();
+
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.INGESTED, (long) CRASH_FILES));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+  }
+
+  @Test
+  void failureThatDiesBetweenItsFileWritesIsCompletedByTheNextClaimWhichTakesEveryFileOnce() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
+    BatchRecord batch = claim(1_000).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+    assertThatThrownBy(() -> dyingAt("settled", 1).failBatch(batch.batchId(), "executor lost", 3))
+        .isInstanceOf(Died.class);
+    assertThat(ledger.batch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchState.FAILED);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+
+    BatchRecord again = openAnother(clock).claimPartitions(new ClaimPartitions(TABLE, 1_000, LEASE, true)).orElseThrow();
+
+    assertThat(again.fileIds()).containsExactlyElementsOf(files);
+    assertThat(ledger.filesOfBatch(again.batchId())).extracting(FileRecord::batchId).containsOnly(Optional.of(again.batchId()));
+    PartitionRecord partition = ledger.partition(TABLE, "2024-01-01").orElseThrow();
+    assertThat(partition.batchId()).contains(again.batchId());
+    assertThat(partition.attempts()).isEqualTo(1);
+    assertThat(partition.lastError()).contains("executor lost");
+  }
+
+  @Test
+  void revivalThatDiesBetweenItsFileWritesIsCompletedByRecovery() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
+    BatchRecord batch = claim(1_000).orElseThrow();
+    ledger.markRunning(batch.batchId(), LEASE);
+    ledger.failBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1);
+
+    assertThatThrownBy(() -> dyingAt("revived", 1).reviveBatch(batch.batchId())).isInstanceOf(Died.class);
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, (long) CRASH_FILES));
+
+    assertThat(ledger.findExpiredLeases()).extracting(BatchRecord::batchId).containsExactly(batch.batchId());
+    ledger.takeOverExpiredLease(batch.batchId(), LEASE);
+
+    assertThat(ledger.filesOfBatch(batch.batchId())).extracting(FileRecord::fileId).containsExactlyElementsOf(files);
+    assertThat(ledger.filesOfBatch(batch.batchId())).extracting(FileRecord::state).containsOnly(FileState.CLAIMED);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+  }
+
+  @Test
+  void newestClaimThatDiesBeforeSupersedingTheOlderPartitionsIsCompletedByTheNextClaim() {
+    List<String> older = IntStream.range(0, 620).mapToObj(i -> String.format("2023-%04d", i)).toList();
+    for (String partition : older) {
+      ledger.markReady(marker(TABLE, partition));
+    }
+    readyPartition(TABLE, "2023-9999", 1); // older, with a file: superseded, never loaded
+    List<String> newest = readyPartition(TABLE, "2024-01-01", 3);
+
+    assertThatThrownBy(() -> dyingAt("claimed", 1).claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE)))
+        .isInstanceOf(Died.class);
+    String batchId = ledger.partition(TABLE, "2024-01-01").orElseThrow().batchId().orElseThrow();
+    assertThat(ledger.tableStatus(TABLE).partitionsByState())
+        .isEqualTo(Map.of(PartitionState.READY, 621L, PartitionState.CLAIMED, 1L));
+
+    // The next newest claim (the batch is in flight: it claims nothing) first supersedes them.
+    assertThat(openAnother(clock).claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE))).isEmpty();
+
+    assertThat(ledger.tableStatus(TABLE).partitionsByState())
+        .isEqualTo(Map.of(PartitionState.SUPERSEDED, 621L, PartitionState.CLAIMED, 1L));
+    assertThat(ledger.filesOfBatch(batchId)).extracting(FileRecord::fileId).containsExactlyElementsOf(newest);
+    assertThat(ledger.filesOfBatch(batchId)).extracting(FileRecord::state).containsOnly(FileState.CLAIMED);
+    ledger.markRunning(batchId, LEASE);
+    ledger.commitBatch(new CommitBatch(batchId, 41L, METRICS));
+    assertThat(ledger.claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE))).isEmpty();
+    assertThat(ledger.tableStatus(TABLE).partitionsByState())
+        .isEqualTo(Map.of(PartitionState.SUPERSEDED, 621L, PartitionState.INGESTED, 1L));
+  }
+
+  /**
+   * A {@code last} partition of 10,000 files (Pub/Sub message ids: the batch document lists them
+   * within 1 MiB) is claimed whole and committed, 21 commits of files each, within a minute on the
+   * emulator. Failing and reviving a batch larger than one commit is the contract suite's (1,200
+   * files); here they would double the test's time.
+   */
+  @Test
+  void tenThousandFilePartitionIsClaimedWholeAndCommitted() throws Exception {
+    int count = 10_000;
+    long start = System.nanoTime();
+    List<String> files = seedReadyPartition("2024-01-01", count);
+    long seeded = millis(start, System.nanoTime());
+    Map<String, Long> took = new java.util.LinkedHashMap<>();
+
+    NewestPartitionClaimed newest = timed(took, "claimed whole",
+        () -> ledger.claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE)).orElseThrow());
+    BatchRecord batch = newest.batch();
+    assertThat(batch.fileIds()).hasSize(count).containsExactlyInAnyOrderElementsOf(files);
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.CLAIMED, (long) count));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+    ledger.markRunning(batch.batchId(), LEASE);
+    timed(took, "committed", () -> ledger.commitBatch(new CommitBatch(batch.batchId(), 51L, METRICS)));
+
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.INGESTED, (long) count));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(ledger.filesOfBatch(batch.batchId())).extracting(FileRecord::batchId).containsOnly(Optional.of(batch.batchId()));
+    long total = took.values().stream().mapToLong(Long::longValue).sum();
+    String measured = count + " files (seeded in " + seeded + " ms), in ms: " + took;
+    System.out.println("FirestoreLedgerTest: " + measured);
+    assertThat(total).as(measured).isLessThan(60_000);
+  }
+
+  private static <T> T timed(Map<String, Long> took, String step, Callable<T> call) throws Exception {
+    long start = System.nanoTime();
+    T result = call.call();
+    took.put(step, millis(start, System.nanoTime()));
+    return result;
+  }
+
+  private static long millis(long from, long to) {
+    return (to - from) / 1_000_000;
+  }
+
+  @Test
+  void claimTakesOnlyTheFilesWhoseIdsFitTheBatchDocumentAndANewestClaimThatCannotIsRefusedNamingIt() {
+    String bigEventId = "e".repeat(40_000);
+    for (int i = 0; i < 30; i++) {
+      RecordFile base = file(TABLE, "2024-01-01", String.format("part-%02d.parquet", i));
+      ledger.recordFile(new RecordFile(base.table(), base.partition(), base.bucket(), base.name(), base.generation(),
+          base.uri(), base.size(), bigEventId + i, base.eventTime(), Optional.empty(), false));
+    }
+    ledger.markReady(marker(TABLE, "2024-01-01"));
+
+    assertThatThrownBy(() -> ledger.claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(prefix + BATCHES + "/")
+        .hasMessageContaining("2024-01-01")
+        .hasMessageContaining("1 MiB")
+        .hasMessageContaining("whole");
+    // Nothing was claimed.
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, 30L));
+
+    BatchRecord first = claim(100).orElseThrow();
+
+    // Each file adds its id (64 hex digits) and its event id, one byte more each.
+    int fit = 0;
+    for (long bytes = 0; fit < 30; fit++) {
+      bytes += 64 + 1 + (bigEventId + fit).length() + 1;
+      if (bytes > FirestoreLedger.MAX_FILE_LIST_BYTES) {
+        break;
+      }
+    }
+    assertThat(fit).isBetween(20, 29);
+    assertThat(first.fileIds()).hasSize(fit);
+    ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
+    assertThat(claim(100).orElseThrow().fileIds()).hasSize(30 - fit);
   }
 }
