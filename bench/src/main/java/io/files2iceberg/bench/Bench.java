@@ -15,6 +15,8 @@ import java.util.Locale;
  *       into a table of each size of {@code --sizes} rows (default 1000000,10000000).
  *   <li>{@code small-files}: 200k new rows in each count of {@code --sizes} files (default
  *       100,10000) into a table of 1,000 rows.
+ *   <li>{@code marker}: one {@code _SUCCESS} push whose folder holds {@code --sizes} files
+ *       (default 10000) none of which was notified, against the same push over an empty folder.
  * </ul>
  *
  * <p>JSON lines go to stdout as measured, then the markdown table; progress goes to stderr.
@@ -28,7 +30,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0 || args[0].startsWith("-")) {
-      System.err.println("usage: bench/run job|small-files [--rounds N] [--sizes A,B] [--work DIR] [--timeout MINUTES]");
+      System.err.println("usage: bench/run job|small-files|marker [--rounds N] [--sizes A,B] [--work DIR] [--timeout MINUTES]");
       System.exit(2);
     }
     String suite = args[0];
@@ -67,7 +69,12 @@ public final class Bench {
               fresh(work, suite + "-" + files), timeout, report), rounds);
         }
       }
-      default -> throw new IllegalArgumentException("unknown suite " + suite + ": expected job or small-files");
+      case "marker" -> {
+        for (long files : sizes.isEmpty() ? List.of(10_000L) : sizes) {
+          new MarkerBench((int) files, fresh(work, suite + "-" + files), report).measure(rounds);
+        }
+      }
+      default -> throw new IllegalArgumentException("unknown suite " + suite + ": expected job, small-files or marker");
     }
     report.printTable();
   }

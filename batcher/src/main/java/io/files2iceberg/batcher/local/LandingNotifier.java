@@ -225,6 +225,16 @@ public final class LandingNotifier {
     return Outcome.PENDING;
   }
 
+  /**
+   * The push envelope {@link #scan} posts for this one file as it is now: for a caller that
+   * notifies a single object itself (the benchmarks post one marker over a large folder).
+   */
+  public static String envelopeOf(Path file, Instant publishTime) throws IOException {
+    BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+    return envelope(new LocalObject(file, attributes.size(), generationOf(attributes),
+        attributes.lastModifiedTime().toInstant()), publishTime);
+  }
+
   /** The Pub/Sub push envelope of a GCS {@code OBJECT_FINALIZE} notification of this file. */
   static String envelope(LocalObject object, Instant publishTime) {
     ObjectLocation location = ObjectLocation.file(object.path());
