@@ -250,8 +250,8 @@ public final class LocalSparkLauncher implements Launcher {
     }
     LOG.info("Table {} batch {}: attempt {} is still running as process {}, log {}", manifest.table(),
         manifest.batchId(), attempt, pid, log);
-    return Optional.of(new AttachedJob(manifest.table(), manifest.batchId(), process.get(), log,
-        AttemptResult.locationBeside(manifestUri, attempt), results));
+    return Optional.of(new LocalJob(manifest.table(), manifest.batchId(), process.get(), Optional.empty(), log,
+        Optional.of(AttemptResult.locationBeside(manifestUri, attempt)), results));
   }
 
   /** Whether the process runs {@value #MAIN_CLASS} with exactly this manifest and attempt. */
@@ -299,7 +299,7 @@ public final class LocalSparkLauncher implements Launcher {
     }
     LOG.info("Table {} batch {}: {} started as process {}, log {}", table, runId, what, process.pid(), log);
     pidFile.ifPresent(file -> writePid(file, process.pid(), table, runId));
-    return new ChildJob(table, runId, process, log, resultLocation, results);
+    return new LocalJob(table, runId, process.toHandle(), Optional.of(process), log, resultLocation, results);
   }
 
   private static void writePid(Path file, long pid, String table, String runId) {
@@ -425,81 +425,28 @@ public final class LocalSparkLauncher implements Launcher {
     }
   }
 
-  /** One child JVM this launcher started, writing its output to its log file itself. */
-  private static final class ChildJob implements LaunchedJob {
+  /**
+   * A job JVM on this machine: the child this launcher started, whose exit code it reads, or (for
+   * recovery) the child of an earlier attempt that outlived the batcher which started it, whose
+   * exit code is its dead parent's to read, so that its result file alone says how it ended.
+   */
+  private static final class LocalJob implements LaunchedJob {
     private final String table;
     private final String batchId;
-    private final Process process;
+    private final ProcessHandle process;
+    private final Optional<Process> child;
     private final Path logFile;
     private final Optional<String> resultLocation;
     private final AttemptResults results;
     private volatile boolean cancelled;
     private JobResult result;
 
-    ChildJob(String table, String batchId, Process process, Path logFile, Optional<String> resultLocation,
-        AttemptResults results) {
+    LocalJob(String table, String batchId, ProcessHandle process, Optional<Process> child, Path logFile,
+        Optional<String> resultLocation, AttemptResults results) {
       this.table = table;
       this.batchId = batchId;
       this.process = process;
-      this.logFile = logFile;
-      this.resultLocation = resultLocation;
-      this.results = results;
-    }
-
-    @Override
-    public Optional<String> log() {
-      return Optional.of(logFile.toString());
-    }
-
-    @Override
-    public String jobId() {
-      return "pid " + process.pid();
-    }
-
-    @Override
-    public synchronized Optional<JobResult> await(Duration timeout) throws InterruptedException {
-      if (result != null) {
-        return Optional.of(result);
-      }
-      if (!process.waitFor(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
-        return Optional.empty();
-      }
-      result = ended(Optional.of(process.exitValue()), cancelled, logFile, resultLocation, results);
-      LOG.info("Table {} batch {}: process {} exited with {} ({})", table, batchId,
-          process.pid(), process.exitValue(), result.detail());
-      return Optional.of(result);
-    }
-
-    @Override
-    public void cancel() {
-      if (!process.isAlive()) {
-        return;
-      }
-      cancelled = true;
-      LOG.warn("Table {} batch {}: cancelling process {}", table, batchId, process.pid());
-      stop(process.toHandle());
-    }
-  }
-
-  /**
-   * The child of an earlier attempt, which another batcher started and which outlived it: its
-   * exit code is its dead parent's to read, so its result file alone says how it ended.
-   */
-  private static final class AttachedJob implements LaunchedJob {
-    private final String table;
-    private final String batchId;
-    private final ProcessHandle process;
-    private final Path logFile;
-    private final String resultLocation;
-    private final AttemptResults results;
-    private volatile boolean cancelled;
-    private JobResult result;
-
-    AttachedJob(String table, String batchId, ProcessHandle process, Path logFile, String resultLocation,
-        AttemptResults results) {
-      this.table = table;
-      this.batchId = batchId;
-      this.process = process;
+      this.child = child;
       this.logFile = logFile;
       this.resultLocation = resultLocation;
       this.results = results;
@@ -528,9 +475,18 @@ public final class LocalSparkLauncher implements Launcher {
         throw new LaunchException("Table " + table + " batch " + batchId + ": cannot watch process " + process.pid()
             + ": " + e.getCause(), true, e);
       }
-      result = ended(Optional.empty(), cancelled, logFile, Optional.of(resultLocation), results);
-      LOG.info("Table {} batch {}: process {} (started by an earlier batcher) ended: {}", table, batchId,
-          process.pid(), result.detail());
+      Optional<Integer> exitCode = child.map(started -> {
+        try {
+          return started.waitFor();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return started.exitValue();
+        }
+      });
+      result = ended(exitCode, cancelled, logFile, resultLocation, results);
+      LOG.info("Table {} batch {}: process {}{} ended{}: {}", table, batchId, process.pid(),
+          child.isPresent() ? "" : " (started by an earlier batcher)",
+          exitCode.map(code -> " with " + code).orElse(""), result.detail());
       return Optional.of(result);
     }
 
