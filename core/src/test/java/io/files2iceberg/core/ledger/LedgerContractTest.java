@@ -1116,7 +1116,7 @@ public abstract class LedgerContractTest {
   // --- partitions larger than one Firestore commit (500 writes) ------------------------------------
 
   /** More files than one Firestore commit holds, few enough to keep the suite fast. */
-  protected static final int LARGE_PARTITION_FILES = 1_200;
+  protected static final int LARGE_PARTITION_FILES = 620;
 
   /** Records {@code count} files of one partition (names sort in recording order) and its marker. */
   protected List<String> largeReadyPartition(String table, String partition, int count) {
@@ -1164,14 +1164,14 @@ public abstract class LedgerContractTest {
   void largePartitionIsStillSplitAtMaxFiles() {
     List<String> files = largeReadyPartition(TABLE, "2024-01-01", LARGE_PARTITION_FILES);
 
-    BatchRecord first = ledger.claimPartitions(new ClaimPartitions(TABLE, 700, LEASE, true)).orElseThrow();
+    BatchRecord first = ledger.claimPartitions(new ClaimPartitions(TABLE, 520, LEASE, true)).orElseThrow();
     ledger.commitBatch(new CommitBatch(first.batchId(), 1L, METRICS));
-    BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 700, LEASE, true)).orElseThrow();
+    BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 520, LEASE, true)).orElseThrow();
 
-    assertThat(first.fileIds()).containsExactlyElementsOf(files.subList(0, 700));
-    assertThat(second.fileIds()).containsExactlyElementsOf(files.subList(700, LARGE_PARTITION_FILES));
+    assertThat(first.fileIds()).containsExactlyElementsOf(files.subList(0, 520));
+    assertThat(second.fileIds()).containsExactlyElementsOf(files.subList(520, LARGE_PARTITION_FILES));
     assertThat(ledger.tableStatus(TABLE).filesByState())
-        .isEqualTo(Map.of(FileState.INGESTED, 700L, FileState.CLAIMED, (long) LARGE_PARTITION_FILES - 700));
+        .isEqualTo(Map.of(FileState.INGESTED, 520L, FileState.CLAIMED, (long) LARGE_PARTITION_FILES - 520));
   }
 
   @Test
