@@ -313,6 +313,9 @@ public final class BatchJob {
 
   /** The session of a job run on its own: the profile's catalog and Spark properties. */
   static SparkSession newSession(BatchManifest manifest) {
+    // The job may be the first to use the catalog (its first batch creates the table); maintain
+    // and sql, which share the session below, must find it where the profile says.
+    CatalogConf.createSqliteFolder(manifest.profile().catalog());
     return newSession(manifest.profile(), "files2iceberg " + manifest.table() + " " + manifest.batchId());
   }
 
@@ -325,7 +328,6 @@ public final class BatchJob {
     if (!new SparkConf().contains("spark.master")) {
       builder.master(profile.job().master());
     }
-    CatalogConf.createSqliteFolder(profile.catalog());
     CatalogConf.sessionProperties(profile).forEach(builder::config);
     return builder.getOrCreate();
   }

@@ -99,6 +99,8 @@ public final class CatalogConf {
    * Creates the folder of a JDBC catalog on a local SQLite file ({@code jdbc:sqlite:<path>}, the
    * embedded default under the home), which SQLite does not create. With the SQLite ledger the
    * home exists already; with {@code ledger.type = firestore} nothing else may have created it.
+   * Only what may create the catalog calls it (the job, {@code sql} on the embedded home), so that
+   * {@code maintain} on a catalog that is not there fails instead of finding an empty one.
    *
    * @throws UncheckedIOException naming the folder when it cannot be created
    */

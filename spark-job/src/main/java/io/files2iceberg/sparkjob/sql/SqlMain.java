@@ -132,7 +132,6 @@ public final class SqlMain {
     boolean hasLocal = false;
     if (config.isPresent()) {
       for (TableProfile profile : ProfileRegistry.load(config.get(), home).profiles()) {
-        CatalogConf.createSqliteFolder(profile.catalog());
         properties.putAll(CatalogConf.sparkProperties(profile));
         hasLocal |= profile.load().table().catalog().equals(Home.LOCAL_CATALOG);
       }
