@@ -20,7 +20,6 @@ import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -294,14 +293,6 @@ final class MergeBench {
       return new double[] {Double.parseDouble(parts[0]), Double.parseDouble(parts[1]), Double.parseDouble(parts[2])};
     } catch (IOException | RuntimeException e) {
       return new double[] {-1, -1, -1};
-    }
-  }
-
-  static void uncheckedDelete(Path root) {
-    try {
-      deleteTree(root);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }

@@ -98,6 +98,12 @@ class FirestoreLocalEndToEndTest {
     return new Run(process.exitValue(), Files.readString(out));
   }
 
+  /** The table's clicks as {@code id=user} in id order, and the row count, as one JSON object. */
+  private static String clicks(Path home) throws Exception {
+    return SqlQueries.sql(new Home(home), "SELECT concat_ws(',', sort_array(collect_list(concat(click_id, '=',"
+        + " user_id)))) AS clicks, count(*) AS n FROM local.demo.clicks").get(0).toString();
+  }
+
   @Test
   void localOnTheFirestoreLedgerLandsEveryClickOnceInItsNewestVersionAndALateFileOnce() throws Exception {
     Path landing = Files.createDirectories(root.resolve("landing"));
@@ -123,8 +129,7 @@ class FirestoreLocalEndToEndTest {
     assertThat(first.out())
         .contains("[local] posted 5 notifications (2 markers): 3 recorded, 2 partition_ready")
         .contains("[local] table local.demo.clicks: 2 partitions ingested (3 files), current snapshot ");
-    assertThat(SqlQueries.sql(new Home(home), "SELECT concat_ws(',', sort_array(collect_list(concat(click_id, '=',"
-        + " user_id)))) AS clicks, count(*) AS n FROM local.demo.clicks").get(0).toString())
+    assertThat(clicks(home))
         .isEqualTo("{\"clicks\":\"c1=u1,c2=u2b,c3=u3,c4=u4,c5=u5\",\"n\":5}");
 
     // A late file in the first day, after that day was loaded: it re-opens the day, which the day's
@@ -137,8 +142,7 @@ class FirestoreLocalEndToEndTest {
     assertThat(second.out())
         .contains("[local] posted 6 notifications (2 markers): 1 recorded, 4 duplicate, 1 partition_ready")
         .contains("[local] table local.demo.clicks: 2 partitions ingested (4 files), current snapshot ");
-    assertThat(SqlQueries.sql(new Home(home), "SELECT concat_ws(',', sort_array(collect_list(concat(click_id, '=',"
-        + " user_id)))) AS clicks, count(*) AS n FROM local.demo.clicks").get(0).toString())
+    assertThat(clicks(home))
         .isEqualTo("{\"clicks\":\"c1=u1-late,c2=u2b,c3=u3,c4=u4,c5=u5,c6=u6\",\"n\":6}");
     var settings = ProfileRegistry.load(profiles, new Home(home)).profiles().get(0).ledger();
     try (Ledger ledger = FIRESTORE.emulator().openLedger(settings, Clock.systemUTC())) {
