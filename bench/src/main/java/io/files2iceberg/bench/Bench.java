@@ -17,6 +17,8 @@ import java.util.Locale;
  *       100,10000) into a table of 1,000 rows.
  *   <li>{@code marker}: one {@code _SUCCESS} push whose folder holds {@code --sizes} files
  *       (default 10000) none of which was notified, against the same push over an empty folder.
+ *   <li>{@code listener}: {@code wrk} posting unique notifications to the listener's push route,
+ *       against the same load on a route without a handler.
  * </ul>
  *
  * <p>JSON lines go to stdout as measured, then the markdown table; progress goes to stderr.
@@ -30,7 +32,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0 || args[0].startsWith("-")) {
-      System.err.println("usage: bench/run job|small-files|marker [--rounds N] [--sizes A,B] [--work DIR] [--timeout MINUTES]");
+      System.err.println("usage: bench/run job|small-files|marker|listener [--rounds N] [--sizes A,B] [--work DIR] [--timeout MINUTES]");
       System.exit(2);
     }
     String suite = args[0];
@@ -74,7 +76,9 @@ public final class Bench {
           new MarkerBench((int) files, fresh(work, suite + "-" + files), report).measure(rounds);
         }
       }
-      default -> throw new IllegalArgumentException("unknown suite " + suite + ": expected job, small-files or marker");
+      case "listener" -> new ListenerBench(fresh(work, suite), report).measure(rounds);
+      default -> throw new IllegalArgumentException(
+          "unknown suite " + suite + ": expected job, small-files, marker or listener");
     }
     report.printTable();
   }
