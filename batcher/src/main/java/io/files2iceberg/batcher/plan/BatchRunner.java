@@ -20,6 +20,7 @@ import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.NewestPartitionClaimed;
@@ -422,7 +423,7 @@ public final class BatchRunner {
         String error = "gave up after " + batch.attempts() + " attempt(s): the lease expired without a result"
             + batch.error().map(e -> "; " + e).orElse("");
         LOG.warn("Table {} batch {}: {}", table, batch.batchId(), error);
-        ledger.failBatch(batch.batchId(), error, 1);
+        ledger.failBatch(new FailBatch(batch.batchId(), error, 1, error.contains(MAY_HOLD_BATCH)));
         emit(new BatchFailed(table, batch.batchId(), error, Optional.empty(), AfterFailure.PARTITIONS_FAILED));
         return true;
       }
@@ -673,7 +674,7 @@ public final class BatchRunner {
             + result.describe();
         LOG.error("Table {} batch {}: {}", table, batchId, error);
         if (stored.isPresent() && stored.get().state().isInFlight()) {
-          ledger.failBatch(batchId, error, maxAttempts);
+          ledger.failBatch(new FailBatch(batchId, error, maxAttempts, false));
         }
         emit(new BatchFailed(table, batchId, error, Optional.of(JobExit.LOADED), afterFailure(stored)));
         return false;
@@ -703,7 +704,7 @@ public final class BatchRunner {
 
     /** Nothing was committed: release the partitions, counting an attempt. */
     private boolean fail(String batchId, String error, Optional<JobExit> exit, int attemptsAllowed) {
-      BatchRecord failed = ledger.failBatch(batchId, error, attemptsAllowed);
+      BatchRecord failed = ledger.failBatch(new FailBatch(batchId, error, attemptsAllowed, false));
       AfterFailure after = afterFailure(Optional.of(failed));
       LOG.warn("Table {} batch {}: failed ({}): {}", table, batchId, after, error);
       emit(new BatchFailed(table, batchId, error, exit, after));
@@ -718,7 +719,7 @@ public final class BatchRunner {
     private boolean leaveForRecovery(String batchId, String error, Optional<JobExit> exit, int attempts) {
       if (attempts >= maxAttempts) {
         String gaveUp = "gave up after " + attempts + " attempt(s); " + MAY_HOLD_BATCH + ": " + error;
-        ledger.failBatch(batchId, gaveUp, 1);
+        ledger.failBatch(new FailBatch(batchId, gaveUp, 1, true));
         LOG.error("Table {} batch {}: {}", table, batchId, gaveUp);
         emit(new BatchFailed(table, batchId, gaveUp, exit, AfterFailure.PARTITIONS_FAILED));
         return false;
