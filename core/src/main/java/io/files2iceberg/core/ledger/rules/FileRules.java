@@ -1,0 +1,99 @@
+package io.files2iceberg.core.ledger.rules;
+
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.States;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Optional;
+
+/**
+ * What each ledger call does to a file, decided once for every store: the stored record in, the
+ * record to write out (empty when nothing changes). A file's position in its batch is the store's
+ * (the batch's list holds the order).
+ */
+public final class FileRules {
+  private FileRules() {}
+
+  /** A new file: RECORDED. */
+  public static FileRecord recorded(RecordFile command, Instant now) {
+    return new FileRecord(command.fileId(), command.table(), command.partition(), command.bucket(), command.name(),
+        command.generation(), command.uri(), command.size(), command.eventId(), command.eventTime(),
+        command.overwroteGeneration(), FileState.RECORDED, Optional.empty(), Optional.empty(), now);
+  }
+
+  /** A RECORDED file taken into a batch. */
+  public static FileRecord claimed(FileRecord file, String batchId) {
+    States.requireTransition("Cannot claim file " + file.fileId() + " (" + file.uri() + ")", file.state(),
+        FileState.CLAIMED, FileState::next);
+    return with(file, FileState.CLAIMED, Optional.of(batchId), file.quarantineReason());
+  }
+
+  /**
+   * Its batch committed: CLAIMED by it becomes INGESTED. Empty for a file the batch no longer
+   * holds: QUARANTINED, SUPERSEDED or IGNORED while in flight, they stay so.
+   */
+  public static Optional<FileRecord> afterCommit(FileRecord file, String batchId) {
+    return isClaimedBy(file, batchId)
+        ? Optional.of(with(file, FileState.INGESTED, file.batchId(), file.quarantineReason())) : Optional.empty();
+  }
+
+  /** Its batch failed: CLAIMED by it becomes RECORDED and forgets the batch; others stay. */
+  public static Optional<FileRecord> afterFailure(FileRecord file, String batchId) {
+    return isClaimedBy(file, batchId)
+        ? Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason())) : Optional.empty();
+  }
+
+  /** {@code replay --force}: INGESTED becomes RECORDED and forgets its batch; others stay. */
+  public static Optional<FileRecord> reopened(FileRecord file) {
+    return file.state() == FileState.INGESTED
+        ? Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason())) : Optional.empty();
+  }
+
+  /**
+   * A revived batch's file: RECORDED becomes CLAIMED by it again; QUARANTINED, SUPERSEDED or
+   * IGNORED stay (empty).
+   *
+   * @throws io.files2iceberg.core.ledger.IllegalTransitionException naming the file otherwise
+   */
+  public static Optional<FileRecord> revived(FileRecord file, String batchId, String action) {
+    return States.requireRevivable(action, file.fileId(), file.uri(), file.state())
+        ? Optional.of(with(file, FileState.CLAIMED, Optional.of(batchId), file.quarantineReason()))
+        : Optional.empty();
+  }
+
+  /** RECORDED or CLAIMED becomes QUARANTINED with the reason. */
+  public static FileRecord quarantined(FileRecord file, String reason) {
+    States.requireTransition("Cannot quarantine file " + file.fileId() + " (" + file.uri() + ")", file.state(),
+        FileState.QUARANTINED, FileState::next);
+    return with(file, FileState.QUARANTINED, file.batchId(), Optional.of(reason));
+  }
+
+  /**
+   * SUPERSEDED or IGNORED with the reason (kept as the quarantine reason: why the file is left
+   * out); empty when it is in that state already (the first reason stays).
+   *
+   * @param action e.g. {@code Cannot supersede file }, completed with the file's id and URI
+   */
+  public static Optional<FileRecord> leftOut(FileRecord file, FileState target, String reason, String action) {
+    return States.requireLeftOut(action + file.fileId() + " (" + file.uri() + ")", file.state(), target)
+        ? Optional.of(with(file, target, file.batchId(), Optional.of(reason))) : Optional.empty();
+  }
+
+  /** {@code quarantine release}: QUARANTINED becomes RECORDED, its reason and batch cleared. */
+  public static FileRecord released(FileRecord file) {
+    States.requireOneOf("Cannot release file " + file.fileId() + " (" + file.uri() + ") from the quarantine",
+        file.state(), EnumSet.of(FileState.QUARANTINED));
+    return with(file, FileState.RECORDED, Optional.empty(), Optional.empty());
+  }
+
+  public static boolean isClaimedBy(FileRecord file, String batchId) {
+    return file.state() == FileState.CLAIMED && file.batchId().equals(Optional.of(batchId));
+  }
+
+  private static FileRecord with(FileRecord f, FileState state, Optional<String> batchId, Optional<String> reason) {
+    return new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(),
+        f.size(), f.eventId(), f.eventTime(), f.overwroteGeneration(), state, batchId, reason, f.recordedAt());
+  }
+}

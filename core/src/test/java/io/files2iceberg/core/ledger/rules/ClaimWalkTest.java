@@ -1,0 +1,92 @@
+package io.files2iceberg.core.ledger.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.files2iceberg.core.ledger.rules.ClaimWalk.Action;
+import io.files2iceberg.core.ledger.rules.ClaimWalk.Step;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The claim walks over READY partitions, table by table, without a store. */
+class ClaimWalkTest {
+  /**
+   * Partitions' pending counts in token order, the cap, and what the walk does with each: {@code
+   * s} settle, {@code tN} take N files, {@code x} stop (the walk is over; later ones are not shown).
+   */
+  @ParameterizedTest(name = "pending {0}, cap {1}: {2}")
+  @CsvSource(delimiter = '|', value = {
+      "3 2 1 | 10 | t3 t2 t1",
+      "3 8 1 | 10 | t3 x",
+      "3 7 1 | 10 | t3 t7 x",
+      "12 1 | 10 | t10 x",
+      "0 0 4 | 10 | s s t4",
+      "4 0 6 | 10 | t4 s t6 x",
+      "10 1 | 10 | t10 x",
+      "1 1 1 | 2 | t1 t1 x",
+      "0 | 10 | s"})
+  void claimTakesWholePartitionsOldestFirstSplittingOnlyTheFirst(String pending, int cap, String expected) {
+    ClaimWalk walk = new ClaimWalk(cap);
+    List<String> steps = new ArrayList<>();
+    for (String count : pending.split(" ")) {
+      Step step = walk.offer(Integer.parseInt(count));
+      steps.add(code(step));
+      if (step.action() == Action.STOP) {
+        break;
+      }
+    }
+    if (walk.isDone() && !steps.get(steps.size() - 1).equals("x")) {
+      steps.add("x");
+    }
+    assertThat(String.join(" ", steps)).isEqualTo(expected);
+  }
+
+  /** The store's own bound (Firestore: the batch document's size) caps what fits, never below one file. */
+  @ParameterizedTest(name = "pending {0} fitting {1}, cap {2}: {3}")
+  @CsvSource(delimiter = '|', value = {
+      "5:5 3:3 | 10 | t5 t3",
+      "5:2 3:3 | 10 | t2 x",
+      "5:0 | 10 | t1 x",
+      "5:5 3:1 | 10 | t5 x"})
+  void theStoresOwnBoundSplitsTheFirstPartitionAndStopsAtALaterOne(String offers, int cap, String expected) {
+    ClaimWalk walk = new ClaimWalk(cap);
+    List<String> steps = new ArrayList<>();
+    for (String offer : offers.split(" ")) {
+      String[] parts = offer.split(":");
+      Step step = walk.offer(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+      steps.add(code(step));
+      if (step.action() == Action.STOP) {
+        break;
+      }
+    }
+    if (walk.isDone() && !steps.get(steps.size() - 1).equals("x")) {
+      steps.add("x");
+    }
+    assertThat(String.join(" ", steps)).isEqualTo(expected);
+  }
+
+  /** Pending (true/false) per partition, newest first, and each one's step. */
+  @ParameterizedTest(name = "pending {0}: {1}")
+  @CsvSource(delimiter = '|', value = {
+      "true false true | TAKE SUPERSEDE SUPERSEDE",
+      "false false true true | SETTLE SETTLE TAKE SUPERSEDE",
+      "false false | SETTLE SETTLE",
+      "true | TAKE"})
+  void newestClaimTakesTheNewestPartitionWithFilesAndSupersedesTheOlderOnes(String pending, String expected) {
+    NewestClaimWalk walk = new NewestClaimWalk();
+
+    List<String> steps = Arrays.stream(pending.split(" ")).map(p -> walk.offer(Boolean.parseBoolean(p)).name()).toList();
+
+    assertThat(String.join(" ", steps)).isEqualTo(expected);
+  }
+
+  private static String code(Step step) {
+    return switch (step.action()) {
+      case SETTLE -> "s";
+      case TAKE -> "t" + step.files();
+      case STOP -> "x";
+    };
+  }
+}
