@@ -1,41 +1,19 @@
 package io.files2iceberg.core.ledger;
 
-import static io.files2iceberg.core.ledger.SqliteQueries.COUNT_FILES_BY_STATE;
-import static io.files2iceberg.core.ledger.SqliteQueries.COUNT_PARTITIONS_BY_STATE;
-import static io.files2iceberg.core.ledger.SqliteQueries.DELETE_QUARANTINED;
-import static io.files2iceberg.core.ledger.SqliteQueries.HAS_IN_FLIGHT;
-import static io.files2iceberg.core.ledger.SqliteQueries.INSERT_QUARANTINED;
-import static io.files2iceberg.core.ledger.SqliteQueries.OLDEST_READY_AT;
-import static io.files2iceberg.core.ledger.SqliteQueries.PRUNE_COMMITTED;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_BATCHES_OF_PARTITION;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_EXPIRED;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_FAILED_BATCHES;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_FAILED_PARTITIONS;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_FILES_NAMED;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_FILES_OF_PARTITION;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_FILES_OF_PRUNED_BATCH;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_IN_FLIGHT;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_LAST_COMMITTED;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_PARTITIONS_OF_TABLE;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_PENDING;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_QUARANTINED;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_QUARANTINED_FILES;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_READY_PARTITIONS;
-import static io.files2iceberg.core.ledger.SqliteQueries.SELECT_TABLES;
-import static io.files2iceberg.core.ledger.SqliteQueries.WRITE_PROBE;
-import static io.files2iceberg.core.ledger.SqliteQueries.selectBatch;
 import static io.files2iceberg.core.ledger.SqliteQueries.countPending;
-import static io.files2iceberg.core.ledger.SqliteQueries.counts;
-import static io.files2iceberg.core.ledger.SqliteQueries.exists;
-import static io.files2iceberg.core.ledger.SqliteQueries.selectFile;
-import static io.files2iceberg.core.ledger.SqliteQueries.files;
+import static io.files2iceberg.core.ledger.SqliteQueries.hasInFlight;
+import static io.files2iceberg.core.ledger.SqliteQueries.pendingCounts;
 import static io.files2iceberg.core.ledger.SqliteQueries.insertFile;
-import static io.files2iceberg.core.ledger.SqliteQueries.list;
-import static io.files2iceberg.core.ledger.SqliteQueries.selectPartition;
+import static io.files2iceberg.core.ledger.SqliteQueries.pendingFiles;
+import static io.files2iceberg.core.ledger.SqliteQueries.readyPartitions;
+import static io.files2iceberg.core.ledger.SqliteQueries.releasePartition;
 import static io.files2iceberg.core.ledger.SqliteQueries.requireBatch;
 import static io.files2iceberg.core.ledger.SqliteQueries.requireFile;
 import static io.files2iceberg.core.ledger.SqliteQueries.requirePartition;
-import static io.files2iceberg.core.ledger.SqliteQueries.update;
+import static io.files2iceberg.core.ledger.SqliteQueries.selectBatch;
+import static io.files2iceberg.core.ledger.SqliteQueries.selectFile;
+import static io.files2iceberg.core.ledger.SqliteQueries.selectFiles;
+import static io.files2iceberg.core.ledger.SqliteQueries.selectPartition;
 import static io.files2iceberg.core.ledger.SqliteQueries.writeBatch;
 import static io.files2iceberg.core.ledger.SqliteQueries.writeFile;
 import static io.files2iceberg.core.ledger.SqliteQueries.writeFiles;
@@ -47,20 +25,13 @@ import io.files2iceberg.core.ledger.rules.FileRules;
 import io.files2iceberg.core.ledger.rules.NewestClaimWalk;
 import io.files2iceberg.core.ledger.rules.PartitionRules;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.IntStream;
@@ -83,10 +54,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SqliteLedger implements Ledger {
   private static final Logger LOG = LoggerFactory.getLogger(SqliteLedger.class);
-
-  private static final DateTimeFormatter BATCH_ID_TIME =
-      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final SqliteStore store;
   private final Clock clock;
@@ -131,10 +98,7 @@ public final class SqliteLedger implements Ledger {
       }
       Instant now = now();
       Optional<PartitionRecord> partition = selectPartition(c, command.table(), command.partition());
-      Optional<PartitionRecord> moved = PartitionRules.onFileRecorded(partition, command, now);
-      if (moved.isPresent()) {
-        writePartition(c, moved.get());
-      }
+      writePartition(c, PartitionRules.onFileRecorded(partition, command, now));
       insertFile(c, FileRules.recorded(command, now));
       return new FileRecorded(true, selectFile(c, fileId).orElseThrow(), requirePartition(c, command.table(), command.partition()));
     });
@@ -147,10 +111,7 @@ public final class SqliteLedger implements Ledger {
       Optional<PartitionRecord> stored = selectPartition(c, command.table(), command.partition());
       boolean pending = stored.filter(p -> p.state() == PartitionState.INGESTED).isPresent()
           && countPending(c, command.table(), command.partition()) > 0;
-      Optional<PartitionRecord> moved = PartitionRules.onMarker(stored, command, pending, now());
-      if (moved.isPresent()) {
-        writePartition(c, moved.get());
-      }
+      writePartition(c, PartitionRules.onMarker(stored, command, pending, now()));
       return requirePartition(c, command.table(), command.partition());
     });
   }
@@ -159,30 +120,22 @@ public final class SqliteLedger implements Ledger {
   public Optional<BatchRecord> claimPartitions(ClaimPartitions command) {
     String table = command.table();
     return store.write("claimPartitions", "table " + table, c -> {
-      if (command.exclusive() && exists(c, HAS_IN_FLIGHT, table)) {
+      if (command.exclusive() && hasInFlight(c, table)) {
         return Optional.empty();
       }
       Instant now = now();
-      ClaimWalk walk = new ClaimWalk(command.maxFiles());
-      List<PartitionRecord> claimed = new ArrayList<>();
-      List<FileRecord> files = new ArrayList<>();
-      for (PartitionRecord ready : list(c, SELECT_READY_PARTITIONS, SqliteRows::partition, table)) {
-        ClaimWalk.Step step = walk.offer(countPending(c, table, ready.partition()));
-        if (step.action() == ClaimWalk.Action.STOP) {
-          break;
-        } else if (step.action() == ClaimWalk.Action.SETTLE) {
-          // Nothing to load (its files were quarantined, or a marker without data files).
-          writePartition(c, PartitionRules.settled(ready, now));
-        } else {
-          files.addAll(list(c, SELECT_PENDING, SqliteRows::file, table, ready.partition(), step.files()));
-          claimed.add(ready);
-        }
-        if (walk.isDone()) {
-          break;
-        }
+      ClaimWalk.Plan plan = ClaimWalk.plan(readyPartitions(c, table), pendingCounts(c, table), command.maxFiles());
+      for (PartitionRecord settled : plan.settled()) {
+        // Nothing to load (its files were quarantined, or a marker without data files).
+        writePartition(c, PartitionRules.settled(settled, now));
       }
-      if (claimed.isEmpty()) {
+      if (plan.taken().isEmpty()) {
         return Optional.empty();
+      }
+      List<PartitionRecord> claimed = plan.taken().stream().map(ClaimWalk.Take::partition).toList();
+      List<FileRecord> files = new ArrayList<>();
+      for (ClaimWalk.Take take : plan.taken()) {
+        files.addAll(pendingFiles(c, table, take.partition().partition(), take.files()));
       }
       BatchRecord batch = insertClaim(c, table, claimed, files, command.lease(), now);
       LOG.info("Claimed batch {} of table {}: {} files in partitions {}", batch.batchId(), table, files.size(),
@@ -195,35 +148,24 @@ public final class SqliteLedger implements Ledger {
   public Optional<NewestPartitionClaimed> claimNewestPartition(ClaimNewestPartition command) {
     String table = command.table();
     return store.write("claimNewestPartition", "table " + table, c -> {
-      if (exists(c, HAS_IN_FLIGHT, table)) {
+      if (hasInFlight(c, table)) {
         return Optional.empty();
       }
       Instant now = now();
-      List<PartitionRecord> ready = new ArrayList<>(list(c, SELECT_READY_PARTITIONS, SqliteRows::partition, table));
-      Collections.reverse(ready); // newest token first
-      NewestClaimWalk walk = new NewestClaimWalk();
-      PartitionRecord claimed = null;
-      List<FileRecord> files = List.of();
-      List<String> superseded = new ArrayList<>();
-      for (PartitionRecord partition : ready) {
-        boolean pending = !walk.hasTaken() && countPending(c, table, partition.partition()) > 0;
-        switch (walk.offer(pending)) {
-          case SETTLE -> writePartition(c, PartitionRules.settled(partition, now));
-          case SUPERSEDE -> {
-            writePartition(c, PartitionRules.superseded(partition, now));
-            superseded.add(partition.partition());
-          }
-          case TAKE -> {
-            claimed = partition;
-            files = list(c, SELECT_PENDING, SqliteRows::file, table, partition.partition(), -1);
-          }
-        }
+      NewestClaimWalk.Plan plan = NewestClaimWalk.plan(readyPartitions(c, table), pendingCounts(c, table).keySet());
+      for (PartitionRecord settled : plan.settled()) {
+        writePartition(c, PartitionRules.settled(settled, now));
       }
-      if (claimed == null) {
+      for (PartitionRecord older : plan.superseded()) {
+        writePartition(c, PartitionRules.superseded(older, now));
+      }
+      if (plan.taken().isEmpty()) {
         return Optional.empty();
       }
+      PartitionRecord claimed = plan.taken().get();
+      List<FileRecord> files = pendingFiles(c, table, claimed.partition(), -1);
+      List<String> superseded = plan.superseded().stream().map(PartitionRecord::partition).toList();
       BatchRecord batch = insertClaim(c, table, List.of(claimed), files, command.lease(), now);
-      Collections.sort(superseded);
       LOG.info("Claimed batch {} of table {}: {} files of the newest partition {}; superseded {}", batch.batchId(),
           table, files.size(), claimed.partition(), superseded);
       return Optional.of(new NewestPartitionClaimed(batch, superseded));
@@ -233,7 +175,7 @@ public final class SqliteLedger implements Ledger {
   /** The claim's writes: files and partitions CLAIMED by a new batch, and the batch PLANNED. */
   private BatchRecord insertClaim(Connection c, String table, List<PartitionRecord> partitions, List<FileRecord> files,
       Duration lease, Instant now) throws SQLException {
-    String batchId = newBatchId();
+    String batchId = BatchRules.newBatchId(clock.instant());
     writeFiles(c, files.stream().map(file -> FileRules.claimed(file, batchId)).toList(),
         IntStream.range(0, files.size()).boxed().toList());
     for (PartitionRecord partition : partitions) {
@@ -284,11 +226,10 @@ public final class SqliteLedger implements Ledger {
         return new BatchCommitted(batch, true);
       }
       writeBatch(c, committed.get());
-      writeFiles(c, files(c, batch.fileIds()).stream().flatMap(f -> FileRules.afterCommit(f, batchId).stream()).toList(),
-          null);
+      writeFiles(c, FileRules.afterCommit(selectFiles(c, batch.fileIds()), batchId), null);
       for (String token : batch.partitions()) {
         boolean pending = countPending(c, batch.table(), token) > 0;
-        release(c, batch, token, p -> PartitionRules.afterCommit(p, batchId, pending, now));
+        releasePartition(c, batch, token, p -> PartitionRules.afterCommit(p, batchId, pending, now));
       }
       LOG.info("Committed batch {} of table {} with snapshot {}", batchId, batch.table(), command.snapshotId());
       return new BatchCommitted(requireBatch(c, batchId, action), false);
@@ -303,38 +244,21 @@ public final class SqliteLedger implements Ledger {
       BatchRecord batch = requireBatch(c, batchId, action);
       Instant now = now();
       writeBatch(c, BatchRules.failed(batch, command, now));
-      writeFiles(c, files(c, batch.fileIds()).stream().flatMap(f -> FileRules.afterFailure(f, batchId).stream()).toList(),
-          null);
+      writeFiles(c, FileRules.afterFailure(selectFiles(c, batch.fileIds()), batchId), null);
       for (String token : batch.partitions()) {
-        release(c, batch, token,
-            p -> PartitionRules.afterFailure(p, batchId, command.error(), command.maxAttempts(), now)).ifPresent(p -> {
-              if (p.state() == PartitionState.FAILED) {
-                LOG.warn("Partition {} of table {} FAILED after {} attempts (batch {}): {}", token, batch.table(),
-                    p.attempts(), batchId, command.error());
-              }
-            });
+        releasePartition(c, batch, token, p -> PartitionRules.afterFailure(p, batchId, command.error(), command.maxAttempts(), now))
+            .filter(p -> p.state() == PartitionState.FAILED).ifPresent(p -> LOG.warn(
+                "Partition {} of table {} FAILED after {} attempts (batch {}): {}", token, batch.table(), p.attempts(),
+                batchId, command.error()));
       }
       LOG.warn("Failed batch {} of table {}: {}", batchId, batch.table(), command.error());
       return requireBatch(c, batchId, action);
     });
   }
 
-  /** Writes what a commit or failure does to one of the batch's partitions, if it still holds it. */
-  private static Optional<PartitionRecord> release(Connection c, BatchRecord batch, String token,
-      java.util.function.Function<PartitionRecord, Optional<PartitionRecord>> rule) throws SQLException {
-    Optional<PartitionRecord> released = selectPartition(c, batch.table(), token).flatMap(rule);
-    if (released.isEmpty()) {
-      LOG.warn("Partition {} of table {} is no longer claimed by batch {}; left as it is", token, batch.table(),
-          batch.batchId());
-    } else {
-      writePartition(c, released.get());
-    }
-    return released;
-  }
-
   @Override
   public List<BatchRecord> findExpiredLeases() {
-    return store.read("findExpiredLeases", "all tables", c -> list(c, SELECT_EXPIRED, SqliteRows::batch, clock.millis()));
+    return store.read("findExpiredLeases", "all tables", c -> SqliteQueries.expired(c, clock.millis()));
   }
 
   @Override
@@ -343,7 +267,7 @@ public final class SqliteLedger implements Ledger {
       throw new IllegalArgumentException("keep must not be negative, was " + keep);
     }
     return store.write("pruneCommitted", "table " + table, c -> {
-      int deleted = update(c, PRUNE_COMMITTED, table, keep);
+      int deleted = SqliteQueries.pruneCommitted(c, table, keep);
       if (deleted > 0) {
         LOG.info("Pruned {} committed batches of table {}, kept the newest {}", deleted, table, keep);
       }
@@ -388,9 +312,7 @@ public final class SqliteLedger implements Ledger {
 
   @Override
   public void quarantineMessage(QuarantinedMessage message) {
-    store.write("quarantineMessage", "message " + message.messageId(), c -> update(c, INSERT_QUARANTINED,
-        message.messageId(), message.reason(), message.rawPayload(), message.objectUri().orElse(null),
-        message.receivedAt().toEpochMilli()));
+    store.write("quarantineMessage", "message " + message.messageId(), c -> SqliteQueries.insertQuarantined(c, message));
   }
 
   @Override
@@ -411,55 +333,30 @@ public final class SqliteLedger implements Ledger {
 
   @Override
   public List<FileRecord> filesOfBatch(String batchId) {
-    return store.read("filesOfBatch", "batch " + batchId, c -> {
-      Optional<BatchRecord> batch = SqliteQueries.selectBatch(c, batchId);
-      // Pruned: its files still carry the batch id and their position in it. Else the batch row's
-      // list, which also covers a FAILED batch, whose files were released.
-      return batch.isEmpty() ? list(c, SELECT_FILES_OF_PRUNED_BATCH, SqliteRows::file, batchId)
-          : files(c, batch.get().fileIds());
-    });
+    return store.read("filesOfBatch", "batch " + batchId, c -> SqliteQueries.filesOfBatch(c, batchId));
   }
 
   @Override
   public List<String> tables() {
-    return store.read("tables", "all tables", c -> list(c, SELECT_TABLES, rs -> rs.getString(1)));
+    return store.read("tables", "all tables", SqliteQueries::tables);
   }
 
   @Override
   public TableStatus tableStatus(String table) {
-    return store.read("tableStatus", "table " + table, c -> {
-      Map<PartitionState, Long> partitions = new EnumMap<>(PartitionState.class);
-      counts(c, COUNT_PARTITIONS_BY_STATE, table).forEach((code, n) -> partitions.put(PartitionState.fromCode(code), n));
-      Map<FileState, Long> files = new EnumMap<>(FileState.class);
-      counts(c, COUNT_FILES_BY_STATE, table).forEach((code, n) -> files.put(FileState.fromCode(code), n));
-      List<Long> oldestReadyAt = list(c, OLDEST_READY_AT, rs -> {
-        long millis = rs.getLong(1);
-        return rs.wasNull() ? null : millis;
-      }, table);
-      return new TableStatus(
-          table,
-          Collections.unmodifiableMap(partitions),
-          Collections.unmodifiableMap(files),
-          list(c, SELECT_IN_FLIGHT, SqliteRows::batch, table),
-          list(c, SELECT_LAST_COMMITTED, SqliteRows::batch, table).stream().findFirst(),
-          oldestReadyAt.stream().filter(Objects::nonNull).findFirst().map(Instant::ofEpochMilli),
-          list(c, SELECT_FAILED_PARTITIONS, SqliteRows::partition, table),
-          list(c, SELECT_FAILED_BATCHES, SqliteRows::batch, table));
-    });
+    return store.read("tableStatus", "table " + table, c -> SqliteQueries.tableStatus(c, table));
   }
 
   // --- operator commands: replay, backfill, reconcile -----------------------------------------
 
   @Override
   public List<PartitionRecord> partitions(String table) {
-    return store.read("partitions", "table " + table,
-        c -> list(c, SELECT_PARTITIONS_OF_TABLE, SqliteRows::partition, table));
+    return store.read("partitions", "table " + table, c -> SqliteQueries.partitions(c, table));
   }
 
   @Override
   public List<FileRecord> filesOfPartition(String table, String partition) {
     return store.read("filesOfPartition", "partition " + table + "/" + partition,
-        c -> list(c, SELECT_FILES_OF_PARTITION, SqliteRows::file, table, partition));
+        c -> SqliteQueries.filesOfPartition(c, table, partition));
   }
 
   @Override
@@ -471,7 +368,7 @@ public final class SqliteLedger implements Ledger {
       if (reopened.isEmpty()) {
         return stored;
       }
-      List<FileRecord> files = list(c, SELECT_FILES_OF_PARTITION, SqliteRows::file, table, partition).stream()
+      List<FileRecord> files = SqliteQueries.filesOfPartition(c, table, partition).stream()
           .flatMap(file -> FileRules.reopened(file).stream()).toList();
       writeFiles(c, files, null);
       writePartition(c, reopened.get());
@@ -482,7 +379,7 @@ public final class SqliteLedger implements Ledger {
 
   @Override
   public List<QuarantinedMessage> quarantinedMessages() {
-    return store.read("quarantinedMessages", "all messages", c -> list(c, SELECT_QUARANTINED, SqliteRows::quarantined));
+    return store.read("quarantinedMessages", "all messages", SqliteQueries::quarantinedMessages);
   }
 
   // --- operator commands: retry, inspect, quarantine ----------------------------------------------
@@ -527,25 +424,13 @@ public final class SqliteLedger implements Ledger {
       Instant now = now();
       BatchRecord revived = BatchRules.revived(batch, action, now);
       // Every check before the first write: a refusal changes nothing.
-      List<FileRecord> stored = files(c, batch.fileIds());
-      List<FileRecord> claimed = new ArrayList<>();
-      List<Integer> positions = new ArrayList<>();
-      for (int position = 0; position < batch.fileIds().size(); position++) {
-        String fileId = batch.fileIds().get(position);
-        FileRecord file = stored.stream().filter(f -> f.fileId().equals(fileId)).findFirst().orElseThrow(
-            () -> new IllegalStateException(action + ": its file " + fileId + " is missing from the ledger"));
-        int at = position;
-        FileRules.revived(file, batchId, action).ifPresent(f -> {
-          claimed.add(f);
-          positions.add(at);
-        });
-      }
+      List<FileRules.Placed> claimed = FileRules.revived(batch, selectFiles(c, batch.fileIds()), action);
       List<PartitionRecord> partitions = new ArrayList<>();
       for (String token : batch.partitions()) {
         partitions.add(PartitionRules.revived(requirePartition(c, batch.table(), token), batchId, action, now));
       }
       writeBatch(c, revived);
-      writeFiles(c, claimed, positions);
+      writeFiles(c, claimed);
       for (PartitionRecord partition : partitions) {
         writePartition(c, partition);
       }
@@ -561,10 +446,7 @@ public final class SqliteLedger implements Ledger {
       FileRecord file = FileRules.released(requireFile(c, fileId, "Cannot release file "));
       writeFile(c, file);
       // Like a late file: an INGESTED partition is READY again for just this file.
-      Optional<PartitionRecord> moved = PartitionRules.onFileReleased(requirePartition(c, file.table(), file.partition()), now());
-      if (moved.isPresent()) {
-        writePartition(c, moved.get());
-      }
+      writePartition(c, PartitionRules.onFileReleased(requirePartition(c, file.table(), file.partition()), now()));
       LOG.info("Released file {} of table {} from the quarantine", file.uri(), file.table());
       return selectFile(c, fileId).orElseThrow();
     });
@@ -572,24 +454,23 @@ public final class SqliteLedger implements Ledger {
 
   @Override
   public boolean releaseMessage(String messageId) {
-    return store.write("releaseMessage", "message " + messageId, c -> update(c, DELETE_QUARANTINED, messageId) > 0);
+    return store.write("releaseMessage", "message " + messageId, c -> SqliteQueries.deleteQuarantined(c, messageId));
   }
 
   @Override
   public List<FileRecord> quarantinedFiles() {
-    return store.read("quarantinedFiles", "all files", c -> list(c, SELECT_QUARANTINED_FILES, SqliteRows::file));
+    return store.read("quarantinedFiles", "all files", SqliteQueries::quarantinedFiles);
   }
 
   @Override
   public List<FileRecord> filesNamed(String bucket, String name) {
-    return store.read("filesNamed", "object " + bucket + "/" + name,
-        c -> list(c, SELECT_FILES_NAMED, SqliteRows::file, bucket, name));
+    return store.read("filesNamed", "object " + bucket + "/" + name, c -> SqliteQueries.filesNamed(c, bucket, name));
   }
 
   @Override
   public List<BatchRecord> batchesOfPartition(String table, String partition) {
     return store.read("batchesOfPartition", "partition " + table + "/" + partition,
-        c -> list(c, SELECT_BATCHES_OF_PARTITION, SqliteRows::batch, table, partition));
+        c -> SqliteQueries.batchesOfPartition(c, table, partition));
   }
 
   @Override
@@ -597,7 +478,7 @@ public final class SqliteLedger implements Ledger {
     try {
       // A committed write, not a read: a file that reads but cannot be written (read-only, disk
       // full) fails every push, and health must say so.
-      store.write("probe", dbFile().toString(), c -> update(c, WRITE_PROBE, clock.millis()));
+      store.write("probe", dbFile().toString(), c -> SqliteQueries.writeProbe(c, clock.millis()));
       return Optional.empty();
     } catch (RuntimeException e) {
       LOG.warn("The SQLite ledger {} cannot take a write: {}", dbFile(), e.toString());
@@ -612,12 +493,5 @@ public final class SqliteLedger implements Ledger {
 
   private Instant now() {
     return Instant.ofEpochMilli(clock.millis());
-  }
-
-  /** Sortable by creation second, unique by its random part. */
-  private String newBatchId() {
-    byte[] random = new byte[4];
-    RANDOM.nextBytes(random);
-    return BATCH_ID_TIME.format(clock.instant()) + "-" + HexFormat.of().formatHex(random);
   }
 }

@@ -45,19 +45,25 @@ import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.URI;
 import static io.files2iceberg.core.ledger.SqliteSchema.q;
+import io.files2iceberg.core.ledger.rules.FileRules;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The SQLite ledger's statements: reads into records ({@link SqliteRows}) and writes of whole
@@ -67,109 +73,114 @@ import java.util.Optional;
 final class SqliteQueries {
   private SqliteQueries() {}
 
+  private static final Logger LOG = LoggerFactory.getLogger(SqliteLedger.class);
+
   // Keeps IN (...) lists of ids well below SQLite's bound on parameters per statement.
   private static final int IDS_PER_QUERY = 500;
-  static final int FAILED_BATCHES_SHOWN = 10;
+  private static final int FAILED_BATCHES_SHOWN = 10;
 
-  static final String IN_FLIGHT =
+  private static final String IN_FLIGHT =
       "(" + sqlString(BatchState.PLANNED.code()) + ", " + sqlString(BatchState.RUNNING.code()) + ")";
 
-  static final String SELECT_FILE = "SELECT * FROM " + q(FILES) + " WHERE " + q(FILE_ID) + " = ?";
-  static final String SELECT_FILES_IN = "SELECT * FROM " + q(FILES) + " WHERE " + q(FILE_ID) + " IN ";
-  static final String INSERT_FILE =
+  private static final String SELECT_FILE = "SELECT * FROM " + q(FILES) + " WHERE " + q(FILE_ID) + " = ?";
+  private static final String SELECT_FILES_IN = "SELECT * FROM " + q(FILES) + " WHERE " + q(FILE_ID) + " IN ";
+  private static final String INSERT_FILE =
       "INSERT INTO " + q(FILES) + " (" + columns(FILE_ID, TABLE, PARTITION, BUCKET, NAME, GENERATION,
           URI, SIZE, EVENT_ID, EVENT_TIME, OVERWROTE_GENERATION, STATE, RECORDED_AT)
           + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (" + q(FILE_ID) + ") DO NOTHING";
   // A file's position in its batch is set where its batch is (a claim, a revival), kept while the
   // batch is, and cleared with it.
-  static final String UPDATE_FILE =
+  private static final String UPDATE_FILE =
       "UPDATE " + q(FILES) + " SET " + q(STATE) + " = ?, " + q(BATCH_ID) + " = ?, " + q(BATCH_POSITION)
           + " = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(?, " + q(BATCH_POSITION) + ") END, "
           + q(QUARANTINE_REASON) + " = ? WHERE " + q(FILE_ID) + " = ?";
-  static final String COUNT_PENDING =
+  private static final String COUNT_PENDING =
       "SELECT COUNT(*) FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION)
           + " = ? AND " + q(STATE) + " = " + sqlString(FileState.RECORDED.code());
+  private static final String COUNT_PENDING_BY_PARTITION =
+      "SELECT " + q(PARTITION) + ", COUNT(*) FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE)
+          + " = " + sqlString(FileState.RECORDED.code()) + " GROUP BY " + q(PARTITION);
   // Claim order: URI, then generation. The index on (table, partition, state, uri, generation)
   // serves it, so consecutive claims of one partition take consecutive ranges.
-  static final String SELECT_PENDING =
+  private static final String SELECT_PENDING =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION) + " = ? AND " + q(STATE)
           + " = " + sqlString(FileState.RECORDED.code()) + " ORDER BY " + q(URI) + ", " + q(GENERATION) + " LIMIT ?";
-  static final String SELECT_FILES_OF_PRUNED_BATCH =
+  private static final String SELECT_FILES_OF_PRUNED_BATCH =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(BATCH_ID) + " = ? ORDER BY " + q(BATCH_POSITION);
-  static final String COUNT_FILES_BY_STATE =
+  private static final String COUNT_FILES_BY_STATE =
       "SELECT " + q(STATE) + ", COUNT(*) FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? GROUP BY " + q(STATE);
-  static final String SELECT_FILES_OF_PARTITION =
+  private static final String SELECT_FILES_OF_PARTITION =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION) + " = ? ORDER BY "
           + q(URI) + ", " + q(GENERATION);
-  static final String SELECT_QUARANTINED_FILES =
+  private static final String SELECT_QUARANTINED_FILES =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(STATE) + " = " + sqlString(FileState.QUARANTINED.code())
           + " ORDER BY " + q(TABLE) + ", " + q(PARTITION) + ", " + q(URI) + ", " + q(GENERATION);
-  static final String SELECT_FILES_NAMED =
+  private static final String SELECT_FILES_NAMED =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(BUCKET) + " = ? AND " + q(NAME) + " = ? ORDER BY " + q(GENERATION);
 
-  static final String SELECT_PARTITION = "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(PARTITION_ID) + " = ?";
-  static final String UPSERT_PARTITION =
+  private static final String SELECT_PARTITION = "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(PARTITION_ID) + " = ?";
+  private static final String UPSERT_PARTITION =
       "INSERT INTO " + q(PARTITIONS) + " (" + columns(PARTITION_ID, TABLE, PARTITION, PREFIX, STATE, MARKER_SEEN,
           BATCH_ID, ATTEMPTS, LAST_ERROR, READY_AT, UPDATED_AT) + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
           + "ON CONFLICT (" + q(PARTITION_ID) + ") DO UPDATE SET " + excluded(PREFIX, STATE, MARKER_SEEN, BATCH_ID,
               ATTEMPTS, LAST_ERROR, READY_AT, UPDATED_AT);
-  static final String SELECT_READY_PARTITIONS =
+  private static final String SELECT_READY_PARTITIONS =
       "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
           + sqlString(PartitionState.READY.code()) + " ORDER BY " + q(PARTITION);
-  static final String COUNT_PARTITIONS_BY_STATE =
+  private static final String COUNT_PARTITIONS_BY_STATE =
       "SELECT " + q(STATE) + ", COUNT(*) FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? GROUP BY " + q(STATE);
-  static final String OLDEST_READY_AT =
+  private static final String OLDEST_READY_AT =
       "SELECT MIN(" + q(READY_AT) + ") FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? AND "
           + q(STATE) + " = " + sqlString(PartitionState.READY.code());
-  static final String SELECT_FAILED_PARTITIONS =
+  private static final String SELECT_FAILED_PARTITIONS =
       "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
           + sqlString(PartitionState.FAILED.code()) + " ORDER BY " + q(PARTITION);
-  static final String SELECT_TABLES = "SELECT DISTINCT " + q(TABLE) + " FROM " + q(PARTITIONS) + " ORDER BY " + q(TABLE);
-  static final String SELECT_PARTITIONS_OF_TABLE =
+  private static final String SELECT_TABLES = "SELECT DISTINCT " + q(TABLE) + " FROM " + q(PARTITIONS) + " ORDER BY " + q(TABLE);
+  private static final String SELECT_PARTITIONS_OF_TABLE =
       "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? ORDER BY " + q(PARTITION);
 
-  static final String SELECT_BATCH = "SELECT * FROM " + q(BATCHES) + " WHERE " + q(BATCH_ID) + " = ?";
+  private static final String SELECT_BATCH = "SELECT * FROM " + q(BATCHES) + " WHERE " + q(BATCH_ID) + " = ?";
   // The commit time orders batches for pruning and the last commit: the batch's time of its commit,
   // which is its last write (COMMITTED is final).
-  static final String UPSERT_BATCH =
+  private static final String UPSERT_BATCH =
       "INSERT INTO " + q(BATCHES) + " (" + columns(BATCH_ID, TABLE, STATE, PARTITIONS_FIELD, FILE_IDS, EVENT_IDS,
           ATTEMPTS, LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, CREATED_AT, UPDATED_AT,
           COMMITTED_AT) + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (" + q(BATCH_ID)
           + ") DO UPDATE SET " + excluded(STATE, ATTEMPTS, LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS,
               ERROR, UPDATED_AT, COMMITTED_AT);
-  static final String HAS_IN_FLIGHT =
+  private static final String HAS_IN_FLIGHT =
       "SELECT 1 FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN " + IN_FLIGHT + " LIMIT 1";
-  static final String SELECT_EXPIRED =
+  private static final String SELECT_EXPIRED =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(STATE) + " IN " + IN_FLIGHT + " AND "
           + q(LEASE_UNTIL) + " < ? ORDER BY " + q(LEASE_UNTIL) + ", " + q(BATCH_ID);
-  static final String PRUNE_COMMITTED =
+  private static final String PRUNE_COMMITTED =
       "DELETE FROM " + q(BATCHES) + " WHERE " + q(BATCH_ID) + " IN (SELECT " + q(BATCH_ID) + " FROM "
           + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
           + sqlString(BatchState.COMMITTED.code()) + " ORDER BY " + q(COMMITTED_AT) + " DESC, "
           + q(BATCH_ID) + " DESC LIMIT -1 OFFSET ?)";
-  static final String SELECT_IN_FLIGHT =
+  private static final String SELECT_IN_FLIGHT =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN " + IN_FLIGHT
           + " ORDER BY " + q(CREATED_AT) + ", " + q(BATCH_ID);
-  static final String SELECT_LAST_COMMITTED =
+  private static final String SELECT_LAST_COMMITTED =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
           + sqlString(BatchState.COMMITTED.code()) + " ORDER BY " + q(COMMITTED_AT) + " DESC, "
           + q(BATCH_ID) + " DESC LIMIT 1";
-  static final String SELECT_FAILED_BATCHES =
+  private static final String SELECT_FAILED_BATCHES =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
           + sqlString(BatchState.FAILED.code()) + " ORDER BY " + q(UPDATED_AT) + " DESC, " + q(BATCH_ID)
           + " DESC LIMIT " + FAILED_BATCHES_SHOWN;
   // The batch row lists its partitions as a JSON array; json_each looks inside it.
-  static final String SELECT_BATCHES_OF_PARTITION =
+  private static final String SELECT_BATCHES_OF_PARTITION =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND EXISTS (SELECT 1 FROM json_each("
           + q(BATCHES) + "." + q(PARTITIONS_FIELD) + ") WHERE value = ?) ORDER BY " + q(CREATED_AT) + ", " + q(BATCH_ID);
 
-  static final String INSERT_QUARANTINED =
+  private static final String INSERT_QUARANTINED =
       "INSERT INTO " + q(QUARANTINE) + " (" + columns(MESSAGE_ID, REASON, RAW_PAYLOAD, OBJECT_URI, RECEIVED_AT)
           + ") VALUES (?, ?, ?, ?, ?) ON CONFLICT (" + q(MESSAGE_ID) + ") DO NOTHING";
-  static final String SELECT_QUARANTINED =
+  private static final String SELECT_QUARANTINED =
       "SELECT * FROM " + q(QUARANTINE) + " ORDER BY " + q(RECEIVED_AT) + ", " + q(MESSAGE_ID);
-  static final String DELETE_QUARANTINED = "DELETE FROM " + q(QUARANTINE) + " WHERE " + q(MESSAGE_ID) + " = ?";
-  static final String WRITE_PROBE =
+  private static final String DELETE_QUARANTINED = "DELETE FROM " + q(QUARANTINE) + " WHERE " + q(MESSAGE_ID) + " = ?";
+  private static final String WRITE_PROBE =
       "INSERT OR REPLACE INTO " + q(PROBE) + " (\"id\", " + q(UPDATED_AT) + ") VALUES (1, ?)";
 
   // --- reads ------------------------------------------------------------------------------------
@@ -183,7 +194,7 @@ final class SqliteQueries {
   }
 
   /** The files of these ids, in their order; ids the ledger does not hold are left out. */
-  static List<FileRecord> files(Connection c, List<String> ids) throws SQLException {
+  static List<FileRecord> selectFiles(Connection c, List<String> ids) throws SQLException {
     Map<String, FileRecord> byId = new HashMap<>();
     for (int from = 0; from < ids.size(); from += IDS_PER_QUERY) {
       List<String> chunk = ids.subList(from, Math.min(ids.size(), from + IDS_PER_QUERY));
@@ -217,6 +228,109 @@ final class SqliteQueries {
     return list(c, COUNT_PENDING, rs -> rs.getInt(1), table, partition).get(0);
   }
 
+  // --- reads of the ledger's calls --------------------------------------------------------------
+
+  /** RECORDED files of the table's partitions, by partition token. */
+  static Map<String, Integer> pendingCounts(Connection c, String table) throws SQLException {
+    Map<String, Integer> counts = new HashMap<>();
+    for (Map.Entry<String, Integer> row : list(c, COUNT_PENDING_BY_PARTITION,
+        rs -> Map.entry(rs.getString(1), rs.getInt(2)), table)) {
+      counts.put(row.getKey(), row.getValue());
+    }
+    return counts;
+  }
+
+  static boolean hasInFlight(Connection c, String table) throws SQLException {
+    return exists(c, HAS_IN_FLIGHT, table);
+  }
+
+  /** READY partitions of the table in token order. */
+  static List<PartitionRecord> readyPartitions(Connection c, String table) throws SQLException {
+    return list(c, SELECT_READY_PARTITIONS, SqliteRows::partition, table);
+  }
+
+  /** The first {@code limit} (-1: all) RECORDED files of a partition in claim order. */
+  static List<FileRecord> pendingFiles(Connection c, String table, String partition, int limit) throws SQLException {
+    return list(c, SELECT_PENDING, SqliteRows::file, table, partition, limit);
+  }
+
+  static List<FileRecord> filesOfPartition(Connection c, String table, String partition) throws SQLException {
+    return list(c, SELECT_FILES_OF_PARTITION, SqliteRows::file, table, partition);
+  }
+
+  static List<BatchRecord> expired(Connection c, long now) throws SQLException {
+    return list(c, SELECT_EXPIRED, SqliteRows::batch, now);
+  }
+
+  static List<FileRecord> filesOfBatch(Connection c, String batchId) throws SQLException {
+    Optional<BatchRecord> batch = selectBatch(c, batchId);
+    // Pruned: its files still carry the batch id and their position in it. Else the batch row's
+    // list, which also covers a FAILED batch, whose files were released.
+    return batch.isEmpty() ? list(c, SELECT_FILES_OF_PRUNED_BATCH, SqliteRows::file, batchId)
+        : selectFiles(c, batch.get().fileIds());
+  }
+
+  static List<String> tables(Connection c) throws SQLException {
+    return list(c, SELECT_TABLES, rs -> rs.getString(1));
+  }
+
+  static List<PartitionRecord> partitions(Connection c, String table) throws SQLException {
+    return list(c, SELECT_PARTITIONS_OF_TABLE, SqliteRows::partition, table);
+  }
+
+  static List<QuarantinedMessage> quarantinedMessages(Connection c) throws SQLException {
+    return list(c, SELECT_QUARANTINED, SqliteRows::quarantined);
+  }
+
+  static List<FileRecord> quarantinedFiles(Connection c) throws SQLException {
+    return list(c, SELECT_QUARANTINED_FILES, SqliteRows::file);
+  }
+
+  static List<FileRecord> filesNamed(Connection c, String bucket, String name) throws SQLException {
+    return list(c, SELECT_FILES_NAMED, SqliteRows::file, bucket, name);
+  }
+
+  static List<BatchRecord> batchesOfPartition(Connection c, String table, String partition) throws SQLException {
+    return list(c, SELECT_BATCHES_OF_PARTITION, SqliteRows::batch, table, partition);
+  }
+
+  static TableStatus tableStatus(Connection c, String table) throws SQLException {
+    Map<PartitionState, Long> partitions = new EnumMap<>(PartitionState.class);
+    counts(c, COUNT_PARTITIONS_BY_STATE, table).forEach((code, n) -> partitions.put(PartitionState.fromCode(code), n));
+    Map<FileState, Long> files = new EnumMap<>(FileState.class);
+    counts(c, COUNT_FILES_BY_STATE, table).forEach((code, n) -> files.put(FileState.fromCode(code), n));
+    List<Long> oldestReadyAt = list(c, OLDEST_READY_AT, rs -> {
+      long millis = rs.getLong(1);
+      return rs.wasNull() ? null : millis;
+    }, table);
+    return new TableStatus(
+        table,
+        Collections.unmodifiableMap(partitions),
+        Collections.unmodifiableMap(files),
+        list(c, SELECT_IN_FLIGHT, SqliteRows::batch, table),
+        list(c, SELECT_LAST_COMMITTED, SqliteRows::batch, table).stream().findFirst(),
+        oldestReadyAt.stream().filter(Objects::nonNull).findFirst().map(Instant::ofEpochMilli),
+        list(c, SELECT_FAILED_PARTITIONS, SqliteRows::partition, table),
+        list(c, SELECT_FAILED_BATCHES, SqliteRows::batch, table));
+  }
+
+  static int pruneCommitted(Connection c, String table, int keep) throws SQLException {
+    return update(c, PRUNE_COMMITTED, table, keep);
+  }
+
+  static int insertQuarantined(Connection c, QuarantinedMessage message) throws SQLException {
+    return update(c, INSERT_QUARANTINED, message.messageId(), message.reason(), message.rawPayload(),
+        message.objectUri().orElse(null), message.receivedAt().toEpochMilli());
+  }
+
+  static boolean deleteQuarantined(Connection c, String messageId) throws SQLException {
+    return update(c, DELETE_QUARANTINED, messageId) > 0;
+  }
+
+  static int writeProbe(Connection c, long now) throws SQLException {
+    return update(c, WRITE_PROBE, now);
+  }
+
   // --- writes -----------------------------------------------------------------------------------
 
   static void insertFile(Connection c, FileRecord file) throws SQLException {
@@ -244,6 +358,33 @@ final class SqliteQueries {
     }
   }
 
+  static void writeFiles(Connection c, List<FileRules.Placed> files) throws SQLException {
+    writeFiles(c, files.stream().map(FileRules.Placed::file).toList(),
+        files.stream().map(FileRules.Placed::position).toList());
+  }
+
+  /**
+   * Writes what a commit or failure does to one of the batch's partitions ({@code rule}), if the
+   * batch still holds it (the rule says so): the partition as written, or empty.
+   */
+  static Optional<PartitionRecord> releasePartition(Connection c, BatchRecord batch, String token,
+      Function<PartitionRecord, Optional<PartitionRecord>> rule) throws SQLException {
+    Optional<PartitionRecord> released = selectPartition(c, batch.table(), token).flatMap(rule);
+    if (released.isEmpty()) {
+      LOG.warn("Partition {} of table {} is no longer claimed by batch {}; left as it is", token, batch.table(),
+          batch.batchId());
+    }
+    writePartition(c, released);
+    return released;
+  }
+
+  /** Writes the partition the rules changed, if they did. */
+  static void writePartition(Connection c, Optional<PartitionRecord> changed) throws SQLException {
+    if (changed.isPresent()) {
+      writePartition(c, changed.get());
+    }
+  }
+
   static void writeFile(Connection c, FileRecord file) throws SQLException {
     writeFiles(c, List.of(file), null);
   }
@@ -251,14 +392,14 @@ final class SqliteQueries {
   static void writePartition(Connection c, PartitionRecord p) throws SQLException {
     update(c, UPSERT_PARTITION, LedgerSchema.partitionId(p.table(), p.partition()), p.table(), p.partition(),
         p.prefix().orElse(null), p.state().code(), p.markerSeen() ? 1 : 0, p.batchId().orElse(null), p.attempts(),
-        p.lastError().orElse(null), p.readyAt().map(java.time.Instant::toEpochMilli).orElse(null),
+        p.lastError().orElse(null), p.readyAt().map(Instant::toEpochMilli).orElse(null),
         p.updatedAt().toEpochMilli());
   }
 
   static void writeBatch(Connection c, BatchRecord b) throws SQLException {
     update(c, UPSERT_BATCH, b.batchId(), b.table(), b.state().code(), SqliteRows.json(b.partitions()),
         SqliteRows.json(b.fileIds()), SqliteRows.json(b.eventIds()), b.attempts(), b.launches(),
-        b.outcomeUnknown() ? 1 : 0, b.leaseUntil().map(java.time.Instant::toEpochMilli).orElse(null),
+        b.outcomeUnknown() ? 1 : 0, b.leaseUntil().map(Instant::toEpochMilli).orElse(null),
         b.snapshotId().orElse(null), b.metrics().map(SqliteRows::json).orElse(null), b.error().orElse(null),
         b.createdAt().toEpochMilli(), b.updatedAt().toEpochMilli(),
         b.state() == BatchState.COMMITTED ? b.updatedAt().toEpochMilli() : null);

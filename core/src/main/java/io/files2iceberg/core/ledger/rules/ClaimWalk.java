@@ -1,5 +1,10 @@
 package io.files2iceberg.core.ledger.rules;
 
+import io.files2iceberg.core.ledger.PartitionRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
 /**
  * The claim's walk over a table's READY partitions, oldest token first ({@link
  * io.files2iceberg.core.ledger.Ledger#claimPartitions}): offered each partition with its pending
@@ -76,6 +81,36 @@ public final class ClaimWalk {
       done = true;
     }
     return new Step(Action.TAKE, take);
+  }
+
+  /** A partition taken into the batch with its first {@code files} pending files. */
+  public record Take(PartitionRecord partition, int files) {}
+
+  /** A whole walk's outcome: the partitions to settle (INGESTED) and those to take, in token order. */
+  public record Plan(List<PartitionRecord> settled, List<Take> taken) {}
+
+  /**
+   * The walk over every READY partition at once, for a store that counts the pending files of all
+   * of them in one read.
+   *
+   * @param ready the table's READY partitions in token order
+   * @param pending RECORDED files by partition token (absent: none)
+   */
+  public static Plan plan(List<PartitionRecord> ready, Map<String, Integer> pending, int maxFiles) {
+    ClaimWalk walk = new ClaimWalk(maxFiles);
+    List<PartitionRecord> settled = new ArrayList<>();
+    List<Take> taken = new ArrayList<>();
+    for (PartitionRecord partition : ready) {
+      Step step = walk.offer(pending.getOrDefault(partition.partition(), 0));
+      if (step.action() == Action.STOP) {
+        break;
+      } else if (step.action() == Action.SETTLE) {
+        settled.add(partition);
+      } else {
+        taken.add(new Take(partition, step.files()));
+      }
+    }
+    return new Plan(settled, taken);
   }
 
   /** Files taken so far. */

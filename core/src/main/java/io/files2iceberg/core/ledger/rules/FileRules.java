@@ -1,11 +1,17 @@
 package io.files2iceberg.core.ledger.rules;
 
+import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.States;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -39,6 +45,16 @@ public final class FileRules {
         ? Optional.of(with(file, FileState.INGESTED, file.batchId(), file.quarantineReason())) : Optional.empty();
   }
 
+  /** {@link #afterCommit} of each file: those that change. */
+  public static List<FileRecord> afterCommit(List<FileRecord> files, String batchId) {
+    return files.stream().flatMap(file -> afterCommit(file, batchId).stream()).toList();
+  }
+
+  /** {@link #afterFailure} of each file: those that change. */
+  public static List<FileRecord> afterFailure(List<FileRecord> files, String batchId) {
+    return files.stream().flatMap(file -> afterFailure(file, batchId).stream()).toList();
+  }
+
   /** Its batch failed: CLAIMED by it becomes RECORDED and forgets the batch; others stay. */
   public static Optional<FileRecord> afterFailure(FileRecord file, String batchId) {
     return isClaimedBy(file, batchId)
@@ -61,6 +77,34 @@ public final class FileRules {
     return States.requireRevivable(action, file.fileId(), file.uri(), file.state())
         ? Optional.of(with(file, FileState.CLAIMED, Optional.of(batchId), file.quarantineReason()))
         : Optional.empty();
+  }
+
+  /** A file written at its position in its batch's list. */
+  public record Placed(FileRecord file, int position) {}
+
+  /**
+   * {@link io.files2iceberg.core.ledger.Ledger#reviveBatch}'s files: each RECORDED one of the
+   * batch's list claimed by it again at its position; every file checked before any is written.
+   *
+   * @param stored the batch's files as stored, in any order
+   * @throws IllegalStateException naming a file of the batch's list that is not stored
+   */
+  public static List<Placed> revived(BatchRecord batch, Collection<FileRecord> stored, String action) {
+    Map<String, FileRecord> byId = new HashMap<>();
+    stored.forEach(file -> byId.put(file.fileId(), file));
+    List<Placed> claimed = new ArrayList<>();
+    for (int position = 0; position < batch.fileIds().size(); position++) {
+      String fileId = batch.fileIds().get(position);
+      FileRecord file = byId.get(fileId);
+      if (file == null) {
+        throw new IllegalStateException(action + ": its file " + fileId + " is missing from the ledger");
+      }
+      Optional<FileRecord> again = revived(file, batch.batchId(), action);
+      if (again.isPresent()) {
+        claimed.add(new Placed(again.get(), position));
+      }
+    }
+    return claimed;
   }
 
   /** RECORDED or CLAIMED becomes QUARANTINED with the reason. */

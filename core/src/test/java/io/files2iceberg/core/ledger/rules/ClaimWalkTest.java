@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.core.ledger.rules.ClaimWalk.Action;
 import io.files2iceberg.core.ledger.rules.ClaimWalk.Step;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -67,6 +71,35 @@ class ClaimWalkTest {
     assertThat(String.join(" ", steps)).isEqualTo(expected);
   }
 
+  /** Pending (true/false) per partition, oldest first: what the newest claim settles, takes and supersedes. */
+  @ParameterizedTest(name = "pending {0}: settled {1}, taken {2}, superseded {3}")
+  @CsvSource(delimiter = '|', value = {
+      "true false true false | 4 | 3 | 1 2",
+      "true true | - | 2 | 1",
+      "false false | 1 2 | - | -",
+      "true false false | 2 3 | 1 | -"})
+  void aNewestPlanSettlesTheNewerEmptyOnesTakesTheNewestWithFilesAndSupersedesTheOlder(String pending,
+      String settled, String taken, String superseded) {
+    List<PartitionRecord> ready = new ArrayList<>();
+    java.util.Set<String> withFiles = new java.util.HashSet<>();
+    String[] each = pending.split(" ");
+    for (int i = 0; i < each.length; i++) {
+      PartitionRecord p = PartitionRulesTest.stored(PartitionState.READY);
+      String token = String.valueOf(i + 1);
+      ready.add(new PartitionRecord(p.table(), token, p.prefix(), p.state(), p.markerSeen(), p.batchId(), p.attempts(),
+          p.lastError(), p.readyAt(), p.updatedAt()));
+      if (Boolean.parseBoolean(each[i])) {
+        withFiles.add(token);
+      }
+    }
+
+    NewestClaimWalk.Plan plan = NewestClaimWalk.plan(ready, withFiles);
+
+    assertThat(joined(plan.settled().stream().map(PartitionRecord::partition).toList())).isEqualTo(settled);
+    assertThat(plan.taken().map(PartitionRecord::partition).orElse("-")).isEqualTo(taken);
+    assertThat(joined(plan.superseded().stream().map(PartitionRecord::partition).toList())).isEqualTo(superseded);
+  }
+
   /** Pending (true/false) per partition, newest first, and each one's step. */
   @ParameterizedTest(name = "pending {0}: {1}")
   @CsvSource(delimiter = '|', value = {
@@ -80,6 +113,43 @@ class ClaimWalkTest {
     List<String> steps = Arrays.stream(pending.split(" ")).map(p -> walk.offer(Boolean.parseBoolean(p)).name()).toList();
 
     assertThat(String.join(" ", steps)).isEqualTo(expected);
+  }
+
+  /** The whole walk at once: the same table, settling only the partitions met on the way. */
+  @ParameterizedTest(name = "pending {0}, cap {1}: settled {2}, taken {3}")
+  @CsvSource(delimiter = '|', value = {
+      "3 0 2 1 | 10 | 2 | 1:3 3:2 4:1",
+      "3 8 0 1 | 10 | - | 1:3",
+      "0 12 0 1 | 10 | 1 | 2:10",
+      "0 0 | 10 | 1 2 | -"})
+  void aPlanSettlesTheEmptyPartitionsOnTheWayAndTakesWhatTheWalkTakes(String pending, int cap, String settled,
+      String taken) {
+    List<PartitionRecord> ready = new ArrayList<>();
+    Map<String, Integer> counts = new HashMap<>();
+    String[] each = pending.split(" ");
+    for (int i = 0; i < each.length; i++) {
+      PartitionRecord partition = PartitionRulesTest.stored(PartitionState.READY);
+      String token = String.valueOf(i + 1);
+      ready.add(new PartitionRecord(partition.table(), token, partition.prefix(), partition.state(),
+          partition.markerSeen(), partition.batchId(), partition.attempts(), partition.lastError(), partition.readyAt(),
+          partition.updatedAt()));
+      if (!each[i].equals("0")) {
+        counts.put(token, Integer.parseInt(each[i]));
+      }
+    }
+
+    ClaimWalk.Plan plan = ClaimWalk.plan(ready, counts, cap);
+
+    assertThat(joined(plan.settled().stream().map(PartitionRecord::partition).toList())).isEqualTo(settled);
+    assertThat(joined(plan.taken().stream().map(t -> t.partition().partition() + ":" + t.files()).toList()))
+        .isEqualTo(taken);
+    NewestClaimWalk.Plan newest = NewestClaimWalk.plan(ready, counts.keySet());
+    assertThat(newest.taken().map(PartitionRecord::partition))
+        .isEqualTo(ready.stream().map(PartitionRecord::partition).filter(counts::containsKey).reduce((a, b) -> b));
+  }
+
+  private static String joined(List<String> values) {
+    return values.isEmpty() ? "-" : String.join(" ", values);
   }
 
   private static String code(Step step) {
