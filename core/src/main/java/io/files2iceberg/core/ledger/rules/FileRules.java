@@ -45,6 +45,23 @@ public final class FileRules {
         ? Optional.of(with(file, FileState.INGESTED, file.batchId(), file.quarantineReason())) : Optional.empty();
   }
 
+  /**
+   * One file's move while a store writes a batch's transition over several commits (after the one
+   * that decided it) to {@code target}: CLAIMED (a claim or revival: a RECORDED file, claimed by
+   * this batch's own claim, which holds its partition), INGESTED (a commit) or RECORDED (a
+   * failure). Empty when the file is not the batch's to move: moved already (a settling that
+   * resumes), or left out while the batch was in flight (QUARANTINED, SUPERSEDED, IGNORED, or
+   * released from the quarantine: RECORDED without a batch).
+   */
+  public static Optional<FileRecord> settled(FileRecord file, FileState target, String batchId) {
+    return switch (target) {
+      case CLAIMED -> file.state() == FileState.RECORDED ? Optional.of(claimed(file, batchId)) : Optional.empty();
+      case INGESTED -> afterCommit(file, batchId);
+      case RECORDED -> afterFailure(file, batchId);
+      default -> throw new IllegalArgumentException("Batch " + batchId + " cannot settle its files to " + target);
+    };
+  }
+
   /** {@link #afterCommit} of each file: those that change. */
   public static List<FileRecord> afterCommit(List<FileRecord> files, String batchId) {
     return files.stream().flatMap(file -> afterCommit(file, batchId).stream()).toList();

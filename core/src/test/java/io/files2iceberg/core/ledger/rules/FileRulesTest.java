@@ -44,6 +44,19 @@ class FileRulesTest {
     failed.ifPresent(f -> assertThat(f.batchId()).isEmpty());
   }
 
+  /** A batch b-1 writing its transition after the commit that decided it: {@code -} is "not its to move". */
+  @ParameterizedTest(name = "{0} of {1} settling to {2}: {3}")
+  @CsvSource({
+      "RECORDED, -, CLAIMED, CLAIMED", "CLAIMED, b-1, CLAIMED, -", "QUARANTINED, b-1, CLAIMED, -",
+      "CLAIMED, b-1, INGESTED, INGESTED", "INGESTED, b-1, INGESTED, -", "RECORDED, -, INGESTED, -",
+      "CLAIMED, b-1, RECORDED, RECORDED", "RECORDED, -, RECORDED, -", "IGNORED, b-1, RECORDED, -",
+      "CLAIMED, b-2, RECORDED, -"})
+  void aSettlingBatchMovesOnlyItsOwnFilesOnce(FileState state, String batchId, FileState target, String expected) {
+    Optional<FileRecord> moved = FileRules.settled(stored(state, batchId), target, "b-1");
+
+    assertThat(moved.map(f -> f.state().name()).orElse("-")).isEqualTo(expected);
+  }
+
   @ParameterizedTest(name = "revival of {0}: {1}")
   @CsvSource({"RECORDED, CLAIMED", "QUARANTINED, -", "SUPERSEDED, -", "IGNORED, -", "CLAIMED, !", "INGESTED, !"})
   void revivalClaimsTheRecordedFilesAgainAndLeavesTheLeftOutOnesAlone(FileState state, String expected) {
