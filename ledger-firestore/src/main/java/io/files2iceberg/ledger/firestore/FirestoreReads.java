@@ -17,6 +17,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -31,34 +32,41 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The Firestore ledger's reads: queries of {@link LedgerQuery} into records, each within the deadline. */
-final class FirestoreReads {
+/**
+ * The Firestore ledger's reads: queries of {@link LedgerQuery} into records, each within the
+ * deadline. {@link FirestoreLedger} adds the transitions.
+ */
+abstract class FirestoreReads implements Ledger {
   static final List<String> IN_FLIGHT = List.of(BatchState.PLANNED.code(), BatchState.RUNNING.code());
   private static final int FAILED_BATCHES_SHOWN = 10;
 
-  private final FirestoreStore store;
+  final FirestoreStore store;
 
   FirestoreReads(FirestoreStore store) {
     this.store = store;
   }
 
-  Optional<BatchRecord> batch(String batchId) {
+  @Override
+  public Optional<BatchRecord> batch(String batchId) {
     DocumentReference ref = store.batches.document(batchId);
     return store.read("batch", ref.getPath(), () -> optional(ref.get().get()).map(FirestoreDocuments::batch));
   }
 
-  Optional<PartitionRecord> partition(String table, String partition) {
+  @Override
+  public Optional<PartitionRecord> partition(String table, String partition) {
     DocumentReference ref = store.partitionRef(table, partition);
     return store.read("partition", ref.getPath() + " (" + table + "/" + partition + ")",
         () -> optional(ref.get().get()).map(FirestoreDocuments::partition));
   }
 
-  Optional<FileRecord> file(String fileId) {
+  @Override
+  public Optional<FileRecord> file(String fileId) {
     DocumentReference ref = store.files.document(fileId);
     return store.read("file", ref.getPath(), () -> optional(ref.get().get()).map(FirestoreDocuments::file));
   }
 
-  List<FileRecord> filesOfBatch(String batchId) {
+  @Override
+  public List<FileRecord> filesOfBatch(String batchId) {
     DocumentReference ref = store.batches.document(batchId);
     return store.read("filesOfBatch", ref.getPath(), () -> {
       Optional<Map<String, Object>> batch = optional(ref.get().get());
@@ -84,7 +92,8 @@ final class FirestoreReads {
     });
   }
 
-  List<String> tables() {
+  @Override
+  public List<String> tables() {
     return store.read("tables", store.partitions.getPath(), () -> {
       // One indexed read per table: the first partition whose table sorts after the last one seen.
       List<String> tables = new ArrayList<>();
@@ -101,7 +110,8 @@ final class FirestoreReads {
     });
   }
 
-  TableStatus tableStatus(String table) {
+  @Override
+  public TableStatus tableStatus(String table) {
     return store.read("tableStatus", store.partitions.getPath() + " (table " + table + ")", () -> {
       // Counts are aggregation queries (billed per index entry read, no document read).
       Map<PartitionState, ApiFuture<AggregateQuerySnapshot>> partitionCounts = new EnumMap<>(PartitionState.class);
@@ -143,12 +153,14 @@ final class FirestoreReads {
     });
   }
 
-  List<BatchRecord> expiredLeases() {
+  @Override
+  public List<BatchRecord> findExpiredLeases() {
     return store.read("findExpiredLeases", store.batches.getPath(), () -> batchList(LedgerQuery.EXPIRED_LEASES
         .on(store.batches, IN_FLIGHT, FirestoreDocuments.timestamp(store.clock.millis()))));
   }
 
-  List<PartitionRecord> partitions(String table) {
+  @Override
+  public List<PartitionRecord> partitions(String table) {
     return store.read("partitions", store.partitions.getPath() + " (table " + table + ")", () -> {
       List<PartitionRecord> found = new ArrayList<>(
           records(LedgerQuery.PARTITIONS_OF_TABLE.on(store.partitions, table), FirestoreDocuments::partition));
@@ -157,7 +169,8 @@ final class FirestoreReads {
     });
   }
 
-  List<FileRecord> filesOfPartition(String table, String partition) {
+  @Override
+  public List<FileRecord> filesOfPartition(String table, String partition) {
     return store.read("filesOfPartition", store.files.getPath() + " (" + table + "/" + partition + ")", () -> {
       List<FileRecord> found = new ArrayList<>(
           records(LedgerQuery.FILES_OF_PARTITION.on(store.files, table, partition), FirestoreDocuments::file));
@@ -166,7 +179,8 @@ final class FirestoreReads {
     });
   }
 
-  List<QuarantinedMessage> quarantinedMessages() {
+  @Override
+  public List<QuarantinedMessage> quarantinedMessages() {
     return store.read("quarantinedMessages", store.quarantine.getPath(), () -> {
       // Rare and operator-facing: read whole and sorted here, so receivedAt needs no index.
       List<QuarantinedMessage> messages = new ArrayList<>(records(store.quarantine, FirestoreDocuments::quarantined));
@@ -175,7 +189,8 @@ final class FirestoreReads {
     });
   }
 
-  List<FileRecord> quarantinedFiles() {
+  @Override
+  public List<FileRecord> quarantinedFiles() {
     return store.read("quarantinedFiles", store.files.getPath(), () -> {
       List<FileRecord> found = new ArrayList<>(records(
           LedgerQuery.FILES_IN_STATE.on(store.files, FileState.QUARANTINED.code()), FirestoreDocuments::file));
@@ -185,12 +200,14 @@ final class FirestoreReads {
     });
   }
 
-  List<FileRecord> filesNamed(String bucket, String name) {
+  @Override
+  public List<FileRecord> filesNamed(String bucket, String name) {
     return store.read("filesNamed", store.files.getPath() + " (" + bucket + "/" + name + ")",
         () -> records(LedgerQuery.FILES_NAMED.on(store.files, bucket, name), FirestoreDocuments::file));
   }
 
-  List<BatchRecord> batchesOfPartition(String table, String partition) {
+  @Override
+  public List<BatchRecord> batchesOfPartition(String table, String partition) {
     return store.read("batchesOfPartition", store.batches.getPath() + " (" + table + "/" + partition + ")", () -> {
       List<BatchRecord> found = new ArrayList<>();
       for (BatchRecord batch : batchList(LedgerQuery.BATCHES_OF_TABLE.on(store.batches, table))) {

@@ -51,11 +51,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Firestore ledger's bound on commits, handled: a batch's transition (claim, commit, failure,
- * revival) that writes more than one commit holds is decided in one transaction, which marks the
- * batch document with what it still owes ({@link LedgerSchema#SETTLING}); {@link #settle} then
- * writes the rest, a commit at a time, with the same rules ({@link FileRules#settled}, {@link
- * PartitionRules#afterCommit}, {@link PartitionRules#afterFailure}).
+ * The Firestore ledger's bound on commits, handled. A batch's life (claim, commit, failure,
+ * revival) writes the batch, each of its files and each of its partitions. A transition that fits
+ * one commit is made in one. A larger one (a partition of 10,000 files) is decided in one
+ * transaction, which writes the batch document, with its whole file list and a mark of what it
+ * still owes ({@link LedgerSchema#SETTLING}), and, for a claim or revival, its partitions CLAIMED;
+ * then {@link #settle} moves the files, a commit's worth at a time, and last releases the
+ * partitions (commit, failure) and clears the mark, with the same rules ({@link FileRules#settled},
+ * {@link PartitionRules#afterCommit}, {@link PartitionRules#afterFailure}). In between, the batch
+ * document is the record: every reader takes a batch's files from its list, never from the files'
+ * batch ids; its partitions stay CLAIMED, so no claim takes their files; and every later call on
+ * the batch (commit, failure, revival, recovery's takeover, retry) and every claim or prune of its
+ * table first finishes what it owes. So a process that dies between two commits leaves nothing
+ * lost or claimed twice, and the next call completes its work.
  */
 final class FirestoreSettling {
   private static final Logger LOG = LoggerFactory.getLogger(FirestoreLedger.class);
@@ -68,15 +76,25 @@ final class FirestoreSettling {
   private static final List<String> SETTLING_CODES =
       List.of(FileState.CLAIMED.code(), FileState.INGESTED.code(), FileState.RECORDED.code());
 
+  /**
+   * A point between two commits of one call: {@code step} is the transition just decided ({@code
+   * claimed}, {@code committed}, {@code failed}, {@code revived}) or {@code settled} (after each
+   * later commit of its writes).
+   */
+  @FunctionalInterface
+  interface BetweenCommits {
+    void reached(String step, String batchId);
+  }
+
   private final FirestoreStore store;
   /** Called between two commits of one call, where a process may die: crash tests stop it there. */
-  private volatile FirestoreLedger.BetweenCommits betweenCommits = (step, batchId) -> {};
+  private volatile BetweenCommits betweenCommits = (step, batchId) -> {};
 
   FirestoreSettling(FirestoreStore store) {
     this.store = store;
   }
 
-  void onBetweenCommits(FirestoreLedger.BetweenCommits hook) {
+  void onBetweenCommits(BetweenCommits hook) {
     this.betweenCommits = Objects.requireNonNull(hook, "hook");
   }
 
@@ -137,7 +155,8 @@ final class FirestoreSettling {
             // Moved meanwhile (a late operator command): left as it is.
             Optional<Map<String, Object>> partition = optional(doc);
             if (partition.isPresent() && PartitionState.READY.code().equals(partition.get().get(STATE))) {
-              store.set(t, partition.get(), PartitionRules.superseded(FirestoreDocuments.partition(partition.get()), now));
+              PartitionRecord older = FirestoreDocuments.partition(partition.get());
+              store.set(t, partition.get(), PartitionRules.superseded(older, now));
             }
           }
           t.update(ref, SUPERSEDING, new ArrayList<>(superseding.subList(chunk.size(), superseding.size())));
@@ -200,6 +219,98 @@ final class FirestoreSettling {
     for (String batchId : owing) {
       LOG.info("Batch {} of table {} still owes writes to its files or partitions; writing them", batchId, table);
       settle(batchId);
+    }
+  }
+
+  /**
+   * A transition's outcome; {@code owed}: its writes did not fit its commit and are still to be
+   * made; {@code exhausted}: the partitions a failure left FAILED (for the log).
+   */
+  record Decided<T>(T result, boolean owed, List<String> exhausted) {}
+
+  /** A transition's one transaction, given the batch's document and its record. */
+  @FunctionalInterface
+  interface Decision<T> {
+    Decided<T> apply(Transaction t, Map<String, Object> doc, BatchRecord stored) throws Exception;
+  }
+
+  /**
+   * A transition of a batch that may write more than one commit: a batch owing the writes of an
+   * earlier one has those made first; then the decision's transaction; then (after {@code step},
+   * where a process may die) the writes it owes.
+   */
+  <T> Decided<T> decide(String operation, String batchId, String action, Decision<T> decision, String step) {
+    while (true) {
+      Optional<Decided<T>> decided = store.batchTransition(operation, batchId, action, (t, doc, checked) ->
+          doc.get(SETTLING) != null ? Optional.<Decided<T>>empty()
+              : Optional.of(decision.apply(t, doc, FirestoreDocuments.batch(doc))));
+      if (decided.isEmpty()) {
+        settle(batchId); // owes writes of an earlier transition: those first
+        continue;
+      }
+      if (!decided.get().owed()) {
+        return decided.get();
+      }
+      betweenCommits.reached(step, batchId);
+      List<String> exhausted = new ArrayList<>(decided.get().exhausted());
+      exhausted.addAll(settle(batchId));
+      return new Decided<>(decided.get().result(), true, exhausted);
+    }
+  }
+
+  /** Whether a commit or failure of the batch (it, its files and its partitions) fits one commit. */
+  static boolean fitsOneCommit(BatchRecord batch) {
+    return 1 + batch.fileIds().size() + batch.partitions().size() <= MAX_WRITES_PER_COMMIT;
+  }
+
+  /** Moves the batch's files (their documents, read in the transaction) to {@code target}, in this commit. */
+  void moveFiles(Transaction t, List<Map<String, Object>> files, FileState target, String batchId) {
+    for (Map<String, Object> file : files) {
+      FileRules.settled(FirestoreDocuments.file(file), target, batchId).ifPresent(f -> store.set(t, file, f, null));
+    }
+  }
+
+  /** The batch's file documents that exist, in its order, read in the transaction. */
+  List<Map<String, Object>> filesIn(Transaction t, BatchRecord batch) throws Exception {
+    return store.getAllIn(t, batch.fileIds()).stream().flatMap(doc -> optional(doc).stream()).toList();
+  }
+
+  /** Files reopened per transaction: well below the 500 writes of one commit. */
+  private static final int REOPEN_FILES_PER_COMMIT = MAX_WRITES_PER_COMMIT - 100;
+
+  /**
+   * One transaction per chunk of files, the last one also turning the partition READY: a
+   * partition's files may exceed one commit. An interrupted reopen leaves the partition INGESTED
+   * with some files RECORDED; calling it again finishes the job. The partition as reopened (or as
+   * it was, READY).
+   */
+  PartitionRecord reopen(String table, String partition) {
+    DocumentReference ref = store.partitionRef(table, partition);
+    while (true) {
+      Optional<PartitionRecord> done = store.transaction("reopenPartition", ref.getPath() + " (" + table + "/"
+          + partition + ")", t -> {
+        Map<String, Object> doc = optional(t.get(ref).get()).orElseThrow(() -> new IllegalArgumentException(
+            "Cannot reopen partition " + table + "/" + partition + ": no such partition"));
+        Instant now = Instant.ofEpochMilli(store.clock.millis());
+        Optional<PartitionRecord> reopened = PartitionRules.reopened(FirestoreDocuments.partition(doc), now);
+        if (reopened.isEmpty()) {
+          return Optional.of(FirestoreDocuments.partition(doc));
+        }
+        List<QueryDocumentSnapshot> ingested = t.get(LedgerQuery.PENDING_FILES.on(store.files, table, partition,
+            FileState.INGESTED.code()).limit(REOPEN_FILES_PER_COMMIT)).get().getDocuments();
+        for (QueryDocumentSnapshot snapshot : ingested) {
+          Map<String, Object> file = data(snapshot);
+          FileRules.reopened(FirestoreDocuments.file(file)).ifPresent(f -> store.set(t, file, f, null));
+        }
+        if (ingested.size() == REOPEN_FILES_PER_COMMIT) {
+          return Optional.<PartitionRecord>empty(); // more to come: the partition stays INGESTED
+        }
+        store.set(t, doc, reopened.get());
+        return Optional.of(FirestoreDocuments.partition(doc));
+      });
+      if (done.isPresent()) {
+        return done.get();
+      }
     }
   }
 

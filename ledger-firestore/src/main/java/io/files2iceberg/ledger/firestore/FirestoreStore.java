@@ -2,27 +2,39 @@ package io.files2iceberg.ledger.firestore;
 
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILES;
+import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
 import static io.files2iceberg.core.ledger.LedgerSchema.PROBE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE;
+import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
+import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
+import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.ledger.firestore.FirestoreLedger.MAX_WRITES_PER_COMMIT;
 
 import com.google.api.core.ApiFuture;
 import com.google.api.core.ApiFutures;
+import com.google.cloud.NoCredentials;
+import com.google.cloud.ServiceOptions;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.FirestoreOptions;
 import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.Transaction;
 import com.google.cloud.firestore.TransactionOptions;
+import com.google.cloud.firestore.WriteBatch;
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.profile.LedgerSettings;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -78,6 +90,123 @@ final class FirestoreStore {
     byte[] random = new byte[8];
     RANDOM.nextBytes(random);
     this.probe = db.collection(prefix + PROBE).document(HexFormat.of().formatHex(random));
+  }
+
+  /**
+   * The store the settings name ({@link FirestoreLedger#open(LedgerSettings, Clock)}): a client of
+   * its own, whose retries of one RPC end within the deadline, on the emulator when {@code
+   * emulatorHost} is set.
+   */
+  static FirestoreStore open(LedgerSettings settings, Clock clock, String emulatorHost) {
+    Objects.requireNonNull(settings, "settings");
+    Objects.requireNonNull(clock, "clock");
+    String project = settings.firestoreProject().orElseThrow(() -> new IllegalArgumentException(
+        "ledger.firestore-project: is required when ledger.type = firestore"));
+    FirestoreOptions.Builder options = FirestoreOptions.newBuilder()
+        .setProjectId(project)
+        .setDatabaseId(settings.firestoreDatabase())
+        // The client's own retries of one RPC end within the deadline too, so a frozen backend
+        // does not keep a call (and its worker) waiting for the client's default of a minute.
+        .setRetrySettings(ServiceOptions.getDefaultRetrySettings().toBuilder()
+            .setLogicalTimeout(settings.deadline()).build());
+    boolean onEmulator = emulatorHost != null && !emulatorHost.isBlank();
+    if (onEmulator) {
+      emulator(options, emulatorHost);
+    }
+    String prefix = requireValidPrefix(settings.collectionPrefix());
+    FirestoreStore store = new FirestoreStore(options.build().getService(), true, prefix, clock,
+        FirestoreRetry.within(settings.deadline()));
+    LOG.info("Opened the Firestore ledger: project {}, database {}, collection prefix '{}', deadline {}{}", project,
+        settings.firestoreDatabase(), prefix, settings.deadline(), onEmulator ? ", emulator " + emulatorHost : "");
+    return store;
+  }
+
+  /** A store on a client the caller owns (and closes). */
+  static FirestoreStore open(Firestore client, String collectionPrefix, Clock clock, FirestoreRetry retry) {
+    Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(clock, "clock");
+    return new FirestoreStore(client, false, requireValidPrefix(collectionPrefix), clock, retry);
+  }
+
+  /**
+   * Points the options at an emulator, without credentials. The host is needed as well: with {@code
+   * NoCredentials} the client opens a plaintext channel to {@code getHost()}, not to the emulator
+   * host (and without credentials set it would look for Application Default Credentials first).
+   */
+  static FirestoreOptions.Builder emulator(FirestoreOptions.Builder options, String emulatorHost) {
+    return options.setHost(emulatorHost).setEmulatorHost(emulatorHost).setCredentials(NoCredentials.getInstance());
+  }
+
+  private static String requireValidPrefix(String prefix) {
+    Objects.requireNonNull(prefix, "collectionPrefix");
+    if (prefix.contains("/") || prefix.startsWith("__") || !prefix.matches("[\\x21-\\x7e]*")) {
+      throw new IllegalArgumentException("ledger.collection-prefix: '" + prefix
+          + "' cannot start a Firestore collection id (printable ASCII without '/', not starting with '__')");
+    }
+    return prefix;
+  }
+
+  /**
+   * Records a quarantined message once (idempotent by message id: the first record stays), its
+   * payload cut to {@code maxPayloadChars} to fit one document.
+   */
+  void createQuarantined(QuarantinedMessage message, int maxPayloadChars) {
+    DocumentReference ref = quarantine.document(LedgerSchema.quarantineId(message.messageId()));
+    transaction("quarantineMessage", ref.getPath(), t -> {
+      if (t.get(ref).get().exists()) {
+        return null;
+      }
+      String payload = message.rawPayload();
+      if (payload.length() > maxPayloadChars) {
+        LOG.warn("Quarantined message {}: keeping the first {} of its {} characters",
+            message.messageId(), maxPayloadChars, payload.length());
+        payload = payload.substring(0, maxPayloadChars);
+      }
+      Map<String, Object> doc = new HashMap<>();
+      doc.put(MESSAGE_ID, message.messageId());
+      doc.put(REASON, message.reason());
+      doc.put(RAW_PAYLOAD, payload);
+      FirestoreDocuments.putOrClear(doc, OBJECT_URI, message.objectUri());
+      doc.put(RECEIVED_AT, FirestoreDocuments.timestamp(message.receivedAt()));
+      t.create(ref, doc);
+      return null;
+    });
+  }
+
+  /** Deletes a quarantined message; false when it is not known. */
+  boolean deleteQuarantined(String messageId) {
+    DocumentReference ref = quarantine.document(LedgerSchema.quarantineId(messageId));
+    return transaction("releaseMessage", ref.getPath(), t -> {
+      if (!t.get(ref).get().exists()) {
+        return false;
+      }
+      t.delete(ref);
+      return true;
+    });
+  }
+
+  /**
+   * Deletes the table's COMMITTED batches beyond the newest {@code keep}, one batched write of at
+   * most one commit per round (a committed batch never changes again: idempotent); how many.
+   */
+  int deleteCommittedBeyond(String table, int keep) {
+    return read("pruneCommitted", batches.getPath() + " (table " + table + ")", () -> {
+      int deleted = 0;
+      while (true) {
+        List<QueryDocumentSnapshot> committed = LedgerQuery.BATCHES_IN_STATE_BY_COMMITTED_AT.on(batches, table,
+            BatchState.COMMITTED.code()).limit(keep + MAX_WRITES_PER_COMMIT).get().get().getDocuments();
+        if (committed.size() <= keep) {
+          return deleted;
+        }
+        WriteBatch delete = db.batch();
+        committed.subList(keep, committed.size()).forEach(doc -> delete.delete(doc.getReference()));
+        delete.commit().get();
+        deleted += committed.size() - keep;
+        if (committed.size() < keep + MAX_WRITES_PER_COMMIT) {
+          return deleted;
+        }
+      }
+    });
   }
 
   @FunctionalInterface
@@ -151,8 +280,8 @@ final class FirestoreStore {
     try {
       // A write, not a read: a database that answers reads but refuses writes (quota, permission)
       // fails every push as well. Within the deadline, as every call.
-      retry.run("probe", probe.getPath(), () -> probe.set(Map.of(UPDATED_AT, FirestoreDocuments.timestamp(clock.millis())))
-          .get());
+      Map<String, Object> written = Map.of(UPDATED_AT, FirestoreDocuments.timestamp(clock.millis()));
+      retry.run("probe", probe.getPath(), () -> probe.set(written).get());
       return Optional.empty();
     } catch (RuntimeException e) {
       LOG.warn("The Firestore ledger (collections '{}*') cannot take a write: {}", prefix, e.toString());
