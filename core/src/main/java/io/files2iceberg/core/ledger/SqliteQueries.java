@@ -400,7 +400,7 @@ final class SqliteQueries {
     update(c, UPSERT_BATCH, b.batchId(), b.table(), b.state().code(), SqliteRows.json(b.partitions()),
         SqliteRows.json(b.fileIds()), SqliteRows.json(b.eventIds()), b.attempts(), b.launches(),
         b.outcomeUnknown() ? 1 : 0, b.leaseUntil().map(Instant::toEpochMilli).orElse(null),
-        b.snapshotId().orElse(null), b.metrics().map(SqliteRows::json).orElse(null), b.error().orElse(null),
+        b.snapshotId().orElse(null), b.metrics().map(metrics -> SqliteRows.json(metrics.toMap())).orElse(null), b.error().orElse(null),
         b.createdAt().toEpochMilli(), b.updatedAt().toEpochMilli(),
         b.state() == BatchState.COMMITTED ? b.updatedAt().toEpochMilli() : null);
   }

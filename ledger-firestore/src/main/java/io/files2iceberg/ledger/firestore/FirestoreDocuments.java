@@ -53,8 +53,6 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -68,16 +66,14 @@ import java.util.Optional;
  * Documents of the Firestore ledger to contract records and back. Field names come from {@code
  * LedgerSchema}; states are their codes; times are Firestore timestamps to the millisecond (the
  * clock's precision in both ledgers); integers are 64-bit; lists are arrays; metrics a map keyed by
- * the {@link BatchMetrics} component names (as the SQLite ledger's JSON). An absent optional value
- * is a missing field, or null once it had a value.
+ * {@link BatchMetrics.Field} ({@link BatchMetrics#toMap}, as the SQLite ledger's JSON). An absent
+ * optional value is a missing field, or null once it had a value.
  *
  * <p>Documents are handled as whole maps: a transaction reads a document, changes its map and
  * writes it back whole, so the record a call returns is the one a later read returns.
  */
 final class FirestoreDocuments {
   private FirestoreDocuments() {}
-
-  private static final RecordComponent[] METRIC_FIELDS = BatchMetrics.class.getRecordComponents();
 
   // --- to records ------------------------------------------------------------------------------
 
@@ -231,15 +227,7 @@ final class FirestoreDocuments {
   }
 
   static Map<String, Object> metrics(BatchMetrics metrics) {
-    Map<String, Object> map = new LinkedHashMap<>();
-    for (RecordComponent component : METRIC_FIELDS) {
-      try {
-        map.put(component.getName(), component.getAccessor().invoke(metrics));
-      } catch (IllegalAccessException | InvocationTargetException e) {
-        throw new IllegalStateException("Cannot read metric " + component.getName(), e);
-      }
-    }
-    return map;
+    return new LinkedHashMap<>(metrics.toMap());
   }
 
   /**
@@ -290,17 +278,11 @@ final class FirestoreDocuments {
 
   // --- field access ----------------------------------------------------------------------------
 
+  @SuppressWarnings("unchecked")
   private static BatchMetrics metrics(Map<?, ?> map) {
-    Object[] values = new Object[METRIC_FIELDS.length];
-    Class<?>[] types = new Class<?>[METRIC_FIELDS.length];
-    for (int i = 0; i < METRIC_FIELDS.length; i++) {
-      Object value = map.get(METRIC_FIELDS[i].getName());
-      values[i] = value == null ? 0L : ((Number) value).longValue();
-      types[i] = METRIC_FIELDS[i].getType();
-    }
     try {
-      return BatchMetrics.class.getDeclaredConstructor(types).newInstance(values);
-    } catch (ReflectiveOperationException e) {
+      return BatchMetrics.fromMap((Map<String, ?>) map);
+    } catch (IllegalArgumentException e) {
       throw new IllegalStateException("Stored metrics are not readable: " + map, e);
     }
   }
