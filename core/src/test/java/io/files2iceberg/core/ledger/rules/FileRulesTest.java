@@ -3,11 +3,15 @@ package io.files2iceberg.core.ledger.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -72,6 +76,31 @@ class FileRulesTest {
     Optional<FileRecord> written = FileRules.revived(file, "b-1", "Cannot revive batch b-1");
     assertThat(written.map(f -> f.state().name()).orElse("-")).isEqualTo(expected);
     written.ifPresent(f -> assertThat(f.batchId()).contains("b-1"));
+  }
+
+  @Test
+  void aRevivedBatchClaimsItsRecordedFilesAtTheirPositionsAndNamesAMissingOne() {
+    BatchRecord batch = BatchRulesTest.stored(BatchState.FAILED, true);
+    BatchRecord ofThree = new BatchRecord(batch.batchId(), batch.table(), batch.state(), batch.partitions(),
+        List.of("f-1", "f-2", "f-3"), List.of("e-1", "e-2", "e-3"), batch.attempts(), batch.launches(),
+        batch.outcomeUnknown(), batch.leaseUntil(), batch.snapshotId(), batch.metrics(), batch.error(),
+        batch.createdAt(), batch.updatedAt());
+    List<FileRecord> stored = List.of(withId(stored(FileState.RECORDED, "-"), "f-3"),
+        withId(stored(FileState.QUARANTINED, "b-1"), "f-2"), withId(stored(FileState.RECORDED, "-"), "f-1"));
+
+    List<FileRules.Placed> claimed = FileRules.revived(ofThree, stored, "Cannot revive batch b-1");
+
+    assertThat(claimed).extracting(p -> p.file().fileId() + "@" + p.position()).containsExactly("f-1@0", "f-3@2");
+    assertThat(claimed).allSatisfy(p -> assertThat(p.file().batchId()).contains("b-1"));
+    assertThatThrownBy(() -> FileRules.revived(ofThree, stored.subList(0, 2), "Cannot revive batch b-1"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Cannot revive batch b-1: its file f-1 is missing from the ledger");
+  }
+
+  private static FileRecord withId(FileRecord f, String fileId) {
+    return new FileRecord(fileId, f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(), f.size(),
+        f.eventId(), f.eventTime(), f.overwroteGeneration(), f.state(), f.batchId(), f.quarantineReason(),
+        f.recordedAt());
   }
 
   @ParameterizedTest(name = "{0} to {1}: {2}")
