@@ -1,5 +1,18 @@
 package io.files2iceberg.batcher.cli;
 
+import io.files2iceberg.batcher.backfill.BackfillCommand;
+import io.files2iceberg.batcher.batch.BatchCommand;
+import io.files2iceberg.batcher.demo.DemoCommand;
+import io.files2iceberg.batcher.inspect.InspectCommand;
+import io.files2iceberg.batcher.local.LocalCommand;
+import io.files2iceberg.batcher.maintain.MaintainCommand;
+import io.files2iceberg.batcher.quarantine.QuarantineCommand;
+import io.files2iceberg.batcher.reconcile.ReconcileCommand;
+import io.files2iceberg.batcher.replay.ReplayCommand;
+import io.files2iceberg.batcher.retry.RetryCommand;
+import io.files2iceberg.batcher.sql.SqlCommand;
+import io.files2iceberg.batcher.status.StatusCommand;
+import io.files2iceberg.batcher.validate.ValidateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -28,13 +28,13 @@ import picocli.CommandLine.Option;
  * profile, the storage listing, progress on stderr, JSON output, and running the batcher for the
  * table ({@code --run}, {@code replay --no-checkpoint}).
  */
-final class OperatorTable {
+public final class OperatorTable {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private OperatorTable() {}
 
   /** The GCS client the commands list with, created on the first {@code gs://} listing. */
-  static StorageListing listing() {
+  public static StorageListing listing() {
     Storage[] storage = new Storage[1];
     return new StorageListing(() -> {
       synchronized (storage) {
@@ -47,7 +47,7 @@ final class OperatorTable {
   }
 
   /** The profile loading {@code table}, or empty after printing which tables the profiles load. */
-  static Optional<TableProfile> profile(ProfileRegistry profiles, String table, Path config, PrintWriter err) {
+  public static Optional<TableProfile> profile(ProfileRegistry profiles, String table, Path config, PrintWriter err) {
     Optional<TableProfile> profile = profiles.byTable(table);
     if (profile.isEmpty()) {
       ConfigProblems.print(err, "the command line", List.of("--table " + table + ": no profile in " + config
@@ -58,14 +58,14 @@ final class OperatorTable {
   }
 
   /** Progress lines on stderr, prefixed with the command. */
-  static Consumer<String> progress(String command, PrintWriter err) {
+  public static Consumer<String> progress(String command, PrintWriter err) {
     return line -> {
       err.println("[" + command + "] " + line);
       err.flush();
     };
   }
 
-  static void printJson(PrintWriter out, Object report) {
+  public static void printJson(PrintWriter out, Object report) {
     try {
       out.println(JSON.writeValueAsString(report));
     } catch (JsonProcessingException e) {
@@ -75,7 +75,7 @@ final class OperatorTable {
   }
 
   /** How the batcher runs for the commands: the launcher each profile names, events on stderr. */
-  static final class Batches implements AutoCloseable {
+  public static final class Batches implements AutoCloseable {
     private final Launchers launchers;
     private final BatchRunner runner;
 
@@ -85,7 +85,7 @@ final class OperatorTable {
     }
 
     /** Empty after printing the launcher problems of the profile. */
-    static Optional<Batches> open(ProfileRegistry profiles, TableProfile profile, Ledger ledger, Home home,
+    public static Optional<Batches> open(ProfileRegistry profiles, TableProfile profile, Ledger ledger, Home home,
         Duration jobTimeout, Path config, PrintWriter err) {
       Optional<Launchers> checked = JobLaunchers.open(List.of(profile), home, config, err);
       if (checked.isEmpty()) {
@@ -105,12 +105,12 @@ final class OperatorTable {
     }
 
     /** Loads the table's READY partitions until none is left or a batch does not commit. */
-    RunSummary runTable(TableProfile profile) {
+    public RunSummary runTable(TableProfile profile) {
       return runner.runTable(profile);
     }
 
     /** Loads the files once, without the ledger. */
-    RunSummary runListed(TableProfile profile, List<ManifestFile> files) {
+    public RunSummary runListed(TableProfile profile, List<ManifestFile> files) {
       return runner.runListed(profile, files);
     }
 

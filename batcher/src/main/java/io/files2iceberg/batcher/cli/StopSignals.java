@@ -9,12 +9,12 @@ import sun.misc.Signal;
  * finishes its current run (a job in flight keeps its batch consistent) and exits 0, as Cloud Run
  * and Kubernetes expect within their grace period.
  */
-final class StopSignals {
+public final class StopSignals {
   private static final Logger LOG = LoggerFactory.getLogger(StopSignals.class);
 
   private StopSignals() {}
 
-  static void onTermination(Runnable stop) {
+  public static void onTermination(Runnable stop) {
     for (String name : new String[] {"TERM", "INT"}) {
       try {
         Signal.handle(new Signal(name), signal -> {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.reconcile.ReconcileCommand;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
