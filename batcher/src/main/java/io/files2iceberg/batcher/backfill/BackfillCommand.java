@@ -6,6 +6,7 @@ import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.replay.ReplayCommand;
 import io.files2iceberg.core.profile.TableProfile;
@@ -36,8 +37,7 @@ public final class BackfillCommand implements Callable<Integer> {
   @Mixin HomeOption home;
   @Mixin OperatorOptions.JobTimeout jobTimeout;
 
-  @Option(names = "--table", required = true, paramLabel = "TABLE", description = "The table (catalog.namespace.table).")
-  String table;
+  @Mixin TableOption.Required table;
 
   @Option(names = "--limit", paramLabel = "N", defaultValue = "0",
       description = "Record at most N partitions in this run (0: all); a rerun goes on where it stopped.")
@@ -60,7 +60,7 @@ public final class BackfillCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
-      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
+      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
       if (profile.isEmpty()) {
         return Files2Iceberg.EXIT_INVALID;
       }

@@ -1,9 +1,8 @@
 package io.files2iceberg.batcher.inspect;
 
-import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.launch.AttemptResults;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -46,13 +45,7 @@ public final class InspectCommand implements Callable<Integer> {
   @Option(names = "--generation", paramLabel = "G", description = "With --file: only this generation.")
   Long generation;
 
-  @Option(names = "--json", description = "Print JSON for scripts.")
-  boolean json;
-
-  @Option(names = {"-c", "--config"}, paramLabel = "FILE|DIR", description = "Profiles naming the ledger.")
-  Path config;
-
-  @Mixin HomeOption home;
+  @Mixin LedgerOptions options;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -64,13 +57,13 @@ public final class InspectCommand implements Callable<Integer> {
     if (generation != null && subject.file == null) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--generation needs --file");
     }
-    return OperatorRun.run(spec, config, false, home.resolve(), (opened, out, err) -> {
+    return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
       History history = subject.batch != null
           ? History.ofBatch(opened.ledger(), subject.batch, t -> opened.profiles().flatMap(r -> r.byTable(t)),
               opened.home().root().resolve("logs"), AttemptResults.withDefaultStorage())
           : subject.file != null ? History.ofFile(opened.ledger(), subject.file, Optional.ofNullable(generation))
           : History.ofPartition(opened.ledger(), table, subject.partition);
-      out.print(json ? InspectFormat.json(history) : InspectFormat.human(history));
+      out.print(options.json() ? InspectFormat.json(history) : InspectFormat.human(history));
       return 0;
     });
   }

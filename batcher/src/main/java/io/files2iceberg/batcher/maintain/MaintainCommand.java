@@ -6,6 +6,7 @@ import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
 import io.files2iceberg.batcher.cli.LedgerAccess;
+import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.launch.SparkMainRun;
@@ -55,8 +56,7 @@ public final class MaintainCommand implements Callable<Integer> {
       description = "The profiles: their tables, catalogs, ledger and where their jobs run.")
   Path config;
 
-  @Option(names = "--table", paramLabel = "TABLE", description = "Only this table (catalog.namespace.table).")
-  String table;
+  @Mixin TableOption only;
 
   @Option(names = "--retention", paramLabel = "DURATION", defaultValue = "7d",
       description = "Snapshots younger than this are kept: 7d, 12h, 0 (default: ${DEFAULT-VALUE}).")
@@ -110,9 +110,9 @@ public final class MaintainCommand implements Callable<Integer> {
     }
     try (LedgerAccess.Opened access = ((LedgerAccess.Ok) opened).opened()) {
       List<TableProfile> profiles = access.registry().profiles().stream()
-          .filter(p -> table == null || p.table().equals(table)).toList();
+          .filter(p -> only.table() == null || p.table().equals(only.table())).toList();
       if (profiles.isEmpty()) {
-        err.println("error: no profile of " + config + " loads table " + table);
+        err.println("error: no profile of " + config + " loads table " + only.table());
         return Files2Iceberg.EXIT_INVALID;
       }
       Optional<Launchers> checked = JobLaunchers.open(profiles, resolvedHome, config, err);

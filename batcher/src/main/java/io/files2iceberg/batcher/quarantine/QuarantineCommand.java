@@ -3,6 +3,8 @@ package io.files2iceberg.batcher.quarantine;
 import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JsonOption;
+import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
@@ -46,13 +48,7 @@ public final class QuarantineCommand implements Runnable {
       description = "Lists quarantined messages (id, received time, object, reason) and files (table, partition,"
           + " URI, generation, reason, file id).")
   static final class ListCommand implements Callable<Integer> {
-    @Option(names = "--json", description = "Print JSON for scripts.")
-    boolean json;
-
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE|DIR", description = "Profiles naming the ledger.")
-    Path config;
-
-    @Mixin HomeOption home;
+    @Mixin LedgerOptions options;
 
     @CommandLine.ParentCommand QuarantineCommand parent;
 
@@ -60,9 +56,9 @@ public final class QuarantineCommand implements Runnable {
 
     @Override
     public Integer call() {
-      return OperatorRun.run(spec, config, false, parent.home(home), (opened, out, err) -> {
+      return OperatorRun.run(spec, options.config(), false, parent.home(options.home()), (opened, out, err) -> {
         Ledger ledger = opened.ledger();
-        out.print(json ? QuarantineFormat.json(ledger.quarantinedMessages(), ledger.quarantinedFiles())
+        out.print(options.json() ? QuarantineFormat.json(ledger.quarantinedMessages(), ledger.quarantinedFiles())
             : QuarantineFormat.human(ledger.quarantinedMessages(), ledger.quarantinedFiles()));
         return 0;
       });
@@ -98,8 +94,7 @@ public final class QuarantineCommand implements Runnable {
     @Option(names = "--dry-run", description = "Show what would be released; change nothing.")
     boolean dryRun;
 
-    @Option(names = "--json", description = "Print JSON for scripts.")
-    boolean json;
+    @Mixin JsonOption json;
 
     @Option(names = {"-c", "--config"}, paramLabel = "FILE|DIR",
         description = "Profiles naming the ledger; required with --message (they decide what the object is).")
@@ -122,7 +117,7 @@ public final class QuarantineCommand implements Runnable {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
               () -> StorageOptions.getDefaultInstance().getService());
           try {
-            out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun), json));
+            out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun), json.json()));
           } catch (IllegalStateException e) {
             err.println("error: " + e.getMessage());
             return Files2Iceberg.EXIT_FAILED;
@@ -131,7 +126,7 @@ public final class QuarantineCommand implements Runnable {
         }
         List<FileRecord> files = QuarantinedFiles.named(opened.ledger(), subject.file);
         List<FileRecord> released = dryRun ? files : QuarantinedFiles.release(opened.ledger(), files);
-        out.print(QuarantineFormat.releasedFiles(released, dryRun, json));
+        out.print(QuarantineFormat.releasedFiles(released, dryRun, json.json()));
         return 0;
       });
     }

@@ -7,6 +7,7 @@ import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.plan.RunSummary;
 import io.files2iceberg.core.manifest.ManifestFile;
@@ -37,8 +38,7 @@ public final class ReplayCommand implements Callable<Integer> {
   @Mixin HomeOption home;
   @Mixin OperatorOptions.JobTimeout jobTimeout;
 
-  @Option(names = "--table", required = true, paramLabel = "TABLE", description = "The table (catalog.namespace.table).")
-  String table;
+  @Mixin TableOption.Required table;
 
   @Option(names = "--partition", paramLabel = "VALUE", description = "One partition value (instead of --from/--to).")
   String partition;
@@ -77,7 +77,7 @@ public final class ReplayCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
-      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
+      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
       if (profile.isEmpty()) {
         return Files2Iceberg.EXIT_INVALID;
       }
@@ -105,7 +105,7 @@ public final class ReplayCommand implements Callable<Integer> {
   private int loadWithoutCheckpoint(LedgerAccess.Opened opened, TableProfile profile, Replay replay,
       PartitionRange range, PrintWriter out, PrintWriter err) {
     List<ManifestFile> files = replay.listedFiles(profile, range);
-    out.println("replay " + table + " " + range + " without checkpoint: " + files.size() + " file(s) listed in "
+    out.println("replay " + table.table() + " " + range + " without checkpoint: " + files.size() + " file(s) listed in "
         + files.stream().map(ManifestFile::partition).distinct().count() + " complete partition(s)"
         + (dryRun ? " (dry run: nothing loaded)" : ""));
     out.flush();

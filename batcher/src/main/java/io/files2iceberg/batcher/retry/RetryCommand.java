@@ -1,12 +1,11 @@
 package io.files2iceberg.batcher.retry;
 
 import io.files2iceberg.batcher.cli.Files2Iceberg;
-import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -56,13 +55,7 @@ public final class RetryCommand implements Callable<Integer> {
   @Option(names = "--dry-run", description = "Show what would be revived or re-queued; change nothing.")
   boolean dryRun;
 
-  @Option(names = "--json", description = "Print JSON for scripts.")
-  boolean json;
-
-  @Option(names = {"-c", "--config"}, paramLabel = "FILE|DIR", description = "Profiles naming the ledger.")
-  Path config;
-
-  @Mixin HomeOption home;
+  @Mixin LedgerOptions options;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -71,7 +64,7 @@ public final class RetryCommand implements Callable<Integer> {
     if (partition != null && scope.table == null) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--partition needs --table");
     }
-    return OperatorRun.run(spec, config, false, home.resolve(), (opened, out, err) -> {
+    return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
       Ledger ledger = opened.ledger();
       RetryPlan plan = scope.batch != null ? RetryPlan.ofBatch(ledger, scope.batch)
           : scope.table != null ? RetryPlan.ofTable(ledger, scope.table, Optional.ofNullable(partition))
@@ -90,7 +83,7 @@ public final class RetryCommand implements Callable<Integer> {
         err.println("error: " + e.getMessage());
         return Files2Iceberg.EXIT_FAILED;
       }
-      out.print(json ? RetryFormat.json(plan, applied, dryRun) : RetryFormat.human(plan, applied, dryRun));
+      out.print(options.json() ? RetryFormat.json(plan, applied, dryRun) : RetryFormat.human(plan, applied, dryRun));
       return 0;
     });
   }

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.status;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
+import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
@@ -35,8 +36,7 @@ public final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print JSON for scripts instead of the table.")
   boolean json;
 
-  @Option(names = "--table", paramLabel = "TABLE", description = "Only this table (catalog.namespace.table).")
-  String table;
+  @Mixin TableOption only;
 
   @Mixin HomeOption home;
 
@@ -54,9 +54,10 @@ public final class StatusCommand implements Callable<Integer> {
     Optional<ProfileRegistry> profiles = opened.profiles();
     Ledger ledger = opened.ledger();
     try (ledger) {
-      StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(table), Clock.systemUTC());
-      if (table != null && report.tables().isEmpty()) {
-        err.println("error: no table " + table + " in the ledger" + (profiles.isPresent() ? " or the profiles" : ""));
+      StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(only.table()), Clock.systemUTC());
+      if (only.table() != null && report.tables().isEmpty()) {
+        err.println("error: no table " + only.table() + " in the ledger"
+            + (profiles.isPresent() ? " or the profiles" : ""));
         return Files2Iceberg.EXIT_INVALID;
       }
       out.print(json ? StatusFormat.json(report) : StatusFormat.human(report));
