@@ -8,7 +8,6 @@ import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
-import io.files2iceberg.batcher.replay.ReplayCommand;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -83,7 +82,7 @@ public final class BackfillCommand implements Callable<Integer> {
         return Files2Iceberg.EXIT_INVALID;
       }
       try (OperatorTable.Batches open = batches.get()) {
-        return ReplayCommand.summarize(open.runTable(profile.get()), out, err);
+        return OperatorTable.summarize(open.runTable(profile.get()), out, err);
       }
     });
   }
@@ -102,7 +101,7 @@ public final class BackfillCommand implements Callable<Integer> {
       out.println("  left for the next run (--limit " + limit + "): " + report.remaining() + " partition(s)");
     }
     if (!report.incomplete().isEmpty()) {
-      out.println("  waiting for their success marker: " + ReplayCommand.names(report.incomplete()));
+      out.println("  waiting for their success marker: " + OperatorTable.names(report.incomplete()));
     }
     report.rejected().forEach(reason -> out.println("  rejected: " + reason));
     if (!run && !report.dryRun()) {

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import picocli.CommandLine.Option;
 
 /**
  * What {@code replay}, {@code backfill} and {@code reconcile} share: the table option, its
@@ -63,6 +62,20 @@ public final class OperatorTable {
       err.println("[" + command + "] " + line);
       err.flush();
     };
+  }
+
+  /** {@code run: <summary>} on stdout, each error on stderr; 0 when clean, else {@link Files2Iceberg#EXIT_FAILED}. */
+  public static int summarize(RunSummary summary, PrintWriter out, PrintWriter err) {
+    out.println("run: " + summary.describe());
+    summary.errors().forEach(error -> err.println("error: " + error));
+    out.flush();
+    err.flush();
+    return summary.isClean() ? 0 : Files2Iceberg.EXIT_FAILED;
+  }
+
+  /** The names, comma-separated, or {@code -} for none. */
+  public static String names(List<String> names) {
+    return names.isEmpty() ? "-" : String.join(", ", names);
   }
 
   public static void printJson(PrintWriter out, Object report) {

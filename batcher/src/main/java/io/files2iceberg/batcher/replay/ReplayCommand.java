@@ -9,7 +9,6 @@ import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
-import io.files2iceberg.batcher.plan.RunSummary;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
@@ -118,7 +117,7 @@ public final class ReplayCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     try (OperatorTable.Batches open = batches.get()) {
-      return summarize(open.runListed(profile, files), out, err);
+      return OperatorTable.summarize(open.runListed(profile, files), out, err);
     }
   }
 
@@ -129,16 +128,8 @@ public final class ReplayCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     try (OperatorTable.Batches open = batches.get()) {
-      return summarize(open.runTable(profile), out, err);
+      return OperatorTable.summarize(open.runTable(profile), out, err);
     }
-  }
-
-  public static int summarize(RunSummary summary, PrintWriter out, PrintWriter err) {
-    out.println("run: " + summary.describe());
-    summary.errors().forEach(error -> err.println("error: " + error));
-    out.flush();
-    err.flush();
-    return summary.isClean() ? 0 : Files2Iceberg.EXIT_FAILED;
   }
 
   private void print(Replay.Report report, PrintWriter out) {
@@ -150,24 +141,20 @@ public final class ReplayCommand implements Callable<Integer> {
         + report.partitions().size() + " partition(s), " + report.filesListed() + " data file(s) listed in "
         + report.listCalls() + " list call(s)");
     out.println("  recorded: " + report.recorded().size() + " new file(s), " + report.known() + " already known");
-    out.println("  READY to load: " + names(report.readyToLoad()));
+    out.println("  READY to load: " + OperatorTable.names(report.readyToLoad()));
     if (force) {
-      out.println("  reopened: " + names(report.reopened()));
+      out.println("  reopened: " + OperatorTable.names(report.reopened()));
     }
     if (!report.left().isEmpty()) {
-      out.println("  not reopened: " + names(report.left()));
+      out.println("  not reopened: " + OperatorTable.names(report.left()));
     }
     if (!report.incomplete().isEmpty()) {
-      out.println("  skipped, no success marker: " + names(report.incomplete()));
+      out.println("  skipped, no success marker: " + OperatorTable.names(report.incomplete()));
     }
     report.rejected().forEach(reason -> out.println("  rejected: " + reason));
     if (!run && !report.dryRun()) {
       out.println("  the next batcher run loads them (or pass --run)");
     }
     out.flush();
-  }
-
-  public static String names(List<String> names) {
-    return names.isEmpty() ? "-" : String.join(", ", names);
   }
 }
