@@ -1,5 +1,8 @@
 package io.files2iceberg.batcher.cli;
 
+import java.nio.file.Path;
+import java.util.Optional;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,7 +20,7 @@ import picocli.CommandLine.Command;
       "",
       "Also:",
       "  listen    Runs the listener service (GCS notifications into the ledger):",
-      "            bin/files2iceberg listen --config DIR [--home DIR] [--port N]",
+      "            bin/files2iceberg listen --config DIR [--deployment FILE] [--home DIR] [--port N]",
       "            (see bin/files2iceberg listen --help)."
     },
     subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
@@ -32,12 +35,23 @@ public final class Files2Iceberg implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.Option(
+      names = "--deployment",
+      paramLabel = "FILE",
+      scope = CommandLine.ScopeType.INHERIT,
+      description = "The deployment file (ledger, listener, job); default $FILES2ICEBERG_DEPLOYMENT, else"
+          + " deployment.conf beside the profiles.")
+  void deployment(Path file) {
+    DeploymentFile.choose(Optional.ofNullable(file));
+  }
+
   public static void main(String[] args) {
     System.exit(newCommandLine().execute(args));
   }
 
   /** The configured command line, for {@link #main} and tests. */
   public static CommandLine newCommandLine() {
+    DeploymentFile.choose(Optional.empty());
     CommandLine commandLine = new CommandLine(new Files2Iceberg());
     commandLine.setExecutionExceptionHandler(
         (exception, cmd, parseResult) -> {

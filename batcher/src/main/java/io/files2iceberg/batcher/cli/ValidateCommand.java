@@ -42,6 +42,7 @@ final class ValidateCommand implements Callable<Integer> {
     }
     out.println(ProfileJson.render(registry.get().profiles()));
     out.flush();
+    DeploymentHintText.print(registry.get(), err);
     return 0;
   }
 }

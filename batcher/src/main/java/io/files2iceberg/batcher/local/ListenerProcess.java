@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -65,6 +66,16 @@ public final class ListenerProcess implements AutoCloseable {
    */
   public static ListenerProcess start(Path listenerTarget, Path config, Home home, Duration timeout)
       throws InterruptedException {
+    return start(listenerTarget, config, Optional.empty(), home, timeout);
+  }
+
+  /**
+   * Starts the listener as {@link #start(Path, Path, Home, Duration)} does, on a deployment file
+   * named apart from the profiles ({@code --deployment}).
+   */
+  public static ListenerProcess start(Path listenerTarget, Path config, Optional<Path> deployment, Home home,
+      Duration timeout)
+      throws InterruptedException {
     Path classes = listenerTarget.resolve("classes");
     Path lib = listenerTarget.resolve("lib");
     if (!Files.isDirectory(classes) || !Files.isDirectory(lib)) {
@@ -82,6 +93,10 @@ public final class ListenerProcess implements AutoCloseable {
     command.add(MAIN_CLASS);
     command.add("--config");
     command.add(config.toAbsolutePath().toString());
+    deployment.ifPresent(file -> {
+      command.add("--deployment");
+      command.add(file.toString());
+    });
     command.add("--home");
     command.add(home.root().toString());
     command.add("--port");
