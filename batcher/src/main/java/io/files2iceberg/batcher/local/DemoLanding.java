@@ -86,12 +86,17 @@ public final class DemoLanding {
     }
   }
 
-  /** The demo's deployment file, as {@code examples/local/deployment.conf}: the embedded ledger. */
+  /**
+   * The demo's deployment file: {@code examples/local/deployment.conf}, the embedded deployment,
+   * with a short lease.
+   */
   static String deploymentText() {
     return String.join("\n",
-        "# Written by `bin/files2iceberg demo`: examples/local/deployment.conf.",
+        "# Written by `bin/files2iceberg demo`: examples/local/deployment.conf with a lease of a minute.",
         "# The embedded deployment: the SQLite ledger in the home, the Spark job on this machine.",
+        "ledger.type = sqlite",
         "job {",
+        "  master = \"local[*]\"",
         "  # A demo interrupted mid-batch is recovered by the next run within a minute.",
         "  lease-timeout = 1m",
         "  spark-properties { \"spark.ui.enabled\" = \"false\", \"spark.sql.shuffle.partitions\" = \"4\" }",

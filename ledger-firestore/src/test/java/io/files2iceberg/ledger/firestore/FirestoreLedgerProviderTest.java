@@ -39,6 +39,16 @@ class FirestoreLedgerProviderTest {
   }
 
   @Test
+  void theShippedExampleDeploymentFileLoads() throws Exception {
+    Deployment example =
+        DeploymentLoader.load(Path.of("../examples/profiles/deployment.conf"), new Home(dir.resolve("home")));
+
+    assertThat(example.ledger().type()).isEqualTo("firestore");
+    assertThat(example.ledger().firestoreProject()).contains("my-project");
+    assertThat(example.job().dataprocRegion()).contains("europe-west1");
+  }
+
+  @Test
   void firestoreWithoutAProjectIsRejectedByItsProviderNamingTheKey() throws Exception {
     Path file = Files.writeString(dir.resolve("deployment.conf"), "ledger.type = FireStore\n");
 
