@@ -53,7 +53,7 @@ module "settings" {
   }
 }
 
-# --- Buckets of the deployment: its profiles, and the batch manifests (metadata.path) ----------
+# --- Buckets of the deployment: its profiles and deployment file, and the batch manifests (metadata.path)
 
 resource "google_storage_bucket" "config" {
   project                     = var.project_id
@@ -74,6 +74,14 @@ resource "google_storage_bucket_object" "profiles" {
   bucket       = google_storage_bucket.config.name
   name         = each.key
   content      = each.value
+  content_type = "text/plain"
+}
+
+# Beside the profiles, where the listener and the batcher look for it.
+resource "google_storage_bucket_object" "deployment" {
+  bucket       = google_storage_bucket.config.name
+  name         = "deployment.conf"
+  content      = module.settings.deployment_file
   content_type = "text/plain"
 }
 

@@ -63,3 +63,8 @@ output "profiles" {
   description = "The rendered table profiles, by file name."
   value       = module.settings.profiles
 }
+
+output "deployment_file" {
+  description = "The rendered deployment file (deployment.conf beside the profiles): ledger, listener and job."
+  value       = module.settings.deployment_file
+}

@@ -39,10 +39,10 @@ resource "google_cloud_run_v2_service" "listener" {
         name  = "GOOGLE_CLOUD_PROJECT"
         value = var.project_id
       }
-      # A new profile set rolls out a new revision.
+      # A new profile set or deployment file rolls out a new revision.
       env {
         name  = "FILES2ICEBERG_PROFILES_VERSION"
-        value = sha256(jsonencode(module.settings.profiles))
+        value = sha256(jsonencode([module.settings.profiles, module.settings.deployment_file]))
       }
 
       resources {
@@ -77,6 +77,7 @@ resource "google_cloud_run_v2_service" "listener" {
 
   depends_on = [
     google_storage_bucket_object.profiles,
+    google_storage_bucket_object.deployment,
     google_storage_bucket_iam_member.config_viewers,
     google_project_iam_member.ledger_users,
   ]
@@ -167,7 +168,7 @@ resource "google_cloud_run_v2_job" "batcher" {
         }
         env {
           name  = "FILES2ICEBERG_PROFILES_VERSION"
-          value = sha256(jsonencode(module.settings.profiles))
+          value = sha256(jsonencode([module.settings.profiles, module.settings.deployment_file]))
         }
 
         resources {
@@ -195,6 +196,7 @@ resource "google_cloud_run_v2_job" "batcher" {
 
   depends_on = [
     google_storage_bucket_object.profiles,
+    google_storage_bucket_object.deployment,
     google_storage_bucket_iam_member.config_viewers,
   ]
 }

@@ -36,7 +36,7 @@ variable "warehouse_bucket" {
 }
 
 variable "tables" {
-  description = "Table profiles by profile name: the HOCON text of each table's own keys (extract.*, transform.*, load.*); ledger.*, listener.*, job.*, catalog.* and metadata.path are appended by the module."
+  description = "Table profiles by profile name: the HOCON text of each table's own keys (extract.*, transform.*, load.*); catalog.* and metadata.path are appended by the module, and ledger.*, listener.* and job.* go to the one deployment.conf it writes beside the profiles."
   type        = map(string)
 
   validation {

@@ -1,11 +1,12 @@
-# What the deployment writes, computed without any provider: the table profiles the listener and
-# the batcher read, and the ledger's Firestore indexes. Being provider-free, it can be evaluated
+# What the deployment writes, computed without any provider: the table profiles and the one
+# deployment file (deployment.conf, beside them) the listener and the batcher read, and the
+# ledger's Firestore indexes. Being provider-free, it can be evaluated
 # (terraform init + apply) where the Google provider cannot be downloaded, which the deploy
 # module's tests do.
 
 locals {
-  # Profile keys exactly as core's ProfileKeys spells them. HOCON merges a later object into an
-  # earlier one, so these settings, appended after the table's own text, win over it.
+  # The deployment file's keys exactly as core's DeploymentKeys spells them: one ledger, one
+  # listener and one job setting for every table.
   deployment = {
     ledger = {
       "type"               = "firestore"
@@ -26,6 +27,11 @@ locals {
       "subnetwork"      = var.dataproc_subnetwork
       "jar-uri"         = var.job_jar_uri
     }
+  }
+
+  # Table keys every profile gets, exactly as core's ProfileKeys spells them. HOCON merges a later
+  # object into an earlier one, so these settings, appended after the table's own text, win over it.
+  table_settings = {
     catalog = {
       "type"               = "rest"
       "uri"                = var.catalog.uri
@@ -46,12 +52,19 @@ locals {
       [
         trimspace(text),
         "",
-        "# Deployment settings, appended by Terraform (terraform/modules/settings): they win over the lines above.",
+        "# The catalog and the metadata folder, appended by Terraform (terraform/modules/settings): they win over the lines above.",
       ],
-      [for section in sort(keys(local.deployment)) : format("%s %s", section, jsonencode(local.deployment[section]))],
+      [for section in sort(keys(local.table_settings)) : format("%s %s", section, jsonencode(local.table_settings[section]))],
       [format("metadata %s", jsonencode(local.metadata[name])), ""],
     ))
   }
+
+  # The deployment file, uploaded beside the profiles as deployment.conf.
+  deployment_file = join("\n", concat(
+    ["# The deployment's settings (ledger, listener, job), written by Terraform (terraform/modules/settings)."],
+    [for section in sort(keys(local.deployment)) : format("%s %s", section, jsonencode(local.deployment[section]))],
+    [""],
+  ))
 
   # The index file names collections without the environment's prefix; the ledger reads and
   # writes "<prefix><collection>", so the indexes go there. Keys name the index's content, so an

@@ -16,6 +16,7 @@ import io.files2iceberg.core.match.ObjectLocation;
 import io.files2iceberg.core.match.ObjectMatch;
 import io.files2iceberg.core.match.ObjectMatcher;
 import io.files2iceberg.core.match.PartitionRef;
+import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
@@ -68,6 +69,7 @@ final class MergeBench {
   private final Path pristine;
   private final LocalSparkLauncher launcher;
   private final TableProfile profile;
+  private final Deployment deployment;
   private BatchManifest batch;
   private Path manifestFile;
   private Path fileList;
@@ -104,10 +106,14 @@ final class MergeBench {
           partition-by = [dt]
           iceberg.precombine-field = version
         }
+        """.replace("LANDING", landing.toString()).replace("TABLE", TABLE));
+    Files.writeString(profiles.resolve("deployment.conf"), """
         job.master = "local[2]"
         job.spark-properties { "spark.ui.enabled" = "false" }
-        """.replace("LANDING", landing.toString()).replace("TABLE", TABLE));
-    this.profile = ProfileRegistry.load(profileFile, new Home(home)).profiles().get(0);
+        """);
+    ProfileRegistry registry = ProfileRegistry.load(profileFile, new Home(home));
+    this.profile = registry.profiles().get(0);
+    this.deployment = registry.deployment();
     this.launcher = new LocalSparkLauncher(LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
         new Home(home));
   }
@@ -179,7 +185,7 @@ final class MergeBench {
       BatchRecord claimed = ledger.claimPartitions(new ClaimPartitions(TABLE, 1_000_000, Duration.ofHours(12), false))
           .orElseThrow(() -> new IllegalStateException("nothing to claim in " + landing));
       ledger.markRunning(claimed.batchId(), Duration.ofHours(12));
-      return BatchManifest.of(claimed.batchId(), profile, profile.extract().batchFile().ingestionType(), true,
+      return BatchManifest.of(claimed.batchId(), profile, deployment, profile.extract().batchFile().ingestionType(), true,
           claimed.createdAt(), ledger.filesOfBatch(claimed.batchId()));
     }
   }

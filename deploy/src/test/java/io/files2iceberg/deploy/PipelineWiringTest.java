@@ -134,6 +134,11 @@ class PipelineWiringTest {
 
     assertThat(module.resource("google_storage_bucket_object", "profiles").get("for_each"))
         .isEqualTo("module.settings.profiles");
+    // The deployment file goes into the same bucket, beside the profiles, where both look for it.
+    Map<String, Object> deployment = module.resource("google_storage_bucket_object", "deployment");
+    assertThat(deployment.get("bucket")).isEqualTo("google_storage_bucket.config.name");
+    assertThat(deployment.get("name")).isEqualTo("deployment.conf");
+    assertThat(deployment.get("content")).isEqualTo("module.settings.deployment_file");
     assertThat(Hcl.at(listener, "template", "volumes", "gcs", "bucket"))
         .isEqualTo("google_storage_bucket.config.name");
     assertThat(Hcl.at(listener, "template", "containers", "volume_mounts", "mount_path"))

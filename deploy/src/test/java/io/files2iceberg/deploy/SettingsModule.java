@@ -70,9 +70,13 @@ final class SettingsModule {
     return inputs;
   }
 
-  /** Writes the {@code profiles} output's files into {@code dir}, as the config bucket holds them. */
+  /**
+   * Writes the {@code profiles} output's files and the {@code deployment_file} output (as {@code
+   * deployment.conf}) into {@code dir}, as the config bucket holds them.
+   */
   static Path writeProfiles(JsonNode outputs, Path dir) throws IOException {
     Files.createDirectories(dir);
+    Files.writeString(dir.resolve("deployment.conf"), value(outputs, "deployment_file").asText());
     for (Iterator<Map.Entry<String, JsonNode>> it = value(outputs, "profiles").fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> file = it.next();
       Files.writeString(dir.resolve(file.getKey()), file.getValue().asText());

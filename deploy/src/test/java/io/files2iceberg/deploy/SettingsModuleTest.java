@@ -75,7 +75,7 @@ class SettingsModuleTest {
 
   @Test
   void theListenerChecksTheAudienceAndAccountThePushSubscriptionUsesOnItsPushPath() {
-    var listener = profiles.byName("clicks").orElseThrow().listener();
+    var listener = profiles.deployment().listener();
 
     assertThat(listener.pushPath()).isEqualTo(PUSH_PATH);
     assertThat(listener.oidcAudience()).contains(AUDIENCE);
@@ -87,10 +87,7 @@ class SettingsModuleTest {
   void aPullingListenerChecksNoToken() throws Exception {
     JsonNode pull = SettingsModule.evaluate(inputs(false, PUSH_PATH), work.resolve("pull"));
     var listener =
-        writeAndLoad(pull, work.resolve("pull-profiles"))
-            .byName("clicks")
-            .orElseThrow()
-            .listener();
+        writeAndLoad(pull, work.resolve("pull-profiles")).deployment().listener();
 
     assertThat(listener.oidcAudience()).isEmpty();
     assertThat(listener.oidcServiceAccount()).isEmpty();
@@ -103,7 +100,7 @@ class SettingsModuleTest {
         dir.resolve("t.conf"),
         Repository.read(Repository.EXAMPLE.resolve("profiles/clicks.conf")));
     String listenerDefault =
-        ProfileRegistry.load(dir, new Home(dir.resolve("home"))).profiles().get(0).listener().pushPath();
+        ProfileRegistry.load(dir, new Home(dir.resolve("home"))).deployment().listener().pushPath();
 
     assertThat(Hcl.parse(Repository.MODULE).variables())
         .extracting(variables -> Hcl.at(variables, "push_path", "default"))
@@ -111,21 +108,29 @@ class SettingsModuleTest {
   }
 
   @Test
-  void theLedgerJobCatalogAndMetadataSettingsReachTheProfile() {
+  void theLedgerAndJobSettingsReachTheOneDeploymentFileBesideTheProfiles() {
+    var deployment = profiles.deployment();
+
+    assertThat(profiles.deploymentFile()).contains(work.resolve("profiles/deployment.conf").toAbsolutePath());
+    assertThat(profiles.deploymentHint()).as("no profile carries deployment settings").isEmpty();
+    assertThat(deployment.ledger().type()).isEqualTo("firestore");
+    assertThat(deployment.ledger().firestoreProject()).contains("lake-prod");
+    assertThat(deployment.ledger().firestoreDatabase()).isEqualTo("ledger-db");
+    assertThat(deployment.ledger().collectionPrefix()).isEqualTo(PREFIX);
+    assertThat(deployment.job().dataprocRegion()).contains("europe-west1");
+    assertThat(deployment.job().runtimeVersion()).isEqualTo("2.2");
+    assertThat(deployment.job().subnetwork())
+        .contains("projects/lake-prod/regions/europe-west1/subnetworks/dataproc");
+    assertThat(deployment.job().serviceAccount())
+        .contains("files2iceberg-job@lake-prod.iam.gserviceaccount.com");
+    assertThat(deployment.job().jarUri())
+        .contains("gs://lake-prod-artifacts/jars/files2iceberg-spark-job-0.1.0-all.jar");
+  }
+
+  @Test
+  void theCatalogAndMetadataSettingsReachTheProfile() {
     TableProfile profile = profiles.byName("clicks").orElseThrow();
 
-    assertThat(profile.ledger().type().code()).isEqualTo("firestore");
-    assertThat(profile.ledger().firestoreProject()).contains("lake-prod");
-    assertThat(profile.ledger().firestoreDatabase()).isEqualTo("ledger-db");
-    assertThat(profile.ledger().collectionPrefix()).isEqualTo(PREFIX);
-    assertThat(profile.job().dataprocRegion()).contains("europe-west1");
-    assertThat(profile.job().runtimeVersion()).isEqualTo("2.2");
-    assertThat(profile.job().subnetwork())
-        .contains("projects/lake-prod/regions/europe-west1/subnetworks/dataproc");
-    assertThat(profile.job().serviceAccount())
-        .contains("files2iceberg-job@lake-prod.iam.gserviceaccount.com");
-    assertThat(profile.job().jarUri())
-        .contains("gs://lake-prod-artifacts/jars/files2iceberg-spark-job-0.1.0-all.jar");
     assertThat(profile.catalog().type().code()).isEqualTo("rest");
     assertThat(profile.catalog().uri()).isEqualTo("https://biglake.googleapis.com/iceberg/v1/restcatalog");
     assertThat(profile.catalog().warehouse()).isEqualTo("gs://lake-prod-warehouse");

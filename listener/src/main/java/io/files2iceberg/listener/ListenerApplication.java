@@ -13,11 +13,12 @@ import java.util.Optional;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts the listener: {@code --config DIR [--home DIR] [--port N]}, each also from the
- * environment ({@code FILES2ICEBERG_CONFIG}, {@code FILES2ICEBERG_HOME}, {@code PORT}) so that the
+ * Starts the listener: {@code --config DIR [--deployment FILE] [--home DIR] [--port N]}, each also
+ * from the environment ({@code FILES2ICEBERG_CONFIG}, {@code FILES2ICEBERG_DEPLOYMENT}, {@code
+ * FILES2ICEBERG_HOME}, {@code PORT}) so that the
  * container on Cloud Run needs no arguments. The port is {@code --port}, else {@code PORT}, else
- * the profiles' {@code listener.port}. The address is the Micronaut property {@value #HOST_PROPERTY}
- * when set, else the profiles' {@code listener.host}, else every interface on Cloud Run ({@code
+ * the deployment file's {@code listener.port}. The address is the Micronaut property {@value
+ * #HOST_PROPERTY} when set, else the deployment file's {@code listener.host}, else every interface on Cloud Run ({@code
  * PORT} set) and loopback anywhere else ({@link ListenerSettings#bindAddress}).
  */
 public final class ListenerApplication {
@@ -25,17 +26,19 @@ public final class ListenerApplication {
   static final String USAGE =
       String.join(
           System.lineSeparator(),
-          "Usage: files2iceberg listen --config DIR [--home DIR] [--port N]",
+          "Usage: files2iceberg listen --config DIR [--deployment FILE] [--home DIR] [--port N]",
           "Runs the listener: receives Pub/Sub push envelopes of GCS notifications on",
           "listener.push-path (default /pubsub/push) and records files and ready partitions",
           "in the ledger. Health on /health, Prometheus metrics on /prometheus.",
           "",
           "  --config DIR   folder of table profiles (or one profile file);",
           "                 default $FILES2ICEBERG_CONFIG",
+          "  --deployment FILE  the deployment file (ledger, listener, job); default",
+          "                 $FILES2ICEBERG_DEPLOYMENT, else deployment.conf beside the profiles",
           "  --home DIR     embedded home (ledger.db, ...); default $FILES2ICEBERG_HOME,",
           "                 else .files2iceberg/",
-          "  --port N       HTTP port; default $PORT, else the profiles' listener.port (8080)",
-          "                 The address is the profiles' listener.host, else 0.0.0.0 when $PORT",
+          "  --port N       HTTP port; default $PORT, else the deployment's listener.port (8080)",
+          "                 The address is the deployment's listener.host, else 0.0.0.0 when $PORT",
           "                 is set (Cloud Run), else 127.0.0.1",
           "  -h, --help     print this help and exit",
           "",
@@ -80,13 +83,15 @@ public final class ListenerApplication {
       return;
     }
     Optional<String> home = options.home().or(() -> nonBlank(env.get(Home.ENV)));
+    Optional<String> deployment =
+        options.deployment().or(() -> nonBlank(env.get(ListenerFactory.DEPLOYMENT_ENV)));
 
     // Load the profiles once up front: a bad profile folder is reported like `validate` does,
     // and the port may come from them.
     ProfileRegistry registry;
     Home resolvedHome = Home.resolve(home.map(Path::of), env);
     try {
-      registry = ProfileRegistry.load(Path.of(config.get()), resolvedHome);
+      registry = ProfileRegistry.load(Path.of(config.get()), deployment.map(Path::of), resolvedHome);
     } catch (ProfileException e) {
       System.err.println("error: " + e.getMessage());
       System.exit(2);
@@ -109,13 +114,14 @@ public final class ListenerApplication {
     int port =
         options.port()
             .or(() -> nonBlank(env.get("PORT")).map(p -> Options.port(p, "PORT")))
-            .orElse(registry.profiles().get(0).listener().port());
+            .orElse(registry.deployment().listener().port());
 
     Map<String, Object> properties = new HashMap<>();
     properties.put(ListenerFactory.CONFIG, config.get());
     home.ifPresent(h -> properties.put(ListenerFactory.HOME, h));
+    deployment.ifPresent(d -> properties.put(ListenerFactory.DEPLOYMENT, d));
     properties.put("micronaut.server.port", port);
-    ListenerSettings settings = registry.profiles().get(0).listener();
+    ListenerSettings settings = registry.deployment().listener();
     boolean hostGiven =
         nonBlank(System.getProperty(HOST_PROPERTY)).or(() -> nonBlank(env.get("MICRONAUT_SERVER_HOST"))).isPresent();
     if (!hostGiven) {
@@ -133,11 +139,13 @@ public final class ListenerApplication {
   }
 
   /** The command line. */
-  record Options(boolean help, Optional<String> config, Optional<String> home, Optional<Integer> port) {
+  record Options(boolean help, Optional<String> config, Optional<String> deployment, Optional<String> home,
+      Optional<Integer> port) {
 
     static Options parse(String[] args) {
       boolean help = false;
       Optional<String> config = Optional.empty();
+      Optional<String> deployment = Optional.empty();
       Optional<String> home = Optional.empty();
       Optional<Integer> port = Optional.empty();
       for (int i = 0; i < args.length; i++) {
@@ -151,7 +159,7 @@ public final class ListenerApplication {
         }
         switch (name) {
           case "-h", "--help" -> help = true;
-          case "--config", "--home", "--port" -> {
+          case "--config", "--deployment", "--home", "--port" -> {
             if (value == null) {
               if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(name + " needs a value");
@@ -160,6 +168,7 @@ public final class ListenerApplication {
             }
             switch (name) {
               case "--config" -> config = Optional.of(value);
+              case "--deployment" -> deployment = Optional.of(value);
               case "--home" -> home = Optional.of(value);
               default -> port = Optional.of(port(value, "--port"));
             }
@@ -167,7 +176,7 @@ public final class ListenerApplication {
           default -> throw new IllegalArgumentException("unknown option " + arg);
         }
       }
-      return new Options(help, config, home, port);
+      return new Options(help, config, deployment, home, port);
     }
 
     static int port(String text, String what) {

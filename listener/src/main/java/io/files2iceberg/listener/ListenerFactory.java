@@ -27,7 +27,8 @@ import java.util.Optional;
  * Storage client and the {@link NotificationHandler} every transport calls.
  *
  * <p>The profile folder is the property {@value #CONFIG} (environment {@code
- * FILES2ICEBERG_CONFIG}); the home is {@value #HOME} (environment {@code FILES2ICEBERG_HOME}),
+ * FILES2ICEBERG_CONFIG}); the deployment file is {@value #DEPLOYMENT} (environment {@code
+ * FILES2ICEBERG_DEPLOYMENT}), else {@code deployment.conf} beside the profiles; the home is {@value #HOME} (environment {@code FILES2ICEBERG_HOME}),
  * else {@code .files2iceberg/} in the working directory.
  */
 @Factory
@@ -37,6 +38,10 @@ final class ListenerFactory {
   static final String CONFIG = "files2iceberg.config";
   /** The embedded home. */
   static final String HOME = "files2iceberg.home";
+  /** The deployment file, when it is not {@code deployment.conf} beside the profiles. */
+  static final String DEPLOYMENT = "files2iceberg.deployment";
+  /** The environment variable that names the deployment file. */
+  static final String DEPLOYMENT_ENV = "FILES2ICEBERG_DEPLOYMENT";
 
   /**
    * All profiles of the deployment.
@@ -45,7 +50,9 @@ final class ListenerFactory {
    */
   @Singleton
   ProfileRegistry profileRegistry(
-      @Property(name = CONFIG) Optional<String> config, @Property(name = HOME) Optional<String> home) {
+      @Property(name = CONFIG) Optional<String> config,
+      @Property(name = DEPLOYMENT) Optional<String> deployment,
+      @Property(name = HOME) Optional<String> home) {
     String folder =
         config
             .filter(s -> !s.isBlank())
@@ -57,16 +64,17 @@ final class ListenerFactory {
     try {
       return ProfileRegistry.load(
           Path.of(folder),
+          deployment.filter(s -> !s.isBlank()).map(Path::of),
           Home.resolve(home.filter(s -> !s.isBlank()).map(Path::of), System.getenv()));
     } catch (ProfileException e) {
       throw new ConfigurationException(e.getMessage(), e);
     }
   }
 
-  /** The listener settings; every profile of a deployment agrees on them. */
+  /** The listener settings: the deployment file's. */
   @Singleton
   ListenerSettings listenerSettings(ProfileRegistry profiles) {
-    return profiles.profiles().get(0).listener();
+    return profiles.deployment().listener();
   }
 
   @Singleton
@@ -78,7 +86,7 @@ final class ListenerFactory {
   @Singleton
   @Bean(preDestroy = "close")
   Ledger ledger(ProfileRegistry profiles, Clock clock) {
-    return Ledgers.open(profiles.profiles().get(0).ledger(), clock);
+    return Ledgers.open(profiles.deployment().ledger(), clock);
   }
 
   /** The Cloud Storage client, with application default credentials. */

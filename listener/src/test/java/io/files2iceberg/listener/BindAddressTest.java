@@ -84,6 +84,18 @@ class BindAddressTest {
     assertThat(health(external, port)).isEqualTo(200);
   }
 
+  @Test
+  void theDeploymentFileNamedByItsOptionGivesTheHostAndThePort() throws Exception {
+    InetAddress external = nonLoopbackAddress();
+    int port = freePort();
+    Path deployment = Files.writeString(
+        work.resolve("prod-deployment.conf"), "listener { host = \"0.0.0.0\", port = " + port + " }\n");
+
+    start(profiles(""), List.of("--deployment", deployment.toString()), Optional.empty(), Optional.empty(), port);
+
+    assertThat(health(external, port)).isEqualTo(200);
+  }
+
   private Path profiles(String extra) throws IOException {
     Path folder = Files.createDirectories(work.resolve("profiles"));
     Files.writeString(
@@ -94,6 +106,11 @@ class BindAddressTest {
 
   /** Starts the listener with {@code --port} or {@code PORT} and waits until it answers on loopback. */
   private void start(Path profiles, Optional<Integer> portOption, Optional<Integer> portVariable) throws Exception {
+    start(profiles, List.of(), portOption, portVariable, portOption.or(() -> portVariable).orElseThrow());
+  }
+
+  private void start(Path profiles, List<String> options, Optional<Integer> portOption,
+      Optional<Integer> portVariable, int port) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
@@ -103,19 +120,20 @@ class BindAddressTest {
     command.add(profiles.toString());
     command.add("--home");
     command.add(work.resolve("home").toString());
-    portOption.ifPresent(port -> {
+    command.addAll(options);
+    portOption.ifPresent(given -> {
       command.add("--port");
-      command.add(Integer.toString(port));
+      command.add(Integer.toString(given));
     });
     Path log = Files.createDirectories(Path.of("target")).resolve("bind-address-test-" + System.nanoTime() + ".log");
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().remove("PORT");
     builder.environment().remove("MICRONAUT_SERVER_HOST");
-    portVariable.ifPresent(port -> builder.environment().put("PORT", Integer.toString(port)));
+    portVariable.ifPresent(given -> builder.environment().put("PORT", Integer.toString(given)));
+    builder.environment().remove("FILES2ICEBERG_DEPLOYMENT");
     builder.environment().put("FILES2ICEBERG_LOG_FORMAT", "TEXT");
     Process process = builder.start();
     started.add(process);
-    int port = portOption.or(() -> portVariable).orElseThrow();
     Instant deadline = Instant.now().plusSeconds(60);
     while (Instant.now().isBefore(deadline)) {
       if (!process.isAlive()) {

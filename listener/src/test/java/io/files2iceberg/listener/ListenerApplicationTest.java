@@ -10,9 +10,11 @@ class ListenerApplicationTest {
 
   @Test
   void optionsTakeSeparateOrInlineValues() {
-    Options options = Options.parse(new String[] {"--config", "profiles", "--home=/tmp/h", "--port", "9090"});
+    Options options = Options.parse(
+        new String[] {"--config", "profiles", "--deployment=ops/deployment.conf", "--home=/tmp/h", "--port", "9090"});
 
     assertThat(options.config()).contains("profiles");
+    assertThat(options.deployment()).contains("ops/deployment.conf");
     assertThat(options.home()).contains("/tmp/h");
     assertThat(options.port()).contains(9090);
     assertThat(options.help()).isFalse();

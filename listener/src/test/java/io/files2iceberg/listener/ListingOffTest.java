@@ -33,8 +33,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * A deployment with {@code listener.list-prefix-on-marker = false} and its own {@code
- * listener.push-path}: the marker makes its partition READY with the files already known, and the
- * endpoint is where the profiles say.
+ * listener.push-path}, in a deployment file apart from the profiles ({@code files2iceberg.deployment},
+ * the environment's {@code FILES2ICEBERG_DEPLOYMENT}): the marker makes its partition READY with the
+ * files already known, and the endpoint is where the deployment file says.
  */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -65,12 +66,20 @@ class ListingOffTest implements TestPropertyProvider {
             format: csv
           load:
             iceberg.table: local.demo.orders
+          """);
+      // Beside the profiles, but not the one named: it must not be read.
+      Files.writeString(config.resolve("deployment.conf"), "listener.push-path = /not/this/one\n");
+      Path deployment = Files.createDirectories(root.resolve("ops")).resolve("orders-deployment.yaml");
+      Files.writeString(
+          deployment,
+          """
           listener:
             push-path: /gcs/notifications
             list-prefix-on-marker: false
           """);
       return Map.of(
           "files2iceberg.config", config.toString(),
+          "files2iceberg.deployment", deployment.toString(),
           "files2iceberg.home", root.resolve("home").toString());
     } catch (IOException e) {
       throw new IllegalStateException(e);
@@ -109,10 +118,12 @@ class ListingOffTest implements TestPropertyProvider {
 
     HttpResponse<?> configured = post(PUSH_PATH, envelope);
     HttpResponse<?> defaultPath = post("/pubsub/push", envelope);
+    HttpResponse<?> besideTheProfiles = post("/not/this/one", envelope);
 
     assertThat(configured.code()).isEqualTo(204);
     assertThat(configured.header(PushController.OUTCOME_HEADER)).isEqualTo("recorded");
     assertThat(defaultPath.code()).isEqualTo(404);
+    assertThat(besideTheProfiles.code()).isEqualTo(404);
   }
 
   private Optional<FileRecord> file(String name, long generation) {

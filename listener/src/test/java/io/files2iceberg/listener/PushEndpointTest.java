@@ -650,7 +650,7 @@ class PushEndpointTest implements TestPropertyProvider {
   void lockedLedgerGets503AndTheRedeliveryIsRecordedOnce() throws Exception {
     String name = "raw/clicks/dt=2024-05-12/part-0.parquet";
     String envelope = Envelopes.finalized("m-locked", BUCKET, name, 15001, 10);
-    String dbFile = profiles.profiles().get(0).ledger().sqlitePath();
+    String dbFile = profiles.deployment().ledger().sqlitePath();
 
     HttpResponse<?> whileLocked;
     try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + dbFile);

@@ -37,6 +37,6 @@ class TestBeans {
   @Replaces(bean = Ledger.class, factory = ListenerFactory.class)
   Ledger ledger(ProfileRegistry profiles, Clock clock) {
     return SqliteLedger.open(
-        Path.of(profiles.profiles().get(0).ledger().sqlitePath()), clock, BUSY_TIMEOUT);
+        Path.of(profiles.deployment().ledger().sqlitePath()), clock, BUSY_TIMEOUT);
   }
 }

@@ -80,8 +80,8 @@ final class Deployment implements AutoCloseable {
     }
     this.registry = ProfileRegistry.load(profiles, home);
     TableProfile first = registry.profiles().get(0);
-    this.ledger = Ledgers.open(first.ledger(), Clock.systemUTC());
-    this.spark = Sessions.newSession(CatalogConf.sessionProperties(first));
+    this.ledger = Ledgers.open(registry.deployment().ledger(), Clock.systemUTC());
+    this.spark = Sessions.newSession(CatalogConf.sessionProperties(first, registry.deployment().job()));
     this.jobs = new InProcessJobs(spark, this::beforeRead);
     this.runner = BatchRunner.builder(registry, ledger, profile -> jobs)
         .options(new RunOptions(1, Duration.ofMinutes(10)))
@@ -90,7 +90,7 @@ final class Deployment implements AutoCloseable {
         Duration.ofSeconds(90));
     // Ahead of the files' clock, so that every landed file counts as settled at once.
     Clock ahead = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(5));
-    this.notifier = new LandingNotifier(landing, listener.pushUri(first.listener().pushPath()), Set.of("_SUCCESS"),
+    this.notifier = new LandingNotifier(landing, listener.pushUri(registry.deployment().listener().pushPath()), Set.of("_SUCCESS"),
         ahead);
   }
 

@@ -14,6 +14,7 @@ import io.files2iceberg.core.manifest.InvalidManifestException;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.manifest.QuarantinedFile;
+import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.LedgerSettings;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
@@ -197,7 +198,7 @@ public final class BatchJob {
     try {
       SparkSession spark = sessions.apply(manifest);
       if (manifest.saveCheckpoint()) {
-        ledger = Optional.of(ledgers.apply(manifest.profile().ledger()));
+        ledger = Optional.of(ledgers.apply(manifest.deployment().ledger()));
       }
       BatchLoadReport report = run(spark, manifest, ledger);
       if (report.checkpoint() == BatchLoadReport.Checkpoint.FAILED) {
@@ -316,19 +317,19 @@ public final class BatchJob {
     // The job may be the first to use the catalog (its first batch creates the table); maintain
     // and sql, which share the session below, must find it where the profile says.
     CatalogConf.createSqliteFolder(manifest.profile().catalog());
-    return newSession(manifest.profile(), "files2iceberg " + manifest.table() + " " + manifest.batchId());
+    return newSession(manifest.profile(), manifest.deployment().job(), "files2iceberg " + manifest.table() + " " + manifest.batchId());
   }
 
   /**
-   * A session on the profile's catalog with its Spark properties, as the job has; the master is
-   * spark-submit's or {@code -Dspark.master=...} (the local launcher), else the profile's.
+   * A session on the profile's catalog with the deployment's Spark properties, as the job has; the
+   * master is spark-submit's or {@code -Dspark.master=...} (the local launcher), else the deployment's.
    */
-  public static SparkSession newSession(TableProfile profile, String appName) {
+  public static SparkSession newSession(TableProfile profile, JobSettings job, String appName) {
     SparkSession.Builder builder = SparkSession.builder().appName(appName);
     if (!new SparkConf().contains("spark.master")) {
-      builder.master(profile.job().master());
+      builder.master(job.master());
     }
-    CatalogConf.sessionProperties(profile).forEach(builder::config);
+    CatalogConf.sessionProperties(profile, job).forEach(builder::config);
     return builder.getOrCreate();
   }
 

@@ -183,7 +183,7 @@ class BadInputTest {
 
     // The operator allows the new column; the same batch runs again.
     TableProfile evolving = orders("rerun", "json", extra.formatted("true"));
-    BatchLoadReport report = fixture.load(new BatchManifest(batch.version(), batch.batchId(), evolving, batch.mode(),
+    BatchLoadReport report = fixture.load(new BatchManifest(batch.version(), batch.batchId(), evolving, batch.deployment(), batch.mode(),
         batch.saveCheckpoint(), batch.createdAt(), batch.files()));
 
     assertThat(fixture.rows("SELECT id, note FROM local.bad.rerun ORDER BY id")).containsExactly("[o1,null]", "[o3,n]");

@@ -3,7 +3,9 @@ package io.files2iceberg.sparkjob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
+import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
@@ -112,16 +114,18 @@ class CatalogConfTest {
   }
 
   @Test
-  void sessionKeepsIcebergExtensionsWhenTheProfileAddsItsOwnAndPassesSparkPropertiesAsTheyAre() throws Exception {
+  void sessionKeepsIcebergExtensionsWhenTheDeploymentAddsItsOwnAndPassesSparkPropertiesAsTheyAre() throws Exception {
     TableProfile profile = profile("""
         load.iceberg.table = local.demo.clicks
+        """);
+    JobSettings job = DeploymentLoader.parse("""
         job.spark-properties {
           "spark.sql.extensions" = "com.example.MyExtensions"
           "spark.executor.memory" = 4g
         }
-        """);
+        """, Path.of("deployment.conf"), new Home(Path.of("home"))).job();
 
-    assertThat(CatalogConf.sessionProperties(profile))
+    assertThat(CatalogConf.sessionProperties(profile, job))
         .containsEntry("spark.sql.extensions",
             "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,com.example.MyExtensions")
         .containsEntry("spark.executor.memory", "4g")

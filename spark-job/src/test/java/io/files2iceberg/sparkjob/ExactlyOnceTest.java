@@ -239,7 +239,7 @@ class ExactlyOnceTest {
     TableProfile profile = events("mismatch");
     BatchManifest claimed = fixture.claimBatch(profile, eventsFile("mismatch", "p1", RowFactory.create(1L, 10, 1L)));
     ManifestFile stranger = new ManifestFile("not-in-the-batch", claimed.files().get(0).uri(), "p1", 2, 1, "e", START);
-    BatchManifest tampered = new BatchManifest(claimed.version(), claimed.batchId(), profile, claimed.mode(), true,
+    BatchManifest tampered = new BatchManifest(claimed.version(), claimed.batchId(), profile, claimed.deployment(), claimed.mode(), true,
         claimed.createdAt(), List.of(claimed.files().get(0), stranger));
 
     int code = fixture.runJob(fixture.writeManifest(tampered));

@@ -16,6 +16,8 @@ import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.match.ObjectLocation;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileLoader;
@@ -81,6 +83,11 @@ final class JobFixture {
         extract.path = "file:///landing/probe/*.parquet"
         load.iceberg.table = "local.probe.probe"
         """);
+  }
+
+  /** The embedded deployment of this home: its SQLite ledger, the job's defaults. */
+  Deployment deployment() {
+    return DeploymentLoader.defaults(home);
   }
 
   /** A profile named {@code name} from HOCON text, resolved against this home. */
@@ -170,7 +177,7 @@ final class JobFixture {
           .orElseThrow();
       ledger.markRunning(batch.batchId(), Duration.ofMinutes(30));
       clock.advance(Duration.ofSeconds(5));
-      return BatchManifest.of(batch.batchId(), profile, profile.extract().batchFile().ingestionType(),
+      return BatchManifest.of(batch.batchId(), profile, deployment(), profile.extract().batchFile().ingestionType(),
           profile.extract().saveCheckpoint(), clock.instant(), ledger.filesOfBatch(batch.batchId()));
     }
   }
@@ -184,7 +191,7 @@ final class JobFixture {
           file.path().toUri().toString(),
           file.partition(), file.generation(), size(file.path()), "listed", clock.instant()));
     }
-    return new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile,
+    return new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile, deployment(),
         profile.extract().batchFile().ingestionType(), false, clock.instant(), manifestFiles);
   }
 

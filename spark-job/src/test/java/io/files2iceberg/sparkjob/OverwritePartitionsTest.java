@@ -200,7 +200,7 @@ class OverwritePartitionsTest {
       BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(profile.table(), maxFiles,
           Duration.ofMinutes(30), true)).orElseThrow();
       ledger.markRunning(batch.batchId(), Duration.ofMinutes(30));
-      manifest = BatchManifest.of(batch.batchId(), profile, profile.extract().batchFile().ingestionType(), true,
+      manifest = BatchManifest.of(batch.batchId(), profile, fixture.deployment(), profile.extract().batchFile().ingestionType(), true,
           fixture.clock.instant(), ledger.filesOfBatch(batch.batchId()));
     }
     return fixture.load(manifest);
@@ -213,7 +213,7 @@ class OverwritePartitionsTest {
       BatchRecord batch = ledger.claimNewestPartition(new ClaimNewestPartition(profile.table(), Duration.ofMinutes(30)))
           .orElseThrow().batch();
       ledger.markRunning(batch.batchId(), Duration.ofMinutes(30));
-      manifest = BatchManifest.of(batch.batchId(), profile, profile.extract().batchFile().ingestionType(), true,
+      manifest = BatchManifest.of(batch.batchId(), profile, fixture.deployment(), profile.extract().batchFile().ingestionType(), true,
           fixture.clock.instant(), ledger.filesOfBatch(batch.batchId()));
     }
     return fixture.load(manifest);

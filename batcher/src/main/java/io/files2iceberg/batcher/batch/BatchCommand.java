@@ -111,16 +111,15 @@ public final class BatchCommand implements Runnable {
         return Optional.empty();
       }
       ProfileRegistry profiles = loaded.get();
-      Optional<Launchers> checked = JobLaunchers.open(profiles.profiles(), home, settings.config, err);
+      Optional<Launchers> checked = JobLaunchers.open(profiles.profiles(), profiles.deployment(), home, settings.config, err);
       if (checked.isEmpty()) {
         return Optional.empty();
       }
       Launchers launchers = checked.get();
       Ledger ledger;
       try {
-        // Profiles of one deployment agree on the ledger (the registry checks it).
-        ledger = Ledgers.open(profiles.profiles().get(0).ledger(), Clock.systemUTC());
-      } catch (IllegalStateException e) {
+        ledger = Ledgers.open(profiles.deployment().ledger(), Clock.systemUTC());
+      } catch (IllegalStateException | IllegalArgumentException e) {
         launchers.close();
         ConfigProblems.print(err, settings.config.toString(), List.of("ledger: " + e.getMessage()));
         return Optional.empty();

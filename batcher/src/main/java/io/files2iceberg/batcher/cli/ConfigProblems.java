@@ -23,7 +23,10 @@ import java.util.Optional;
 public final class ConfigProblems {
   private ConfigProblems() {}
 
-  /** Loads the profiles, or prints every problem and returns empty. */
+  /**
+   * Loads the profiles with the deployment file ({@link DeploymentFile}), or prints every problem
+   * and returns empty.
+   */
   public static Optional<ProfileRegistry> load(Path config, Home home, PrintWriter err) {
     if (!Files.exists(config)) {
       err.println("error: " + config + ": no such file or folder");
@@ -31,7 +34,7 @@ public final class ConfigProblems {
       return Optional.empty();
     }
     try {
-      return Optional.of(ProfileRegistry.load(config, home));
+      return Optional.of(ProfileRegistry.load(config, DeploymentFile.chosen(), home));
     } catch (ProfileException e) {
       print(err, config.toString(), e.errors().stream().map(ProfileError::toString).toList());
       return Optional.empty();

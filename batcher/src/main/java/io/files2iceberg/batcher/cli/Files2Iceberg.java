@@ -17,6 +17,8 @@ import io.files2iceberg.batcher.validate.ValidateCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
+import java.nio.file.Path;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -45,12 +47,23 @@ public final class Files2Iceberg implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.Option(
+      names = "--deployment",
+      paramLabel = "FILE",
+      scope = CommandLine.ScopeType.INHERIT,
+      description = "The deployment file (ledger, listener, job); default $FILES2ICEBERG_DEPLOYMENT, else"
+          + " deployment.conf beside the profiles.")
+  void deployment(Path file) {
+    DeploymentFile.choose(Optional.ofNullable(file));
+  }
+
   public static void main(String[] args) {
     System.exit(newCommandLine().execute(args));
   }
 
   /** The configured command line, for {@link #main} and tests. */
   public static CommandLine newCommandLine() {
+    DeploymentFile.choose(Optional.empty());
     CommandLine commandLine = new CommandLine(new Files2Iceberg());
     withVersion(commandLine, new Version());
     commandLine.setExecutionExceptionHandler(

@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.cli;
 
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
@@ -19,8 +20,9 @@ public final class JobLaunchers {
   private JobLaunchers() {}
 
   /** The launchers, or empty after printing each profile that cannot be launched (then exit 2). */
-  public static Optional<Launchers> open(List<TableProfile> profiles, Home home, Path config, PrintWriter err) {
-    Launchers launchers = Launchers.discover(() -> new LocalSparkLauncher(
+  public static Optional<Launchers> open(List<TableProfile> profiles, Deployment deployment, Home home, Path config,
+      PrintWriter err) {
+    Launchers launchers = Launchers.discover(deployment, () -> new LocalSparkLauncher(
         LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")), home));
     List<String> problems = launchers.check(profiles);
     if (!problems.isEmpty()) {

@@ -15,7 +15,7 @@ import java.util.Optional;
 
 /**
  * How the commands that read or repair the pipeline (status and the operator commands) open the
- * profiles and the ledger: the ledger the profiles name ({@code --config}), else the embedded
+ * profiles and the ledger: the ledger the deployment file beside the profiles ({@code --config}) names, else the embedded
  * ledger {@code <home>/ledger.db}. Every problem is printed the {@link ConfigProblems} way, with
  * the exit code to return.
  */
@@ -65,10 +65,10 @@ public final class LedgerAccess {
     }
     try {
       Ledger ledger = profiles.isPresent()
-          ? Ledgers.open(profiles.get().profiles().get(0).ledger(), clock)
+          ? Ledgers.open(profiles.get().deployment().ledger(), clock)
           : SqliteLedger.open(home.ledgerDb(), clock);
       return new Ok(new Opened(profiles, ledger, home));
-    } catch (IllegalStateException e) {
+    } catch (IllegalStateException | IllegalArgumentException e) {
       ConfigProblems.print(err, String.valueOf(config), List.of("ledger: " + e.getMessage()));
       return new Failed(Files2Iceberg.EXIT_INVALID);
     } catch (LedgerUnavailableException e) {

@@ -10,7 +10,7 @@ public final class OperatorOptions {
       names = {"-c", "--config"},
       required = true,
       paramLabel = "FILE|DIR",
-      description = "The profiles: the table's glob, partitioning and ledger.")
+      description = "The profiles: the table's glob and partitioning; the ledger is the deployment file's beside them.")
   public Path config;
 
   @Option(names = "--from", paramLabel = "VALUE",

@@ -100,7 +100,7 @@ public final class OperatorTable {
     /** Empty after printing the launcher problems of the profile. */
     public static Optional<Batches> open(ProfileRegistry profiles, TableProfile profile, Ledger ledger, Home home,
         Duration jobTimeout, Path config, PrintWriter err) {
-      Optional<Launchers> checked = JobLaunchers.open(List.of(profile), home, config, err);
+      Optional<Launchers> checked = JobLaunchers.open(List.of(profile), profiles.deployment(), home, config, err);
       if (checked.isEmpty()) {
         return Optional.empty();
       }

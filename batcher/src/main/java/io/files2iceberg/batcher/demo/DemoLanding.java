@@ -64,21 +64,45 @@ public final class DemoLanding {
   }
 
   /**
-   * Writes the demo's profile (again, when it is not as it should be), reading the landing folder's
-   * Parquet files into {@value #TABLE}.
+   * Writes the demo's profile and its deployment file beside it (again, when they are not as they
+   * should be), reading the landing folder's Parquet files into {@value #TABLE}.
+   *
+   * @return the profile
    */
   public Path writeProfile() {
     Path file = profiles().resolve("clicks.conf");
-    String text = profileText(landing());
+    writeIfChanged(file, profileText(landing()));
+    writeIfChanged(profiles().resolve("deployment.conf"), deploymentText());
+    return file;
+  }
+
+  private void writeIfChanged(Path file, String text) {
     try {
-      Files.createDirectories(profiles());
+      Files.createDirectories(file.getParent());
       if (!Files.exists(file) || !Files.readString(file, StandardCharsets.UTF_8).equals(text)) {
         Files.writeString(file, text, StandardCharsets.UTF_8);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write the demo profile " + file, e);
+      throw new UncheckedIOException("Cannot write the demo's " + file, e);
     }
-    return file;
+  }
+
+  /**
+   * The demo's deployment file: {@code examples/local/deployment.conf}, the embedded deployment,
+   * with a short lease.
+   */
+  static String deploymentText() {
+    return String.join("\n",
+        "# Written by `bin/files2iceberg demo`: examples/local/deployment.conf with a lease of a minute.",
+        "# The embedded deployment: the SQLite ledger in the home, the Spark job on this machine.",
+        "ledger.type = sqlite",
+        "job {",
+        "  master = \"local[*]\"",
+        "  # A demo interrupted mid-batch is recovered by the next run within a minute.",
+        "  lease-timeout = 1m",
+        "  spark-properties { \"spark.ui.enabled\" = \"false\", \"spark.sql.shuffle.partitions\" = \"4\" }",
+        "}",
+        "");
   }
 
   /** The profile, as in {@code examples/local/clicks.conf}, with this landing folder. */
@@ -108,11 +132,6 @@ public final class DemoLanding {
         "  primary-key = [\"click_id\"]",
         "  partition-by = [\"dt\"]",
         "  iceberg.precombine-field = \"click_time\"",
-        "}",
-        "job {",
-        "  # A demo interrupted mid-batch is recovered by the next run within a minute.",
-        "  lease-timeout = 1m",
-        "  spark-properties { \"spark.ui.enabled\" = \"false\", \"spark.sql.shuffle.partitions\" = \"4\" }",
         "}",
         "");
   }

@@ -65,11 +65,12 @@ public sealed interface History {
    * --config}); without it, where they are is unknown and no attempts are listed.
    *
    * @param profiles the profile of a table, when the command has them
+   * @param dataprocRegion the deployment's {@code job.dataproc-region}, when the command has the deployment
    * @param fallbackLogs where the local launcher logs a profile whose metadata path is not local
    * @throws NotInLedgerException naming the batch when the ledger does not know it
    */
   public static OfBatch ofBatch(Ledger ledger, String batchId, Function<String, Optional<TableProfile>> profiles,
-      Path fallbackLogs, AttemptResults results) {
+      Optional<String> dataprocRegion, Path fallbackLogs, AttemptResults results) {
     BatchRecord batch = ledger.batch(batchId)
         .orElseThrow(() -> new NotInLedgerException("no batch " + batchId + " in the ledger"));
     Optional<TableProfile> profile = profiles.apply(batch.table());
@@ -79,7 +80,7 @@ public sealed interface History {
       for (int launch = 1; launch <= batch.launches(); launch++) {
         int attempt = launch;
         String location = AttemptResult.locationBeside(manifest, attempt);
-        String log = profile.get().job().dataprocRegion()
+        String log = dataprocRegion
             .map(region -> "Dataproc batch " + DataprocLauncher.dataprocBatchId(batchId, attempt) + " in " + region)
             .orElse(LocalSparkLauncher.logFile(profile.get(), fallbackLogs, batchId, attempt).toString());
         attempts.add(new Attempt(attempt, location, results.read(location), log));

@@ -60,6 +60,7 @@ public final class InspectCommand implements Callable<Integer> {
     return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
       History history = subject.batch != null
           ? History.ofBatch(opened.ledger(), subject.batch, t -> opened.profiles().flatMap(r -> r.byTable(t)),
+              opened.profiles().flatMap(r -> r.deployment().job().dataprocRegion()),
               opened.home().root().resolve("logs"), AttemptResults.withDefaultStorage())
           : subject.file != null ? History.ofFile(opened.ledger(), subject.file, Optional.ofNullable(generation))
           : History.ofPartition(opened.ledger(), table, subject.partition);

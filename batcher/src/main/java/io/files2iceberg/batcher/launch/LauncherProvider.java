@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.launch;
 
+import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.TableProfile;
 
 /**
@@ -15,8 +16,11 @@ public interface LauncherProvider {
   /** What it launches on, for messages: {@code dataproc}. */
   String name();
 
-  /** Whether this provider runs the job of that table, e.g. {@code job.dataproc-region} is set. */
-  boolean handles(TableProfile profile);
+  /**
+   * Whether this provider runs the job of that table in that deployment, e.g. the deployment's
+   * {@code job.dataproc-region} is set.
+   */
+  boolean handles(TableProfile profile, Deployment deployment);
 
   /**
    * A launcher for the table's jobs. Called once per profile per process; may return a shared
@@ -25,5 +29,5 @@ public interface LauncherProvider {
    * @throws IllegalArgumentException naming the profile and the key when its settings cannot work
    *     (reported as a configuration error)
    */
-  Launcher open(TableProfile profile);
+  Launcher open(TableProfile profile, Deployment deployment);
 }

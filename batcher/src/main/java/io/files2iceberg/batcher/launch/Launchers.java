@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.launch;
 
+import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.TableProfile;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,25 +23,28 @@ import org.slf4j.LoggerFactory;
 public final class Launchers implements Function<TableProfile, Launcher>, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Launchers.class);
 
+  private final Deployment deployment;
   private final List<LauncherProvider> providers;
   private final Supplier<Launcher> local;
   private final Map<String, Launcher> byProfile = new ConcurrentHashMap<>();
   private volatile Launcher localLauncher;
 
   /**
+   * @param deployment the deployment's settings, whose {@code job} section the providers read
    * @param providers asked in order
    * @param local the local launcher, created on first use (it needs the job's build)
    */
-  public Launchers(List<LauncherProvider> providers, Supplier<Launcher> local) {
+  public Launchers(Deployment deployment, List<LauncherProvider> providers, Supplier<Launcher> local) {
+    this.deployment = Objects.requireNonNull(deployment, "deployment");
     this.providers = List.copyOf(providers);
     this.local = Objects.requireNonNull(local, "local");
   }
 
   /** The providers registered through {@link ServiceLoader}, and the local launcher. */
-  public static Launchers discover(Supplier<Launcher> local) {
+  public static Launchers discover(Deployment deployment, Supplier<Launcher> local) {
     List<LauncherProvider> found = new ArrayList<>();
     ServiceLoader.load(LauncherProvider.class, Launchers.class.getClassLoader()).forEach(found::add);
-    return new Launchers(found, local);
+    return new Launchers(deployment, found, local);
   }
 
   /**
@@ -67,13 +71,13 @@ public final class Launchers implements Function<TableProfile, Launcher>, AutoCl
   }
 
   private Launcher open(TableProfile profile) {
-    Optional<LauncherProvider> provider = providers.stream().filter(p -> p.handles(profile)).findFirst();
+    Optional<LauncherProvider> provider = providers.stream().filter(p -> p.handles(profile, deployment)).findFirst();
     if (provider.isPresent()) {
       LOG.info("Table {}: jobs run on {}", profile.table(), provider.get().name());
-      return provider.get().open(profile);
+      return provider.get().open(profile, deployment);
     }
-    if (profile.job().dataprocRegion().isPresent()) {
-      throw new IllegalStateException("job.dataproc-region is set (" + profile.job().dataprocRegion().get()
+    if (deployment.job().dataprocRegion().isPresent()) {
+      throw new IllegalStateException("job.dataproc-region is set (" + deployment.job().dataprocRegion().get()
           + ") but no Dataproc launcher is on the classpath");
     }
     synchronized (this) {

@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.listen;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DeploymentFile;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.StopSignals;
@@ -85,6 +86,7 @@ public final class ListenCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     List<String> args = new ArrayList<>(List.of("--config", profiles.get().toAbsolutePath().toString()));
+    DeploymentFile.chosen().ifPresent(file -> args.addAll(List.of("--deployment", file.toAbsolutePath().toString())));
     if (home.home != null) {
       args.add("--home");
       args.add(resolved.root().toString());

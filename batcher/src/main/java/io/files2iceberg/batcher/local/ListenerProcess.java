@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -65,11 +66,22 @@ public final class ListenerProcess implements AutoCloseable {
    */
   public static ListenerProcess start(Path listenerTarget, Path config, Home home, Duration timeout)
       throws InterruptedException {
+    return start(listenerTarget, config, Optional.empty(), home, timeout);
+  }
+
+  /**
+   * Starts the listener as {@link #start(Path, Path, Home, Duration)} does, on a deployment file
+   * named apart from the profiles ({@code --deployment}).
+   */
+  public static ListenerProcess start(Path listenerTarget, Path config, Optional<Path> deployment, Home home,
+      Duration timeout)
+      throws InterruptedException {
     int port = freePort();
     Path log = home.root().resolve("logs").resolve("listener.log");
-    List<String> command = javaCommand(listenerTarget, List.of("-Dmicronaut.server.host=127.0.0.1"),
-        List.of("--config", config.toAbsolutePath().toString(), "--home", home.root().toString(), "--port",
-            Integer.toString(port)));
+    List<String> arguments = new ArrayList<>(List.of("--config", config.toAbsolutePath().toString()));
+    deployment.ifPresent(file -> arguments.addAll(List.of("--deployment", file.toString())));
+    arguments.addAll(List.of("--home", home.root().toString(), "--port", Integer.toString(port)));
+    List<String> command = javaCommand(listenerTarget, List.of("-Dmicronaut.server.host=127.0.0.1"), arguments);
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().put("FILES2ICEBERG_LOG_FORMAT", "TEXT");
     builder.environment().remove("PORT");

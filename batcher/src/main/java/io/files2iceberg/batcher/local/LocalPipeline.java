@@ -101,18 +101,17 @@ public final class LocalPipeline implements AutoCloseable {
       Path sparkJobTarget, Path listenerTarget, RunOptions options, PrintWriter out, String prefix)
       throws InterruptedException {
     Clock clock = Clock.systemUTC();
-    Launchers launchers = Launchers.discover(() -> new LocalSparkLauncher(sparkJobTarget, home));
+    Launchers launchers = Launchers.discover(profiles.deployment(), () -> new LocalSparkLauncher(sparkJobTarget, home));
     List<String> problems = launchers.check(profiles.profiles());
     if (!problems.isEmpty()) {
       launchers.close();
       throw new IllegalArgumentException(problems.size() + " problem(s) keep jobs from starting:"
           + System.lineSeparator() + "  " + String.join(System.lineSeparator() + "  ", problems));
     }
-    TableProfile first = profiles.profiles().get(0);
-    Ledger ledger = Ledgers.open(first.ledger(), clock);
+    Ledger ledger = Ledgers.open(profiles.deployment().ledger(), clock);
     ListenerProcess listener;
     try {
-      listener = ListenerProcess.start(listenerTarget, config, home, LISTENER_START_TIMEOUT);
+      listener = ListenerProcess.start(listenerTarget, config, profiles.deploymentFile(), home, LISTENER_START_TIMEOUT);
     } catch (RuntimeException | InterruptedException e) {
       ledger.close();
       launchers.close();
@@ -122,7 +121,7 @@ public final class LocalPipeline implements AutoCloseable {
         .map(p -> p.extract().batchFile().successFileName())
         .collect(Collectors.toSet());
     LandingNotifier notifier =
-        new LandingNotifier(landing, listener.pushUri(first.listener().pushPath()), markers, clock);
+        new LandingNotifier(landing, listener.pushUri(profiles.deployment().listener().pushPath()), markers, clock);
     LocalPipeline pipeline =
         new LocalPipeline(profiles, ledger, launchers, listener, notifier, options, out, prefix, clock);
     pipeline.say("listener up on " + listener.baseUri() + " (pid " + listener.pid() + ", log " + listener.log() + ")");

@@ -115,7 +115,7 @@ public final class MaintainCommand implements Callable<Integer> {
         err.println("error: no profile of " + config + " loads table " + only.table());
         return Files2Iceberg.EXIT_INVALID;
       }
-      Optional<Launchers> checked = JobLaunchers.open(profiles, resolvedHome, config, err);
+      Optional<Launchers> checked = JobLaunchers.open(profiles, access.registry().deployment(), resolvedHome, config, err);
       if (checked.isEmpty()) {
         return Files2Iceberg.EXIT_INVALID;
       }
@@ -141,7 +141,7 @@ public final class MaintainCommand implements Callable<Integer> {
         }
         String runId = MaintainRun.newRunId(now);
         String resultUri = MaintainRun.resultUri(profile, runId);
-        List<String> args = MaintainRun.arguments(profile, (MaintenanceGuard.Allowed) decision, options, now,
+        List<String> args = MaintainRun.arguments(profile, access.registry().deployment(), (MaintenanceGuard.Allowed) decision, options, now,
             resultUri);
         MaintainResult result = MaintainRun.run(launchers.apply(profile),
             new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri, options.timeout(),

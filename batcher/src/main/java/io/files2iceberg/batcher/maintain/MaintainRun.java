@@ -7,6 +7,8 @@ import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.SparkMainRun;
 import io.files2iceberg.core.manifest.JobExit;
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.IOException;
@@ -63,9 +65,10 @@ public final class MaintainRun {
   }
 
   /** The main's command line. */
-  public static List<String> arguments(TableProfile profile, MaintenanceGuard.Allowed allowed, Options options,
-      Instant now, String resultUri) {
+  public static List<String> arguments(TableProfile profile, Deployment deployment, MaintenanceGuard.Allowed allowed,
+      Options options, Instant now, String resultUri) {
     List<String> args = new ArrayList<>(List.of("--profile", ProfileJson.toJson(profile),
+        "--deployment", DeploymentLoader.render(deployment),
         "--retention-cutoff", now.minus(options.retention()).toString(),
         "--retain-last", Integer.toString(options.retainLast()),
         "--protect-newest", Integer.toString(allowed.protectNewest())));

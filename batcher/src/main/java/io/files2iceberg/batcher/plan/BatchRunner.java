@@ -316,8 +316,8 @@ public final class BatchRunner {
       this.profile = profile;
       this.table = profile.table();
       this.collected = collected;
-      this.maxAttempts = Math.max(1, profile.job().maxAttempts());
-      this.lease = profile.job().leaseTimeout();
+      this.maxAttempts = Math.max(1, profiles.deployment().job().maxAttempts());
+      this.lease = profiles.deployment().job().leaseTimeout();
     }
 
     void run(List<BatchRecord> stale, List<TableStops.Stop> stoppedBy) {
@@ -393,7 +393,7 @@ public final class BatchRunner {
       // The ledger does not keep a batch's mode: it is the profile's, and a ledger batch of a
       // profile since switched to full (which has no ledger batches) is loaded incrementally.
       IngestionType mode = profile.extract().batchFile().ingestionType();
-      BatchManifest manifest = BatchManifest.of(batch.batchId(), profile,
+      BatchManifest manifest = BatchManifest.of(batch.batchId(), profile, profiles.deployment(),
           mode == IngestionType.FULL ? IngestionType.INCREMENTAL : mode, true, batch.createdAt(),
           ledger.filesOfBatch(batch.batchId()));
       String manifestUri = ManifestStore.location(profile, batch.batchId());
@@ -530,7 +530,7 @@ public final class BatchRunner {
      * written it to the table. Returns whether it committed.
      */
     private boolean execute(Launcher launcher, BatchRecord claimed, IngestionType mode, boolean mayBeCommitted) {
-      BatchManifest manifest = BatchManifest.of(claimed.batchId(), profile, mode, true, claimed.createdAt(),
+      BatchManifest manifest = BatchManifest.of(claimed.batchId(), profile, profiles.deployment(), mode, true, claimed.createdAt(),
           ledger.filesOfBatch(claimed.batchId()));
       return execute(launcher, manifest, mayBeCommitted, Optional.empty());
     }
@@ -779,7 +779,7 @@ public final class BatchRunner {
     private boolean runListedBatch(Launcher launcher, IngestionType mode, List<ManifestFile> files) {
       String batchId = listedBatchId(mode);
       BatchManifest manifest =
-          new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile, mode, false, clock.instant(), files);
+          new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile, profiles.deployment(), mode, false, clock.instant(), files);
       List<String> partitions = files.stream().map(ManifestFile::partition).distinct().sorted().toList();
       emit(new BatchClaimed(table, batchId, mode, false, partitions, files.size()));
       String uri;

@@ -45,6 +45,7 @@ public final class ValidateCommand implements Callable<Integer> {
     }
     out.println(ProfileJson.render(registry.get().profiles()));
     out.flush();
+    DeploymentHintText.print(registry.get(), err);
     return 0;
   }
 }

@@ -22,7 +22,7 @@ class DemoLandingTest {
   @TempDir Path root;
 
   @Test
-  void profileIsTheLocalExampleReadingTheHomesLandingFolder() throws Exception {
+  void profileIsTheLocalExampleReadingTheHomesLandingFolderBesideTheEmbeddedDeploymentFile() throws Exception {
     Home home = new Home(root.resolve("my home"));
     DemoLanding demo = new DemoLanding(home);
     demo.writeProfile();
@@ -42,7 +42,12 @@ class DemoLandingTest {
     assertThat(profile.transform().castColumns()).containsEntry("user_id", "BIGINT");
     assertThat(profile.load().primaryKey()).containsExactly("click_id");
     assertThat(profile.load().precombineField()).contains("click_time");
-    assertThat(profile.job().leaseTimeout()).isEqualTo(Duration.ofMinutes(1));
+    // The job's settings are the deployment's, in the deployment file the demo writes beside the profile.
+    assertThat(registry.deploymentFile()).contains(demo.profiles().resolve("deployment.conf").toAbsolutePath());
+    assertThat(registry.deploymentHint()).isEmpty();
+    assertThat(registry.deployment().job().leaseTimeout()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(registry.deployment().job().sparkProperties()).containsEntry("spark.ui.enabled", "false");
+    assertThat(registry.deployment().ledger().sqlitePath()).isEqualTo(home.ledgerDb().toString());
   }
 
   @Test

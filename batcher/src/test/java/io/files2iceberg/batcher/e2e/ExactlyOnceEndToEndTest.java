@@ -24,6 +24,7 @@ import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -188,14 +189,15 @@ class ExactlyOnceEndToEndTest {
 
     // A batcher claims, writes the manifest, marks the batch RUNNING and launches the job, as
     // BatchRunner does, and then dies: nobody settles the batch.
-    TableProfile profile = deployment.profile("commitcrash").profiles().get(0);
+    ProfileRegistry registry = deployment.profile("commitcrash");
+    TableProfile profile = registry.profiles().get(0);
     BatchRecord claimed = deployment.ledger.claimPartitions(
-        new ClaimPartitions(table, 100, profile.job().leaseTimeout(), true)).orElseThrow();
-    BatchManifest manifest = BatchManifest.of(claimed.batchId(), profile, IngestionType.INCREMENTAL, true,
+        new ClaimPartitions(table, 100, registry.deployment().job().leaseTimeout(), true)).orElseThrow();
+    BatchManifest manifest = BatchManifest.of(claimed.batchId(), profile, registry.deployment(), IngestionType.INCREMENTAL, true,
         claimed.createdAt(), deployment.ledger.filesOfBatch(claimed.batchId()));
     Path manifestFile = root.resolve("commitcrash-manifest.json");
     Files.writeString(manifestFile, BatchManifestCodec.toJson(manifest));
-    deployment.ledger.markRunning(claimed.batchId(), profile.job().leaseTimeout());
+    deployment.ledger.markRunning(claimed.batchId(), registry.deployment().job().leaseTimeout());
     LaunchedJob job = deployment.launcher.launch(manifest, manifestFile.toString(), 1);
     // Another writer holds the ledger's write lock from just after the job opened the ledger: the
     // job's Iceberg commit goes through, its ledger checkpoint cannot.

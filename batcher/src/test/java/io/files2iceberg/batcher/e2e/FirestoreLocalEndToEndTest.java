@@ -144,7 +144,7 @@ class FirestoreLocalEndToEndTest {
         .contains("[local] table local.demo.clicks: 2 partitions ingested (4 files), current snapshot ");
     assertThat(clicks(home))
         .isEqualTo("{\"clicks\":\"c1=u1-late,c2=u2b,c3=u3,c4=u4,c5=u5,c6=u6\",\"n\":6}");
-    var settings = ProfileRegistry.load(profiles, new Home(home)).profiles().get(0).ledger();
+    var settings = ProfileRegistry.load(profiles, new Home(home)).deployment().ledger();
     try (Ledger ledger = FIRESTORE.emulator().openLedger(settings, Clock.systemUTC())) {
       TableStatus status = ledger.tableStatus("local.demo.clicks");
       assertThat(status.filesByState()).containsEntry(FileState.INGESTED, 4L);

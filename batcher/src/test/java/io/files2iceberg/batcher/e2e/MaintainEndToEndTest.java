@@ -18,6 +18,7 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -124,10 +125,11 @@ class MaintainEndToEndTest {
     // A late file of B's partition: C's data file lands beside B's, so compaction rewrites both.
     deployment.write("maint/dt=2026-11-26/part-1.json", row("c1", 100) + row("c2", 200));
     deployment.notifyListener();
-    TableProfile profile = deployment.profile("maint").profiles().get(0);
+    ProfileRegistry registry = deployment.profile("maint");
+    TableProfile profile = registry.profiles().get(0);
     BatchRecord claimed = deployment.ledger.claimPartitions(new ClaimPartitions(TABLE, 100, Duration.ofMinutes(5),
         true)).orElseThrow();
-    BatchManifest dying = BatchManifest.of(claimed.batchId(), profile, IngestionType.INCREMENTAL, false,
+    BatchManifest dying = BatchManifest.of(claimed.batchId(), profile, registry.deployment(), IngestionType.INCREMENTAL, false,
         claimed.createdAt(), deployment.ledger.filesOfBatch(claimed.batchId()));
     Path manifestFile = root.resolve("dying-manifest.json");
     Files.writeString(manifestFile, BatchManifestCodec.toJson(dying));

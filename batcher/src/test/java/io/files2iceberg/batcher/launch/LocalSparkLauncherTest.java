@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.launch;
 
+import io.files2iceberg.core.profile.DeploymentLoader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -188,7 +189,8 @@ class LocalSparkLauncherTest {
   }
 
   private static BatchManifest manifest(TableProfile profile, String batchId) {
-    return new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile, IngestionType.INCREMENTAL, true,
+    return new BatchManifest(BatchManifest.CURRENT_VERSION, batchId, profile,
+        DeploymentLoader.defaults(new Home(profile.source().getParent())), IngestionType.INCREMENTAL, true,
         Instant.parse("2026-11-30T12:00:00Z"), List.of(new ManifestFile("f1", "file:///data/x/p1/a.csv", "p1", 1, 1,
             "e1", Instant.parse("2026-11-30T12:00:00Z"))));
   }

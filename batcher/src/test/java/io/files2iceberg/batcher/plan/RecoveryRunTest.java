@@ -396,7 +396,7 @@ class RecoveryRunTest {
       throws Exception {
     landing.ledger.markRunning(batch.batchId(), lease);
     TableProfile profile = landing.registry().byTable(batch.table()).orElseThrow();
-    BatchManifest withoutCheckpoint = BatchManifest.of(batch.batchId(), profile, IngestionType.INCREMENTAL,
+    BatchManifest withoutCheckpoint = BatchManifest.of(batch.batchId(), profile, landing.registry().deployment(), IngestionType.INCREMENTAL,
         false, batch.createdAt(), landing.ledger.filesOfBatch(batch.batchId()));
     String uri = new ManifestStore(() -> null).write(withoutCheckpoint);
     JobResult committedAlone = launcher.launch(withoutCheckpoint, uri, 1).await(Duration.ofMinutes(3)).orElseThrow();

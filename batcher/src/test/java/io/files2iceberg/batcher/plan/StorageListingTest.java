@@ -1,5 +1,7 @@
 package io.files2iceberg.batcher.plan;
 
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.DeploymentLoader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -154,7 +156,7 @@ class StorageListingTest {
       assertThat(first.fileId()).isEqualTo(LedgerSchema.fileId("bucket", "raw/clicks/p1/part-0.csv", generation));
 
       BatchManifest manifest = new BatchManifest(BatchManifest.CURRENT_VERSION, "full-20261130T120000-00000000",
-          profile, IngestionType.FULL, false, Instant.parse("2026-11-30T12:00:00Z"), files);
+          profile, DeploymentLoader.defaults(new Home(Path.of("home"))), IngestionType.FULL, false, Instant.parse("2026-11-30T12:00:00Z"), files);
       String uri = new ManifestStore(() -> storage).write(manifest);
 
       assertThat(uri).isEqualTo("gs://bucket/meta/clicks/batches/full-20261130T120000-00000000.json");

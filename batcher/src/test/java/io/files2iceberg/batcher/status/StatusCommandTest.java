@@ -134,6 +134,32 @@ class StatusCommandTest {
   }
 
   @Test
+  void statusReadsTheLedgerTheDeploymentFileBesideTheProfilesOrNamedByTheOptionNames() throws Exception {
+    ledger();
+    Path elsewhere = Files.createDirectories(config.resolve("elsewhere")).resolve("ledger.db");
+    Files.move(home.resolve("ledger.db"), elsewhere);
+    Files.writeString(config.resolve("clicks.conf"), """
+        extract { path = "file:///landing/clicks/*/*.csv", format = csv }
+        load.iceberg.table = "local.demo.clicks"
+        """);
+    Path deployment = Files.writeString(config.resolve("elsewhere").resolve("prod.conf"),
+        "ledger.sqlite-path = \"" + elsewhere.toString().replace("\\", "\\\\") + "\"\n");
+
+    int named = run("status", "--config", config.toString(), "--deployment", deployment.toString(),
+        "--home", home.toString(), "--json");
+    assertThat(named).as(err.toString()).isZero();
+    assertThat(new ObjectMapper().readTree(out.toString()).at("/tables/0/lastCommit/snapshotId").asLong())
+        .isEqualTo(4242);
+
+    Files.copy(deployment, config.resolve("deployment.conf"));
+    out.getBuffer().setLength(0);
+    int beside = run("status", "--config", config.toString(), "--home", home.toString(), "--json");
+    assertThat(beside).as(err.toString()).isZero();
+    assertThat(new ObjectMapper().readTree(out.toString()).at("/tables/0/lastCommit/snapshotId").asLong())
+        .isEqualTo(4242);
+  }
+
+  @Test
   void oneTableOnly() {
     ledger();
 

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.DeploymentLoader;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -43,10 +47,54 @@ class ValidateCommandTest {
     assertThat(clickstream.at("/load/iceberg/table").asText()).isEqualTo("prod_catalog.raw.clickstream");
     assertThat(clickstream.at("/extract/max-batch-size").asInt()).isEqualTo(100);
     // Defaults are filled in, and the embedded ones point into the home folder.
-    assertThat(clickstream.at("/ledger/type").asText()).isEqualTo("sqlite");
-    assertThat(clickstream.at("/ledger/sqlite-path").asText())
-        .isEqualTo(home.resolve("ledger.db").toAbsolutePath().toString());
-    assertThat(clickstream.at("/listener/push-path").asText()).isEqualTo("/pubsub/push");
+    assertThat(clickstream.at("/catalog/warehouse").asText())
+        .isEqualTo(home.resolve("warehouse").toAbsolutePath().toString());
+    // A profile is its table only: the deployment's settings are the deployment file's.
+    assertThat(clickstream.has("ledger") || clickstream.has("listener") || clickstream.has("job")).isFalse();
+    assertThat(err.toString()).isEmpty();
+  }
+
+  @Test
+  void profilesOfOldValidateAndTheDeploymentFileToWriteIsPrintedWithTheirSettings() throws Exception {
+    String sections = """
+        ledger { sqlite-path = "/var/lib/files2iceberg/ledger.db" }
+        listener { port = 9090, push-path = "/gcs/push" }
+        job { lease-timeout = 5m, spark-properties { "spark.executor.memory" = 4g } }
+        """;
+    Files.writeString(work.resolve("clicks.conf"), Files.readString(EXAMPLE) + sections);
+
+    int exit = run("validate", "--config", work.toString(), "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(new ObjectMapper().readTree(out.toString()).get(0).has("listener")).isFalse();
+    String printed = err.toString();
+    assertThat(printed).contains("clicks.conf carry deployment settings",
+        work.resolve("deployment.conf").toString());
+    String file = printed.substring(
+        printed.indexOf(DeploymentHintText.BEGIN) + DeploymentHintText.BEGIN.length(),
+        printed.indexOf(DeploymentHintText.END));
+    Deployment written = DeploymentLoader.parse(file, work.resolve("deployment.conf"), new Home(home));
+    Deployment fromSections = ProfileRegistry.load(work, new Home(home)).deployment();
+    assertThat(written).isEqualTo(fromSections);
+    assertThat(written.listener().port()).isEqualTo(9090);
+    assertThat(written.job().sparkProperties()).containsEntry("spark.executor.memory", "4g");
+    assertThat(written.ledger().sqlitePath()).isEqualTo("/var/lib/files2iceberg/ledger.db");
+  }
+
+  @Test
+  void theDeploymentOptionNamesTheDeploymentFileAndItsProblemsAreListedWithTheProfiles() throws IOException {
+    Path deployment = work.resolve("ops").resolve("prod.conf");
+    Files.createDirectories(deployment.getParent());
+    Files.writeString(deployment, "listener.port = 0\nledger.type = cassandra\n");
+
+    int exit = run("validate", "--config", EXAMPLE.toString(), "--deployment", deployment.toString(),
+        "--home", home.toString());
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString())
+        .contains(deployment + ": listener.port: must be at least 1, got 0")
+        .contains(deployment + ": ledger.type: no ledger provider of type \"cassandra\" on the classpath; found:"
+            + " firestore, sqlite");
   }
 
   @Test

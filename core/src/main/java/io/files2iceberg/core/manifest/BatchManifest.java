@@ -2,6 +2,7 @@ package io.files2iceberg.core.manifest;
 
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.TableProfile;
 import java.time.Instant;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.Objects;
  *
  * @param version the format version, {@link #CURRENT_VERSION}
  * @param batchId the ledger's batch id; it also marks the Iceberg snapshot
+ * @param deployment the deployment's settings; the job opens the ledger they name
  * @param mode the profile's ingestion type for this run
  * @param saveCheckpoint whether the job commits the checkpoint in the ledger (false for backfills
  *     and for mode {@code full})
@@ -21,6 +23,7 @@ public record BatchManifest(
     int version,
     String batchId,
     TableProfile profile,
+    Deployment deployment,
     IngestionType mode,
     boolean saveCheckpoint,
     Instant createdAt,
@@ -31,6 +34,7 @@ public record BatchManifest(
   public BatchManifest {
     Objects.requireNonNull(batchId, "batchId");
     Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(deployment, "deployment");
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(createdAt, "createdAt");
     files = List.copyOf(files);
@@ -40,6 +44,7 @@ public record BatchManifest(
   public static BatchManifest of(
       String batchId,
       TableProfile profile,
+      Deployment deployment,
       IngestionType mode,
       boolean saveCheckpoint,
       Instant createdAt,
@@ -48,6 +53,7 @@ public record BatchManifest(
         CURRENT_VERSION,
         batchId,
         profile,
+        deployment,
         mode,
         saveCheckpoint,
         createdAt,

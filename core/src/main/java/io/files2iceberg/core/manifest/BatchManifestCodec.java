@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileError;
 import io.files2iceberg.core.profile.ProfileException;
@@ -37,6 +39,7 @@ import java.util.stream.Collectors;
  *   "saveCheckpoint": true,
  *   "createdAt": "2026-11-30T12:00:00Z",
  *   "profile": { ...the resolved profile, as `validate` prints it... },
+ *   "deployment": { ...the resolved deployment file: ledger, listener, job... },
  *   "files": [
  *     {"fileId": "9f2c...", "uri": "gs://bucket/raw/clicks/dt=2026-11-29/part-0.parquet",
  *      "partition": "2026-11-29", "generation": 1764460800123456, "size": 1048576,
@@ -63,6 +66,7 @@ public final class BatchManifestCodec {
     root.put("saveCheckpoint", manifest.saveCheckpoint());
     root.put("createdAt", manifest.createdAt().toString());
     root.set("profile", parse(ProfileJson.toJson(manifest.profile()), "the rendered profile"));
+    root.set("deployment", parse(DeploymentLoader.render(manifest.deployment()), "the rendered deployment"));
     ArrayNode files = root.putArray("files");
     for (ManifestFile file : manifest.files()) {
       ObjectNode node = files.addObject();
@@ -113,8 +117,9 @@ public final class BatchManifestCodec {
       throw reader.invalid(
           "table", "is \"" + table + "\" but the profile loads \"" + profile.table() + "\"");
     }
+    Deployment deployment = reader.deployment();
     List<ManifestFile> files = reader.files();
-    return new BatchManifest(version, batchId, profile, mode, saveCheckpoint, createdAt, files);
+    return new BatchManifest(version, batchId, profile, deployment, mode, saveCheckpoint, createdAt, files);
   }
 
   private static JsonNode parse(String json, String origin) {
@@ -241,6 +246,22 @@ public final class BatchManifestCodec {
             e.errors().stream()
                 .map(ProfileError::toString)
                 .collect(Collectors.joining("; ")));
+      }
+    }
+
+    Deployment deployment() {
+      JsonNode deployment = field(root, "deployment", "deployment");
+      if (!deployment.isObject()) {
+        throw invalid("deployment", "expected an object, got " + deployment);
+      }
+      try {
+        // Every value is resolved, so the home's defaults are never used.
+        return DeploymentLoader.parse(
+            deployment.toString(), Path.of("deployment.conf"), Home.resolve(Optional.empty(), Map.of()));
+      } catch (ProfileException e) {
+        throw invalid(
+            "deployment",
+            e.errors().stream().map(ProfileError::toString).collect(Collectors.joining("; ")));
       }
     }
 

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * How the Spark job runs.
+ * How the Spark job runs: the {@code job} section of the deployment file, for every table.
  *
  * @param sparkProperties Spark properties for the job, passed as they are
  * @param master Spark master for the local launcher, {@code local[*]} by default

@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The notification listener. Every profile of one deployment must agree on these.
+ * The notification listener: the {@code listener} section of the deployment file.
  *
  * @param port HTTP port; the {@code PORT} environment variable wins on Cloud Run
  * @param host the address the HTTP server binds to; none: {@link #bindAddress}

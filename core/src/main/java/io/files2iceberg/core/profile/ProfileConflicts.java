@@ -12,7 +12,7 @@ import java.util.Objects;
 
 /**
  * What cannot hold between the profiles of one deployment: two profiles for one object, one table,
- * or one catalog name with different settings; and more than one ledger or listener. Each error is
+ * or one catalog name with different settings. Each error is
  * reported on the later file and names the earlier one.
  */
 final class ProfileConflicts {
@@ -37,10 +37,6 @@ final class ProfileConflicts {
                 + ValueType.quote(catalog)
                 + ", and a catalog name has one set of settings";
         differences(profiles, rendered, sameCatalog, i, "catalog", why, errors);
-      }
-      if (i > 0) {
-        differences(profiles, rendered, 0, i, "ledger", "a deployment has one ledger", errors);
-        differences(profiles, rendered, 0, i, "listener", "a deployment has one listener", errors);
       }
     }
     return errors;

@@ -56,15 +56,39 @@ public final class ProfileJson {
     root.put(
         ProfileKeys.RENDERED_SOURCE.path(), ProfileKeys.RENDERED_SOURCE.resolved().apply(profile));
     for (Key<?> key : ProfileKeys.keys()) {
-      ObjectNode section = root;
-      List<String> segments = key.segments();
-      for (String segment : segments.subList(0, segments.size() - 1)) {
-        section =
-            section.has(segment) ? (ObjectNode) section.get(segment) : section.putObject(segment);
-      }
-      section.set(segments.get(segments.size() - 1), json(key.resolved().apply(profile)));
+      put(root, key, key.resolved().apply(profile));
     }
     return root;
+  }
+
+  /**
+   * A deployment as the text of a deployment file: a pretty-printed JSON object with every key of
+   * {@link DeploymentKeys}, which {@link DeploymentLoader#parse} reads back into an equal deployment.
+   */
+  static String deployment(Deployment deployment) {
+    ObjectNode root = NODES.objectNode();
+    for (DeploymentKeys.Key<?> key : DeploymentKeys.keys()) {
+      put(root, key, key.resolved().apply(deployment));
+    }
+    try {
+      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException("cannot render the deployment as JSON", e);
+    }
+  }
+
+  /** The rendered value of one key, as a JSON node: what two files are compared by. */
+  static JsonNode value(Object resolved) {
+    return json(resolved);
+  }
+
+  private static void put(ObjectNode root, SettingKey<?> key, Object value) {
+    ObjectNode section = root;
+    List<String> segments = key.segments();
+    for (String segment : segments.subList(0, segments.size() - 1)) {
+      section = section.has(segment) ? (ObjectNode) section.get(segment) : section.putObject(segment);
+    }
+    section.set(segments.get(segments.size() - 1), json(value));
   }
 
   private static JsonNode json(Object value) {

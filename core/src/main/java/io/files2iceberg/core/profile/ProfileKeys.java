@@ -1,7 +1,6 @@
 package io.files2iceberg.core.profile;
 
 import static io.files2iceberg.core.profile.ValueType.BOOLEAN;
-import static io.files2iceberg.core.profile.ValueType.DURATION;
 import static io.files2iceberg.core.profile.ValueType.LIST;
 import static io.files2iceberg.core.profile.ValueType.MAP;
 import static io.files2iceberg.core.profile.ValueType.NON_BLANK;
@@ -10,20 +9,17 @@ import static io.files2iceberg.core.profile.ValueType.STRING;
 import static io.files2iceberg.core.profile.ValueType.WHOLE_NUMBER;
 
 import io.files2iceberg.core.profile.Extract.LineageColumn;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
  * Every key a table profile may set: its dotted path, its value type and where the resolved value
  * lives in a {@link TableProfile}. The one list that the parser's unknown-key check, the JSON
- * rendering and the README test all read.
+ * rendering and the README test all read. The deployment's keys ({@code ledger}, {@code listener},
+ * {@code job}) are {@link DeploymentKeys}.
  */
 final class ProfileKeys {
 
@@ -35,11 +31,8 @@ final class ProfileKeys {
    * @param resolved the resolved value in a profile, as the key spells it (enum codes, null for
    *     none)
    */
-  record Key<T>(String path, ValueType<T> type, Function<TableProfile, T> resolved) {
-    List<String> segments() {
-      return Arrays.asList(path.split("\\."));
-    }
-  }
+  record Key<T>(String path, ValueType<T> type, Function<TableProfile, T> resolved)
+      implements SettingKey<T> {}
 
   private static final List<Key<?>> ALL = new ArrayList<>();
   private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z0-9_-]+");
@@ -151,55 +144,6 @@ final class ProfileKeys {
   static final Key<Map<String, String>> CATALOG_PROPERTIES =
       key("catalog.properties", MAP, p -> p.catalog().properties());
 
-  static final Key<String> LEDGER_TYPE =
-      key("ledger.type", NON_BLANK, p -> p.ledger().type().code());
-  static final Key<String> LEDGER_SQLITE_PATH =
-      key("ledger.sqlite-path", NON_BLANK, p -> p.ledger().sqlitePath());
-  static final Key<String> LEDGER_FIRESTORE_PROJECT =
-      key("ledger.firestore-project", NON_BLANK, p -> p.ledger().firestoreProject().orElse(null));
-  static final Key<String> LEDGER_FIRESTORE_DATABASE =
-      key("ledger.firestore-database", NON_BLANK, p -> p.ledger().firestoreDatabase());
-  static final Key<String> LEDGER_COLLECTION_PREFIX =
-      key("ledger.collection-prefix", STRING, p -> p.ledger().collectionPrefix());
-  static final Key<Duration> LEDGER_DEADLINE =
-      key("ledger.deadline", DURATION, p -> p.ledger().deadline());
-
-  static final Key<Map<String, String>> JOB_SPARK_PROPERTIES =
-      key("job.spark-properties", MAP, p -> p.job().sparkProperties());
-  static final Key<String> JOB_MASTER = key("job.master", NON_BLANK, p -> p.job().master());
-  static final Key<String> JOB_DATAPROC_REGION =
-      key("job.dataproc-region", NON_BLANK, p -> p.job().dataprocRegion().orElse(null));
-  static final Key<String> JOB_RUNTIME_VERSION =
-      key("job.runtime-version", NON_BLANK, p -> p.job().runtimeVersion());
-  static final Key<String> JOB_SERVICE_ACCOUNT =
-      key("job.service-account", NON_BLANK, p -> p.job().serviceAccount().orElse(null));
-  static final Key<String> JOB_SUBNETWORK =
-      key("job.subnetwork", NON_BLANK, p -> p.job().subnetwork().orElse(null));
-  static final Key<String> JOB_JAR_URI =
-      key("job.jar-uri", NON_BLANK, p -> p.job().jarUri().orElse(null));
-  static final Key<Duration> JOB_LEASE_TIMEOUT =
-      key("job.lease-timeout", DURATION, p -> p.job().leaseTimeout());
-  static final Key<Integer> JOB_MAX_ATTEMPTS =
-      key("job.max-attempts", WHOLE_NUMBER, p -> p.job().maxAttempts());
-
-  static final Key<Integer> LISTENER_PORT =
-      key("listener.port", WHOLE_NUMBER, p -> p.listener().port());
-  static final Key<String> LISTENER_HOST =
-      key("listener.host", NON_BLANK, p -> p.listener().host().orElse(null));
-  static final Key<String> LISTENER_PUSH_PATH =
-      key("listener.push-path", NON_BLANK, p -> p.listener().pushPath());
-  static final Key<Boolean> LISTENER_PUSH_ENABLED =
-      key("listener.push-enabled", BOOLEAN, p -> p.listener().pushEnabled().orElse(null));
-  static final Key<Boolean> LISTENER_LIST_PREFIX_ON_MARKER =
-      key("listener.list-prefix-on-marker", BOOLEAN, p -> p.listener().listPrefixOnMarker());
-  static final Key<String> LISTENER_OIDC_AUDIENCE =
-      key("listener.oidc-audience", NON_BLANK, p -> p.listener().oidcAudience().orElse(null));
-  static final Key<String> LISTENER_OIDC_SERVICE_ACCOUNT =
-      key(
-          "listener.oidc-service-account",
-          NON_BLANK,
-          p -> p.listener().oidcServiceAccount().orElse(null));
-
   /**
    * The two top-level fields a rendered profile ({@link ProfileJson}) carries besides its keys.
    * They are not profile keys: the file decides a profile's name and source. The loader accepts
@@ -234,37 +178,17 @@ final class ProfileKeys {
     return List.copyOf(ALL);
   }
 
-  static Optional<Key<?>> find(String path) {
-    return ALL.stream().filter(key -> key.path().equals(path)).findFirst();
+  /** The table keys, for the unknown-key check. */
+  static KeyPaths paths() {
+    return new KeyPaths(ALL);
   }
 
-  /** Whether {@code path} is the root ({@code ""}) or an object that holds keys. */
-  static boolean isSection(String path) {
-    return path.isEmpty() || ALL.stream().anyMatch(key -> key.path().startsWith(path + "."));
-  }
-
-  /** Whether {@code path} is a map whose keys are the user's (Spark properties and such). */
+  /**
+   * Whether {@code path} is a map whose keys are the user's (Spark properties and such), in a
+   * profile or the deployment file.
+   */
   static boolean isFreeForm(String path) {
-    return find(path).map(key -> key.type().isFreeForm()).orElse(false);
-  }
-
-  /** The key names directly inside a section. */
-  static List<String> children(String section) {
-    LinkedHashSet<String> names = new LinkedHashSet<>();
-    for (String relative : below(section)) {
-      names.add(relative.split("\\.", 2)[0]);
-    }
-    return List.copyOf(names);
-  }
-
-  /** The paths of every key inside a section, relative to it. */
-  static List<String> below(String section) {
-    String prefix = section.isEmpty() ? "" : section + ".";
-    return ALL.stream()
-        .map(Key::path)
-        .filter(path -> path.startsWith(prefix))
-        .map(path -> path.substring(prefix.length()))
-        .toList();
+    return paths().plus(DeploymentKeys.paths()).isFreeForm(path);
   }
 
   /** The path of a key inside {@code parent}; keys that are not plain names are quoted. */

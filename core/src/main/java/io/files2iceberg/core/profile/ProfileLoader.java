@@ -26,28 +26,6 @@ import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_ON_OVERWRITE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_QUARANTINE_BAD_FILES;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_RECURSIVE_FILE_LOOKUP;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SAVE_CHECKPOINT;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_DATAPROC_REGION;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_JAR_URI;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_LEASE_TIMEOUT;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_MASTER;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_MAX_ATTEMPTS;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_RUNTIME_VERSION;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_SERVICE_ACCOUNT;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_SPARK_PROPERTIES;
-import static io.files2iceberg.core.profile.ProfileKeys.JOB_SUBNETWORK;
-import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_COLLECTION_PREFIX;
-import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_DEADLINE;
-import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_FIRESTORE_DATABASE;
-import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_FIRESTORE_PROJECT;
-import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_SQLITE_PATH;
-import static io.files2iceberg.core.profile.ProfileKeys.LEDGER_TYPE;
-import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_HOST;
-import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_LIST_PREFIX_ON_MARKER;
-import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_OIDC_AUDIENCE;
-import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_OIDC_SERVICE_ACCOUNT;
-import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PORT;
-import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PUSH_ENABLED;
-import static io.files2iceberg.core.profile.ProfileKeys.LISTENER_PUSH_PATH;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PARTITION_BY;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRECOMBINE_FIELD;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRIMARY_KEY;
@@ -70,7 +48,6 @@ import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Extract.OnOverwrite;
-import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
@@ -78,7 +55,6 @@ import io.files2iceberg.core.profile.ProfileValues.Rule;
 import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import java.io.File;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -98,13 +74,6 @@ public final class ProfileLoader {
   static final int DEFAULT_KEEP_CHECKPOINTS = 50;
   static final int DEFAULT_MAX_BATCH_SIZE = 100;
   static final String DEFAULT_SUCCESS_FILE_NAME = "_SUCCESS";
-  static final String DEFAULT_MASTER = "local[*]";
-  static final String DEFAULT_RUNTIME_VERSION = "2.3";
-  static final Duration DEFAULT_LEASE_TIMEOUT = Duration.ofMinutes(30);
-  static final int DEFAULT_MAX_ATTEMPTS = 3;
-  static final int DEFAULT_PORT = 8080;
-  static final String DEFAULT_PUSH_PATH = "/pubsub/push";
-  static final String DEFAULT_FIRESTORE_DATABASE = "(default)";
 
   private ProfileLoader() {}
 
@@ -142,24 +111,51 @@ public final class ProfileLoader {
 
   /** Reads one profile, adding its problems to {@code errors}; empty when there are any. */
   static Optional<TableProfile> read(Path file, Home home, List<ProfileError> errors) {
+    return readAll(file, home, errors).map(Read::profile);
+  }
+
+  /**
+   * One profile file read: its table profile and, when it carries the deployment's sections as
+   * profiles of old did, the deployment they give and the deployment keys it sets.
+   */
+  record Read(TableProfile profile, Optional<Deployment> deployment, List<DeploymentKeys.Key<?>> deploymentKeys) {}
+
+  /** Reads one profile with its deployment sections, adding its problems to {@code errors}. */
+  static Optional<Read> readAll(Path file, Home home, List<ProfileError> errors) {
     Problems problems = new Problems(file);
-    Optional<TableProfile> profile =
-        validated(ProfileTree.read(file, problems), file, home, problems);
+    Optional<Read> read = readTree(ProfileTree.read(file, problems), file, home, problems);
     errors.addAll(problems.errors());
-    return profile;
+    return read;
   }
 
   /** The profile built from a parsed tree; empty when the tree or any value has a problem. */
   private static Optional<TableProfile> validated(
       Optional<Map<String, Object>> tree, Path file, Home home, Problems problems) {
-    Optional<TableProfile> profile =
-        tree.map(t -> build(file, home, new ProfileValues(t, problems)));
+    return readTree(tree, file, home, problems).map(Read::profile);
+  }
+
+  private static Optional<Read> readTree(
+      Optional<Map<String, Object>> tree, Path file, Home home, Problems problems) {
+    Optional<Read> read =
+        tree.map(
+            t -> {
+              ProfileValues v = new ProfileValues(t, problems);
+              TableProfile profile = build(file, home, v);
+              // Sections of old are still read (and checked), for the deployment they give.
+              Optional<Deployment> deployment =
+                  DeploymentLoader.carriesDeployment(v)
+                      ? Optional.of(DeploymentLoader.build(v, home))
+                      : Optional.empty();
+              List<DeploymentKeys.Key<?>> set =
+                  DeploymentKeys.keys().stream().filter(v::isSet).toList();
+              return new Read(profile, deployment, set);
+            });
     if (!problems.isEmpty()) {
       return Optional.empty();
     }
-    profile.ifPresent(
-        p -> LOG.debug("Read profile {} for table {} from {}", p.name(), p.table(), file));
-    return profile;
+    read.ifPresent(
+        r -> LOG.debug("Read profile {} for table {} from {}", r.profile().name(), r.profile().table(), file));
+    return read;
   }
 
   /** The file name without its extension. */
@@ -185,10 +181,7 @@ public final class ProfileLoader {
         transform,
         load,
         new Metadata(v.get(METADATA_PATH, home.metadata(name) + File.separator)),
-        catalog(v, home),
-        ledger(v, home),
-        job(v),
-        listener(v));
+        catalog(v, home));
   }
 
   /**
@@ -423,43 +416,5 @@ public final class ProfileLoader {
             : v.optional(CATALOG_IO_IMPL),
         v.get(CATALOG_VENDED_CREDENTIALS, false),
         v.get(CATALOG_PROPERTIES, Map.of()));
-  }
-
-  private static LedgerSettings ledger(ProfileValues v, Home home) {
-    LedgerType type =
-        v.choice(LEDGER_TYPE, LedgerType.SQLITE, LedgerType::code).orElse(LedgerType.SQLITE);
-    return new LedgerSettings(
-        type,
-        v.get(LEDGER_SQLITE_PATH, home.ledgerDb().toString()),
-        type == LedgerType.FIRESTORE
-            ? v.requiredWhen(LEDGER_FIRESTORE_PROJECT, "ledger.type = firestore")
-            : v.optional(LEDGER_FIRESTORE_PROJECT),
-        v.get(LEDGER_FIRESTORE_DATABASE, DEFAULT_FIRESTORE_DATABASE),
-        v.get(LEDGER_COLLECTION_PREFIX, ""),
-        v.get(LEDGER_DEADLINE, LedgerSettings.DEFAULT_DEADLINE));
-  }
-
-  private static JobSettings job(ProfileValues v) {
-    return new JobSettings(
-        v.get(JOB_SPARK_PROPERTIES, Map.of()),
-        v.get(JOB_MASTER, DEFAULT_MASTER),
-        v.optional(JOB_DATAPROC_REGION),
-        v.get(JOB_RUNTIME_VERSION, DEFAULT_RUNTIME_VERSION),
-        v.optional(JOB_SERVICE_ACCOUNT),
-        v.optional(JOB_SUBNETWORK),
-        v.optional(JOB_JAR_URI),
-        v.get(JOB_LEASE_TIMEOUT, DEFAULT_LEASE_TIMEOUT),
-        v.number(JOB_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE));
-  }
-
-  private static ListenerSettings listener(ProfileValues v) {
-    return new ListenerSettings(
-        v.number(LISTENER_PORT, DEFAULT_PORT, 1, 65535),
-        v.optional(LISTENER_HOST),
-        v.get(LISTENER_PUSH_PATH, DEFAULT_PUSH_PATH, ProfileRules::httpPath),
-        v.optional(LISTENER_PUSH_ENABLED),
-        v.get(LISTENER_LIST_PREFIX_ON_MARKER, true),
-        v.optional(LISTENER_OIDC_AUDIENCE),
-        v.optional(LISTENER_OIDC_SERVICE_ACCOUNT));
   }
 }

@@ -1,6 +1,5 @@
 package io.files2iceberg.core.profile;
 
-import io.files2iceberg.core.profile.ProfileKeys.Key;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -28,19 +27,32 @@ final class ProfileValues {
 
   private final Map<String, Object> root;
   private final Problems problems;
+  private final KeyPaths known;
 
+  /** The values of a table profile, which may also carry the deployment's keys (of old). */
   ProfileValues(Map<String, Object> root, Problems problems) {
+    this(root, problems, ProfileKeys.paths().plus(DeploymentKeys.paths()));
+  }
+
+  /** @param known the keys the file may set */
+  ProfileValues(Map<String, Object> root, Problems problems, KeyPaths known) {
     this.root = root;
     this.problems = problems;
+    this.known = known;
+  }
+
+  /** Whether the tree has a top-level section of that name, null or not. */
+  boolean hasSection(String name) {
+    return root.containsKey(name);
   }
 
   /** Whether the key is set to something other than null. */
-  boolean isSet(Key<?> key) {
+  boolean isSet(SettingKey<?> key) {
     return raw(key) != null;
   }
 
   /** The key's value if it is set and valid. */
-  <T> Optional<T> optional(Key<T> key, Rule<? super T> rule) {
+  <T> Optional<T> optional(SettingKey<T> key, Rule<? super T> rule) {
     Object raw = raw(key);
     if (raw == null) {
       return Optional.empty();
@@ -50,21 +62,21 @@ final class ProfileValues {
         .filter(value -> passes(key.path(), value, rule));
   }
 
-  <T> Optional<T> optional(Key<T> key) {
+  <T> Optional<T> optional(SettingKey<T> key) {
     return optional(key, Rule.none());
   }
 
   /** The key's value if it is set and valid, else the fallback. */
-  <T> T get(Key<T> key, T fallback, Rule<? super T> rule) {
+  <T> T get(SettingKey<T> key, T fallback, Rule<? super T> rule) {
     return optional(key, rule).orElse(fallback);
   }
 
-  <T> T get(Key<T> key, T fallback) {
+  <T> T get(SettingKey<T> key, T fallback) {
     return get(key, fallback, Rule.none());
   }
 
   /** A whole number in {@code [min, max]}. */
-  int number(Key<Integer> key, int fallback, int min, int max) {
+  int number(SettingKey<Integer> key, int fallback, int min, int max) {
     return get(
         key,
         fallback,
@@ -77,20 +89,20 @@ final class ProfileValues {
   }
 
   /** The key's value, or a "missing" problem when it is not set. */
-  <T> Optional<T> required(Key<T> key, Rule<? super T> rule) {
+  <T> Optional<T> required(SettingKey<T> key, Rule<? super T> rule) {
     return requiredBecause(key, "required key is missing", rule);
   }
 
   /** The key's value, or a problem when it is not set although {@code condition} holds. */
-  <T> Optional<T> requiredWhen(Key<T> key, String condition, Rule<? super T> rule) {
+  <T> Optional<T> requiredWhen(SettingKey<T> key, String condition, Rule<? super T> rule) {
     return requiredBecause(key, "is required when " + condition, rule);
   }
 
-  <T> Optional<T> requiredWhen(Key<T> key, String condition) {
+  <T> Optional<T> requiredWhen(SettingKey<T> key, String condition) {
     return requiredWhen(key, condition, Rule.none());
   }
 
-  private <T> Optional<T> requiredBecause(Key<T> key, String reason, Rule<? super T> rule) {
+  private <T> Optional<T> requiredBecause(SettingKey<T> key, String reason, Rule<? super T> rule) {
     if (!isSet(key)) {
       problems.add(key.path(), reason);
       return Optional.empty();
@@ -102,7 +114,7 @@ final class ProfileValues {
    * One of an enum's codes, case-insensitive. The fallback when unset; empty (with the problem
    * recorded) when the value is not one of the codes.
    */
-  <E extends Enum<E>> Optional<E> choice(Key<String> key, E fallback, Function<E, String> code) {
+  <E extends Enum<E>> Optional<E> choice(SettingKey<String> key, E fallback, Function<E, String> code) {
     if (!isSet(key)) {
       return Optional.of(fallback);
     }
@@ -120,7 +132,7 @@ final class ProfileValues {
    * extract.lineage-columns[1]}). Empty when unset; nothing when invalid.
    */
   <E extends Enum<E>> Optional<List<E>> choices(
-      Key<List<String>> key, Class<E> type, Function<E, String> code) {
+      SettingKey<List<String>> key, Class<E> type, Function<E, String> code) {
     if (!isSet(key)) {
       return Optional.of(List.of());
     }
@@ -165,7 +177,7 @@ final class ProfileValues {
    * A list whose elements are distinct and each pass the rule; problems name the element ({@code
    * load.primary-key[1]}). Empty when unset; nothing when invalid.
    */
-  Optional<List<String>> each(Key<List<String>> key, Rule<String> rule) {
+  Optional<List<String>> each(SettingKey<List<String>> key, Rule<String> rule) {
     if (!isSet(key)) {
       return Optional.of(List.of());
     }
@@ -187,15 +199,20 @@ final class ProfileValues {
     return valid ? list : Optional.empty();
   }
 
-  void reject(Key<?> key, String reason) {
+  void reject(SettingKey<?> key, String reason) {
     problems.add(key.path(), reason);
+  }
+
+  /** A problem at a key path that is not one of the known keys' own, such as a provider's. */
+  void reject(String keyPath, String reason) {
+    problems.add(keyPath, reason);
   }
 
   /**
    * Whether no problem has been recorded at any of the keys or inside them, so that a rule
    * across keys is checked only on values that are valid on their own.
    */
-  boolean isValid(Key<?>... keys) {
+  boolean isValid(SettingKey<?>... keys) {
     return Arrays.stream(keys).noneMatch(key -> problems.hasAt(key.path()));
   }
 
@@ -212,11 +229,11 @@ final class ProfileValues {
     section.forEach(
         (key, value) -> {
           String keyPath = ProfileKeys.child(path, key);
-          if (ProfileKeys.find(keyPath).isPresent() || ProfileKeys.isRenderedField(keyPath)) {
+          if (known.isKey(keyPath) || ProfileKeys.isRenderedField(keyPath)) {
             return;
           }
-          if (!ProfileKeys.isSection(keyPath)) {
-            problems.add(keyPath, "unknown key" + suggestion(path, key));
+          if (!known.isSection(keyPath)) {
+            problems.add(keyPath, "unknown key" + suggestion(known, path, key));
           } else if (value instanceof Map) {
             rejectUnknownKeys((Map<String, Object>) value, keyPath);
           } else if (value != null) {
@@ -230,15 +247,15 @@ final class ProfileValues {
    * means {@code iceberg.table}); else the closest sibling by edit distance, when within 3 edits or
    * one is a prefix of the other.
    */
-  static String suggestion(String section, String key) {
+  static String suggestion(KeyPaths keys, String section, String key) {
     Optional<String> deeper =
-        ProfileKeys.below(section).stream()
+        keys.below(section).stream()
             .filter(relative -> relative.endsWith("." + key))
             .findFirst();
     Optional<String> near =
         deeper.or(
             () ->
-                ProfileKeys.children(section).stream()
+                keys.children(section).stream()
                     .filter(
                         known ->
                             distance(known, key) <= 3
@@ -246,7 +263,7 @@ final class ProfileValues {
                                 || key.startsWith(known))
                     .min(Comparator.comparingInt(known -> distance(known, key))));
     return near.map(known -> "; did you mean '" + known + "'?")
-        .orElse("; expected one of " + String.join(", ", ProfileKeys.children(section)));
+        .orElse("; expected one of " + String.join(", ", keys.children(section)));
   }
 
   /** Levenshtein distance. */
@@ -279,7 +296,7 @@ final class ProfileValues {
    * Whether the key is written with the literal {@code null} (HOCON or YAML), which {@link #isSet}
    * takes for unset. For a key whose own value is the word null.
    */
-  boolean isWrittenAsNull(Key<?> key) {
+  boolean isWrittenAsNull(SettingKey<?> key) {
     Object node = root;
     List<String> segments = key.segments();
     for (String segment : segments.subList(0, segments.size() - 1)) {
@@ -292,7 +309,7 @@ final class ProfileValues {
     return node instanceof Map<?, ?> section && section.containsKey(last) && section.get(last) == null;
   }
 
-  private Object raw(Key<?> key) {
+  private Object raw(SettingKey<?> key) {
     Object node = root;
     for (String segment : key.segments()) {
       if (!(node instanceof Map<?, ?> section)) {

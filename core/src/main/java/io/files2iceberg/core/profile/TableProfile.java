@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * One table's ingestion profile, parsed and validated once from a HOCON ({@code .conf}) or YAML
  * ({@code .yaml}, {@code .yml}) file. Every value is resolved: defaults are filled in and the
- * embedded-mode locations are absolute paths under the {@link Home}.
+ * embedded-mode locations are absolute paths under the {@link Home}. A profile describes its table
+ * only: what the deployment has once (ledger, listener, job) is its {@link Deployment}.
  *
  * @param name the profile's name: its file name without the extension
  * @param source the file the profile was read from
@@ -18,10 +19,7 @@ public record TableProfile(
     Transform transform,
     Load load,
     Metadata metadata,
-    Catalog catalog,
-    LedgerSettings ledger,
-    JobSettings job,
-    ListenerSettings listener) {
+    Catalog catalog) {
 
   public TableProfile {
     Objects.requireNonNull(name, "name");
@@ -30,9 +28,6 @@ public record TableProfile(
     Objects.requireNonNull(load, "load");
     Objects.requireNonNull(metadata, "metadata");
     Objects.requireNonNull(catalog, "catalog");
-    Objects.requireNonNull(ledger, "ledger");
-    Objects.requireNonNull(job, "job");
-    Objects.requireNonNull(listener, "listener");
   }
 
   /** The fully qualified Iceberg table this profile loads, {@code catalog.namespace.table}. */

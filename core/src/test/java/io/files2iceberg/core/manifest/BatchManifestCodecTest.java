@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
@@ -34,6 +35,7 @@ class BatchManifestCodecTest {
             BatchManifest.CURRENT_VERSION,
             "20261130T120000-1a2b3c4d",
             profile,
+            DeploymentLoader.defaults(new Home(home)),
             IngestionType.INCREMENTAL,
             true,
             Instant.parse("2026-11-30T12:00:00Z"),

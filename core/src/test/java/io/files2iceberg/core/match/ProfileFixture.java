@@ -5,15 +5,11 @@ import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Catalog;
 import io.files2iceberg.core.profile.Extract;
-import io.files2iceberg.core.profile.JobSettings;
-import io.files2iceberg.core.profile.LedgerSettings;
-import io.files2iceberg.core.profile.ListenerSettings;
 import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.core.profile.Metadata;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.core.profile.Transform;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -120,24 +116,6 @@ final class ProfileFixture {
             Optional.empty(),
             Optional.empty(),
             false,
-            Map.of()),
-        new LedgerSettings(
-            LedgerSettings.LedgerType.SQLITE,
-            home.resolve("ledger.db").toString(),
-            Optional.empty(),
-            "(default)",
-            ""),
-        new JobSettings(
-            Map.of(),
-            "local[*]",
-            Optional.empty(),
-            "2.2",
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Duration.ofMinutes(30),
-            3),
-        new ListenerSettings(
-            8080, Optional.empty(), "/push", Optional.empty(), false, Optional.empty(), Optional.empty()));
+            Map.of()));
   }
 }

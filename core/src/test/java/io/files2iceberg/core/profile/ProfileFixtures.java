@@ -75,34 +75,6 @@ final class ProfileFixtures {
         vended-credentials = true
         properties { "header.X-Iceberg-Access-Delegation" = "vended-credentials" }
       }
-      ledger {
-        type = firestore
-        sqlite-path = "/var/lib/files2iceberg/ledger.db"
-        firestore-project = sales-project
-        firestore-database = ingest
-        collection-prefix = "staging_"
-        deadline = 3s
-      }
-      job {
-        spark-properties { "spark.executor.memory" = 4g, "spark.sql.shuffle.partitions" = 8 }
-        master = "local[2]"
-        dataproc-region = europe-west1
-        runtime-version = "2.10"
-        service-account = "job@sales-project.iam.gserviceaccount.com"
-        subnetwork = "projects/sales-project/regions/europe-west1/subnetworks/default"
-        jar-uri = "gs://sales-bucket/jars/spark-job.jar"
-        lease-timeout = 90s
-        max-attempts = 5
-      }
-      listener {
-        port = 9090
-        host = "0.0.0.0"
-        push-path = "/push"
-        push-enabled = false
-        list-prefix-on-marker = false
-        oidc-audience = "https://listener.example.com"
-        oidc-service-account = "push@sales-project.iam.gserviceaccount.com"
-      }
       """;
 
   /** {@link #EVERY_KEY_HOCON} in YAML: dotted keys nest, except inside free-form maps. */
@@ -160,13 +132,57 @@ final class ProfileFixtures {
         vended-credentials: true
         properties:
           header.X-Iceberg-Access-Delegation: vended-credentials
+      """;
+
+  /**
+   * Every deployment key set to something other than its default; the ledger is the test
+   * provider's ({@code test-sqlite}), as core has no Firestore provider.
+   */
+  static final String EVERY_DEPLOYMENT_KEY_HOCON =
+      """
+      ledger {
+        type = test-sqlite
+        sqlite-path = "/var/lib/files2iceberg/ledger.db"
+        firestore-project = sales-project
+        firestore-database = ingest
+        collection-prefix = "staging_"
+        deadline = 3s
+        properties { file = "/var/lib/files2iceberg/test.db" }
+      }
+      job {
+        spark-properties { "spark.executor.memory" = 4g, "spark.sql.shuffle.partitions" = 8 }
+        master = "local[2]"
+        dataproc-region = europe-west1
+        runtime-version = "2.10"
+        service-account = "job@sales-project.iam.gserviceaccount.com"
+        subnetwork = "projects/sales-project/regions/europe-west1/subnetworks/default"
+        jar-uri = "gs://sales-bucket/jars/spark-job.jar"
+        lease-timeout = 90s
+        max-attempts = 5
+      }
+      listener {
+        port = 9090
+        host = "0.0.0.0"
+        push-path = "/push"
+        push-enabled = false
+        list-prefix-on-marker = false
+        oidc-audience = "https://listener.example.com"
+        oidc-service-account = "push@sales-project.iam.gserviceaccount.com"
+      }
+      """;
+
+  /** {@link #EVERY_DEPLOYMENT_KEY_HOCON} in YAML. */
+  static final String EVERY_DEPLOYMENT_KEY_YAML =
+      """
       ledger:
-        type: firestore
+        type: test-sqlite
         sqlite-path: /var/lib/files2iceberg/ledger.db
         firestore-project: sales-project
         firestore-database: ingest
         collection-prefix: staging_
         deadline: 3s
+        properties:
+          file: /var/lib/files2iceberg/test.db
       job:
         spark-properties:
           spark.executor.memory: 4g
@@ -225,9 +241,6 @@ final class ProfileFixtures {
         profile.transform(),
         profile.load(),
         profile.metadata(),
-        profile.catalog(),
-        profile.ledger(),
-        profile.job(),
-        profile.listener());
+        profile.catalog());
   }
 }

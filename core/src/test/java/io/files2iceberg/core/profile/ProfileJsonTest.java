@@ -111,8 +111,7 @@ class ProfileJsonTest {
     assertThat(rendered.at("/extract/batch-file/pattern").isNull()).isTrue();
     assertThat(rendered.at("/extract/max-batch-size").asInt()).isEqualTo(100);
     assertThat(rendered.at("/load/save-mode").asText()).isEqualTo("Append");
-    assertThat(rendered.at("/job/lease-timeout").asText()).isEqualTo("30m");
-    assertThat(rendered.at("/ledger/sqlite-path").asText()).isEqualTo(home().ledgerDb().toString());
+    assertThat(rendered.has("job") || rendered.has("ledger") || rendered.has("listener")).isFalse();
     assertThat(rendered.at("/extract/batch-file/partition-column").asText()).isEqualTo("partition");
     assertThat(rendered.at("/extract/lineage-columns").isEmpty()).isTrue();
     assertThat(rendered.at("/extract/quarantine-bad-files").asBoolean()).isFalse();

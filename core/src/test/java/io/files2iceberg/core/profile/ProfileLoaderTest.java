@@ -16,14 +16,12 @@ import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Extract.OnOverwrite;
-import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import java.io.File;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -110,37 +108,6 @@ class ProfileLoaderTest {
                 Optional.of("org.example.FileIO"),
                 true,
                 Map.of("header.X-Iceberg-Access-Delegation", "vended-credentials")));
-    assertThat(profile.ledger())
-        .isEqualTo(
-            new LedgerSettings(
-                LedgerType.FIRESTORE,
-                "/var/lib/files2iceberg/ledger.db",
-                Optional.of("sales-project"),
-                "ingest",
-                "staging_",
-                Duration.ofSeconds(3)));
-    assertThat(profile.job())
-        .isEqualTo(
-            new JobSettings(
-                Map.of("spark.executor.memory", "4g", "spark.sql.shuffle.partitions", "8"),
-                "local[2]",
-                Optional.of("europe-west1"),
-                "2.10",
-                Optional.of("job@sales-project.iam.gserviceaccount.com"),
-                Optional.of("projects/sales-project/regions/europe-west1/subnetworks/default"),
-                Optional.of("gs://sales-bucket/jars/spark-job.jar"),
-                Duration.ofSeconds(90),
-                5));
-    assertThat(profile.listener())
-        .isEqualTo(
-            new ListenerSettings(
-                9090,
-                Optional.of("0.0.0.0"),
-                "/push",
-                Optional.of(false),
-                false,
-                Optional.of("https://listener.example.com"),
-                Optional.of("push@sales-project.iam.gserviceaccount.com")));
     assertThat(profile.isEmbeddedCatalog()).isFalse();
   }
 
@@ -239,31 +206,6 @@ class ProfileLoaderTest {
                 false,
                 Map.of()));
     assertThat(profile.isEmbeddedCatalog()).isTrue();
-    assertThat(profile.ledger())
-        .isEqualTo(
-            new LedgerSettings(
-                LedgerType.SQLITE,
-                home.resolve("ledger.db").toString(),
-                Optional.empty(),
-                "(default)",
-                "",
-                LedgerSettings.DEFAULT_DEADLINE));
-    assertThat(profile.job())
-        .isEqualTo(
-            new JobSettings(
-                Map.of(),
-                "local[*]",
-                Optional.empty(),
-                "2.3",
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Duration.ofMinutes(30),
-                3));
-    assertThat(profile.listener())
-        .isEqualTo(
-            new ListenerSettings(
-                8080, Optional.empty(), "/pubsub/push", Optional.empty(), true, Optional.empty(), Optional.empty()));
   }
 
   @Test
@@ -434,45 +376,6 @@ catalog { type = REST, uri = "https://biglake.example.com", warehouse = "gs://bu
     TableProfile local = ProfileLoader.load(Path.of("../examples/local/clicks.conf"), home());
     assertThat(local.isEmbeddedCatalog()).isTrue();
     assertThat(local.table()).isEqualTo("local.demo.clicks");
-  }
-
-  @Test
-  void hoconSubstitutionsResolveAgainstTheFileAndTheEnvironment() throws Exception {
-    Path file =
-        write(
-            dir,
-            "clicks.conf",
-            ProfileFixtures.MINIMAL
-                + """
-                  job.jar-uri = ${?NO_SUCH_VARIABLE_FOR_FILES2ICEBERG}
-                  job.subnetwork = ${?PATH}
-                  job.spark-properties { "spark.app.name" = ${load.iceberg.table} }
-                  """);
-
-    JobSettings job = ProfileLoader.load(file, home()).job();
-
-    assertThat(job.jarUri()).isEmpty();
-    assertThat(job.subnetwork()).isEqualTo(Optional.ofNullable(System.getenv("PATH")));
-    assertThat(job.sparkProperties()).containsEntry("spark.app.name", "prod.raw.clicks");
-  }
-
-  @Test
-  void yamlKeysInsideFreeFormMapsStayLiteral() throws Exception {
-    Path file =
-        write(
-            dir,
-            "clicks.yaml",
-            """
-            extract.path: gs://bucket/raw/clicks/*.parquet
-            load.iceberg.table: prod.raw.clicks
-            job:
-              spark-properties.spark.sql.shuffle.partitions: 4
-              spark-properties:
-                spark.executor.memory: 4g
-            """);
-
-    assertThat(ProfileLoader.load(file, home()).job().sparkProperties())
-        .isEqualTo(Map.of("spark.sql.shuffle.partitions", "4", "spark.executor.memory", "4g"));
   }
 
   @Test

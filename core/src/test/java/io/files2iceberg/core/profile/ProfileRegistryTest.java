@@ -153,28 +153,28 @@ class ProfileRegistryTest {
   }
 
   @Test
-  void differentLedgersAreRejectedNamingBothFiles() {
-    write(dir, "a.conf", profile("gs://bucket/raw/a/*.parquet", "p.raw.a"));
+  void profilesOfOldWithDifferentLedgersAreRejectedNamingBothFiles() {
+    write(dir, "a.conf", profile("gs://bucket/raw/a/*.parquet", "p.raw.a") + "ledger.type = sqlite\n");
     Path b =
         write(
             dir,
             "b.conf",
             profile("gs://bucket/raw/b/*.parquet", "p.raw.b")
-                + "ledger { type = firestore, firestore-project = proj }\n");
+                + "ledger { type = test-sqlite, properties.file = /tmp/t.db }\n");
 
     assertThat(registryErrors(dir, home()))
         .containsExactly(
             b.toAbsolutePath()
-                + ": ledger.type: is \"firestore\" here but \"sqlite\" in a.conf;"
-                + " a deployment has one ledger",
+                + ": ledger.type: is \"test-sqlite\" here but \"sqlite\" in a.conf;"
+                + " a deployment has one ledger (better: move the sections to one deployment file)",
             b.toAbsolutePath()
-                + ": ledger.firestore-project: is \"proj\" here but null in a.conf;"
-                + " a deployment has one ledger");
+                + ": ledger.properties: is {\"file\":\"/tmp/t.db\"} here but {} in a.conf;"
+                + " a deployment has one ledger (better: move the sections to one deployment file)");
   }
 
   @Test
-  void differentListenersAreRejectedNamingBothFiles() {
-    write(dir, "a.conf", profile("gs://bucket/raw/a/*.parquet", "p.raw.a"));
+  void profilesOfOldWithDifferentListenersAreRejectedNamingBothFiles() {
+    write(dir, "a.conf", profile("gs://bucket/raw/a/*.parquet", "p.raw.a") + "listener.port = 8081\n");
     Path b =
         write(
             dir,
@@ -184,8 +184,8 @@ class ProfileRegistryTest {
     assertThat(registryErrors(dir, home()))
         .containsExactly(
             b.toAbsolutePath()
-                + ": listener.port: is 9090 here but 8080 in a.conf; a deployment has one"
-                + " listener");
+                + ": listener.port: is 9090 here but 8081 in a.conf; a deployment has one"
+                + " listener (better: move the sections to one deployment file)");
   }
 
   @Test

@@ -621,10 +621,10 @@ class ProfileValidationTest {
   }
 
   @Test
-  void firestoreLedgerRequiresAProject() {
-    assertThat(errors("ledger.type = firestore"))
+  void theLedgerProviderChecksTheLedgerSectionOfAProfileOfOld() {
+    assertThat(errors("ledger.type = test-sqlite"))
         .containsExactly(
-            error("ledger.firestore-project", "is required when ledger.type = firestore"));
+            error("ledger.properties.file", "is required when ledger.type = test-sqlite"));
   }
 
   @Test

@@ -14,16 +14,22 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's "Table profiles" section and {@link ProfileKeys} describe the same keys. */
+/**
+ * The README's "Table profiles" section and {@link ProfileKeys} describe the same keys, and its
+ * "Deployment file" section and {@link DeploymentKeys} do.
+ */
 class ReadmeDocumentsEveryKeyTest {
 
   private static final Path README = Path.of("../README.md");
   private static final String START = "<!-- profile-keys:start -->";
   private static final String END = "<!-- profile-keys:end -->";
+  private static final String DEPLOYMENT_START = "<!-- deployment-keys:start -->";
+  private static final String DEPLOYMENT_END = "<!-- deployment-keys:end -->";
   private static final Pattern KEY_ROW = Pattern.compile("^\\| `([^`]+)` \\|", Pattern.MULTILINE);
   private static final Pattern YAML_BLOCK = Pattern.compile("```yaml\\n(.*?)```", Pattern.DOTALL);
 
   private static String section;
+  private static String deploymentSection;
 
   @TempDir Path dir;
 
@@ -32,6 +38,8 @@ class ReadmeDocumentsEveryKeyTest {
     String readme = Files.readString(README);
     assertThat(readme).contains(START, END);
     section = readme.substring(readme.indexOf(START), readme.indexOf(END));
+    assertThat(readme).contains(DEPLOYMENT_START, DEPLOYMENT_END);
+    deploymentSection = readme.substring(readme.indexOf(DEPLOYMENT_START), readme.indexOf(DEPLOYMENT_END));
   }
 
   @Test
@@ -40,6 +48,28 @@ class ReadmeDocumentsEveryKeyTest {
 
     assertThat(documented).doesNotHaveDuplicates();
     assertThat(documented).containsExactlyInAnyOrderElementsOf(ProfileKeys.all());
+  }
+
+  @Test
+  void deploymentKeyTableListsExactlyTheKeysTheDeploymentLoaderKnows() {
+    List<String> documented = KEY_ROW.matcher(deploymentSection).results().map(m -> m.group(1)).toList();
+
+    assertThat(documented).doesNotHaveDuplicates();
+    assertThat(documented).containsExactlyInAnyOrderElementsOf(DeploymentKeys.all());
+  }
+
+  @Test
+  void deploymentExampleLoads() throws Exception {
+    Matcher example = Pattern.compile("```\\n# deployment.conf\\n(.*?)```", Pattern.DOTALL).matcher(deploymentSection);
+    assertThat(example.find()).as("a # deployment.conf block in the section").isTrue();
+
+    // Its ledger is Firestore, whose provider core has not: the file is read as a tree of known keys.
+    Problems problems = new Problems(dir.resolve("deployment.conf"));
+    ProfileValues values = ProfileTree.read(write(dir, "deployment.conf", example.group(1)), problems)
+        .map(tree -> new ProfileValues(tree, problems, DeploymentKeys.paths()))
+        .orElseThrow();
+    values.rejectUnknownKeys();
+    assertThat(problems.errors()).isEmpty();
   }
 
   @Test

@@ -34,7 +34,6 @@ import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.profile.LedgerSettings;
-import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -199,9 +198,9 @@ class FirestoreLedgerTest extends LedgerContractTest {
   @Test
   void ledgersOpenFindsTheFirestoreLedgerThroughItsProvider() {
     assertThat(ServiceLoader.load(LedgerProvider.class).stream().map(ServiceLoader.Provider::get))
-        .anySatisfy(provider -> assertThat(provider.type()).isEqualTo(LedgerType.FIRESTORE));
+        .anySatisfy(provider -> assertThat(provider.type()).isEqualTo("firestore"));
     LedgerSettings settings = new LedgerSettings(
-        LedgerType.FIRESTORE, "unused.db", Optional.of(FirestoreEmulator.PROJECT), "(default)", prefix);
+        FirestoreLedgerProvider.TYPE, "unused.db", Optional.of(FirestoreEmulator.PROJECT), "(default)", prefix);
 
     try (Ledger opened = Ledgers.open(settings, clock)) {
       assertThat(opened).isInstanceOf(FirestoreLedger.class);

@@ -10,7 +10,6 @@ import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.ledger.MutableClock;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.profile.LedgerSettings;
-import io.files2iceberg.core.profile.LedgerSettings.LedgerType;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,7 +39,7 @@ class FirestoreOutageTest {
       throws Exception {
     Process emulator = FIRESTORE.emulator().process().orElse(null);
     assumeTrue(emulator != null, "needs an emulator process this run started (not FIRESTORE_EMULATOR_HOST) to freeze");
-    LedgerSettings settings = new LedgerSettings(LedgerType.FIRESTORE, "unused.db",
+    LedgerSettings settings = new LedgerSettings(FirestoreLedgerProvider.TYPE, "unused.db",
         Optional.of(FirestoreEmulator.PROJECT), "(default)", prefix, DEADLINE);
     try (FirestoreLedger ledger = FirestoreLedger.open(settings, clock, FIRESTORE.emulator().host())) {
       warmUp(ledger);

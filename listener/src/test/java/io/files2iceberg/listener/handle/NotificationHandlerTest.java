@@ -170,7 +170,7 @@ class NotificationHandlerTest {
 
   private NotificationHandler handler(ObjectListing listing) {
     return new NotificationHandler(
-        ledger, profiles, profiles.profiles().get(0).listener(), listing, meters, CLOCK);
+        ledger, profiles, profiles.deployment().listener(), listing, meters, CLOCK);
   }
 
   private static ReceivedMessage marker(String messageId) {

@@ -27,6 +27,6 @@ final class ShortBusyTimeoutLedger {
   @Replaces(Ledger.class)
   @Bean(preDestroy = "close")
   Ledger ledger(ProfileRegistry profiles, Clock clock, @Property(name = PROPERTY) Duration busyTimeout) {
-    return SqliteLedger.open(Path.of(profiles.profiles().get(0).ledger().sqlitePath()), clock, busyTimeout);
+    return SqliteLedger.open(Path.of(profiles.deployment().ledger().sqlitePath()), clock, busyTimeout);
   }
 }

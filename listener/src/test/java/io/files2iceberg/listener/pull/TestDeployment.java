@@ -54,12 +54,11 @@ public final class TestDeployment implements AutoCloseable {
             }
           }
           load.iceberg.table = "%s"
-          listener {
-          %s
-          }
           """
-              .formatted(BUCKET, TABLE, listenerKeys);
+              .formatted(BUCKET, TABLE);
       Files.writeString(root.resolve("profiles/clicks.conf"), profile);
+      // The deployment's settings, in the deployment file beside the profiles.
+      Files.writeString(root.resolve("profiles/deployment.conf"), "listener {\n" + listenerKeys + "\n}\n");
       return new TestDeployment(root);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -1,6 +1,7 @@
 package io.files2iceberg.sparkjob.catalog;
 
 import io.files2iceberg.core.profile.Catalog;
+import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -83,9 +84,9 @@ public final class CatalogConf {
    * job.spark-properties} as they are (they win), except that a {@code spark.sql.extensions} of
    * the profile keeps Iceberg's extensions in the list.
    */
-  public static Map<String, String> sessionProperties(TableProfile profile) {
+  public static Map<String, String> sessionProperties(TableProfile profile, JobSettings job) {
     Map<String, String> properties = new LinkedHashMap<>(sparkProperties(profile));
-    profile.job().sparkProperties().forEach((key, value) -> {
+    job.sparkProperties().forEach((key, value) -> {
       if (key.equals(EXTENSIONS_KEY)) {
         properties.put(key, withIcebergExtensions(value));
       } else {

@@ -42,7 +42,7 @@ public final class MaintainMain {
       System.exit(EXIT_INVALID);
       return;
     }
-    SparkSession spark = BatchJob.newSession(request.profile(), "files2iceberg maintain " + request.table());
+    SparkSession spark = BatchJob.newSession(request.profile(), request.deployment().job(), "files2iceberg maintain " + request.table());
     int code;
     try {
       code = run(spark, request, System.out, System.err);

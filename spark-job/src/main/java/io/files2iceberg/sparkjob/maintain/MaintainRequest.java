@@ -3,6 +3,8 @@ package io.files2iceberg.sparkjob.maintain;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileLoader;
@@ -21,12 +23,14 @@ import java.util.Optional;
  * What {@link MaintainMain} is asked to do, parsed once from its command line:
  *
  * <pre>{@code
- * MaintainMain --profile JSON --retention-cutoff ISO-INSTANT [--retain-last N]
+ * MaintainMain --profile JSON [--deployment JSON] --retention-cutoff ISO-INSTANT [--retain-last N]
  *   [--protect BATCH_ID=REASON]... [--protect-newest N]
  *   [--compact --target-file-size BYTES --min-input-files N] [--dry-run] [--result URI]
  * }</pre>
  *
  * @param profile the table's resolved profile, as {@code ProfileJson} renders it (its catalog)
+ * @param deployment the deployment, as {@code DeploymentLoader.render} renders it (its job's Spark
+ *     properties); the defaults when not given
  * @param retentionCutoff snapshots older than this may be expired, unless protected
  * @param retainLast the most recent ancestors always kept (at least 1)
  * @param protect batch ids the ledger says may run again, with why (in the order given)
@@ -39,6 +43,7 @@ import java.util.Optional;
  */
 record MaintainRequest(
     TableProfile profile,
+    Deployment deployment,
     Instant retentionCutoff,
     int retainLast,
     Map<String, String> protect,
@@ -70,6 +75,7 @@ record MaintainRequest(
 
   MaintainRequest {
     Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(deployment, "deployment");
     Objects.requireNonNull(retentionCutoff, "retentionCutoff");
     protect = Map.copyOf(new LinkedHashMap<>(protect));
     if (retainLast < 1) {
@@ -91,6 +97,7 @@ record MaintainRequest(
    */
   static MaintainRequest parse(String[] args) {
     String profileJson = null;
+    String deploymentJson = null;
     Instant cutoff = null;
     int retainLast = 1;
     Map<String, String> protect = new LinkedHashMap<>();
@@ -107,6 +114,7 @@ record MaintainRequest(
         case "--compact" -> compact = true;
         case "--dry-run" -> dryRun = true;
         case "--profile" -> profileJson = value(option, rest);
+        case "--deployment" -> deploymentJson = value(option, rest);
         case "--retention-cutoff" -> cutoff = instant(option, value(option, rest));
         case "--retain-last" -> retainLast = whole(option, value(option, rest));
         case "--protect-newest" -> protectNewest = whole(option, value(option, rest));
@@ -132,7 +140,7 @@ record MaintainRequest(
     }
     Optional<Compaction> compaction =
         compact ? Optional.of(new Compaction(targetFileSize, minInputFiles)) : Optional.empty();
-    return new MaintainRequest(profile(profileJson), cutoff, retainLast, protect, protectNewest, compaction, dryRun,
+    return new MaintainRequest(profile(profileJson), deployment(deploymentJson), cutoff, retainLast, protect, protectNewest, compaction, dryRun,
         Optional.ofNullable(resultUri));
   }
 
@@ -149,6 +157,18 @@ record MaintainRequest(
       throw new IllegalArgumentException("--profile: not JSON: " + e.getOriginalMessage(), e);
     } catch (ProfileException e) {
       throw new IllegalArgumentException("--profile: " + e.getMessage(), e);
+    }
+  }
+
+  private static Deployment deployment(String json) {
+    Home home = Home.resolve(Optional.empty(), Map.of());
+    if (json == null) {
+      return DeploymentLoader.defaults(home);
+    }
+    try {
+      return DeploymentLoader.parse(json, Path.of("deployment.conf"), home);
+    } catch (ProfileException e) {
+      throw new IllegalArgumentException("--deployment: " + e.getMessage(), e);
     }
   }
 

@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.launch.dataproc;
 
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.LauncherProvider;
+import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.TableProfile;
 import java.util.Map;
 import java.util.Optional;
@@ -33,8 +34,8 @@ public final class DataprocLauncherProvider implements LauncherProvider {
   }
 
   @Override
-  public boolean handles(TableProfile profile) {
-    return profile.job().dataprocRegion().isPresent();
+  public boolean handles(TableProfile profile, Deployment deployment) {
+    return deployment.job().dataprocRegion().isPresent();
   }
 
   /**
@@ -46,15 +47,15 @@ public final class DataprocLauncherProvider implements LauncherProvider {
    *     Application Default Credentials)
    */
   @Override
-  public Launcher open(TableProfile profile) {
-    return DataprocLauncher.connect(profile.job(), projectOf(profile));
+  public Launcher open(TableProfile profile, Deployment deployment) {
+    return DataprocLauncher.connect(deployment.job(), projectOf(deployment));
   }
 
   /** {@value #PROJECT_ENV} when set, else {@code ledger.firestore-project}. */
-  String projectOf(TableProfile profile) {
+  String projectOf(Deployment deployment) {
     return Optional.ofNullable(env.get(PROJECT_ENV))
         .filter(project -> !project.isBlank())
-        .or(() -> profile.ledger().firestoreProject())
+        .or(() -> deployment.ledger().firestoreProject())
         .orElseThrow(() -> new IllegalArgumentException("job.dataproc-region: the Dataproc launcher needs a Google"
             + " Cloud project: set " + PROJECT_ENV + " or ledger.firestore-project"));
   }

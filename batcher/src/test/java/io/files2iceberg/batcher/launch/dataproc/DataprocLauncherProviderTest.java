@@ -3,6 +3,8 @@ package io.files2iceberg.batcher.launch.dataproc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
@@ -25,13 +27,13 @@ class DataprocLauncherProviderTest {
     DataprocLauncherProvider provider = new DataprocLauncherProvider(Map.of());
 
     assertThat(provider.name()).isEqualTo("dataproc");
-    assertThat(provider.handles(profile(BASE + "job.dataproc-region = europe-west1"))).isTrue();
-    assertThat(provider.handles(profile(BASE))).isFalse();
+    assertThat(provider.handles(profile(BASE), deployment("job.dataproc-region = europe-west1"))).isTrue();
+    assertThat(provider.handles(profile(BASE), deployment(""))).isFalse();
   }
 
   @Test
   void theProjectIsGoogleCloudProjectElseTheFirestoreLedgersProject() throws Exception {
-    TableProfile firestore = profile(BASE + "ledger { type = firestore, firestore-project = lake-prod }");
+    Deployment firestore = deployment("ledger { type = firestore, firestore-project = lake-prod }");
 
     assertThat(new DataprocLauncherProvider(Map.of("GOOGLE_CLOUD_PROJECT", "lake-jobs")).projectOf(firestore))
         .isEqualTo("lake-jobs");
@@ -39,24 +41,30 @@ class DataprocLauncherProviderTest {
   }
 
   @Test
-  void aProfileWithoutAJarUriIsAConfigurationErrorNamingTheKey() throws Exception {
-    TableProfile profile = profile(BASE + "job.dataproc-region = europe-west1");
+  void aDeploymentWithoutAJarUriIsAConfigurationErrorNamingTheKey() throws Exception {
+    TableProfile profile = profile(BASE);
+    Deployment deployment = deployment("job.dataproc-region = europe-west1");
     DataprocLauncherProvider provider = new DataprocLauncherProvider(Map.of("GOOGLE_CLOUD_PROJECT", "lake-prod"));
 
-    assertThatThrownBy(() -> provider.open(profile))
+    assertThatThrownBy(() -> provider.open(profile, deployment))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("job.jar-uri: required with job.dataproc-region: the gs:// URI of"
             + " files2iceberg-spark-job-<version>-all.jar");
   }
 
   @Test
-  void aProfileWithoutAProjectIsAConfigurationError() throws Exception {
-    TableProfile profile = profile(BASE + "job { dataproc-region = europe-west1, jar-uri = \"gs://b/job-all.jar\" }");
+  void aDeploymentWithoutAProjectIsAConfigurationError() throws Exception {
+    TableProfile profile = profile(BASE);
+    Deployment deployment = deployment("job { dataproc-region = europe-west1, jar-uri = \"gs://b/job-all.jar\" }");
 
-    assertThatThrownBy(() -> new DataprocLauncherProvider(Map.of()).open(profile))
+    assertThatThrownBy(() -> new DataprocLauncherProvider(Map.of()).open(profile, deployment))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("job.dataproc-region: the Dataproc launcher needs a Google Cloud"
             + " project: set GOOGLE_CLOUD_PROJECT or ledger.firestore-project");
+  }
+
+  private Deployment deployment(String hocon) throws Exception {
+    return DeploymentLoader.parse(hocon, home.resolve("deployment.conf"), new Home(home));
   }
 
   private TableProfile profile(String hocon) throws Exception {

@@ -40,6 +40,8 @@ import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.ProfileLoader;
@@ -95,13 +97,15 @@ class DataprocLauncherTest {
   final Storage storage = LocalStorageHelper.getOptions().getService();
   FakeDataproc dataproc;
   TableProfile profile;
+  Deployment deployment;
   DataprocLauncher launcher;
 
   @BeforeEach
   void start() throws Exception {
     dataproc = new FakeDataproc();
     profile = profile(PROFILE);
-    launcher = launcher(profile.job());
+    deployment = deployment(PROFILE);
+    launcher = launcher(deployment.job());
   }
 
   @AfterEach
@@ -167,12 +171,13 @@ class DataprocLauncherTest {
 
   @Test
   void withoutServiceAccountAndSubnetworkTheBatchRunsWithDataprocsDefaults() throws Exception {
-    TableProfile plain = profile("""
+    String plainText = """
         extract.path = "gs://lake-landing/clicks/dt=*/*.parquet"
         load.iceberg.table = "lake.web.clicks"
         job { dataproc-region = europe-west1, jar-uri = "%s" }
-        """.formatted(JAR));
-    try (DataprocLauncher defaults = launcher(plain.job())) {
+        """.formatted(JAR);
+    TableProfile plain = profile(plainText);
+    try (DataprocLauncher defaults = launcher(deployment(plainText).job())) {
       defaults.launch(manifest(plain), MANIFEST_URI, 1);
     }
 
@@ -536,7 +541,7 @@ class DataprocLauncherTest {
 
   @Test
   void aMissingRegionIsAConfigurationErrorNamingTheKey() {
-    JobSettings job = withRegion(profile.job(), Optional.empty());
+    JobSettings job = withRegion(deployment.job(), Optional.empty());
 
     assertThatThrownBy(() -> launcher(job))
         .isInstanceOf(IllegalArgumentException.class)
@@ -545,7 +550,7 @@ class DataprocLauncherTest {
 
   @Test
   void aRegionThatIsNoRegionNameIsAConfigurationErrorNamingTheKey() {
-    JobSettings job = withRegion(profile.job(), Optional.of("europe-west1.googleapis.com:443"));
+    JobSettings job = withRegion(deployment.job(), Optional.of("europe-west1.googleapis.com:443"));
 
     assertThatThrownBy(() -> launcher(job))
         .isInstanceOf(IllegalArgumentException.class)
@@ -554,7 +559,7 @@ class DataprocLauncherTest {
 
   @Test
   void aMissingJarUriIsAConfigurationErrorNamingTheKey() {
-    JobSettings job = withJar(profile.job(), Optional.empty());
+    JobSettings job = withJar(deployment.job(), Optional.empty());
 
     assertThatThrownBy(() -> launcher(job))
         .isInstanceOf(IllegalArgumentException.class)
@@ -564,7 +569,7 @@ class DataprocLauncherTest {
 
   @Test
   void aLocalJarUriIsAConfigurationErrorNamingTheKey() {
-    JobSettings job = withJar(profile.job(), Optional.of("file:///opt/files2iceberg/job-all.jar"));
+    JobSettings job = withJar(deployment.job(), Optional.of("file:///opt/files2iceberg/job-all.jar"));
 
     assertThatThrownBy(() -> launcher(job))
         .isInstanceOf(IllegalArgumentException.class)
@@ -573,7 +578,7 @@ class DataprocLauncherTest {
 
   @Test
   void aMissingProjectIsAConfigurationError() {
-    assertThatThrownBy(() -> new DataprocLauncher(profile.job(), " ", dataproc.client(), Duration.ofMillis(10)))
+    assertThatThrownBy(() -> new DataprocLauncher(deployment.job(), " ", dataproc.client(), Duration.ofMillis(10)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("the Dataproc launcher needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT or"
             + " ledger.firestore-project");
@@ -629,6 +634,13 @@ class DataprocLauncherTest {
         new DataprocLauncher.Polling(Duration.ofMillis(10), Duration.ofSeconds(5), 2), new AttemptResults(() -> storage));
   }
 
+  /** The deployment a profile of old gives, its job section the Dataproc settings. */
+  private Deployment deployment(String hocon) throws Exception {
+    Path folder = Files.createTempDirectory(home, "profile-of-old");
+    Files.writeString(folder.resolve("clicks.conf"), hocon);
+    return ProfileRegistry.load(folder, new Home(home)).deployment();
+  }
+
   private TableProfile profile(String hocon) throws Exception {
     return ProfileLoader.parse(hocon, home.resolve("clicks.conf"), new Home(home));
   }
@@ -638,7 +650,7 @@ class DataprocLauncherTest {
   }
 
   private static BatchManifest manifest(TableProfile profile) {
-    return BatchManifest.of(BATCH_ID, profile, profile.extract().batchFile().ingestionType(), true,
+    return BatchManifest.of(BATCH_ID, profile, DeploymentLoader.defaults(new Home(Path.of("home"))), profile.extract().batchFile().ingestionType(), true,
         Instant.parse("2026-11-30T12:00:00Z"), List.of());
   }
 

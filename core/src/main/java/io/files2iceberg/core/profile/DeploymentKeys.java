@@ -1,0 +1,107 @@
+package io.files2iceberg.core.profile;
+
+import static io.files2iceberg.core.profile.ValueType.BOOLEAN;
+import static io.files2iceberg.core.profile.ValueType.DURATION;
+import static io.files2iceberg.core.profile.ValueType.MAP;
+import static io.files2iceberg.core.profile.ValueType.NON_BLANK;
+import static io.files2iceberg.core.profile.ValueType.STRING;
+import static io.files2iceberg.core.profile.ValueType.WHOLE_NUMBER;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Every key the deployment file may set ({@code ledger}, {@code listener}, {@code job}): its dotted
+ * path, its value type and where the resolved value lives in a {@link Deployment}. The one list that
+ * the deployment loader, its rendering and the README test read.
+ */
+final class DeploymentKeys {
+
+  /**
+   * One leaf key.
+   *
+   * @param resolved the resolved value in a deployment, as the key spells it (null for none)
+   */
+  record Key<T>(String path, ValueType<T> type, Function<Deployment, T> resolved)
+      implements SettingKey<T> {}
+
+  /** The sections of the deployment file, which table profiles of old carried too. */
+  static final List<String> SECTIONS = List.of("ledger", "listener", "job");
+
+  private static final List<Key<?>> ALL = new ArrayList<>();
+
+  static final Key<String> LEDGER_TYPE = key("ledger.type", NON_BLANK, d -> d.ledger().type());
+  static final Key<String> LEDGER_SQLITE_PATH =
+      key("ledger.sqlite-path", NON_BLANK, d -> d.ledger().sqlitePath());
+  static final Key<String> LEDGER_FIRESTORE_PROJECT =
+      key("ledger.firestore-project", NON_BLANK, d -> d.ledger().firestoreProject().orElse(null));
+  static final Key<String> LEDGER_FIRESTORE_DATABASE =
+      key("ledger.firestore-database", NON_BLANK, d -> d.ledger().firestoreDatabase());
+  static final Key<String> LEDGER_COLLECTION_PREFIX =
+      key("ledger.collection-prefix", STRING, d -> d.ledger().collectionPrefix());
+  static final Key<Duration> LEDGER_DEADLINE =
+      key("ledger.deadline", DURATION, d -> d.ledger().deadline());
+  static final Key<Map<String, String>> LEDGER_PROPERTIES =
+      key("ledger.properties", MAP, d -> d.ledger().properties());
+
+  static final Key<Map<String, String>> JOB_SPARK_PROPERTIES =
+      key("job.spark-properties", MAP, d -> d.job().sparkProperties());
+  static final Key<String> JOB_MASTER = key("job.master", NON_BLANK, d -> d.job().master());
+  static final Key<String> JOB_DATAPROC_REGION =
+      key("job.dataproc-region", NON_BLANK, d -> d.job().dataprocRegion().orElse(null));
+  static final Key<String> JOB_RUNTIME_VERSION =
+      key("job.runtime-version", NON_BLANK, d -> d.job().runtimeVersion());
+  static final Key<String> JOB_SERVICE_ACCOUNT =
+      key("job.service-account", NON_BLANK, d -> d.job().serviceAccount().orElse(null));
+  static final Key<String> JOB_SUBNETWORK =
+      key("job.subnetwork", NON_BLANK, d -> d.job().subnetwork().orElse(null));
+  static final Key<String> JOB_JAR_URI =
+      key("job.jar-uri", NON_BLANK, d -> d.job().jarUri().orElse(null));
+  static final Key<Duration> JOB_LEASE_TIMEOUT =
+      key("job.lease-timeout", DURATION, d -> d.job().leaseTimeout());
+  static final Key<Integer> JOB_MAX_ATTEMPTS =
+      key("job.max-attempts", WHOLE_NUMBER, d -> d.job().maxAttempts());
+
+  static final Key<Integer> LISTENER_PORT =
+      key("listener.port", WHOLE_NUMBER, d -> d.listener().port());
+  static final Key<String> LISTENER_HOST =
+      key("listener.host", NON_BLANK, d -> d.listener().host().orElse(null));
+  static final Key<String> LISTENER_PUSH_PATH =
+      key("listener.push-path", NON_BLANK, d -> d.listener().pushPath());
+  static final Key<Boolean> LISTENER_PUSH_ENABLED =
+      key("listener.push-enabled", BOOLEAN, d -> d.listener().pushEnabled().orElse(null));
+  static final Key<Boolean> LISTENER_LIST_PREFIX_ON_MARKER =
+      key("listener.list-prefix-on-marker", BOOLEAN, d -> d.listener().listPrefixOnMarker());
+  static final Key<String> LISTENER_OIDC_AUDIENCE =
+      key("listener.oidc-audience", NON_BLANK, d -> d.listener().oidcAudience().orElse(null));
+  static final Key<String> LISTENER_OIDC_SERVICE_ACCOUNT =
+      key(
+          "listener.oidc-service-account",
+          NON_BLANK,
+          d -> d.listener().oidcServiceAccount().orElse(null));
+
+  private DeploymentKeys() {}
+
+  private static <T> Key<T> key(String path, ValueType<T> type, Function<Deployment, T> resolved) {
+    Key<T> key = new Key<>(path, type, resolved);
+    ALL.add(key);
+    return key;
+  }
+
+  /** Every key path, in documentation order. */
+  static List<String> all() {
+    return ALL.stream().map(Key::path).toList();
+  }
+
+  /** Every key, in documentation order. */
+  static List<Key<?>> keys() {
+    return List.copyOf(ALL);
+  }
+
+  static KeyPaths paths() {
+    return new KeyPaths(ALL);
+  }
+}

@@ -1,0 +1,210 @@
+package io.files2iceberg.core.profile;
+
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_DATAPROC_REGION;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_JAR_URI;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_LEASE_TIMEOUT;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MASTER;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MAX_ATTEMPTS;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_RUNTIME_VERSION;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_SERVICE_ACCOUNT;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_SPARK_PROPERTIES;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_SUBNETWORK;
+import static io.files2iceberg.core.profile.DeploymentKeys.LEDGER_COLLECTION_PREFIX;
+import static io.files2iceberg.core.profile.DeploymentKeys.LEDGER_DEADLINE;
+import static io.files2iceberg.core.profile.DeploymentKeys.LEDGER_FIRESTORE_DATABASE;
+import static io.files2iceberg.core.profile.DeploymentKeys.LEDGER_FIRESTORE_PROJECT;
+import static io.files2iceberg.core.profile.DeploymentKeys.LEDGER_PROPERTIES;
+import static io.files2iceberg.core.profile.DeploymentKeys.LEDGER_SQLITE_PATH;
+import static io.files2iceberg.core.profile.DeploymentKeys.LEDGER_TYPE;
+import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_HOST;
+import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_LIST_PREFIX_ON_MARKER;
+import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_OIDC_AUDIENCE;
+import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_OIDC_SERVICE_ACCOUNT;
+import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PORT;
+import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PUSH_ENABLED;
+import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PUSH_PATH;
+
+import io.files2iceberg.core.ledger.LedgerProvider;
+import io.files2iceberg.core.ledger.Ledgers;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads the deployment file, HOCON ({@code deployment.conf}) or YAML ({@code deployment.yaml},
+ * {@code deployment.yml}), into a validated {@link Deployment} with every default filled in. Its
+ * keys are listed in the README's "Deployment file" section. The ledger's type names a {@link
+ * LedgerProvider} on the classpath, which checks the ledger's settings.
+ */
+public final class DeploymentLoader {
+
+  /** The names the deployment file may have beside the profiles, in the order they are looked for. */
+  public static final List<String> FILE_NAMES =
+      List.of("deployment.conf", "deployment.yaml", "deployment.yml");
+
+  static final String DEFAULT_MASTER = "local[*]";
+  static final String DEFAULT_RUNTIME_VERSION = "2.3";
+  static final Duration DEFAULT_LEASE_TIMEOUT = Duration.ofMinutes(30);
+  static final int DEFAULT_MAX_ATTEMPTS = 3;
+  static final int DEFAULT_PORT = 8080;
+  static final String DEFAULT_PUSH_PATH = "/pubsub/push";
+  static final String DEFAULT_FIRESTORE_DATABASE = "(default)";
+
+  private DeploymentLoader() {}
+
+  /**
+   * Reads and validates a deployment file.
+   *
+   * @throws ProfileException listing every problem in the file
+   */
+  public static Deployment load(Path file, Home home) throws ProfileException {
+    List<ProfileError> errors = new ArrayList<>();
+    Optional<Deployment> deployment = read(file, home, errors);
+    if (!errors.isEmpty()) {
+      throw new ProfileException(errors);
+    }
+    return deployment.orElseThrow();
+  }
+
+  /**
+   * Parses and validates a deployment from HOCON text (JSON, such as {@link #render} writes, is
+   * HOCON), as {@link #load} reads a {@code .conf} file; {@code source} names it in the problems.
+   *
+   * @throws ProfileException listing every problem in the text
+   */
+  public static Deployment parse(String text, Path source, Home home) throws ProfileException {
+    Problems problems = new Problems(source);
+    Optional<Deployment> deployment =
+        ProfileTree.readHocon(text, source, problems).map(tree -> fromFile(tree, home, problems));
+    if (!problems.isEmpty()) {
+      throw new ProfileException(problems.errors());
+    }
+    return deployment.orElseThrow();
+  }
+
+  /** The deployment of a file that sets nothing: the embedded one, its ledger under the home. */
+  public static Deployment defaults(Home home) {
+    Problems problems = new Problems(home.root());
+    Deployment deployment = fromFile(Map.of(), home, problems);
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException("the default deployment is invalid: " + problems.errors());
+    }
+    return deployment;
+  }
+
+  /**
+   * The deployment files beside table profiles: in the folder, or in the folder of a single
+   * profile file. More than one is an error of the registry.
+   */
+  public static List<Path> beside(Path profilesFileOrDir) {
+    Path folder = Files.isDirectory(profilesFileOrDir)
+        ? profilesFileOrDir
+        : profilesFileOrDir.toAbsolutePath().getParent();
+    if (folder == null) {
+      return List.of();
+    }
+    return FILE_NAMES.stream().map(folder::resolve).filter(Files::isRegularFile).toList();
+  }
+
+  /** Whether a file in a profile folder is a deployment file rather than a table profile. */
+  public static boolean isDeploymentFile(Path file) {
+    return FILE_NAMES.contains(file.getFileName().toString().toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * The deployment as the text of a deployment file: pretty-printed JSON (which HOCON reads), every
+   * default filled in, under the keys the file uses. {@link #parse} reads it back into an equal
+   * deployment.
+   */
+  public static String render(Deployment deployment) {
+    return ProfileJson.deployment(deployment);
+  }
+
+  /** Reads one deployment file, adding its problems to {@code errors}; empty when there are any. */
+  static Optional<Deployment> read(Path file, Home home, List<ProfileError> errors) {
+    Problems problems = new Problems(file);
+    Optional<Deployment> deployment =
+        ProfileTree.read(file, problems).map(tree -> fromFile(tree, home, problems));
+    errors.addAll(problems.errors());
+    return problems.isEmpty() ? deployment : Optional.empty();
+  }
+
+  private static Deployment fromFile(Map<String, Object> tree, Home home, Problems problems) {
+    Map<String, Object> deploymentOnly = new LinkedHashMap<>(tree);
+    for (String section : tree.keySet()) {
+      if (ProfileKeys.paths().isSection(section) && !DeploymentKeys.SECTIONS.contains(section)) {
+        problems.add(section, "is a section of a table profile; the deployment file holds "
+            + String.join(", ", DeploymentKeys.SECTIONS) + " only");
+        deploymentOnly.remove(section);
+      }
+    }
+    ProfileValues values = new ProfileValues(deploymentOnly, problems, DeploymentKeys.paths());
+    values.rejectUnknownKeys();
+    return build(values, home);
+  }
+
+  /**
+   * The deployment a tree's {@code ledger}, {@code listener} and {@code job} sections give, a
+   * deployment file's or a table profile's of old; problems are recorded in the values' problems.
+   */
+  static Deployment build(ProfileValues v, Home home) {
+    return new Deployment(ledger(v, home), listener(v), job(v));
+  }
+
+  /** Whether a table profile's tree carries any of the deployment's sections. */
+  static boolean carriesDeployment(ProfileValues v) {
+    return DeploymentKeys.SECTIONS.stream().anyMatch(v::hasSection);
+  }
+
+  private static LedgerSettings ledger(ProfileValues v, Home home) {
+    String type = v.get(LEDGER_TYPE, LedgerSettings.SQLITE).trim().toLowerCase(Locale.ROOT);
+    LedgerSettings settings = new LedgerSettings(
+        type,
+        v.get(LEDGER_SQLITE_PATH, home.ledgerDb().toString()),
+        v.optional(LEDGER_FIRESTORE_PROJECT),
+        v.get(LEDGER_FIRESTORE_DATABASE, DEFAULT_FIRESTORE_DATABASE),
+        v.get(LEDGER_COLLECTION_PREFIX, ""),
+        v.get(LEDGER_DEADLINE, LedgerSettings.DEFAULT_DEADLINE),
+        v.get(LEDGER_PROPERTIES, Map.of()));
+    if (v.isValid(LEDGER_TYPE)) {
+      // The provider of the type decides what its settings need; core knows only the type names.
+      Optional<LedgerProvider> provider = Ledgers.provider(type);
+      if (provider.isEmpty()) {
+        v.reject(LEDGER_TYPE, Ledgers.noProvider(type));
+      } else {
+        provider.get().problems(settings).forEach(problem -> v.reject(problem.key(), problem.reason()));
+      }
+    }
+    return settings;
+  }
+
+  private static JobSettings job(ProfileValues v) {
+    return new JobSettings(
+        v.get(JOB_SPARK_PROPERTIES, Map.of()),
+        v.get(JOB_MASTER, DEFAULT_MASTER),
+        v.optional(JOB_DATAPROC_REGION),
+        v.get(JOB_RUNTIME_VERSION, DEFAULT_RUNTIME_VERSION),
+        v.optional(JOB_SERVICE_ACCOUNT),
+        v.optional(JOB_SUBNETWORK),
+        v.optional(JOB_JAR_URI),
+        v.get(JOB_LEASE_TIMEOUT, DEFAULT_LEASE_TIMEOUT),
+        v.number(JOB_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE));
+  }
+
+  private static ListenerSettings listener(ProfileValues v) {
+    return new ListenerSettings(
+        v.number(LISTENER_PORT, DEFAULT_PORT, 1, 65535),
+        v.optional(LISTENER_HOST),
+        v.get(LISTENER_PUSH_PATH, DEFAULT_PUSH_PATH, ProfileRules::httpPath),
+        v.optional(LISTENER_PUSH_ENABLED),
+        v.get(LISTENER_LIST_PREFIX_ON_MARKER, true),
+        v.optional(LISTENER_OIDC_AUDIENCE),
+        v.optional(LISTENER_OIDC_SERVICE_ACCOUNT));
+  }
+}

@@ -1,0 +1,207 @@
+package io.files2iceberg.core.profile;
+
+import static io.files2iceberg.core.profile.ProfileFixtures.EVERY_DEPLOYMENT_KEY_HOCON;
+import static io.files2iceberg.core.profile.ProfileFixtures.EVERY_DEPLOYMENT_KEY_YAML;
+import static io.files2iceberg.core.profile.ProfileFixtures.write;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.files2iceberg.core.ledger.Ledgers;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DeploymentLoaderTest {
+
+  @TempDir Path dir;
+
+  private Home home() {
+    return new Home(dir.resolve("home"));
+  }
+
+  private List<String> errors(String fileName, String text) {
+    Path file = write(dir, fileName, text);
+    ProfileException failure =
+        catchThrowableOfType(ProfileException.class, () -> DeploymentLoader.load(file, home()));
+    assertThat(failure).as("loading %s fails", file).isNotNull();
+    return failure.errors().stream().map(ProfileError::toString).toList();
+  }
+
+  @Test
+  void everyKeyParsesToItsRecordField() throws Exception {
+    Deployment deployment =
+        DeploymentLoader.load(write(dir, "deployment.conf", EVERY_DEPLOYMENT_KEY_HOCON), home());
+
+    assertThat(deployment.ledger())
+        .isEqualTo(
+            new LedgerSettings(
+                "test-sqlite",
+                "/var/lib/files2iceberg/ledger.db",
+                Optional.of("sales-project"),
+                "ingest",
+                "staging_",
+                Duration.ofSeconds(3),
+                Map.of("file", "/var/lib/files2iceberg/test.db")));
+    assertThat(deployment.job())
+        .isEqualTo(
+            new JobSettings(
+                Map.of("spark.executor.memory", "4g", "spark.sql.shuffle.partitions", "8"),
+                "local[2]",
+                Optional.of("europe-west1"),
+                "2.10",
+                Optional.of("job@sales-project.iam.gserviceaccount.com"),
+                Optional.of("projects/sales-project/regions/europe-west1/subnetworks/default"),
+                Optional.of("gs://sales-bucket/jars/spark-job.jar"),
+                Duration.ofSeconds(90),
+                5));
+    assertThat(deployment.listener())
+        .isEqualTo(
+            new ListenerSettings(
+                9090,
+                Optional.of("0.0.0.0"),
+                "/push",
+                Optional.of(false),
+                false,
+                Optional.of("https://listener.example.com"),
+                Optional.of("push@sales-project.iam.gserviceaccount.com")));
+  }
+
+  @Test
+  void everyKeyFixtureSetsEveryDeploymentKey() {
+    Problems problems = new Problems(dir);
+    ProfileValues values =
+        ProfileTree.read(write(dir, "deployment.conf", EVERY_DEPLOYMENT_KEY_HOCON), problems)
+            .map(tree -> new ProfileValues(tree, problems, DeploymentKeys.paths()))
+            .orElseThrow();
+
+    assertThat(DeploymentKeys.keys())
+        .allSatisfy(key -> assertThat(values.isSet(key)).as(key.path()).isTrue());
+  }
+
+  @Test
+  void yamlGivesTheSameDeploymentAsHocon() throws Exception {
+    Deployment hocon =
+        DeploymentLoader.load(write(dir, "deployment.conf", EVERY_DEPLOYMENT_KEY_HOCON), home());
+
+    Deployment yaml =
+        DeploymentLoader.load(write(dir, "deployment.yaml", EVERY_DEPLOYMENT_KEY_YAML), home());
+
+    assertThat(yaml).isEqualTo(hocon);
+  }
+
+  @Test
+  void anEmptyFileIsTheEmbeddedDeployment() throws Exception {
+    Path home = dir.resolve("home").toAbsolutePath();
+
+    Deployment deployment = DeploymentLoader.load(write(dir, "deployment.conf", ""), home());
+
+    assertThat(deployment).isEqualTo(DeploymentLoader.defaults(home()));
+    assertThat(deployment.ledger())
+        .isEqualTo(
+            new LedgerSettings(
+                "sqlite",
+                home.resolve("ledger.db").toString(),
+                Optional.empty(),
+                "(default)",
+                "",
+                LedgerSettings.DEFAULT_DEADLINE));
+    assertThat(deployment.job())
+        .isEqualTo(
+            new JobSettings(
+                Map.of(),
+                "local[*]",
+                Optional.empty(),
+                "2.3",
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Duration.ofMinutes(30),
+                3));
+    assertThat(deployment.listener())
+        .isEqualTo(
+            new ListenerSettings(
+                8080, Optional.empty(), "/pubsub/push", Optional.empty(), true, Optional.empty(), Optional.empty()));
+  }
+
+  @Test
+  void renderedDeploymentParsesBackIntoTheSameSettings() throws Exception {
+    Deployment deployment =
+        DeploymentLoader.load(write(dir, "deployment.conf", EVERY_DEPLOYMENT_KEY_HOCON), home());
+
+    String text = DeploymentLoader.render(deployment);
+
+    assertThat(DeploymentLoader.parse(text, dir.resolve("deployment.conf"), new Home(dir.resolve("other"))))
+        .isEqualTo(deployment);
+    assertThat(DeploymentLoader.load(write(dir.resolve("again"), "deployment.conf", text), home()))
+        .isEqualTo(deployment);
+  }
+
+  @Test
+  void unknownLedgerTypeIsRejectedNamingTheTypesOnTheClasspath() {
+    assertThat(errors("deployment.conf", "ledger.type = cassandra\n"))
+        .containsExactly(
+            dir.resolve("deployment.conf")
+                + ": ledger.type: no ledger provider of type \"cassandra\" on the classpath; found: sqlite,"
+                + " test-sqlite (a type of its own module needs that module, such as"
+                + " files2iceberg-ledger-cassandra)");
+    assertThat(Ledgers.types()).containsExactly("sqlite", "test-sqlite");
+  }
+
+  @Test
+  void theLedgerProviderChecksItsOwnSettings() {
+    assertThat(errors("deployment.conf", "ledger.type = test-sqlite\n"))
+        .containsExactly(
+            dir.resolve("deployment.conf")
+                + ": ledger.properties.file: is required when ledger.type = test-sqlite");
+  }
+
+  @Test
+  void tableKeysAndUnknownKeysAreRejectedInTheDeploymentFile() {
+    assertThat(errors("deployment.conf", "load.iceberg.table = a.b.c\nlistener.prot = 9090\n"))
+        .containsExactly(
+            dir.resolve("deployment.conf")
+                + ": load: is a section of a table profile; the deployment file holds ledger, listener, job only",
+            dir.resolve("deployment.conf") + ": listener.prot: unknown key; did you mean 'port'?");
+  }
+
+  @Test
+  void hoconSubstitutionsResolveAgainstTheFileAndTheEnvironment() throws Exception {
+    Path file =
+        write(
+            dir,
+            "deployment.conf",
+            """
+            ledger.collection-prefix = dev_
+            job.jar-uri = ${?NO_SUCH_VARIABLE_FOR_FILES2ICEBERG}
+            job.subnetwork = ${?PATH}
+            job.spark-properties { "spark.app.name" = ${ledger.collection-prefix} }
+            """);
+
+    JobSettings job = DeploymentLoader.load(file, home()).job();
+
+    assertThat(job.jarUri()).isEmpty();
+    assertThat(job.subnetwork()).isEqualTo(Optional.ofNullable(System.getenv("PATH")));
+    assertThat(job.sparkProperties()).containsEntry("spark.app.name", "dev_");
+  }
+
+  @Test
+  void yamlKeysInsideFreeFormMapsStayLiteral() throws Exception {
+    Path file =
+        write(
+            dir,
+            "deployment.yaml",
+            """
+            job:
+              spark-properties.spark.sql.shuffle.partitions: 4
+              spark-properties:
+                spark.executor.memory: 4g
+            """);
+
+    assertThat(DeploymentLoader.load(file, home()).job().sparkProperties())
+        .isEqualTo(Map.of("spark.sql.shuffle.partitions", "4", "spark.executor.memory", "4g"));
+  }
+}
