@@ -1,4 +1,4 @@
-package io.files2iceberg.batcher.cli;
+package io.files2iceberg.batcher.validate;
 
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
