@@ -29,7 +29,11 @@ public record BatchManifest(
     Instant createdAt,
     List<ManifestFile> files) {
 
-  public static final int CURRENT_VERSION = 1;
+  /** The format version this build writes: the deployment apart from the profile. */
+  public static final int CURRENT_VERSION = 2;
+
+  /** The first format version, still read: the profile carried the deployment's sections. */
+  public static final int PROFILE_DEPLOYMENT_VERSION = 1;
 
   public BatchManifest {
     Objects.requireNonNull(batchId, "batchId");

@@ -28,11 +28,14 @@ import java.util.stream.Collectors;
 /**
  * The manifest's JSON form, version {@value BatchManifest#CURRENT_VERSION}: the one place that
  * writes and reads it. Reading validates everything and names the origin and the field at fault.
+ * It also reads version {@value BatchManifest#PROFILE_DEPLOYMENT_VERSION}, whose profile carried
+ * the deployment's {@code ledger}, {@code listener} and {@code job} sections (a batch launched by
+ * the build before the deployment file, run or recovered by this one).
  *
  * <pre>{@code
  * {
  *   "format": "files2iceberg-batch-manifest",
- *   "version": 1,
+ *   "version": 2,
  *   "batchId": "20261130T120000-1a2b3c4d",
  *   "table": "local.demo.clicks",
  *   "mode": "incremental",
@@ -98,14 +101,19 @@ public final class BatchManifestCodec {
       throw reader.invalid("format", "expected \"" + FORMAT + "\", got \"" + format + "\"");
     }
     int version = (int) reader.number(reader.root, "version");
-    if (version != BatchManifest.CURRENT_VERSION) {
+    if (version < BatchManifest.PROFILE_DEPLOYMENT_VERSION || version > BatchManifest.CURRENT_VERSION) {
       throw reader.invalid(
           "version",
-          "this build reads version "
+          "this build reads versions "
+              + BatchManifest.PROFILE_DEPLOYMENT_VERSION
+              + " to "
               + BatchManifest.CURRENT_VERSION
               + ", the manifest is version "
               + version
               + (version > BatchManifest.CURRENT_VERSION ? " (written by a newer files2iceberg)" : ""));
+    }
+    if (version == BatchManifest.PROFILE_DEPLOYMENT_VERSION) {
+      reader.deploymentFromProfile();
     }
     String batchId = reader.text(reader.root, "batchId");
     String table = reader.text(reader.root, "table");
@@ -119,7 +127,8 @@ public final class BatchManifestCodec {
     }
     Deployment deployment = reader.deployment();
     List<ManifestFile> files = reader.files();
-    return new BatchManifest(version, batchId, profile, deployment, mode, saveCheckpoint, createdAt, files);
+    return new BatchManifest(
+        BatchManifest.CURRENT_VERSION, batchId, profile, deployment, mode, saveCheckpoint, createdAt, files);
   }
 
   private static JsonNode parse(String json, String origin) {
@@ -246,6 +255,24 @@ public final class BatchManifestCodec {
             e.errors().stream()
                 .map(ProfileError::toString)
                 .collect(Collectors.joining("; ")));
+      }
+    }
+
+    /**
+     * A version-1 manifest (written before the deployment file): the profile carries the
+     * deployment's sections; they move to the {@code deployment} field, as version 2 writes it.
+     */
+    void deploymentFromProfile() {
+      JsonNode profile = field(root, "profile", "profile");
+      if (!profile.isObject()) {
+        throw invalid("profile", "expected an object, got " + profile);
+      }
+      ObjectNode deployment = ((ObjectNode) root).putObject("deployment");
+      for (String section : DeploymentLoader.SECTIONS) {
+        JsonNode value = ((ObjectNode) profile).remove(section);
+        if (value != null) {
+          deployment.set(section, value);
+        }
       }
     }
 

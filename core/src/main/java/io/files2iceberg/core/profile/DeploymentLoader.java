@@ -45,6 +45,9 @@ import java.util.Optional;
 public final class DeploymentLoader {
 
   /** The names the deployment file may have beside the profiles, in the order they are looked for. */
+  /** The deployment's top-level sections, which profiles of old carried. */
+  public static final List<String> SECTIONS = DeploymentKeys.SECTIONS;
+
   public static final List<String> FILE_NAMES =
       List.of("deployment.conf", "deployment.yaml", "deployment.yml");
 

@@ -80,10 +80,26 @@ class BatchManifestCodecTest {
 
   @Test
   void newerVersionIsRejectedSayingSo() {
-    assertThatThrownBy(() -> read(root -> root.put("version", 2)))
+    assertThatThrownBy(() -> read(root -> root.put("version", 3)))
         .hasMessage(
-            "Invalid manifest m.json: version: this build reads version 1, the manifest is version 2"
+            "Invalid manifest m.json: version: this build reads versions 1 to 2, the manifest is version 3"
                 + " (written by a newer files2iceberg)");
+  }
+
+  /**
+   * A batch launched by the build before the deployment file, run or recovered by this one: its
+   * manifest is version 1, whose profile carries the ledger, listener and job sections.
+   */
+  @Test
+  void versionOneWithTheDeploymentInTheProfileReadsAsTheSameBatch() throws Exception {
+    BatchManifest read = read(root -> {
+      root.put("version", 1);
+      ObjectNode deployment = (ObjectNode) root.remove("deployment");
+      ObjectNode profile = (ObjectNode) root.get("profile");
+      deployment.fields().forEachRemaining(section -> profile.set(section.getKey(), section.getValue()));
+    });
+
+    assertThat(read).isEqualTo(manifest);
   }
 
   @Test
