@@ -259,8 +259,8 @@ public final class StorageListing {
      * last update.
      */
     public RecordFile toRecordFile(String table, String partition, String eventId, boolean readyOnArrival) {
-      return new RecordFile(table, partition, location.bucket(), location.name(), generation, location.uri(), size,
-          eventId, updated, Optional.empty(), readyOnArrival);
+      return RecordFile.of(table, partition, location, generation, size, eventId, updated, Optional.empty(),
+          readyOnArrival);
     }
   }
 

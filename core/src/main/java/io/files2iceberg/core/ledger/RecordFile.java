@@ -1,5 +1,6 @@
 package io.files2iceberg.core.ledger;
 
+import io.files2iceberg.core.match.ObjectLocation;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -41,6 +42,16 @@ public record RecordFile(
     Objects.requireNonNull(eventId, "eventId");
     Objects.requireNonNull(eventTime, "eventTime");
     Objects.requireNonNull(overwroteGeneration, "overwroteGeneration");
+  }
+
+  /**
+   * The command for one object of a partition, as the listener (a notification, a marker's
+   * listing), the batcher's listings and the operator commands record it.
+   */
+  public static RecordFile of(String table, String partition, ObjectLocation object, long generation, long size,
+      String eventId, Instant eventTime, Optional<Long> overwroteGeneration, boolean readyOnArrival) {
+    return new RecordFile(table, partition, object.bucket(), object.name(), generation, object.uri(), size, eventId,
+        eventTime, overwroteGeneration, readyOnArrival);
   }
 
   public String fileId() {

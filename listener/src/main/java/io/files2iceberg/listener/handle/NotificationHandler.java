@@ -215,13 +215,11 @@ public final class NotificationHandler {
     PartitionRef partition = dataFile.partition();
     ObjectLocation object = finalized.object();
     RecordFile command =
-        new RecordFile(
+        RecordFile.of(
             partition.table(),
             partition.token(),
-            object.bucket(),
-            object.name(),
+            object,
             finalized.generation(),
-            object.uri(),
             finalized.size().orElse(UNKNOWN_SIZE),
             messageId,
             finalized.eventTime(),
@@ -310,13 +308,11 @@ public final class NotificationHandler {
       }
       ObjectLocation object = listed.location();
       RecordFile command =
-          new RecordFile(
+          RecordFile.of(
               partition.table(),
               partition.token(),
-              object.bucket(),
-              object.name(),
+              object,
               listed.generation(),
-              object.uri(),
               listed.size(),
               eventId,
               listed.updated().orElse(finalized.eventTime()),
