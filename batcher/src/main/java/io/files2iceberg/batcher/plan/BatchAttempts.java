@@ -85,7 +85,7 @@ final class BatchAttempts {
         }
       }
       Action action = Settlement.decide(
-          new Settlement.Launch(ended, attempts, writer.maxAttempts(), mayHold, checkpointRelaunched));
+          new Settlement.Attempt(ended, attempts, writer.maxAttempts(), mayHold, checkpointRelaunched));
       if (action instanceof Relaunch relaunch) {
         LOG.warn("Table {} batch {}: committed to the table but not to the ledger ({}); launching it again to"
             + " finalize it", table, batchId, ((Ended.JobEnded) ended).result().describe());

@@ -85,8 +85,8 @@ final class Settlement {
    *     ran before, a revived one, one whose checkpoint failed, a reattached run)
    * @param checkpointRelaunched whether this launch is the one made at once after a failed checkpoint
    */
-  record Launch(Ended ended, int attempts, int maxAttempts, boolean mayHold, boolean checkpointRelaunched) {
-    Launch {
+  record Attempt(Ended ended, int attempts, int maxAttempts, boolean mayHold, boolean checkpointRelaunched) {
+    Attempt {
       Objects.requireNonNull(ended, "ended");
     }
   }
@@ -156,7 +156,7 @@ final class Settlement {
   record Reported(String error, Optional<JobExit> exit) implements Settle {}
 
   /** Settles one launch of a ledger batch (see the class comment). */
-  static Action decide(Launch launch) {
+  static Action decide(Attempt launch) {
     if (launch.ended() instanceof Ended.NotLaunched none) {
       if (!launch.mayHold()) {
         return none.retryable() ? new FailAndRelease(none.error(), Optional.empty())
@@ -232,7 +232,7 @@ final class Settlement {
         : new LeaveForRecovery(error, exit, attempts);
   }
 
-  private static Settle unknownOutcome(String error, Optional<JobExit> exit, boolean retryable, Launch launch) {
+  private static Settle unknownOutcome(String error, Optional<JobExit> exit, boolean retryable, Attempt launch) {
     if (!retryable) {
       return new GiveUp(error, exit, launch.attempts());
     }

@@ -83,7 +83,7 @@ class SettlementTest {
       """)
   void aLaunchIsSettledByHowItEndedItsAttemptsAndWhetherTheTableMayHoldTheBatch(String ended, int attempts,
       boolean mayHold, boolean checkpointRelaunched, String expected) {
-    Action action = Settlement.decide(new Settlement.Launch(ended(ended), attempts, 3, mayHold, checkpointRelaunched));
+    Action action = Settlement.decide(new Settlement.Attempt(ended(ended), attempts, 3, mayHold, checkpointRelaunched));
 
     assertThat(name(action)).isEqualTo(expected);
   }
@@ -100,7 +100,7 @@ class SettlementTest {
 
   @Test
   void aFailureCarriesTheJobsLineWithItsLogAndItsExit() {
-    Action action = Settlement.decide(new Settlement.Launch(ended("FAILED job"), 1, 3, false, false));
+    Action action = Settlement.decide(new Settlement.Attempt(ended("FAILED job"), 1, 3, false, false));
 
     assertThat(action).isEqualTo(new FailAndRelease("files2iceberg: table " + TABLE + " batch " + BATCH
         + " failed: Connection refused (log: " + LOG + ")", Optional.of(JobExit.FAILED)));
@@ -108,7 +108,7 @@ class SettlementTest {
 
   @Test
   void aLaunchErrorCarriesTheLaunchersMessageAndNoExit() {
-    Action action = Settlement.decide(new Settlement.Launch(ended("launch needs-fix"), 1, 3, false, false));
+    Action action = Settlement.decide(new Settlement.Attempt(ended("launch needs-fix"), 1, 3, false, false));
 
     assertThat(action).isEqualTo(new FailPartitions("the job could not be started: Dataproc refused: INVALID_ARGUMENT",
         Optional.empty()));
@@ -116,7 +116,7 @@ class SettlementTest {
 
   @Test
   void givingUpCountsTheAttemptsAndKeepsWhy() {
-    Action action = Settlement.decide(new Settlement.Launch(ended("FAILED crash"), 3, 3, false, false));
+    Action action = Settlement.decide(new Settlement.Attempt(ended("FAILED crash"), 3, 3, false, false));
 
     assertThat(action).isEqualTo(new GiveUp("the job was killed (log: " + LOG + ")", Optional.of(JobExit.FAILED), 3));
     assertThat(UnknownOutcome.gaveUp(3, ((GiveUp) action).why()))
