@@ -17,6 +17,10 @@ import java.util.Locale;
  *       100,10000) into a table of 1,000 rows.
  *   <li>{@code marker}: one {@code _SUCCESS} push whose folder holds {@code --sizes} files
  *       (default 10000) none of which was notified, against the same push over an empty folder.
+ *   <li>{@code latency}: {@code _SUCCESS} to INGESTED (its batch committed) on {@code files2iceberg local}, against the
+ *       job's own read, merge and commit time.
+ *   <li>{@code listener}: {@code wrk} posting unique notifications to the listener's push route,
+ *       against the same load on a route without a handler.
  * </ul>
  *
  * <p>JSON lines go to stdout as measured, then the markdown table; progress goes to stderr.
@@ -30,7 +34,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0 || args[0].startsWith("-")) {
-      System.err.println("usage: bench/run job|small-files|marker [--rounds N] [--sizes A,B] [--work DIR] [--timeout MINUTES]");
+      System.err.println("usage: bench/run job|small-files|marker|latency|listener [--rounds N] [--sizes A,B] [--work DIR] [--timeout MINUTES]");
       System.exit(2);
     }
     String suite = args[0];
@@ -74,7 +78,10 @@ public final class Bench {
           new MarkerBench((int) files, fresh(work, suite + "-" + files), report).measure(rounds);
         }
       }
-      default -> throw new IllegalArgumentException("unknown suite " + suite + ": expected job, small-files or marker");
+      case "latency" -> new LatencyBench(fresh(work, suite), report).measure(rounds);
+      case "listener" -> new ListenerBench(fresh(work, suite), report).measure(rounds);
+      default -> throw new IllegalArgumentException(
+          "unknown suite " + suite + ": expected job, small-files, marker, latency or listener");
     }
     report.printTable();
   }
@@ -87,6 +94,6 @@ public final class Bench {
   private static Path fresh(Path work, String name) throws Exception {
     Path dir = work.resolve(name);
     MergeBench.deleteTree(dir);
-    return Files.createDirectories(dir);
+    return Files.createDirectories(dir).toAbsolutePath();
   }
 }

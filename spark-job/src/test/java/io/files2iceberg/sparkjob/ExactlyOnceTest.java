@@ -13,13 +13,23 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.JobFixture.Landed;
+import io.files2iceberg.sparkjob.extract.LiveGenerations;
 import io.files2iceberg.sparkjob.load.IcebergLoad;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -134,6 +144,61 @@ class ExactlyOnceTest {
       BatchRecord stored = ledger.batch(batch.batchId()).orElseThrow();
       assertThat(stored.state()).isEqualTo(BatchState.COMMITTED);
       assertThat(stored.snapshotId()).contains(snapshot);
+    }
+  }
+
+  /**
+   * Two runs of one batch at once (a job a killed batcher left running beside recovery's relaunch,
+   * were the lease ever to allow it): both pass the ancestry check before either commits, and the
+   * table's serializable isolation lets only one MERGE commit; the other fails on the conflict (or,
+   * started after the commit, finds the batch committed). The batch is in exactly one snapshot.
+   */
+  @Test
+  void twoRunsOfOneBatchAtOnceCommitItInExactlyOneSnapshot() throws Exception {
+    fixture.load(fixture.claimBatch(events("race"),
+        eventsFile("race", "p0", RowFactory.create(1L, 10, 1L), RowFactory.create(2L, 20, 1L))));
+    BatchManifest batch = fixture.claimBatch(events("race"),
+        eventsFile("race", "p1", RowFactory.create(1L, 11, 2L), RowFactory.create(3L, 30, 1L)));
+    Path manifest = fixture.writeManifest(batch);
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    List<Future<String>> runs = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        runs.add(pool.submit(() -> {
+          ByteArrayOutputStream out = new ByteArrayOutputStream();
+          ByteArrayOutputStream err = new ByteArrayOutputStream();
+          start.await();
+          int code;
+          try (PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
+              PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            code = new BatchJob(fixture.clock, outStream, errStream, m -> fixture.spark, s -> fixture.openLedger(),
+                LiveGenerations.byScheme()).execute(new String[] {"--manifest", manifest.toString()});
+          }
+          return code + " " + out.toString(StandardCharsets.UTF_8).strip() + " " + err.toString(StandardCharsets.UTF_8);
+        }));
+      }
+      start.countDown();
+      List<String> outcomes = new ArrayList<>();
+      for (Future<String> run : runs) {
+        outcomes.add(run.get(5, TimeUnit.MINUTES));
+      }
+      assertThat(outcomes).as("one run loads the batch").filteredOn(o -> o.startsWith(BatchJob.EXIT_OK + " ")
+          && BatchLoadReport.fromMetricsLine(o.substring(2).strip().split("\\R")[0])
+              .map(r -> !r.alreadyCommitted()).orElse(false)).hasSize(1);
+      assertThat(outcomes).as("the other fails on the conflict or finds the batch committed")
+          .anySatisfy(o -> assertThat(o).satisfiesAnyOf(
+              other -> assertThat(other).startsWith(BatchJob.EXIT_FAILED + " ").contains("Found conflicting files"),
+              other -> assertThat(other).startsWith(BatchJob.EXIT_OK + " ").contains("\"alreadyCommitted\":true")));
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(fixture.rows("SELECT count(*) FROM local.once.race.snapshots WHERE summary['"
+        + IcebergLoad.BATCH_ID_PROPERTY + "'] = '" + batch.batchId() + "'")).containsExactly("[1]");
+    assertThat(fixture.rows("SELECT id, amount FROM local.once.race ORDER BY id"))
+        .containsExactly("[1,11]", "[2,20]", "[3,30]");
+    try (Ledger ledger = fixture.openLedger()) {
+      assertThat(ledger.batch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchState.COMMITTED);
     }
   }
 

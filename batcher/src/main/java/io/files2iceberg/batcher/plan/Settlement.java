@@ -41,7 +41,7 @@ import java.util.Optional;
  *       table holds it is unknown. When the same batch may succeed when run again, it is left for
  *       recovery (its lease expired) and launched again next run, until its attempts reach {@code
  *       job.max-attempts}; then, or at once when it may not, it gives up with an unknown outcome
- *       ({@link UnknownOutcome}): FAILED, its partitions FAILED, revived by {@code retry}.
+ *       ({@link BatchRecord#outcomeUnknown()}): FAILED, its partitions FAILED, revived by {@code retry}.
  * </ul>
  *
  * <p>A batch whose lease expired ({@link #recover}): its latest attempt comes first, since its
@@ -220,7 +220,7 @@ final class Settlement {
     }
     // The batch may have been RUNNING when its batcher died, or it is one that gave up with an
     // unknown outcome and retry revived (attempts reset, error kept): the table may hold it already.
-    return new Relaunch(batch.attempts() > 0 || UnknownOutcome.of(batch));
+    return new Relaunch(batch.attempts() > 0 || batch.outcomeUnknown());
   }
 
   /**

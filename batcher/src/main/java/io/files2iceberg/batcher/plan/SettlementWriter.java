@@ -15,6 +15,7 @@ import io.files2iceberg.batcher.plan.Settlement.Settle;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -121,7 +122,7 @@ final class SettlementWriter {
 
   /** Nothing was committed: FAILED, its partitions released with an attempt counted (FAILED at {@code attemptsAllowed}). */
   private boolean fail(String batchId, String error, Optional<JobExit> exit, int attemptsAllowed) {
-    BatchRecord failed = ledger.failBatch(batchId, error, attemptsAllowed);
+    BatchRecord failed = ledger.failBatch(new FailBatch(batchId, error, attemptsAllowed, false));
     AfterFailure after = afterFailure(Optional.of(failed));
     LOG.warn("Table {} batch {}: failed ({}): {}", table, batchId, after, error);
     events.emit(new BatchFailed(table, batchId, error, exit, after));
@@ -146,12 +147,12 @@ final class SettlementWriter {
   }
 
   /**
-   * The one place that records an unknown outcome ({@link UnknownOutcome#of} reads it): the batch
-   * FAILED, its partitions FAILED, and its error saying that the table may hold it.
+   * The one place that records an unknown outcome ({@link BatchRecord#outcomeUnknown}): the batch
+   * FAILED, its partitions FAILED, and its error saying to the operator that the table may hold it.
    */
   private boolean giveUp(String batchId, GiveUp giveUp) {
     String error = UnknownOutcome.gaveUp(giveUp.attempts(), giveUp.why());
-    ledger.failBatch(batchId, error, 1);
+    ledger.failBatch(new FailBatch(batchId, error, 1, true));
     LOG.error("Table {} batch {}: {}", table, batchId, error);
     events.emit(new BatchFailed(table, batchId, error, giveUp.exit(), AfterFailure.PARTITIONS_FAILED));
     return false;

@@ -4,6 +4,7 @@ import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.SqliteLedger;
@@ -59,7 +60,7 @@ final class OperatorLedger {
       ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 0, 1, 1, 1, 1)));
       committedBatch = first.batchId();
       BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
-      ledger.failBatch(second.batchId(), ERROR, 1);
+      ledger.failBatch(new FailBatch(second.batchId(), ERROR, 1, false));
       failedBatch = second.batchId();
     }
     return this;

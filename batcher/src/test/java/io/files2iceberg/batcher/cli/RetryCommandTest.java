@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionRecord;
@@ -138,7 +139,7 @@ class RetryCommandTest {
       String batchId = ledger.claimPartitions(new ClaimPartitions(table, 10, Duration.ofMinutes(5), true))
           .orElseThrow().batchId();
       ledger.markRunning(batchId, Duration.ofMinutes(5));
-      ledger.failBatch(batchId, "gave up after 3 attempt(s); the table may hold the batch: the job was killed", 1);
+      ledger.failBatch(new FailBatch(batchId, "gave up after 3 attempt(s); the table may hold the batch: the job was killed", 1, true));
       return batchId;
     }
   }
@@ -242,7 +243,7 @@ class RetryCommandTest {
       }
       Optional<BatchRecord> batch;
       while ((batch = ledger.claimPartitions(new ClaimPartitions(table, 100, Duration.ofMinutes(5), true))).isPresent()) {
-        ledger.failBatch(batch.get().batchId(), "rejected", 1);
+        ledger.failBatch(new FailBatch(batch.get().batchId(), "rejected", 1, false));
       }
     }
 

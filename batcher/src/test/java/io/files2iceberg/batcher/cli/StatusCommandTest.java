@@ -8,6 +8,7 @@ import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
@@ -58,7 +59,7 @@ class StatusCommandTest {
       ledger.markRunning(first.batchId(), Duration.ofMinutes(5));
       ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 0, 1, 1, 1, 1)));
       BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
-      ledger.failBatch(second.batchId(), "files2iceberg: table local.demo.clicks batch x rejected: bad value", 1);
+      ledger.failBatch(new FailBatch(second.batchId(), "files2iceberg: table local.demo.clicks batch x rejected: bad value", 1, false));
     }
   }
 

@@ -20,6 +20,7 @@ import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
@@ -91,8 +92,8 @@ class RecoveryRunTest {
 
       BatchRecord gaveup = landing.ledger.claimPartitions(new ClaimPartitions(GAVEUP, 100, lease, true)).orElseThrow();
       long gaveupSnapshot = commitWithoutCheckpoint(landing, launcher, gaveup, lease);
-      landing.ledger.failBatch(gaveup.batchId(),
-          "gave up after 3 attempt(s); " + UnknownOutcome.PHRASE + ": the job was killed", 1);
+      landing.ledger.failBatch(new FailBatch(gaveup.batchId(),
+          "gave up after 3 attempt(s); " + UnknownOutcome.PHRASE + ": the job was killed", 1, true));
       assertThat(landing.ledger.partition(GAVEUP, "p1").orElseThrow().state()).isEqualTo(PartitionState.FAILED);
       RetryPlan retry = RetryPlan.ofBatch(landing.ledger, gaveup.batchId());
       assertThat(retry.revivals()).extracting(r -> r.batch().batchId()).containsExactly(gaveup.batchId());
@@ -189,8 +190,8 @@ class RecoveryRunTest {
       Duration lease = Duration.ofMinutes(10);
       BatchRecord batch = landing.ledger.claimPartitions(new ClaimPartitions(GAVEUP, 100, lease, true)).orElseThrow();
       landing.ledger.markRunning(batch.batchId(), lease);
-      landing.ledger.failBatch(batch.batchId(),
-          "gave up after 3 attempt(s); " + UnknownOutcome.PHRASE + ": the job was killed", 1);
+      landing.ledger.failBatch(new FailBatch(batch.batchId(),
+          "gave up after 3 attempt(s); " + UnknownOutcome.PHRASE + ": the job was killed", 1, true));
       landing.ledger.reviveBatch(batch.batchId());
       List<BatchEvent> events = new CopyOnWriteArrayList<>();
       BatchRunner runner = BatchRunner.builder(landing.registry(), landing.ledger, profile -> (manifest, uri, attempt) -> {

@@ -135,7 +135,7 @@ class SettlementTest {
   void loadedWithoutAReportIsCommittedFromTheLedgersRecord() {
     JobResult loaded = new JobResult(JobExit.LOADED, Optional.empty(), "the job exited with code 0", Optional.empty());
     BatchRecord committed = new BatchRecord(BATCH, TABLE, BatchState.COMMITTED, List.of("p1"), List.of("f1"),
-        List.of("e1"), 1, 1, Optional.empty(), Optional.of(42L), Optional.of(BatchMetrics.EMPTY), Optional.empty(),
+        List.of("e1"), 1, 1, false, Optional.empty(), Optional.of(42L), Optional.of(BatchMetrics.EMPTY), Optional.empty(),
         NOW, NOW);
 
     assertThat(Settlement.confirm(loaded, Optional.of(committed))).isEqualTo(new Commit(REPORT));
@@ -190,7 +190,7 @@ class SettlementTest {
       boolean revived, String expected) {
     Optional<String> error = revived ? Optional.of(UnknownOutcome.gaveUp(3, "the job was killed")) : Optional.empty();
     int launches = latest.equals("never launched") ? 0 : Math.max(1, attempts) + (revived ? 3 : 0);
-    BatchRecord batch = batch(BatchState.RUNNING, attempts, launches, error);
+    BatchRecord batch = batch(BatchState.RUNNING, attempts, launches, error, revived);
 
     Action action = Settlement.recover(new Expired(batch, result(latest, launches), liveness, 3));
 
@@ -241,8 +241,13 @@ class SettlementTest {
   }
 
   private static BatchRecord batch(BatchState state, int attempts, int launches, Optional<String> error) {
+    return batch(state, attempts, launches, error, false);
+  }
+
+  private static BatchRecord batch(BatchState state, int attempts, int launches, Optional<String> error,
+      boolean outcomeUnknown) {
     return new BatchRecord(BATCH, TABLE, state, List.of("p1"), List.of("f1"), List.of("e1"), attempts, launches,
-        Optional.of(NOW), Optional.empty(), Optional.empty(), error, NOW, NOW);
+        outcomeUnknown, Optional.of(NOW), Optional.empty(), Optional.empty(), error, NOW, NOW);
   }
 
   private static String name(Action action) {

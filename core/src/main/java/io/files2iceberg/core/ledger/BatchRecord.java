@@ -15,6 +15,9 @@ import java.util.Optional;
  * @param launches launches since it was claimed, across revivals (a revival does not reset it): the
  *     number of its latest launch, which names that launch's job (the Dataproc batch
  *     {@code f2i-<id>-a<n>}), so a launch never reuses an earlier launch's job
+ * @param outcomeUnknown it gave up without knowing whether its job committed (the table may hold
+ *     it): set by {@link Ledger#failBatch}, kept by {@link Ledger#reviveBatch}, cleared by {@link
+ *     Ledger#commitBatch}
  * @param leaseUntil when recovery may take it over (in flight only)
  */
 public record BatchRecord(
@@ -26,6 +29,7 @@ public record BatchRecord(
     List<String> eventIds,
     int attempts,
     int launches,
+    boolean outcomeUnknown,
     Optional<Instant> leaseUntil,
     Optional<Long> snapshotId,
     Optional<BatchMetrics> metrics,

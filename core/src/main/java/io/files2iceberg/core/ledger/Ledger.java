@@ -83,7 +83,8 @@ public interface Ledger extends AutoCloseable {
   BatchRecord takeOverExpiredLease(String batchId, Duration lease);
 
   /**
-   * The checkpoint: PLANNED or RUNNING to COMMITTED with the Iceberg snapshot id and metrics; the
+   * The checkpoint: PLANNED or RUNNING to COMMITTED with the Iceberg snapshot id and metrics (its
+   * {@link BatchRecord#outcomeUnknown} cleared: the outcome is known now); the
    * batch's files become INGESTED and its partitions INGESTED (or READY again when files are
    * still pending), with their failed attempts reset. Committing an already COMMITTED batch with
    * the same snapshot id is a no-op reported as such; with another snapshot id it fails naming
@@ -92,11 +93,12 @@ public interface Ledger extends AutoCloseable {
   BatchCommitted commitBatch(CommitBatch command);
 
   /**
-   * PLANNED or RUNNING to FAILED with the error. The batch's claimed files become RECORDED again;
-   * its partitions are released with one more attempt counted: READY again, or FAILED with the
-   * error once {@code maxAttempts} (at least 1) is reached.
+   * PLANNED or RUNNING to FAILED with the error and {@link BatchRecord#outcomeUnknown} as the
+   * command says. The batch's claimed files become RECORDED again; its partitions are released
+   * with one more attempt counted: READY again, or FAILED with the error once {@code maxAttempts}
+   * (at least 1) is reached.
    */
-  BatchRecord failBatch(String batchId, String error, int maxAttempts);
+  BatchRecord failBatch(FailBatch command);
 
   /** PLANNED or RUNNING batches whose lease has expired, oldest lease first. */
   List<BatchRecord> findExpiredLeases();
@@ -188,8 +190,8 @@ public interface Ledger extends AutoCloseable {
    * did commit in the table's snapshots and only finalizes it. One transaction: the batch FAILED to
    * PLANNED with its attempts reset to 0 (its {@link BatchRecord#launches} go on counting, so its
    * relaunch gets a job of its own) and its lease already expired, so the next batcher run's
-   * recovery takes it over at once; its error is kept (recovery reads it: the table may hold the
-   * batch). Each of its RECORDED files becomes CLAIMED by it again at its position, QUARANTINED
+   * recovery takes it over at once; its error and its {@link BatchRecord#outcomeUnknown} are kept
+   * (recovery reads the flag: the table may hold the batch). Each of its RECORDED files becomes CLAIMED by it again at its position, QUARANTINED
    * ones stay quarantined (they stay in its file list, as when quarantined while it was in flight),
    * and each of its FAILED or READY partitions becomes CLAIMED by it with its attempts reset. A
    * batch that is not FAILED, a file in another state (claimed or loaded by another batch since) or

@@ -18,7 +18,7 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";
@@ -70,6 +70,8 @@ public final class LedgerSchema {
   public static final String SNAPSHOT_ID = "snapshotId";
   public static final String METRICS = "metrics";
   public static final String ERROR = "error";
+  /** Whether the batch gave up with an unknown outcome ({@link BatchRecord#outcomeUnknown}). */
+  public static final String OUTCOME_UNKNOWN = "outcomeUnknown";
   public static final String CREATED_AT = "createdAt";
   public static final String COMMITTED_AT = "committedAt";
   /**
@@ -92,6 +94,17 @@ public final class LedgerSchema {
   public static final String RAW_PAYLOAD = "rawPayload";
   public static final String OBJECT_URI = "objectUri";
   public static final String RECEIVED_AT = "receivedAt";
+
+  /**
+   * What a batch failed before {@link #OUTCOME_UNKNOWN} was stored has in its error when it gave up
+   * with an unknown outcome: a stored batch without the flag has it set exactly then.
+   */
+  public static final String LEGACY_OUTCOME_UNKNOWN_PHRASE = "the table may hold the batch";
+
+  /** {@link #OUTCOME_UNKNOWN} of a batch stored without it, read from its error. */
+  public static boolean legacyOutcomeUnknown(String error) {
+    return error != null && error.contains(LEGACY_OUTCOME_UNKNOWN_PHRASE);
+  }
 
   /** The file's document id: hex SHA-256 of {@code bucket/name#generation}. */
   public static String fileId(String bucket, String name, long generation) {

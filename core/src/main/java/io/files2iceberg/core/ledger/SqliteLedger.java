@@ -23,6 +23,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
 import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
 import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME_UNKNOWN;
 import static io.files2iceberg.core.ledger.LedgerSchema.OVERWROTE_GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
@@ -194,11 +195,11 @@ public final class SqliteLedger implements Ledger {
           + q(BATCH_ID) + " = ?";
   private static final String BATCH_COMMITTED =
       "UPDATE " + q(BATCHES) + " SET " + q(STATE) + " = " + sqlString(BatchState.COMMITTED.code()) + ", "
-          + q(SNAPSHOT_ID) + " = ?, " + q(METRICS) + " = ?, " + q(LEASE_UNTIL) + " = NULL, "
+          + q(SNAPSHOT_ID) + " = ?, " + q(METRICS) + " = ?, " + q(LEASE_UNTIL) + " = NULL, " + q(OUTCOME_UNKNOWN) + " = 0, "
           + q(COMMITTED_AT) + " = ?, " + q(UPDATED_AT) + " = ? WHERE " + q(BATCH_ID) + " = ?";
   private static final String BATCH_FAILED =
       "UPDATE " + q(BATCHES) + " SET " + q(STATE) + " = " + sqlString(BatchState.FAILED.code()) + ", "
-          + q(ERROR) + " = ?, " + q(LEASE_UNTIL) + " = NULL, " + q(UPDATED_AT) + " = ? WHERE "
+          + q(ERROR) + " = ?, " + q(OUTCOME_UNKNOWN) + " = ?, " + q(LEASE_UNTIL) + " = NULL, " + q(UPDATED_AT) + " = ? WHERE "
           + q(BATCH_ID) + " = ?";
   private static final String HAS_IN_FLIGHT =
       "SELECT 1 FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN " + IN_FLIGHT
@@ -555,17 +556,16 @@ public final class SqliteLedger implements Ledger {
   }
 
   @Override
-  public BatchRecord failBatch(String batchId, String error, int maxAttempts) {
-    Objects.requireNonNull(error, "error");
-    if (maxAttempts < 1) {
-      throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
-    }
+  public BatchRecord failBatch(FailBatch command) {
+    String batchId = command.batchId();
+    String error = command.error();
+    int maxAttempts = command.maxAttempts();
     return store.write("failBatch", "batch " + batchId, c -> {
       String action = "Cannot fail batch " + batchId;
       BatchRecord batch = requireBatch(c, batchId, action);
       States.requireTransition(action, batch.state(), BatchState.FAILED, BatchState::next);
       long now = now();
-      update(c, BATCH_FAILED, error, now, batchId);
+      update(c, BATCH_FAILED, error, command.outcomeUnknown() ? 1 : 0, now, batchId);
       update(c, RELEASE_FILES, batchId);
       for (String partition : batch.partitions()) {
         Optional<PartitionRecord> stored = selectPartition(c, LedgerSchema.partitionId(batch.table(), partition));

@@ -19,6 +19,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
 import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
 import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME_UNKNOWN;
 import static io.files2iceberg.core.ledger.LedgerSchema.OVERWROTE_GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
@@ -96,6 +97,7 @@ final class SqliteRows {
         stringList(rs.getString(EVENT_IDS)),
         rs.getInt(ATTEMPTS),
         rs.getInt(LAUNCHES),
+        rs.getInt(OUTCOME_UNKNOWN) != 0,
         optionalLong(rs, LEASE_UNTIL).map(Instant::ofEpochMilli),
         optionalLong(rs, SNAPSHOT_ID),
         Optional.ofNullable(metrics).map(SqliteRows::metrics),

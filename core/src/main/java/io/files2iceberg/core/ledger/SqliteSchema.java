@@ -23,6 +23,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
 import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
 import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME_UNKNOWN;
 import static io.files2iceberg.core.ledger.LedgerSchema.OVERWROTE_GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
@@ -44,6 +45,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.URI;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -112,6 +114,7 @@ final class SqliteSchema {
             + q(EVENT_IDS) + " TEXT NOT NULL, "
             + q(ATTEMPTS) + " INTEGER NOT NULL, "
             + q(LAUNCHES) + " INTEGER NOT NULL DEFAULT 0, "
+            + q(OUTCOME_UNKNOWN) + " INTEGER NOT NULL DEFAULT 0, "
             + q(LEASE_UNTIL) + " INTEGER, "
             + q(SNAPSHOT_ID) + " INTEGER, "
             + q(METRICS) + " TEXT, "
@@ -139,15 +142,22 @@ final class SqliteSchema {
    * Brings a ledger of an earlier schema version to this one, in the same transaction as {@link
    * #ddl()} (which has created only what was missing). Version 2 added the batches' launches: an
    * earlier batch's launches are its attempts (a batch revived before the upgrade cannot be told
-   * apart, and relaunches at its attempt count).
+   * apart, and relaunches at its attempt count). Version 3 added the batches' outcome-unknown flag:
+   * an earlier batch has it when its error says so ({@link LedgerSchema#legacyOutcomeUnknown}).
    */
   static List<String> upgrade(int fromVersion) {
-    if (fromVersion >= 2) {
-      return List.of();
+    List<String> statements = new ArrayList<>();
+    if (fromVersion < 2) {
+      statements.add("ALTER TABLE " + q(BATCHES) + " ADD COLUMN " + q(LAUNCHES) + " INTEGER NOT NULL DEFAULT 0");
+      statements.add("UPDATE " + q(BATCHES) + " SET " + q(LAUNCHES) + " = " + q(ATTEMPTS));
     }
-    return List.of(
-        "ALTER TABLE " + q(BATCHES) + " ADD COLUMN " + q(LAUNCHES) + " INTEGER NOT NULL DEFAULT 0",
-        "UPDATE " + q(BATCHES) + " SET " + q(LAUNCHES) + " = " + q(ATTEMPTS));
+    if (fromVersion < 3) {
+      statements.add("ALTER TABLE " + q(BATCHES) + " ADD COLUMN " + q(OUTCOME_UNKNOWN) + " INTEGER NOT NULL DEFAULT 0");
+      // instr, not LIKE: the phrase is matched case-sensitively, as LedgerSchema.legacyOutcomeUnknown does.
+      statements.add("UPDATE " + q(BATCHES) + " SET " + q(OUTCOME_UNKNOWN) + " = 1 WHERE instr(" + q(ERROR) + ", '"
+          + LedgerSchema.LEGACY_OUTCOME_UNKNOWN_PHRASE + "') > 0");
+    }
+    return statements;
   }
 
   private static String index(String table, String... columns) {

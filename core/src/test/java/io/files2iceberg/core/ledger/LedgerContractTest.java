@@ -544,7 +544,7 @@ public abstract class LedgerContractTest {
   void committingAFailedBatchFailsNamingExpectedAndActualState() {
     readyPartition(TABLE, "2024-01-01", 1);
     BatchRecord claimed = claim(10).orElseThrow();
-    ledger.failBatch(claimed.batchId(), "executor lost", 3);
+    ledger.failBatch(new FailBatch(claimed.batchId(), "executor lost", 3, false));
 
     assertThatThrownBy(() -> ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS)))
         .isInstanceOf(IllegalTransitionException.class)
@@ -587,7 +587,7 @@ public abstract class LedgerContractTest {
     BatchRecord claimed = claim(10).orElseThrow();
     clock.advance(Duration.ofMinutes(1));
 
-    BatchRecord failed = ledger.failBatch(claimed.batchId(), "executor lost", 3);
+    BatchRecord failed = ledger.failBatch(new FailBatch(claimed.batchId(), "executor lost", 3, false));
 
     assertThat(failed.state()).isEqualTo(BatchState.FAILED);
     assertThat(failed.error()).contains("executor lost");
@@ -619,7 +619,7 @@ public abstract class LedgerContractTest {
     for (int attempt = 1; attempt <= 3; attempt++) {
       BatchRecord batch = claim(10).orElseThrow();
       clock.advance(Duration.ofMinutes(1));
-      ledger.failBatch(batch.batchId(), "boom " + attempt, 3);
+      ledger.failBatch(new FailBatch(batch.batchId(), "boom " + attempt, 3, false));
       failedBatches.add(batch.batchId());
     }
 
@@ -715,7 +715,7 @@ public abstract class LedgerContractTest {
     assertThatThrownBy(() -> ledger.markRunning(batch.batchId(), LEASE))
         .isInstanceOf(IllegalTransitionException.class)
         .hasMessage("Cannot mark batch " + batch.batchId() + " running: expected state PLANNED or RUNNING, actual COMMITTED");
-    assertThatThrownBy(() -> ledger.failBatch(batch.batchId(), "late failure", 3))
+    assertThatThrownBy(() -> ledger.failBatch(new FailBatch(batch.batchId(), "late failure", 3, false)))
         .isInstanceOf(IllegalTransitionException.class)
         .hasMessage("Cannot fail batch " + batch.batchId() + ": expected state PLANNED or RUNNING, actual COMMITTED");
     String fileId = batch.fileIds().get(0);
@@ -802,7 +802,7 @@ public abstract class LedgerContractTest {
     BatchRecord batch = claim(10).orElseThrow();
 
     ledger.quarantineFile(files.get(0), "corrupt footer");
-    ledger.failBatch(batch.batchId(), "corrupt footer in " + files.get(0), 3);
+    ledger.failBatch(new FailBatch(batch.batchId(), "corrupt footer in " + files.get(0), 3, false));
 
     assertThat(ledger.file(files.get(0)).orElseThrow().state()).isEqualTo(FileState.QUARANTINED);
     assertThat(ledger.file(files.get(1)).orElseThrow().state()).isEqualTo(FileState.RECORDED);
@@ -842,7 +842,7 @@ public abstract class LedgerContractTest {
     BatchRecord batch = claim(10).orElseThrow();
 
     ledger.supersedeFile(files.get(0), "deleted before it was read");
-    ledger.failBatch(batch.batchId(), "transient", 3);
+    ledger.failBatch(new FailBatch(batch.batchId(), "transient", 3, false));
 
     assertThat(ledger.file(files.get(0)).orElseThrow().state()).isEqualTo(FileState.SUPERSEDED);
     assertThat(claim(10).orElseThrow().fileIds()).containsExactly(files.get(1));
@@ -953,7 +953,7 @@ public abstract class LedgerContractTest {
     BatchRecord inFlight = claim(1).orElseThrow();
     readyPartition(TABLE, "2024-01-03", 1);
     BatchRecord failing = claim(1).orElseThrow();
-    ledger.failBatch(failing.batchId(), "schema mismatch", 1);
+    ledger.failBatch(new FailBatch(failing.batchId(), "schema mismatch", 1, false));
     clock.advance(Duration.ofMinutes(1));
     Instant readySince = clock.instant();
     readyPartition(TABLE, "2024-01-04", 2);
@@ -1208,7 +1208,7 @@ public abstract class LedgerContractTest {
     ledger.markRunning(batch.batchId(), LEASE);
     clock.advance(Duration.ofMinutes(1));
 
-    BatchRecord failed = ledger.failBatch(batch.batchId(), "executor lost", 3);
+    BatchRecord failed = ledger.failBatch(new FailBatch(batch.batchId(), "executor lost", 3, false));
 
     assertThat(failed.state()).isEqualTo(BatchState.FAILED);
     assertFilesOfBatch(batch, files, FileState.RECORDED, false);
@@ -1221,13 +1221,14 @@ public abstract class LedgerContractTest {
     BatchRecord again = ledger.claimPartitions(new ClaimPartitions(TABLE, 5_000, LEASE, true)).orElseThrow();
     assertThat(again.fileIds()).containsExactlyElementsOf(files);
     ledger.markRunning(again.batchId(), LEASE);
-    ledger.failBatch(again.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1);
+    ledger.failBatch(new FailBatch(again.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1, true));
     assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.FAILED);
     assertFilesOfBatch(again, files, FileState.RECORDED, false);
 
     BatchRecord revived = ledger.reviveBatch(again.batchId());
 
     assertThat(revived.state()).isEqualTo(BatchState.PLANNED);
+    assertThat(revived.outcomeUnknown()).isTrue();
     assertThat(revived.fileIds()).containsExactlyElementsOf(files);
     assertFilesOfBatch(again, files, FileState.CLAIMED, true);
     assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
@@ -1314,7 +1315,7 @@ public abstract class LedgerContractTest {
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       BatchRecord batch = claim(10).orElseThrow();
       clock.advance(Duration.ofMinutes(1));
-      ledger.failBatch(batch.batchId(), "corrupt footer " + attempt, maxAttempts);
+      ledger.failBatch(new FailBatch(batch.batchId(), "corrupt footer " + attempt, maxAttempts, false));
       failed.add(batch.batchId());
     }
     assertThat(ledger.partition(TABLE, partition).orElseThrow().state()).isEqualTo(PartitionState.FAILED);
@@ -1343,7 +1344,7 @@ public abstract class LedgerContractTest {
   @Test
   void retryOfAReadyPartitionOnlyResetsItsAttempts() {
     readyPartition(TABLE, "2024-01-01", 1);
-    ledger.failBatch(claim(10).orElseThrow().batchId(), "executor lost", 3);
+    ledger.failBatch(new FailBatch(claim(10).orElseThrow().batchId(), "executor lost", 3, false));
     Instant readyAt = ledger.partition(TABLE, "2024-01-01").orElseThrow().readyAt().orElseThrow();
     clock.advance(Duration.ofMinutes(1));
 
@@ -1373,7 +1374,7 @@ public abstract class LedgerContractTest {
     readyPartition(TABLE, "2024-01-02", 1);
     BatchRecord batch = claim(10).orElseThrow();
     assertThat(batch.partitions()).containsExactly("2024-01-01", "2024-01-02");
-    ledger.failBatch(batch.batchId(), "job rejected the batch", 1);
+    ledger.failBatch(new FailBatch(batch.batchId(), "job rejected the batch", 1, false));
     // One of its partitions was retried and loaded since: the batch retry leaves it alone.
     ledger.retryPartition(TABLE, "2024-01-02");
     ledger.markReady(marker(TABLE, "2024-01-01")); // a FAILED partition stays FAILED
@@ -1412,7 +1413,39 @@ public abstract class LedgerContractTest {
     BatchRecord batch = claim(10).orElseThrow();
     ledger.markRunning(batch.batchId(), LEASE);
     clock.advance(Duration.ofMinutes(1));
-    return ledger.failBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1);
+    return ledger.failBatch(new FailBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1, true));
+  }
+
+  @Test
+  void batchThatGaveUpWithAnUnknownOutcomeKeepsTheFlagThroughRevivalUntilItCommits() {
+    BatchRecord failed = gaveUpWithAnUnknownOutcome();
+
+    assertThat(failed.outcomeUnknown()).isTrue();
+    assertThat(ledger.batch(failed.batchId()).orElseThrow().outcomeUnknown()).isTrue();
+    BatchRecord revived = ledger.reviveBatch(failed.batchId());
+    assertThat(revived.outcomeUnknown()).isTrue();
+    assertThat(ledger.takeOverExpiredLease(failed.batchId(), LEASE).outcomeUnknown()).isTrue();
+    assertThat(ledger.markRunning(failed.batchId(), LEASE).outcomeUnknown()).isTrue();
+
+    BatchCommitted committed = ledger.commitBatch(new CommitBatch(failed.batchId(), 7L, METRICS));
+
+    assertThat(committed.batch().outcomeUnknown()).isFalse();
+    assertThat(ledger.batch(failed.batchId()).orElseThrow().outcomeUnknown()).isFalse();
+  }
+
+  @Test
+  void batchFailedWithAKnownOutcomeHasNoUnknownOutcomeWhateverItsError() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    assertThat(batch.outcomeUnknown()).isFalse();
+    ledger.markRunning(batch.batchId(), LEASE);
+
+    // The flag, not the error's words, says what is known.
+    BatchRecord failed = ledger.failBatch(
+        new FailBatch(batch.batchId(), "rejected: the table may hold the batch, says the user's column", 1, false));
+
+    assertThat(failed.outcomeUnknown()).isFalse();
+    assertThat(ledger.batch(batch.batchId()).orElseThrow().outcomeUnknown()).isFalse();
   }
 
   @Test
@@ -1472,7 +1505,7 @@ public abstract class LedgerContractTest {
       assertThat(running.attempts()).isEqualTo(launch);
       assertThat(running.launches()).isEqualTo(launch);
     }
-    ledger.failBatch(batch.batchId(), "gave up after 3 attempt(s); the table may hold the batch: lost", 1);
+    ledger.failBatch(new FailBatch(batch.batchId(), "gave up after 3 attempt(s); the table may hold the batch: lost", 1, true));
 
     BatchRecord revived = ledger.reviveBatch(batch.batchId());
 
@@ -1485,7 +1518,7 @@ public abstract class LedgerContractTest {
     assertThat(relaunched.launches()).isEqualTo(4);
 
     // A second revival goes on counting.
-    ledger.failBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1);
+    ledger.failBatch(new FailBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1, true));
     assertThat(ledger.reviveBatch(batch.batchId()).launches()).isEqualTo(4);
     ledger.takeOverExpiredLease(batch.batchId(), LEASE);
     assertThat(ledger.markRunning(batch.batchId(), LEASE).launches()).isEqualTo(5);
@@ -1621,7 +1654,7 @@ public abstract class LedgerContractTest {
     readyPartition(TABLE, "2024-01-02", 1);
     readyPartition("lake.views", "2024-01-01", 1);
     BatchRecord failed = claim(1).orElseThrow();
-    ledger.failBatch(failed.batchId(), "executor lost", 3);
+    ledger.failBatch(new FailBatch(failed.batchId(), "executor lost", 3, false));
     clock.advance(Duration.ofSeconds(1));
     BatchRecord committed = claim(10).orElseThrow();
     ledger.commitBatch(new CommitBatch(committed.batchId(), 5L, METRICS));

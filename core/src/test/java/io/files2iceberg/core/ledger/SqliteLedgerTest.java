@@ -105,6 +105,7 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"launches\"");
+      statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"outcomeUnknown\"");
       statement.execute("PRAGMA user_version = 1");
     }
 
@@ -112,6 +113,33 @@ class SqliteLedgerTest extends LedgerContractTest {
 
     assertThat(upgraded.batch(batch.batchId()).orElseThrow().launches()).isEqualTo(2);
     assertThat(upgraded.markRunning(batch.batchId(), LEASE).launches()).isEqualTo(3);
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+  }
+
+  @Test
+  void aVersionTwoLedgerIsUpgradedWithAnUnknownOutcomeWhereTheBatchsErrorSaidSo() throws SQLException {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord gaveUp = claim(1).orElseThrow();
+    BatchRecord rejected = claim(1).orElseThrow();
+    // A version-2 build kept the flag only as a phrase of the error.
+    ledger.failBatch(new FailBatch(gaveUp.batchId(), "gave up after 3 attempt(s); the table may hold the batch: lost", 1, false));
+    ledger.failBatch(new FailBatch(rejected.batchId(), "rejected: bad value", 1, true));
+    ledger.close();
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"outcomeUnknown\"");
+      statement.execute("PRAGMA user_version = 2");
+    }
+
+    Ledger upgraded = openAnother(clock);
+
+    assertThat(upgraded.batch(gaveUp.batchId()).orElseThrow().outcomeUnknown()).isTrue();
+    assertThat(upgraded.batch(rejected.batchId()).orElseThrow().outcomeUnknown()).isFalse();
+    assertThat(upgraded.reviveBatch(gaveUp.batchId()).outcomeUnknown()).isTrue();
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));

@@ -13,6 +13,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME_UNKNOWN;
 import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
 import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
 import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
@@ -44,6 +45,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
@@ -117,6 +119,7 @@ final class FirestoreDocuments {
         requiredStrings(doc, EVENT_IDS),
         (int) number(doc, ATTEMPTS),
         (int) launches(doc),
+        outcomeUnknown(doc),
         optionalInstant(doc, LEASE_UNTIL),
         optionalNumber(doc, SNAPSHOT_ID),
         Optional.ofNullable(doc.get(METRICS)).map(value -> metrics(cast(value, Map.class, METRICS))),
@@ -240,6 +243,18 @@ final class FirestoreDocuments {
   /** What one string of a list adds to its document's {@link #storedSize}. */
   static long listedBytes(String value) {
     return value == null ? 0 : utf8(value) + 1;
+  }
+
+  /**
+   * Whether a batch gave up with an unknown outcome; a document written before the flag was stored
+   * has it when its error says so ({@link LedgerSchema#legacyOutcomeUnknown}).
+   */
+  static boolean outcomeUnknown(Map<String, Object> batch) {
+    Object flag = batch.get(OUTCOME_UNKNOWN);
+    if (flag == null) {
+      return LedgerSchema.legacyOutcomeUnknown(optionalString(batch, ERROR).orElse(null));
+    }
+    return cast(flag, Boolean.class, OUTCOME_UNKNOWN);
   }
 
   /** A batch's launches; a document written before they were counted has as many as attempts. */

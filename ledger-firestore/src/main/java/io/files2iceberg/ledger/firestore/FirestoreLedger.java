@@ -24,6 +24,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
 import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
 import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME_UNKNOWN;
 import static io.files2iceberg.core.ledger.LedgerSchema.OVERWROTE_GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS;
@@ -74,6 +75,7 @@ import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.FileState;
@@ -620,6 +622,7 @@ public final class FirestoreLedger implements Ledger {
     batch.put(EVENT_IDS, eventIds);
     batch.put(ATTEMPTS, 0L);
     batch.put(LAUNCHES, 0L);
+    batch.put(OUTCOME_UNKNOWN, false);
     batch.put(LEASE_UNTIL, timestamp(clock.millis() + lease.toMillis()));
     batch.put(CREATED_AT, now);
     batch.put(UPDATED_AT, now);
@@ -800,7 +803,7 @@ public final class FirestoreLedger implements Ledger {
 
   /** A batch document without its file and event ids: what {@link #settle} reads after its first commit. */
   private static final FieldMask WITHOUT_FILE_LIST = FieldMask.of(BATCH_ID, TABLE, STATE, PARTITIONS_FIELD, ATTEMPTS,
-      LAUNCHES, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, CREATED_AT, UPDATED_AT, SETTLING, SETTLED_FILES,
+      LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, CREATED_AT, UPDATED_AT, SETTLING, SETTLED_FILES,
       SETTLING_MAX_ATTEMPTS, SUPERSEDING);
 
   /** The codes {@link LedgerSchema#SETTLING} holds. */
@@ -885,6 +888,7 @@ public final class FirestoreLedger implements Ledger {
             batch.put(SNAPSHOT_ID, command.snapshotId());
             batch.put(METRICS, FirestoreDocuments.metrics(command.metrics()));
             batch.put(LEASE_UNTIL, null);
+            batch.put(OUTCOME_UNKNOWN, false);
             batch.put(COMMITTED_AT, now);
             batch.put(UPDATED_AT, now);
             if (!inline) {
@@ -914,11 +918,10 @@ public final class FirestoreLedger implements Ledger {
   }
 
   @Override
-  public BatchRecord failBatch(String batchId, String error, int maxAttempts) {
-    Objects.requireNonNull(error, "error");
-    if (maxAttempts < 1) {
-      throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
-    }
+  public BatchRecord failBatch(FailBatch command) {
+    String batchId = command.batchId();
+    String error = command.error();
+    int maxAttempts = command.maxAttempts();
     List<String> exhaustedPartitions = new ArrayList<>();
     while (true) {
       Optional<Decided<BatchRecord>> decided = batchTransition("failBatch", batchId, "Cannot fail batch " + batchId,
@@ -935,6 +938,7 @@ public final class FirestoreLedger implements Ledger {
             Timestamp now = now();
             batch.put(STATE, BatchState.FAILED.code());
             batch.put(ERROR, error);
+            batch.put(OUTCOME_UNKNOWN, command.outcomeUnknown());
             batch.put(LEASE_UNTIL, null);
             batch.put(UPDATED_AT, now);
             if (!inline) {
@@ -1407,6 +1411,8 @@ public final class FirestoreLedger implements Ledger {
             // A fresh count of attempts; the launches go on counting, so the relaunch gets a new job.
             batch.put(ATTEMPTS, 0L);
             batch.put(LAUNCHES, FirestoreDocuments.launches(batch));
+            // Kept, as the error is (an earlier build's document has it only in the error's words).
+            batch.put(OUTCOME_UNKNOWN, FirestoreDocuments.outcomeUnknown(batch));
             // Already expired: recovery's takeOverExpiredLease accepts it at once.
             batch.put(LEASE_UNTIL, timestamp(clock.millis() - 1));
             batch.put(UPDATED_AT, now);

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.WriteBatch;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -16,6 +17,7 @@ import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.FileState;
@@ -103,6 +105,27 @@ class FirestoreLedgerTest extends LedgerContractTest {
     assertThat(batchDoc.get(LedgerSchema.LEASE_UNTIL)).isInstanceOf(Timestamp.class);
     // Nothing outside the prefix.
     assertThat(db().collection(FILES).document(file.getId()).get().get().exists()).isFalse();
+  }
+
+  @Test
+  void batchDocumentWithoutTheUnknownOutcomeFieldHasItWhereItsErrorSaidSo() throws Exception {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord gaveUp = claim(1).orElseThrow();
+    BatchRecord rejected = claim(1).orElseThrow();
+    ledger.failBatch(new FailBatch(gaveUp.batchId(), "gave up after 3 attempt(s); the table may hold the batch: lost", 1, false));
+    ledger.failBatch(new FailBatch(rejected.batchId(), "rejected: bad value", 1, true));
+    // As an earlier build wrote them: the flag only a phrase of the error.
+    for (BatchRecord batch : List.of(gaveUp, rejected)) {
+      db().collection(prefix + BATCHES).document(batch.batchId())
+          .update(LedgerSchema.OUTCOME_UNKNOWN, FieldValue.delete()).get();
+    }
+
+    assertThat(ledger.batch(gaveUp.batchId()).orElseThrow().outcomeUnknown()).isTrue();
+    assertThat(ledger.batch(rejected.batchId()).orElseThrow().outcomeUnknown()).isFalse();
+    assertThat(ledger.reviveBatch(gaveUp.batchId()).outcomeUnknown()).isTrue();
+    assertThat(db().collection(prefix + BATCHES).document(gaveUp.batchId()).get().get()
+        .getBoolean(LedgerSchema.OUTCOME_UNKNOWN)).isTrue();
   }
 
   @Test
@@ -374,7 +397,7 @@ class FirestoreLedgerTest extends LedgerContractTest {
     List<String> files = largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
     BatchRecord batch = claim(1_000).orElseThrow();
     ledger.markRunning(batch.batchId(), LEASE);
-    assertThatThrownBy(() -> dyingAt("settled", 1).failBatch(batch.batchId(), "executor lost", 3))
+    assertThatThrownBy(() -> dyingAt("settled", 1).failBatch(new FailBatch(batch.batchId(), "executor lost", 3, false)))
         .isInstanceOf(Died.class);
     assertThat(ledger.batch(batch.batchId()).orElseThrow().state()).isEqualTo(BatchState.FAILED);
     assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
@@ -394,7 +417,7 @@ class FirestoreLedgerTest extends LedgerContractTest {
     List<String> files = largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
     BatchRecord batch = claim(1_000).orElseThrow();
     ledger.markRunning(batch.batchId(), LEASE);
-    ledger.failBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1);
+    ledger.failBatch(new FailBatch(batch.batchId(), "gave up after 1 attempt(s); the table may hold the batch: lost", 1, true));
 
     assertThatThrownBy(() -> dyingAt("revived", 1).reviveBatch(batch.batchId())).isInstanceOf(Died.class);
     assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, (long) CRASH_FILES));

@@ -1,0 +1,158 @@
+package io.files2iceberg.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.local.LandingNotifier;
+import io.files2iceberg.batcher.local.ListenerProcess;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.profile.Home;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The listener's throughput under load: {@code wrk} (the Debian package) posts a unique {@code
+ * OBJECT_FINALIZE} push envelope per request ({@code unique-notifications.lua}) to the real listener
+ * (a child process, SQLite ledger) for {@link #SECONDS} seconds with {@link #CONNECTIONS}
+ * connections. The baseline is the same load on a route of the same server that has no handler
+ * (Micronaut answers 404 without touching the ledger): what the HTTP stack alone can serve.
+ *
+ * <p>A measurement's {@code seconds} is the wall time per 1,000 requests (so the ratio is how many
+ * times slower than the bare server a notification is); requests/s, p50 and p99 go in its detail.
+ */
+final class ListenerBench {
+  static final String NO_HANDLER = "no-handler route";
+  static final int CONNECTIONS = 16;
+  static final int THREADS = 2;
+  static final int SECONDS = 20;
+  private static final String TABLE = "local.bench.notifications";
+  private static final String SCRIPT = "unique-notifications.lua";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Path work;
+  private final Report report;
+
+  ListenerBench(Path work, Report report) {
+    this.work = work;
+    this.report = report;
+  }
+
+  void measure(int rounds) throws Exception {
+    String wrk = wrkCommand();
+    Path landing = work.resolve("landing");
+    Path day = Files.createDirectories(landing.resolve("events/dt=2026-11-30"));
+    Path sample = day.resolve("part-TEMPLATE.json");
+    Files.writeString(sample, "{\"id\":1}\n");
+    Path script = work.resolve(SCRIPT);
+    try (InputStream in = ListenerBench.class.getResourceAsStream("/" + SCRIPT)) {
+      Files.copy(in, script);
+    }
+    Path[] templates = writeTemplates(sample);
+    Path profiles = Files.createDirectories(work.resolve("profiles"));
+    Files.writeString(profiles.resolve("notifications.conf"), """
+        extract {
+          path = "file://LANDING/events/dt=*/*.json"
+          format = json
+          batch-file {
+            partition-type = date
+            pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
+            date-format = "yyyy-MM-dd"
+          }
+        }
+        load.iceberg.table = TABLE
+        """.replace("LANDING", landing.toString()).replace("TABLE", TABLE));
+    String data = "unique notifications, " + CONNECTIONS + " connections, " + SECONDS + " s";
+    for (int round = 1; round <= rounds; round++) {
+      Home home = new Home(work.resolve("home-" + round));
+      long recorded = 0;
+      try (ListenerProcess listener = ListenerProcess.start(
+          ListenerProcess.locateTarget(System.getenv(), Path.of("")), profiles, home, Duration.ofSeconds(120))) {
+        for (String side : round % 2 == 1 ? new String[] {MergeBench.JOB, NO_HANDLER}
+            : new String[] {NO_HANDLER, MergeBench.JOB}) {
+          URI uri = listener.pushUri(side.equals(MergeBench.JOB) ? "/pubsub/push" : "/bench/no-handler");
+          double load = MergeBench.loadAverage()[0];
+          JsonNode result = runWrk(wrk, script, templates, uri);
+          long requests = result.get("requests").asLong();
+          double seconds = result.get("durationMicros").asLong() / 1e6;
+          long non2xx = result.get("non2xx").asLong();
+          if (side.equals(MergeBench.JOB)) {
+            if (non2xx > 0 || result.get("socketErrors").asLong() > 0) {
+              throw new IllegalStateException("the listener answered " + non2xx + " of " + requests
+                  + " notifications with an error status (" + result + "); see " + home.root().resolve("logs"));
+            }
+            recorded += requests;
+          }
+          report.measured(new Report.Measurement("listener", data, side, round, seconds / requests * 1000, load,
+              MergeBench.loadAverage()[0], String.format(Locale.ROOT, "%.0f requests/s, p50 %.1f ms, p99 %.1f ms",
+                  requests / seconds, result.get("p50Micros").asLong() / 1e3, result.get("p99Micros").asLong() / 1e3)));
+        }
+      }
+      try (Ledger ledger = SqliteLedger.open(home.ledgerDb(), Clock.systemUTC())) {
+        long inLedger = ledger.tableStatus(TABLE).filesByState().getOrDefault(FileState.RECORDED, 0L);
+        // wrk counts the requests it completed; one cut off at the deadline may still have been recorded
+        if (inLedger < recorded || inLedger > recorded + CONNECTIONS) {
+          throw new IllegalStateException("the listener answered " + recorded + " notifications but recorded "
+              + inLedger + " files");
+        }
+      }
+    }
+  }
+
+  /**
+   * The envelope of the sample file as the local notifier writes it, cut into the templates the Lua
+   * script fills: the decoded resource with {@code @NAME@} for the file name, the envelope with
+   * {@code @DATA@}, {@code @ID@} and {@code @NAME@}.
+   */
+  private Path[] writeTemplates(Path sample) throws IOException {
+    String fileName = sample.getFileName().toString();
+    ObjectNode envelope = (ObjectNode) JSON.readTree(LandingNotifier.envelopeOf(sample, Instant.now()));
+    ObjectNode message = (ObjectNode) envelope.get("message");
+    String resource = new String(Base64.getDecoder().decode(message.get("data").asText()), StandardCharsets.UTF_8);
+    message.put("data", "@DATA@");
+    message.put("messageId", "bench-@ID@");
+    Path resourceFile = work.resolve("resource.template.json");
+    Path envelopeFile = work.resolve("envelope.template.json");
+    Files.writeString(resourceFile, resource.replace(fileName, "@NAME@"));
+    Files.writeString(envelopeFile, envelope.toString().replace(fileName, "@NAME@"));
+    return new Path[] {resourceFile, envelopeFile};
+  }
+
+  private JsonNode runWrk(String wrk, Path script, Path[] templates, URI uri) throws Exception {
+    List<String> command = new ArrayList<>(List.of(wrk, "-t", Integer.toString(THREADS), "-c",
+        Integer.toString(CONNECTIONS), "-d", SECONDS + "s", "--timeout", "30s", "-s", script.toString(),
+        uri.toString(), "--", templates[0].toString(), templates[1].toString()));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(SECONDS + 60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      throw new IllegalStateException("wrk failed: " + output);
+    }
+    String last = output.strip().lines().reduce((a, b) -> b).orElse("");
+    if (!last.startsWith("{")) {
+      throw new IllegalStateException("wrk printed no summary: " + output);
+    }
+    return JSON.readTree(last);
+  }
+
+  private static String wrkCommand() {
+    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
+      if (Files.isExecutable(Path.of(dir, "wrk"))) {
+        return Path.of(dir, "wrk").toString();
+      }
+    }
+    throw new IllegalStateException("the listener suite needs wrk: apt-get install wrk");
+  }
+}
