@@ -25,7 +25,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -212,6 +215,67 @@ class SettlementRunTest {
       assertThat(waiting.launches()).isEqualTo(1);
       assertThat(landing.ledger.findExpiredLeases()).extracting(BatchRecord::batchId).containsExactly(batch.batchId());
       assertThat(landing.ledger.partition(ORPHAN, "p1").orElseThrow().state()).isEqualTo(PartitionState.CLAIMED);
+    }
+  }
+
+  /**
+   * While a run's job goes on, its batcher renews the lease: a second run in the meantime (an
+   * overlapping schedule) finds nothing expired and nothing to claim, and starts no job, even when
+   * the job outlasts the lease it started with.
+   */
+  @Test
+  void aRunWhileAnotherRunsTheTablesJobStartsNoSecondJob() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("orphan", "job.lease-timeout = 1s\n");
+      landing.land("orphan", "p1", 1, 1);
+      CountDownLatch finish = new CountDownLatch(1);
+      AtomicInteger launches = new AtomicInteger();
+      Launcher launcher = (manifest, uri, attempt) -> {
+        launches.incrementAndGet();
+        return new LaunchedJob() {
+          @Override
+          public String jobId() {
+            return "job-" + attempt;
+          }
+
+          @Override
+          public Optional<JobResult> await(Duration timeout) throws InterruptedException {
+            if (!finish.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+              return Optional.empty();
+            }
+            landing.ledger.commitBatch(new CommitBatch(manifest.batchId(), 7L, BatchMetrics.EMPTY));
+            return Optional.of(new JobResult(JobExit.LOADED, Optional.empty(), "committed snapshot 7", true,
+                Optional.empty()));
+          }
+
+          @Override
+          public void cancel() {}
+        };
+      };
+      List<BatchEvent> second = new CopyOnWriteArrayList<>();
+      CompletableFuture<RunSummary> first = CompletableFuture.supplyAsync(
+          () -> BatchRunner.builder(landing.registry(), landing.ledger, profile -> launcher).build().runOnce());
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (launches.get() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      String batchId = landing.ledger.tableStatus(ORPHAN).inFlight().get(0).batchId();
+      // The job outlasts its first lease; the batcher renews it (every third of the lease).
+      landing.clock.advance(Duration.ofSeconds(5));
+      while (landing.ledger.batch(batchId).orElseThrow().leaseUntil().orElseThrow().isBefore(landing.clock.instant())
+          && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+
+      RunSummary overlapping = BatchRunner.builder(landing.registry(), landing.ledger, profile -> launcher)
+          .events(second::add).build().runOnce();
+      finish.countDown();
+
+      assertThat(second).isEmpty();
+      assertThat(overlapping.recovered()).isEmpty();
+      assertThat(launches.get()).isEqualTo(1);
+      assertThat(first.get(30, TimeUnit.SECONDS).committed()).extracting(c -> c.batchId()).containsExactly(batchId);
+      assertThat(landing.ledger.batch(batchId).orElseThrow().launches()).isEqualTo(1);
     }
   }
 
