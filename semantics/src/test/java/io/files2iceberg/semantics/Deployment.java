@@ -1,13 +1,13 @@
 package io.files2iceberg.semantics;
 
+import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.local.LandingNotifier;
 import io.files2iceberg.batcher.local.ListenerProcess;
-import io.files2iceberg.batcher.operate.PartitionRange;
-import io.files2iceberg.batcher.operate.Replay;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.batcher.plan.RunSummary;
 import io.files2iceberg.batcher.plan.StorageListing;
+import io.files2iceberg.batcher.replay.Replay;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;

@@ -20,11 +20,11 @@ import java.util.Optional;
  *   profiles/clicks.conf: extract.batch-file.pattern: must have exactly one capture group, has 2
  * </pre>
  */
-final class ConfigProblems {
+public final class ConfigProblems {
   private ConfigProblems() {}
 
   /** Loads the profiles, or prints every problem and returns empty. */
-  static Optional<ProfileRegistry> load(Path config, Home home, PrintWriter err) {
+  public static Optional<ProfileRegistry> load(Path config, Home home, PrintWriter err) {
     if (!Files.exists(config)) {
       err.println("error: " + config + ": no such file or folder");
       err.flush();
@@ -39,7 +39,7 @@ final class ConfigProblems {
   }
 
   /** {@code error: N problem(s) in WHERE:} and one indented line per problem. */
-  static void print(PrintWriter err, String where, List<String> problems) {
+  public static void print(PrintWriter err, String where, List<String> problems) {
     err.println("error: " + problems.size() + " problem(s) in " + where + ":");
     for (String problem : problems) {
       err.println("  " + problem);

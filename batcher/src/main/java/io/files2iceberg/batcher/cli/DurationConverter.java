@@ -6,7 +6,7 @@ import java.time.Duration;
 import picocli.CommandLine;
 
 /** A duration with a unit, as profiles write them: {@code 90s}, {@code 30m}, {@code 2h}. */
-final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
   @Override
   public Duration convert(String value) {
     String expected = "expected a duration with a unit, such as 90s, 30m or 2h, got '" + value + "'";

@@ -1,5 +1,22 @@
 package io.files2iceberg.batcher.cli;
 
+import io.files2iceberg.batcher.backfill.BackfillCommand;
+import io.files2iceberg.batcher.batch.BatchCommand;
+import io.files2iceberg.batcher.demo.DemoCommand;
+import io.files2iceberg.batcher.inspect.InspectCommand;
+import io.files2iceberg.batcher.listen.ListenCommand;
+import io.files2iceberg.batcher.local.LocalCommand;
+import io.files2iceberg.batcher.maintain.MaintainCommand;
+import io.files2iceberg.batcher.quarantine.QuarantineCommand;
+import io.files2iceberg.batcher.reconcile.ReconcileCommand;
+import io.files2iceberg.batcher.replay.ReplayCommand;
+import io.files2iceberg.batcher.retry.RetryCommand;
+import io.files2iceberg.batcher.sql.SqlCommand;
+import io.files2iceberg.batcher.status.StatusCommand;
+import io.files2iceberg.batcher.validate.ValidateCommand;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,17 +30,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Files2Iceberg.Version.class,
     description = "Lands files from Google Cloud Storage (or a local folder) in Apache Iceberg tables, exactly once.",
-    footer = {
-      "",
-      "Also:",
-      "  listen    Runs the listener service (GCS notifications into the ledger):",
-      "            bin/files2iceberg listen --config DIR [--home DIR] [--port N]",
-      "            (see bin/files2iceberg listen --help)."
-    },
     subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
-      SqlCommand.class, ReplayCommand.class, BackfillCommand.class, ReconcileCommand.class, RetryCommand.class,
+      ListenCommand.class, SqlCommand.class, ReplayCommand.class, BackfillCommand.class, ReconcileCommand.class, RetryCommand.class,
       InspectCommand.class, QuarantineCommand.class, MaintainCommand.class, CommandLine.HelpCommand.class})
 public final class Files2Iceberg implements Runnable {
+
+  /** The build's version ({@code version=...}), filtered by Maven from src/main/resources-filtered. */
+  static final String VERSION_RESOURCE = "version.properties";
 
   /** Exit code for invalid configuration or usage. */
   public static final int EXIT_INVALID = 2;
@@ -39,6 +52,7 @@ public final class Files2Iceberg implements Runnable {
   /** The configured command line, for {@link #main} and tests. */
   public static CommandLine newCommandLine() {
     CommandLine commandLine = new CommandLine(new Files2Iceberg());
+    withVersion(commandLine, new Version());
     commandLine.setExecutionExceptionHandler(
         (exception, cmd, parseResult) -> {
           cmd.getErr().println(cmd.getColorScheme().errorText("error: " + exception.getMessage()));
@@ -52,11 +66,32 @@ public final class Files2Iceberg implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
+  /** Every command's {@code -V}/{@code --version} prints the top level's version. */
+  private static void withVersion(CommandLine commandLine, CommandLine.IVersionProvider version) {
+    for (CommandLine sub : commandLine.getSubcommands().values()) {
+      sub.getCommandSpec().versionProvider(version);
+      withVersion(sub, version);
+    }
+  }
+
+  /** The build's version: {@value #VERSION_RESOURCE}, written by the Maven build. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String version = Files2Iceberg.class.getPackage().getImplementationVersion();
-      return new String[] {"files2iceberg " + (version == null ? "development build" : version)};
+      return new String[] {"files2iceberg " + version()};
+    }
+
+    static String version() {
+      Properties properties = new Properties();
+      try (InputStream in = Files2Iceberg.class.getResourceAsStream(VERSION_RESOURCE)) {
+        if (in != null) {
+          properties.load(in);
+        }
+      } catch (IOException e) {
+        // a build without the file: as below
+      }
+      String version = properties.getProperty("version", "");
+      return version.isBlank() || version.startsWith("${") ? "development build" : version;
     }
   }
 }

@@ -6,15 +6,15 @@ import java.util.Optional;
 import picocli.CommandLine.Option;
 
 /** {@code --home}: the folder holding all embedded-mode state. Every subcommand takes it. */
-final class HomeOption {
+public final class HomeOption {
   @Option(
       names = "--home",
       paramLabel = "DIR",
       description = "Folder for embedded-mode state (ledger.db, catalog.db, warehouse/). "
           + "Default: $FILES2ICEBERG_HOME, else .files2iceberg in the working directory.")
-  Path home;
+  public Path home;
 
-  Home resolve() {
+  public Home resolve() {
     return Home.resolve(Optional.ofNullable(home), System.getenv());
   }
 }

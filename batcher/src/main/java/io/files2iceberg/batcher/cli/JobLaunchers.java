@@ -15,11 +15,11 @@ import java.util.Optional;
  * launcher on the job build this command runs from, checked against the profiles before anything
  * is claimed.
  */
-final class JobLaunchers {
+public final class JobLaunchers {
   private JobLaunchers() {}
 
   /** The launchers, or empty after printing each profile that cannot be launched (then exit 2). */
-  static Optional<Launchers> open(List<TableProfile> profiles, Home home, Path config, PrintWriter err) {
+  public static Optional<Launchers> open(List<TableProfile> profiles, Home home, Path config, PrintWriter err) {
     Launchers launchers = Launchers.discover(() -> new LocalSparkLauncher(
         LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")), home));
     List<String> problems = launchers.check(profiles);

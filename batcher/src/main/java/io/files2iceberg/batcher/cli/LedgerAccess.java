@@ -19,13 +19,13 @@ import java.util.Optional;
  * ledger {@code <home>/ledger.db}. Every problem is printed the {@link ConfigProblems} way, with
  * the exit code to return.
  */
-final class LedgerAccess {
+public final class LedgerAccess {
   private LedgerAccess() {}
 
   /** The profiles (when given) and the open ledger; the caller closes {@link #ledger()}. */
-  record Opened(Optional<ProfileRegistry> profiles, Ledger ledger, Home home) implements AutoCloseable {
+  public record Opened(Optional<ProfileRegistry> profiles, Ledger ledger, Home home) implements AutoCloseable {
     /** The profiles; only call when the command required {@code --config}. */
-    ProfileRegistry registry() {
+    public ProfileRegistry registry() {
       return profiles.orElseThrow(() -> new IllegalStateException("no --config"));
     }
 
@@ -36,11 +36,11 @@ final class LedgerAccess {
   }
 
   /** Opened, or the exit code after the problem was printed on {@code err}. */
-  sealed interface Result permits Ok, Failed {}
+  public sealed interface Result permits Ok, Failed {}
 
-  record Ok(Opened opened) implements Result {}
+  public record Ok(Opened opened) implements Result {}
 
-  record Failed(int exitCode) implements Result {}
+  public record Failed(int exitCode) implements Result {}
 
   /**
    * Opens the ledger.
@@ -48,7 +48,7 @@ final class LedgerAccess {
    * @param config the profiles ({@code --config}), or null for the embedded ledger of the home
    * @param configRequired true for commands that need the profiles (their globs, their catalogs)
    */
-  static Result open(Path config, boolean configRequired, Home home, Clock clock, PrintWriter err) {
+  public static Result open(Path config, boolean configRequired, Home home, Clock clock, PrintWriter err) {
     Optional<ProfileRegistry> profiles = Optional.empty();
     if (config != null) {
       profiles = ConfigProblems.load(config, home, err);

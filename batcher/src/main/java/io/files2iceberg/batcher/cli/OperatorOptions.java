@@ -5,33 +5,33 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /** The options {@code replay}, {@code backfill} and {@code reconcile} share. */
-final class OperatorOptions {
+public final class OperatorOptions {
   @Option(
       names = {"-c", "--config"},
       required = true,
       paramLabel = "FILE|DIR",
       description = "The profiles: the table's glob, partitioning and ledger.")
-  Path config;
+  public Path config;
 
   @Option(names = "--from", paramLabel = "VALUE",
       description = "First partition value (inclusive): a date in the profile's date-format (or yyyy-MM-dd) for "
           + "date partitions, else compared as a string.")
-  String from;
+  public String from;
 
   @Option(names = "--to", paramLabel = "VALUE", description = "Last partition value (inclusive), as --from.")
-  String to;
+  public String to;
 
   @Option(names = "--json", description = "Print the summary as JSON for scripts.")
-  boolean json;
+  public boolean json;
 
   /** {@code --job-timeout}, for the commands that can run the batcher ({@code replay}, {@code backfill}). */
-  static final class JobTimeout {
+  public static final class JobTimeout {
     @Option(
         names = "--job-timeout",
         paramLabel = "DURATION",
         defaultValue = "2h",
         converter = DurationConverter.class,
         description = "With --run: the longest one job may run (90s, 30m, 2h). Default: ${DEFAULT-VALUE}.")
-    Duration value;
+    public Duration value;
   }
 }

@@ -1,6 +1,5 @@
 package io.files2iceberg.batcher.cli;
 
-import io.files2iceberg.batcher.ops.NotInLedgerException;
 import io.files2iceberg.core.profile.Home;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -14,27 +13,27 @@ import picocli.CommandLine.Model.CommandSpec;
  * throws {@link NotInLedgerException} or {@link IllegalArgumentException} before changing
  * anything), is a usage error naming it.
  */
-final class OperatorRun {
+public final class OperatorRun {
   private OperatorRun() {}
 
   @FunctionalInterface
-  interface Body {
+  public interface Body {
     /** The exit code. */
     int run(LedgerAccess.Opened opened, PrintWriter out, PrintWriter err);
   }
 
   /** A body that prints through the command's own writers. */
   @FunctionalInterface
-  interface OpenedBody {
+  public interface OpenedBody {
     /** The exit code. */
     int run(LedgerAccess.Opened opened);
   }
 
-  static int run(CommandSpec spec, Path config, boolean configRequired, Home home, OpenedBody body) {
+  public static int run(CommandSpec spec, Path config, boolean configRequired, Home home, OpenedBody body) {
     return run(spec, config, configRequired, home, (opened, out, err) -> body.run(opened));
   }
 
-  static int run(CommandSpec spec, Path config, boolean configRequired, Home home, Body body) {
+  public static int run(CommandSpec spec, Path config, boolean configRequired, Home home, Body body) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     LedgerAccess.Result result = LedgerAccess.open(config, configRequired, home, Clock.systemUTC(), err);

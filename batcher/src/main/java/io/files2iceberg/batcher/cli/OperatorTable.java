@@ -21,20 +21,19 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import picocli.CommandLine.Option;
 
 /**
  * What {@code replay}, {@code backfill} and {@code reconcile} share: the table option, its
  * profile, the storage listing, progress on stderr, JSON output, and running the batcher for the
  * table ({@code --run}, {@code replay --no-checkpoint}).
  */
-final class OperatorTable {
+public final class OperatorTable {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private OperatorTable() {}
 
   /** The GCS client the commands list with, created on the first {@code gs://} listing. */
-  static StorageListing listing() {
+  public static StorageListing listing() {
     Storage[] storage = new Storage[1];
     return new StorageListing(() -> {
       synchronized (storage) {
@@ -47,7 +46,7 @@ final class OperatorTable {
   }
 
   /** The profile loading {@code table}, or empty after printing which tables the profiles load. */
-  static Optional<TableProfile> profile(ProfileRegistry profiles, String table, Path config, PrintWriter err) {
+  public static Optional<TableProfile> profile(ProfileRegistry profiles, String table, Path config, PrintWriter err) {
     Optional<TableProfile> profile = profiles.byTable(table);
     if (profile.isEmpty()) {
       ConfigProblems.print(err, "the command line", List.of("--table " + table + ": no profile in " + config
@@ -58,14 +57,28 @@ final class OperatorTable {
   }
 
   /** Progress lines on stderr, prefixed with the command. */
-  static Consumer<String> progress(String command, PrintWriter err) {
+  public static Consumer<String> progress(String command, PrintWriter err) {
     return line -> {
       err.println("[" + command + "] " + line);
       err.flush();
     };
   }
 
-  static void printJson(PrintWriter out, Object report) {
+  /** {@code run: <summary>} on stdout, each error on stderr; 0 when clean, else {@link Files2Iceberg#EXIT_FAILED}. */
+  public static int summarize(RunSummary summary, PrintWriter out, PrintWriter err) {
+    out.println("run: " + summary.describe());
+    summary.errors().forEach(error -> err.println("error: " + error));
+    out.flush();
+    err.flush();
+    return summary.isClean() ? 0 : Files2Iceberg.EXIT_FAILED;
+  }
+
+  /** The names, comma-separated, or {@code -} for none. */
+  public static String names(List<String> names) {
+    return names.isEmpty() ? "-" : String.join(", ", names);
+  }
+
+  public static void printJson(PrintWriter out, Object report) {
     try {
       out.println(JSON.writeValueAsString(report));
     } catch (JsonProcessingException e) {
@@ -75,7 +88,7 @@ final class OperatorTable {
   }
 
   /** How the batcher runs for the commands: the launcher each profile names, events on stderr. */
-  static final class Batches implements AutoCloseable {
+  public static final class Batches implements AutoCloseable {
     private final Launchers launchers;
     private final BatchRunner runner;
 
@@ -85,7 +98,7 @@ final class OperatorTable {
     }
 
     /** Empty after printing the launcher problems of the profile. */
-    static Optional<Batches> open(ProfileRegistry profiles, TableProfile profile, Ledger ledger, Home home,
+    public static Optional<Batches> open(ProfileRegistry profiles, TableProfile profile, Ledger ledger, Home home,
         Duration jobTimeout, Path config, PrintWriter err) {
       Optional<Launchers> checked = JobLaunchers.open(List.of(profile), home, config, err);
       if (checked.isEmpty()) {
@@ -105,12 +118,12 @@ final class OperatorTable {
     }
 
     /** Loads the table's READY partitions until none is left or a batch does not commit. */
-    RunSummary runTable(TableProfile profile) {
+    public RunSummary runTable(TableProfile profile) {
       return runner.runTable(profile);
     }
 
     /** Loads the files once, without the ledger. */
-    RunSummary runListed(TableProfile profile, List<ManifestFile> files) {
+    public RunSummary runListed(TableProfile profile, List<ManifestFile> files) {
       return runner.runListed(profile, files);
     }
 

@@ -44,7 +44,7 @@ public final class ListenerProcess implements AutoCloseable {
   static final String MAIN_CLASS = "io.files2iceberg.listener.ListenerApplication";
   /** The listener's parent-death watch reads this ({@code ParentWatch} in the listener). */
   static final String PARENT_PID_PROPERTY = "files2iceberg.listener.parent-pid";
-  static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+  public static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
 
   private final Process process;
   private final int port;
@@ -65,27 +65,11 @@ public final class ListenerProcess implements AutoCloseable {
    */
   public static ListenerProcess start(Path listenerTarget, Path config, Home home, Duration timeout)
       throws InterruptedException {
-    Path classes = listenerTarget.resolve("classes");
-    Path lib = listenerTarget.resolve("lib");
-    if (!Files.isDirectory(classes) || !Files.isDirectory(lib)) {
-      throw new IllegalStateException("The listener is not built: " + classes + " or " + lib
-          + " is missing; build it first: mvn -pl listener -am package -DskipTests");
-    }
     int port = freePort();
     Path log = home.root().resolve("logs").resolve("listener.log");
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Dmicronaut.server.host=127.0.0.1");
-    command.add("-D" + PARENT_PID_PROPERTY + "=" + ProcessHandle.current().pid());
-    command.add("-cp");
-    command.add(classes + java.io.File.pathSeparator + lib + java.io.File.separator + "*");
-    command.add(MAIN_CLASS);
-    command.add("--config");
-    command.add(config.toAbsolutePath().toString());
-    command.add("--home");
-    command.add(home.root().toString());
-    command.add("--port");
-    command.add(Integer.toString(port));
+    List<String> command = javaCommand(listenerTarget, List.of("-Dmicronaut.server.host=127.0.0.1"),
+        List.of("--config", config.toAbsolutePath().toString(), "--home", home.root().toString(), "--port",
+            Integer.toString(port)));
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().put("FILES2ICEBERG_LOG_FORMAT", "TEXT");
     builder.environment().remove("PORT");
@@ -108,6 +92,31 @@ public final class ListenerProcess implements AutoCloseable {
     }
     LOG.info("Listener started as process {} on port {}, log {}", process.pid(), port, log);
     return listener;
+  }
+
+  /**
+   * The command line of a listener child of this process: {@code java}, the JVM options, this
+   * process's id ({@value #PARENT_PID_PROPERTY}), listener's classpath and main class, then the
+   * listener's own arguments.
+   *
+   * @throws IllegalStateException when listener's classes or jars are missing
+   */
+  public static List<String> javaCommand(Path listenerTarget, List<String> jvmOptions, List<String> arguments) {
+    Path classes = listenerTarget.resolve("classes");
+    Path lib = listenerTarget.resolve("lib");
+    if (!Files.isDirectory(classes) || !Files.isDirectory(lib)) {
+      throw new IllegalStateException("The listener is not built: " + classes + " or " + lib
+          + " is missing; build it first: mvn -pl listener -am package -DskipTests");
+    }
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-D" + PARENT_PID_PROPERTY + "=" + ProcessHandle.current().pid());
+    command.add("-cp");
+    command.add(classes + java.io.File.pathSeparator + lib + java.io.File.separator + "*");
+    command.add(MAIN_CLASS);
+    command.addAll(arguments);
+    return command;
   }
 
   /**

@@ -22,29 +22,29 @@ import picocli.CommandLine;
  * partition d1 committed (snapshot 4242), d2 FAILED by batch {@link #failedBatch} (its error
  * {@link #ERROR}), d3 READY; and a command line capturing out and err.
  */
-final class OperatorLedger {
-  static final String TABLE = "local.demo.clicks";
-  static final String ERROR = "files2iceberg: table local.demo.clicks batch rejected: Parquet footer unreadable";
+public final class OperatorLedger {
+  public static final String TABLE = "local.demo.clicks";
+  public static final String ERROR = "files2iceberg: table local.demo.clicks batch rejected: Parquet footer unreadable";
 
-  final Path home;
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-  String committedBatch;
-  String failedBatch;
+  public final Path home;
+  public final StringWriter out = new StringWriter();
+  public final StringWriter err = new StringWriter();
+  public String committedBatch;
+  public String failedBatch;
 
-  OperatorLedger(Path home) {
+  public OperatorLedger(Path home) {
     this.home = home;
   }
 
-  SqliteLedger open() {
+  public SqliteLedger open() {
     return SqliteLedger.open(home.resolve("ledger.db"), Clock.systemUTC());
   }
 
-  static String uri(String partition, int i) {
+  public static String uri(String partition, int i) {
     return "file:///landing/clicks/" + partition + "/part-" + i + ".csv";
   }
 
-  OperatorLedger write() {
+  public OperatorLedger write() {
     try (SqliteLedger ledger = open()) {
       for (String partition : new String[] {"d1", "d2", "d3"}) {
         for (int i = 0; i < 2; i++) {
@@ -66,7 +66,7 @@ final class OperatorLedger {
     return this;
   }
 
-  int run(String... args) {
+  public int run(String... args) {
     out.getBuffer().setLength(0);
     err.getBuffer().setLength(0);
     CommandLine commandLine = Files2Iceberg.newCommandLine();

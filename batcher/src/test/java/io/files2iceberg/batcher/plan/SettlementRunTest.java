@@ -6,7 +6,7 @@ import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
-import io.files2iceberg.batcher.ops.RetryPlan;
+import io.files2iceberg.batcher.retry.RetryPlan;
 import io.files2iceberg.batcher.plan.BatchEvent.AfterFailure;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;

@@ -44,6 +44,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Rows of {@link SqliteSchema} to contract records and back (JSON for lists and metrics). */
@@ -52,6 +53,7 @@ final class SqliteRows {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<List<String>> STRING_LIST = new TypeReference<>() {};
+  private static final TypeReference<Map<String, Object>> METRICS_MAP = new TypeReference<>() {};
 
   static FileRecord file(ResultSet rs) throws SQLException {
     return new FileRecord(
@@ -133,8 +135,8 @@ final class SqliteRows {
 
   private static BatchMetrics metrics(String json) {
     try {
-      return JSON.readValue(json, BatchMetrics.class);
-    } catch (JsonProcessingException e) {
+      return BatchMetrics.fromMap(JSON.readValue(json, METRICS_MAP));
+    } catch (JsonProcessingException | IllegalArgumentException e) {
       throw new IllegalStateException("Stored metrics are not readable: " + json, e);
     }
   }

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -108,18 +110,7 @@ public record BatchLoadReport(
     node.put("snapshotId", snapshotId);
     node.put("checkpoint", checkpoint.code());
     checkpointError.ifPresent(error -> node.put("checkpointError", error));
-    node.put("files", metrics.files());
-    node.put("bytes", metrics.bytes());
-    node.put("rowsRead", metrics.rowsRead());
-    node.put("rowsFiltered", metrics.rowsFiltered());
-    node.put("rowsInserted", metrics.rowsInserted());
-    node.put("rowsUpdated", metrics.rowsUpdated());
-    node.put("rowsUnchanged", metrics.rowsUnchanged());
-    node.put("rowsRejected", metrics.rowsRejected());
-    node.put("readMillis", metrics.readMillis());
-    node.put("mergeMillis", metrics.mergeMillis());
-    node.put("commitMillis", metrics.commitMillis());
-    node.put("lagMillis", metrics.lagMillis());
+    metrics.toMap().forEach(node::put);
     ArrayNode files = node.putArray("quarantinedFiles");
     for (QuarantinedFile file : quarantinedFiles) {
       files.addObject().put("fileId", file.fileId()).put("uri", file.uri()).put("reason", file.reason());
@@ -159,11 +150,11 @@ public record BatchLoadReport(
    * @throws IllegalArgumentException when its checkpoint code is unknown
    */
   static BatchLoadReport readFrom(JsonNode node) {
-    BatchMetrics metrics = new BatchMetrics(
-        node.path("files").asLong(), node.path("bytes").asLong(), node.path("rowsRead").asLong(),
-        node.path("rowsFiltered").asLong(), node.path("rowsInserted").asLong(), node.path("rowsUpdated").asLong(),
-        node.path("rowsUnchanged").asLong(), node.path("rowsRejected").asLong(), node.path("readMillis").asLong(),
-        node.path("mergeMillis").asLong(), node.path("commitMillis").asLong(), node.path("lagMillis").asLong());
+    Map<String, Long> values = new LinkedHashMap<>();
+    for (BatchMetrics.Field field : BatchMetrics.Field.values()) {
+      values.put(field.key(), node.path(field.key()).asLong());
+    }
+    BatchMetrics metrics = BatchMetrics.fromMap(values);
     List<QuarantinedFile> quarantined = new ArrayList<>();
     for (JsonNode file : node.path("quarantinedFiles")) {
       quarantined.add(new QuarantinedFile(file.path("fileId").asText(), file.path("uri").asText(),

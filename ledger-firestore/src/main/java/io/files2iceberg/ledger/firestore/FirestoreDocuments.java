@@ -2,7 +2,10 @@ package io.files2iceberg.ledger.firestore;
 
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_KEY;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_POSITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
+import static io.files2iceberg.core.ledger.LedgerSchema.COMMITTED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
@@ -13,16 +16,17 @@ import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAST_ERROR;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
-import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME_UNKNOWN;
 import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
 import static io.files2iceberg.core.ledger.LedgerSchema.MARKER_SEEN;
 import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
 import static io.files2iceberg.core.ledger.LedgerSchema.NAME;
 import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME_UNKNOWN;
 import static io.files2iceberg.core.ledger.LedgerSchema.OVERWROTE_GENERATION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITION_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.PREFIX;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
@@ -49,11 +53,10 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,16 +66,14 @@ import java.util.Optional;
  * Documents of the Firestore ledger to contract records and back. Field names come from {@code
  * LedgerSchema}; states are their codes; times are Firestore timestamps to the millisecond (the
  * clock's precision in both ledgers); integers are 64-bit; lists are arrays; metrics a map keyed by
- * the {@link BatchMetrics} component names (as the SQLite ledger's JSON). An absent optional value
- * is a missing field, or null once it had a value.
+ * {@link BatchMetrics.Field} ({@link BatchMetrics#toMap}, as the SQLite ledger's JSON). An absent
+ * optional value is a missing field, or null once it had a value.
  *
  * <p>Documents are handled as whole maps: a transaction reads a document, changes its map and
  * writes it back whole, so the record a call returns is the one a later read returns.
  */
 final class FirestoreDocuments {
   private FirestoreDocuments() {}
-
-  private static final RecordComponent[] METRIC_FIELDS = BatchMetrics.class.getRecordComponents();
 
   // --- to records ------------------------------------------------------------------------------
 
@@ -139,6 +140,84 @@ final class FirestoreDocuments {
 
   // --- to documents ----------------------------------------------------------------------------
 
+  /** A new file's document. */
+  static Map<String, Object> file(FileRecord f) {
+    Map<String, Object> doc = new HashMap<>();
+    doc.put(FILE_ID, f.fileId());
+    doc.put(TABLE, f.table());
+    doc.put(PARTITION, f.partition());
+    doc.put(BUCKET, f.bucket());
+    doc.put(NAME, f.name());
+    doc.put(GENERATION, f.generation());
+    doc.put(URI, f.uri());
+    doc.put(SIZE, f.size());
+    doc.put(EVENT_ID, f.eventId());
+    doc.put(EVENT_TIME, timestamp(f.eventTime()));
+    putOrClear(doc, OVERWROTE_GENERATION, f.overwroteGeneration());
+    doc.put(RECORDED_AT, timestamp(f.recordedAt()));
+    return put(doc, f, null);
+  }
+
+  /**
+   * Writes what a transition changes of a file into its document: its state, batch (with the
+   * batch's key) and reason, and its {@code position} in its batch (null: kept, or cleared with the
+   * batch).
+   */
+  static Map<String, Object> put(Map<String, Object> doc, FileRecord f, Integer position) {
+    doc.put(STATE, f.state().code());
+    putOrClear(doc, BATCH_ID, f.batchId());
+    putOrClear(doc, BATCH_KEY, f.batchId().map(LedgerSchema::batchKey));
+    if (f.batchId().isEmpty()) {
+      putOrClear(doc, BATCH_POSITION, Optional.empty());
+    } else if (position != null) {
+      doc.put(BATCH_POSITION, (long) position);
+    }
+    putOrClear(doc, QUARANTINE_REASON, f.quarantineReason());
+    return doc;
+  }
+
+  /** A partition's document: {@code doc} (the stored one, or empty) with the record's fields. */
+  static Map<String, Object> put(Map<String, Object> doc, PartitionRecord p) {
+    doc.put(PARTITION_ID, LedgerSchema.partitionId(p.table(), p.partition()));
+    doc.put(TABLE, p.table());
+    doc.put(PARTITION, p.partition());
+    putOrClear(doc, PREFIX, p.prefix());
+    doc.put(STATE, p.state().code());
+    doc.put(MARKER_SEEN, p.markerSeen());
+    putOrClear(doc, BATCH_ID, p.batchId());
+    doc.put(ATTEMPTS, (long) p.attempts());
+    putOrClear(doc, LAST_ERROR, p.lastError());
+    putOrClear(doc, READY_AT, p.readyAt().map(FirestoreDocuments::timestamp));
+    doc.put(UPDATED_AT, timestamp(p.updatedAt()));
+    return doc;
+  }
+
+  /**
+   * A batch's document: {@code doc} (the stored one, or empty; the settling fields it has stay)
+   * with the record's fields; its commit time is set once, when it is COMMITTED.
+   */
+  static Map<String, Object> put(Map<String, Object> doc, BatchRecord b) {
+    doc.put(BATCH_ID, b.batchId());
+    doc.put(TABLE, b.table());
+    doc.put(STATE, b.state().code());
+    doc.put(PARTITIONS_FIELD, b.partitions());
+    doc.put(FILE_IDS, b.fileIds());
+    doc.put(EVENT_IDS, b.eventIds());
+    doc.put(ATTEMPTS, (long) b.attempts());
+    doc.put(LAUNCHES, (long) b.launches());
+    doc.put(OUTCOME_UNKNOWN, b.outcomeUnknown());
+    putOrClear(doc, LEASE_UNTIL, b.leaseUntil().map(FirestoreDocuments::timestamp));
+    putOrClear(doc, SNAPSHOT_ID, b.snapshotId());
+    putOrClear(doc, METRICS, b.metrics().map(FirestoreDocuments::metrics));
+    putOrClear(doc, ERROR, b.error());
+    doc.put(CREATED_AT, timestamp(b.createdAt()));
+    doc.put(UPDATED_AT, timestamp(b.updatedAt()));
+    if (b.state() == BatchState.COMMITTED && doc.get(COMMITTED_AT) == null) {
+      doc.put(COMMITTED_AT, timestamp(b.updatedAt()));
+    }
+    return doc;
+  }
+
   static Timestamp timestamp(long epochMillis) {
     return Timestamp.ofTimeMicroseconds(Math.multiplyExact(epochMillis, 1000L));
   }
@@ -148,15 +227,7 @@ final class FirestoreDocuments {
   }
 
   static Map<String, Object> metrics(BatchMetrics metrics) {
-    Map<String, Object> map = new LinkedHashMap<>();
-    for (RecordComponent component : METRIC_FIELDS) {
-      try {
-        map.put(component.getName(), component.getAccessor().invoke(metrics));
-      } catch (IllegalAccessException | InvocationTargetException e) {
-        throw new IllegalStateException("Cannot read metric " + component.getName(), e);
-      }
-    }
-    return map;
+    return new LinkedHashMap<>(metrics.toMap());
   }
 
   /**
@@ -207,17 +278,11 @@ final class FirestoreDocuments {
 
   // --- field access ----------------------------------------------------------------------------
 
+  @SuppressWarnings("unchecked")
   private static BatchMetrics metrics(Map<?, ?> map) {
-    Object[] values = new Object[METRIC_FIELDS.length];
-    Class<?>[] types = new Class<?>[METRIC_FIELDS.length];
-    for (int i = 0; i < METRIC_FIELDS.length; i++) {
-      Object value = map.get(METRIC_FIELDS[i].getName());
-      values[i] = value == null ? 0L : ((Number) value).longValue();
-      types[i] = METRIC_FIELDS[i].getType();
-    }
     try {
-      return BatchMetrics.class.getDeclaredConstructor(types).newInstance(values);
-    } catch (ReflectiveOperationException e) {
+      return BatchMetrics.fromMap((Map<String, ?>) map);
+    } catch (IllegalArgumentException e) {
       throw new IllegalStateException("Stored metrics are not readable: " + map, e);
     }
   }

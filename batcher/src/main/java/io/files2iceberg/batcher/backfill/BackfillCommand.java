@@ -1,0 +1,112 @@
+package io.files2iceberg.batcher.backfill;
+
+import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.OperatorOptions;
+import io.files2iceberg.batcher.cli.OperatorRun;
+import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.cli.TableOption;
+import io.files2iceberg.batcher.listing.PartitionRange;
+import io.files2iceberg.core.profile.TableProfile;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code backfill}: the first load of a bucket that already holds many partitions. */
+@Command(
+    name = "backfill",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Records every complete partition already in the bucket (its success marker present when",
+      "success-file-filter is on), oldest first, as if notified; the batcher then loads them oldest first in",
+      "max-batch-size steps (--run, or the next batcher run). Resumable: partitions the ledger already has",
+      "complete are skipped without listing them again (with success-file-filter off, their folders are listed",
+      "again and known files change nothing). Exit codes: 0 done, 1 failed while running, 2 invalid",
+      "configuration or usage."
+    })
+public final class BackfillCommand implements Callable<Integer> {
+  @Mixin OperatorOptions options;
+  @Mixin HomeOption home;
+  @Mixin OperatorOptions.JobTimeout jobTimeout;
+
+  @Mixin TableOption.Required table;
+
+  @Option(names = "--limit", paramLabel = "N", defaultValue = "0",
+      description = "Record at most N partitions in this run (0: all); a rerun goes on where it stopped.")
+  int limit;
+
+  @Option(names = "--run", description = "Then run the batcher for the table until nothing is READY.")
+  boolean run;
+
+  @Option(names = "--dry-run", description = "Say what would be recorded; change nothing.")
+  boolean dryRun;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (limit < 0) {
+      ConfigProblems.print(err, "the command line", List.of("--limit: must be 0 (all) or more, got " + limit));
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
+      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
+      if (profile.isEmpty()) {
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      PartitionRange range;
+      try {
+        range = PartitionRange.of(profile.get(), options.from, options.to);
+      } catch (IllegalArgumentException e) {
+        ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      Backfill.Report report = new Backfill(OperatorTable.listing(), opened.ledger(), Clock.systemUTC())
+          .run(profile.get(), range, limit, dryRun, OperatorTable.progress("backfill", err));
+      print(report, out);
+      if (!run || dryRun) {
+        return 0;
+      }
+      Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile.get(),
+          opened.ledger(), opened.home(), jobTimeout.value, options.config, err);
+      if (batches.isEmpty()) {
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      try (OperatorTable.Batches open = batches.get()) {
+        return OperatorTable.summarize(open.runTable(profile.get()), out, err);
+      }
+    });
+  }
+
+  private void print(Backfill.Report report, PrintWriter out) {
+    if (options.json) {
+      OperatorTable.printJson(out, report);
+      return;
+    }
+    out.println((report.dryRun() ? "backfill (dry run) " : "backfill ") + report.table() + " " + report.range() + ": "
+        + report.folders() + " partition folder(s) found, " + report.listCalls() + " list call(s)");
+    out.println("  recorded: " + report.recordedPartitions().size() + " partition(s), " + report.filesRecorded()
+        + " new file(s), " + report.filesKnown() + " already known");
+    out.println("  skipped, already recorded: " + report.skipped().size() + " partition(s)");
+    if (report.remaining() > 0) {
+      out.println("  left for the next run (--limit " + limit + "): " + report.remaining() + " partition(s)");
+    }
+    if (!report.incomplete().isEmpty()) {
+      out.println("  waiting for their success marker: " + OperatorTable.names(report.incomplete()));
+    }
+    report.rejected().forEach(reason -> out.println("  rejected: " + reason));
+    if (!run && !report.dryRun()) {
+      out.println("  the next batcher run loads them, oldest first (or pass --run)");
+    }
+    out.flush();
+  }
+}

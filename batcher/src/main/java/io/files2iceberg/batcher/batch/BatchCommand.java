@@ -1,0 +1,268 @@
+package io.files2iceberg.batcher.batch;
+
+import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DurationConverter;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JobLaunchers;
+import io.files2iceberg.batcher.cli.StopSignals;
+import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.plan.BatchRunner;
+import io.files2iceberg.batcher.plan.RunOptions;
+import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.TableProfile;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code batch}: runs the planner, once or as a service. */
+@Command(
+    name = "batch",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Loads READY partitions into their Iceberg tables: claims them into batches, runs the Spark job on each,",
+      "recovers batches whose batcher died. One batch at a time per table, tables in parallel."
+    },
+    subcommands = {BatchCommand.RunOnce.class, BatchCommand.Serve.class})
+public final class BatchCommand implements Runnable {
+
+  /** {@code batch --home DIR run-once}; a subcommand's own {@code --home} wins. */
+  @Mixin HomeOption home;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** The subcommand's {@code --home}, else this command's, else the default. */
+  Home home(HomeOption own) {
+    return own.home != null ? own.resolve() : home.resolve();
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** The options both triggers take. */
+  static final class RunSettings {
+    @Option(
+        names = {"-c", "--config"},
+        required = true,
+        paramLabel = "FILE|DIR",
+        description = "A profile or a folder of profiles: the tables to load.")
+    Path config;
+
+    @Option(
+        names = "--concurrency",
+        paramLabel = "N",
+        defaultValue = "4",
+        description = "Tables running a batch at the same time (one batch per table at most). Default: ${DEFAULT-VALUE}.")
+    int concurrency;
+
+    @Option(
+        names = "--job-timeout",
+        paramLabel = "DURATION",
+        defaultValue = "2h",
+        converter = DurationConverter.class,
+        description = "The longest one job may run before it is cancelled (90s, 30m, 2h). Default: ${DEFAULT-VALUE}.")
+    Duration jobTimeout;
+  }
+
+  /**
+   * The planner and what it holds open, built from the options; empty after printing every
+   * configuration problem.
+   */
+  static final class Planner implements AutoCloseable {
+    final ProfileRegistry profiles;
+    final Ledger ledger;
+    final Launchers launchers;
+    final BatchRunner runner;
+
+    private Planner(ProfileRegistry profiles, Ledger ledger, Launchers launchers, BatchRunner runner) {
+      this.profiles = profiles;
+      this.ledger = ledger;
+      this.launchers = launchers;
+      this.runner = runner;
+    }
+
+    static Optional<Planner> open(RunSettings settings, Home home, PrintWriter out, PrintWriter err) {
+      if (settings.concurrency < 1) {
+        ConfigProblems.print(err, "the options", List.of("--concurrency: must be at least 1, got "
+            + settings.concurrency));
+        return Optional.empty();
+      }
+      Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config, home, err);
+      if (loaded.isEmpty()) {
+        return Optional.empty();
+      }
+      ProfileRegistry profiles = loaded.get();
+      Optional<Launchers> checked = JobLaunchers.open(profiles.profiles(), home, settings.config, err);
+      if (checked.isEmpty()) {
+        return Optional.empty();
+      }
+      Launchers launchers = checked.get();
+      Ledger ledger;
+      try {
+        // Profiles of one deployment agree on the ledger (the registry checks it).
+        ledger = Ledgers.open(profiles.profiles().get(0).ledger(), Clock.systemUTC());
+      } catch (IllegalStateException e) {
+        launchers.close();
+        ConfigProblems.print(err, settings.config.toString(), List.of("ledger: " + e.getMessage()));
+        return Optional.empty();
+      }
+      BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
+          .options(new RunOptions(settings.concurrency, settings.jobTimeout))
+          .events(event -> {
+            synchronized (out) {
+              out.println(event.describe());
+              out.flush();
+            }
+          })
+          .build();
+      return Optional.of(new Planner(profiles, ledger, launchers, runner));
+    }
+
+    @Override
+    public void close() {
+      launchers.close();
+      ledger.close();
+    }
+  }
+
+  @Command(
+      name = "run-once",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Recovers expired batches, then loads every READY partition of every table and exits: the trigger for",
+        "Cloud Scheduler or a Cloud Run job. A table that lists storage (ingestion-type = full, save-checkpoint =",
+        "false) runs only when named with --table. Exits 0 when nothing failed, 1 when a batch failed, 2 on",
+        "configuration errors (all of them listed)."
+      })
+  static final class RunOnce implements Callable<Integer> {
+    @Mixin RunSettings settings;
+    @Mixin HomeOption home;
+    @CommandLine.ParentCommand BatchCommand batch;
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--table",
+        paramLabel = "TABLE",
+        description = "Only this table (catalog.namespace.table), whatever its mode; repeatable. The way to run a"
+            + " table that lists storage.")
+    List<String> tables = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Optional<Planner> opened = Planner.open(settings, batch.home(home), out, err);
+      if (opened.isEmpty()) {
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      try (Planner planner = opened.get()) {
+        List<String> unknown = tables.stream().filter(t -> planner.profiles.byTable(t).isEmpty()).toList();
+        if (!unknown.isEmpty()) {
+          err.println("error: --table " + String.join(", ", unknown) + ": no profile in " + settings.config
+              + " loads it");
+          err.flush();
+          return Files2Iceberg.EXIT_INVALID;
+        }
+        RunSummary summary = tables.isEmpty() ? planner.runner.runOnce() : planner.runner.runOnce(tables);
+        out.println("run: " + summary.describe());
+        summary.errors().forEach(error -> err.println("error: " + error));
+        out.flush();
+        err.flush();
+        return summary.isClean() ? 0 : Files2Iceberg.EXIT_FAILED;
+      }
+    }
+  }
+
+  @Command(
+      name = "serve",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Runs the planner in a loop, one run every --interval, for a container. SIGTERM (or Ctrl-C) lets the",
+        "current run finish, then exits 0. Exits 2 at start on configuration errors (all of them listed)."
+      })
+  static final class Serve implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(Serve.class);
+
+    @Mixin RunSettings settings;
+    @Mixin HomeOption home;
+    @CommandLine.ParentCommand BatchCommand batch;
+
+    @Option(
+        names = "--interval",
+        paramLabel = "DURATION",
+        defaultValue = "60s",
+        converter = DurationConverter.class,
+        description = "Time from the end of one run to the start of the next (30s, 5m). Default: ${DEFAULT-VALUE}.")
+    Duration interval;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    private final CountDownLatch stop = new CountDownLatch(1);
+    /** Tests stop the loop with {@link #requestStop()} and leave the JVM's signals alone. */
+    boolean handleSignals = true;
+
+    /** Asks the loop to stop once the current run has finished. */
+    void requestStop() {
+      stop.countDown();
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Optional<Planner> opened = Planner.open(settings, batch.home(home), out, err);
+      if (opened.isEmpty()) {
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      if (handleSignals) {
+        StopSignals.onTermination(this::requestStop);
+      }
+      try (Planner planner = opened.get()) {
+        for (TableProfile profile : planner.profiles.profiles()) {
+          if (!BatchRunner.isLedgerDriven(profile)) {
+            LOG.warn("Table {} lists storage (ingestion-type = full or save-checkpoint = false): serve does not run"
+                + " it; run it with batch run-once --table {}", profile.table(), profile.table());
+          }
+        }
+        out.println("serving " + planner.profiles.profiles().size() + " table(s), a run every " + interval);
+        out.flush();
+        while (stop.getCount() > 0) {
+          try {
+            RunSummary summary = planner.runner.runOnce();
+            out.println("run: " + summary.describe());
+            summary.errors().forEach(error -> err.println("error: " + error));
+          } catch (RuntimeException e) {
+            // The next run tries again: the ledger may be back by then.
+            LOG.error("The run failed: {}", e.toString(), e);
+            err.println("error: the run failed: " + e.getMessage());
+          }
+          out.flush();
+          err.flush();
+          stop.await(interval.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        out.println("stopped");
+        out.flush();
+        return 0;
+      }
+    }
+  }
+}

@@ -1,0 +1,24 @@
+package io.files2iceberg.batcher.cli;
+
+import picocli.CommandLine.Option;
+
+/** {@code --table} of the commands that act on one table or on every table of the profiles. */
+public final class TableOption {
+  @Option(names = "--table", paramLabel = "TABLE", description = "Only this table (catalog.namespace.table).")
+  String table;
+
+  /** The table, or null for every table. */
+  public String table() {
+    return table;
+  }
+
+  /** {@code --table}, required: the commands that act on one table ({@code replay}, {@code backfill}). */
+  public static final class Required {
+    @Option(names = "--table", required = true, paramLabel = "TABLE", description = "The table (catalog.namespace.table).")
+    String table;
+
+    public String table() {
+      return table;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package io.files2iceberg.batcher.inspect;
+
+import io.files2iceberg.batcher.cli.LedgerOptions;
+import io.files2iceberg.batcher.cli.OperatorRun;
+import io.files2iceberg.batcher.launch.AttemptResults;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code inspect}: one partition, batch or file with its whole history in the ledger. */
+@Command(
+    name = "inspect",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Shows one partition, one batch or one file with everything the ledger holds about it: states,",
+      "attempts, errors, quarantine reasons, events, the batches that claimed it, their snapshot ids and metrics.",
+      "A batch also lists each launch with the result its job wrote (exit, error or snapshot and rows) and where its",
+      "log is; that needs the profiles (--config), which say where the results and logs are.",
+      "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
+    })
+public final class InspectCommand implements Callable<Integer> {
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  Subject subject;
+
+  static final class Subject {
+    @Option(names = "--partition", paramLabel = "P", description = "A partition of --table (its token, e.g. 2024-01-31).")
+    String partition;
+
+    @Option(names = "--batch", paramLabel = "ID", description = "A batch.")
+    String batch;
+
+    @Option(names = "--file", paramLabel = "URI|PATH",
+        description = "An object: gs://bucket/name, file:///path or a local path; every recorded generation.")
+    String file;
+  }
+
+  @Option(names = "--table", paramLabel = "TABLE", description = "The table of --partition (catalog.namespace.table).")
+  String table;
+
+  @Option(names = "--generation", paramLabel = "G", description = "With --file: only this generation.")
+  Long generation;
+
+  @Mixin LedgerOptions options;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    if ((subject.partition != null) != (table != null)) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--partition and --table go together");
+    }
+    if (generation != null && subject.file == null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--generation needs --file");
+    }
+    return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
+      History history = subject.batch != null
+          ? History.ofBatch(opened.ledger(), subject.batch, t -> opened.profiles().flatMap(r -> r.byTable(t)),
+              opened.home().root().resolve("logs"), AttemptResults.withDefaultStorage())
+          : subject.file != null ? History.ofFile(opened.ledger(), subject.file, Optional.ofNullable(generation))
+          : History.ofPartition(opened.ledger(), table, subject.partition);
+      out.print(options.json() ? InspectFormat.json(history) : InspectFormat.human(history));
+      return 0;
+    });
+  }
+}

@@ -1,0 +1,177 @@
+package io.files2iceberg.batcher.local;
+
+import io.files2iceberg.batcher.cli.DurationConverter;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.StopSignals;
+import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.plan.RunOptions;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileException;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code local}: the embedded pipeline on the user's own profiles and landing folder, watching
+ * until interrupted (or, with {@code --until-idle}, until it has caught up).
+ */
+@Command(
+    name = "local",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the embedded pipeline on your profiles and landing folder: starts the listener,",
+      "posts every new or changed file of the landing folder as a push notification, and runs",
+      "the batcher with the local Spark launcher whenever partitions are READY. Watches until",
+      "Ctrl-C (exit 0), or with --until-idle until it has caught up.",
+      "The profiles' extract.path globs must be file:// paths inside the landing folder."
+    })
+public final class LocalCommand implements Callable<Integer> {
+  static final String PREFIX = "[local]";
+
+  @Option(
+      names = {"-c", "--config"},
+      required = true,
+      paramLabel = "FILE|DIR",
+      description = "A profile (.conf, .yaml, .yml) or a folder of profiles.")
+  Path config;
+
+  @Option(
+      names = "--landing",
+      required = true,
+      paramLabel = "DIR",
+      description = "The folder that stands in for the bucket.")
+  Path landing;
+
+  @Option(
+      names = "--until-idle",
+      description = "Stop once a scan posts nothing and no partition is READY or CLAIMED.")
+  boolean untilIdle;
+
+  @Option(
+      names = "--interval",
+      paramLabel = "DURATION",
+      defaultValue = "2s",
+      converter = DurationConverter.class,
+      description = "Pause between scans of the landing folder (default: ${DEFAULT-VALUE}).")
+  Duration interval;
+
+  @Option(
+      names = "--concurrency",
+      paramLabel = "N",
+      defaultValue = "2",
+      description = "Tables that run a batch at the same time (default: ${DEFAULT-VALUE}).")
+  int concurrency;
+
+  @Option(
+      names = "--job-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "2h",
+      converter = DurationConverter.class,
+      description = "The longest one Spark job may run (default: ${DEFAULT-VALUE}).")
+  Duration jobTimeout;
+
+  @Mixin HomeOption home;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (!Files.isDirectory(landing)) {
+      err.println("error: --landing " + landing + ": no such folder");
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    if (!Files.exists(config)) {
+      err.println("error: --config " + config + ": no such file or folder");
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    if (concurrency < 1) {
+      err.println("error: --concurrency must be at least 1, was " + concurrency);
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    Home resolved = home.resolve();
+    ProfileRegistry profiles;
+    try {
+      profiles = ProfileRegistry.load(config, resolved);
+    } catch (ProfileException e) {
+      err.println("error: " + e.errors().size() + " problem(s) in " + config + ":");
+      e.errors().forEach(error -> err.println("  " + error));
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    AtomicBoolean stop = interruptOnStop();
+    Instant started = Instant.now();
+    Set<String> reported = new HashSet<>();
+    LocalPipeline opened;
+    try {
+      opened = LocalPipeline.start(profiles, config, resolved, landing,
+          LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
+          ListenerProcess.locateTarget(System.getenv(), Path.of("")),
+          new RunOptions(concurrency, jobTimeout), out, PREFIX);
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    try (LocalPipeline pipeline = opened) {
+      pipeline.say("watching " + landing.toAbsolutePath().normalize() + " every " + interval.toMillis() + "ms"
+          + (untilIdle ? " until idle" : "; Ctrl-C stops"));
+      try {
+        while (true) {
+          LocalPipeline.Progress progress = pipeline.catchUp(interval, Duration.ofDays(3650));
+          for (PartitionRecord partition : progress.failedPartitions()) {
+            if (reported.add(partition.table() + "|" + partition.partition())) {
+              pipeline.say("partition " + partition.partition() + " of " + partition.table() + " FAILED: "
+                  + partition.lastError().orElse("no error recorded")
+                  + " (bin/files2iceberg status shows it; fix the input or profile, then retry)");
+            }
+          }
+          if (untilIdle) {
+            pipeline.printSummary(Duration.between(started, Instant.now()));
+            return progress.needsAnOperator() ? Files2Iceberg.EXIT_FAILED : 0;
+          }
+          TimeUnit.MILLISECONDS.sleep(interval.toMillis());
+        }
+      } catch (InterruptedException e) {
+        if (!stop.get()) {
+          throw e;
+        }
+        pipeline.say("stopping: the listener finishes its messages in flight");
+        pipeline.printSummary(Duration.between(started, Instant.now()));
+        return 0;
+      }
+    }
+  }
+
+  /**
+   * The first SIGINT (Ctrl-C) or SIGTERM interrupts the calling thread, so that the command stops
+   * the listener and ends in order; a second one ends the JVM at once (exit 130). Either way the
+   * ledger and the table stay consistent: an interrupted batch is recovered by the next run.
+   *
+   * @return whether a stop was requested
+   */
+  public static AtomicBoolean interruptOnStop() {
+    AtomicBoolean requested = new AtomicBoolean();
+    Thread waiting = Thread.currentThread();
+    StopSignals.onTermination(() -> {
+      if (!requested.compareAndSet(false, true)) {
+        Runtime.getRuntime().halt(130);
+      }
+      waiting.interrupt();
+    });
+    return requested;
+  }
+}

@@ -1,0 +1,203 @@
+package io.files2iceberg.batcher.maintain;
+
+import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DurationConverter;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JobLaunchers;
+import io.files2iceberg.batcher.cli.LedgerAccess;
+import io.files2iceberg.batcher.cli.TableOption;
+import io.files2iceberg.batcher.launch.LaunchException;
+import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.launch.SparkMainRun;
+import io.files2iceberg.core.ledger.LedgerUnavailableException;
+import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.TableProfile;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code maintain}: snapshot expiry and compaction of the tables, through {@link MaintainRun}, with
+ * what the ledger protects ({@link MaintenanceGuard}). A table the main skipped (not created yet)
+ * is reported and does not fail the run.
+ */
+@Command(
+    name = "maintain",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Expires old snapshots and compacts small files of each table (Iceberg's expire_snapshots and",
+      "rewrite_data_files), where the table's jobs run (locally, or as a Dataproc Serverless batch).",
+      "Keeps exactly-once intact: the newest snapshot carrying the batch id of every batch that may run",
+      "again (in flight with an expired lease, FAILED, and the extract.keep-checkpoints newest batches),",
+      "and every snapshot after it, is never expired. Refuses (exit 1, naming the batch) while a batch",
+      "of the table is PLANNED or RUNNING with a live lease. Skips a table not created yet (no batch has",
+      "loaded it), which is no failure."
+    })
+public final class MaintainCommand implements Callable<Integer> {
+  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);
+
+  @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE|DIR",
+      description = "The profiles: their tables, catalogs, ledger and where their jobs run.")
+  Path config;
+
+  @Mixin TableOption only;
+
+  @Option(names = "--retention", paramLabel = "DURATION", defaultValue = "7d",
+      description = "Snapshots younger than this are kept: 7d, 12h, 0 (default: ${DEFAULT-VALUE}).")
+  String retention;
+
+  @Option(names = "--retain-last", paramLabel = "N", defaultValue = "1",
+      description = "The most recent snapshots always kept, at least 1 (default: ${DEFAULT-VALUE}).")
+  int retainLast;
+
+  @Option(names = "--compact", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Rewrite small data files (binpack) before expiring; --no-compact skips it (default: on).")
+  boolean compact;
+
+  @Option(names = "--target-file-size", paramLabel = "SIZE", defaultValue = "512MB",
+      description = "Compaction's target file size: 512MB, 128m, 1g or bytes (default: ${DEFAULT-VALUE}).")
+  String targetFileSize;
+
+  @Option(names = "--min-input-files", paramLabel = "N", defaultValue = "5",
+      description = "Compaction rewrites a partition's small files when it has at least N (default: ${DEFAULT-VALUE}).")
+  int minInputFiles;
+
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "2h", converter = DurationConverter.class,
+      description = "The longest one table's maintenance may run before it is cancelled (default: ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  @Option(names = "--dry-run", description = "Report what would be compacted and expired; change nothing.")
+  boolean dryRun;
+
+  @Option(names = "--json", description = "Print JSON for scripts instead of the summary.")
+  boolean json;
+
+  @Mixin HomeOption home;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    MaintainRun.Options options;
+    try {
+      options = options();
+    } catch (IllegalArgumentException e) {
+      ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    Home resolvedHome = home.resolve();
+    LedgerAccess.Result opened = LedgerAccess.open(config, true, resolvedHome, Clock.systemUTC(), err);
+    if (opened instanceof LedgerAccess.Failed failed) {
+      return failed.exitCode();
+    }
+    try (LedgerAccess.Opened access = ((LedgerAccess.Ok) opened).opened()) {
+      List<TableProfile> profiles = access.registry().profiles().stream()
+          .filter(p -> only.table() == null || p.table().equals(only.table())).toList();
+      if (profiles.isEmpty()) {
+        err.println("error: no profile of " + config + " loads table " + only.table());
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      Optional<Launchers> checked = JobLaunchers.open(profiles, resolvedHome, config, err);
+      if (checked.isEmpty()) {
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      try (Launchers launchers = checked.get()) {
+        return maintain(access, launchers, profiles, options, out, err);
+      }
+    }
+  }
+
+  private int maintain(LedgerAccess.Opened access, Launchers launchers, List<TableProfile> profiles,
+      MaintainRun.Options options, PrintWriter out, PrintWriter err) throws InterruptedException {
+    List<MaintainResult> results = new ArrayList<>();
+    List<MaintenanceGuard.Refused> refused = new ArrayList<>();
+    Map<String, String> failed = new LinkedHashMap<>();
+    for (TableProfile profile : profiles) {
+      try {
+        Instant now = Instant.now();
+        MaintenanceGuard.Decision decision = MaintenanceGuard.decide(access.ledger(), profile, now);
+        if (decision instanceof MaintenanceGuard.Refused refusal) {
+          err.println("error: " + refusal.message());
+          refused.add(refusal);
+          continue;
+        }
+        String runId = MaintainRun.newRunId(now);
+        String resultUri = MaintainRun.resultUri(profile, runId);
+        List<String> args = MaintainRun.arguments(profile, (MaintenanceGuard.Allowed) decision, options, now,
+            resultUri);
+        MaintainResult result = MaintainRun.run(launchers.apply(profile),
+            new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri, options.timeout(),
+            err);
+        results.add(result);
+        if (!json) {
+          out.print(MaintainFormat.human(result));
+          out.flush();
+        }
+      } catch (MaintainRun.MaintainFailedException | LaunchException | LedgerUnavailableException e) {
+        err.println("error: " + e.getMessage());
+        failed.put(profile.table(), e.getMessage());
+      }
+      err.flush();
+    }
+    if (json) {
+      out.print(MaintainFormat.json(results, refused, failed));
+      out.flush();
+    }
+    return refused.isEmpty() && failed.isEmpty() ? 0 : Files2Iceberg.EXIT_FAILED;
+  }
+
+  private MaintainRun.Options options() {
+    Duration kept = retention.strip().matches("0+\\s*[a-zA-Z]*") ? Duration.ZERO : retentionDuration();
+    if (retainLast < 1) {
+      throw new IllegalArgumentException("--retain-last: must be at least 1 (the current snapshot), got " + retainLast);
+    }
+    if (minInputFiles < 1) {
+      throw new IllegalArgumentException("--min-input-files: must be at least 1, got " + minInputFiles);
+    }
+    Optional<MaintainRun.Compaction> compaction = compact
+        ? Optional.of(new MaintainRun.Compaction(bytes(targetFileSize), minInputFiles)) : Optional.empty();
+    return new MaintainRun.Options(kept, retainLast, compaction, dryRun, timeout);
+  }
+
+  private Duration retentionDuration() {
+    try {
+      return new DurationConverter().convert(retention);
+    } catch (CommandLine.TypeConversionException e) {
+      throw new IllegalArgumentException("--retention: " + e.getMessage());
+    }
+  }
+
+  /** {@code 512MB}, {@code 128m}, {@code 1GiB}, {@code 1048576}: binary units. */
+  static long bytes(String text) {
+    Matcher m = SIZE.matcher(text.strip());
+    if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+      throw new IllegalArgumentException("--target-file-size: expected a size such as 512MB, 128m or 1g, got '" + text
+          + "'");
+    }
+    int shift = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+      case "k" -> 10;
+      case "m" -> 20;
+      case "g" -> 30;
+      default -> 0;
+    };
+    return Long.parseLong(m.group(1)) << shift;
+  }
+}

@@ -1,0 +1,134 @@
+package io.files2iceberg.batcher.output;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The ledger's records as JSON, one shape per record wherever an operator command prints them
+ * ({@code --json} of retry, inspect and quarantine): field names are the records' own, states
+ * their stable codes, times ISO-8601, absent values {@code null}.
+ */
+public final class RecordJson {
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private RecordJson() {}
+
+  /** A new empty object. */
+  public static ObjectNode object() {
+    return JSON.createObjectNode();
+  }
+
+  /** Indented, with a final newline. */
+  /** A JSON text another record's own codec wrote, to nest in the output as it is. */
+  public static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot read JSON", e);
+    }
+  }
+
+  public static String write(JsonNode node) {
+    try {
+      return JSON.writeValueAsString(node) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write JSON", e);
+    }
+  }
+
+  public static ObjectNode partition(ObjectNode node, PartitionRecord partition) {
+    node.put("table", partition.table());
+    node.put("partition", partition.partition());
+    node.put("state", partition.state().code());
+    node.put("markerSeen", partition.markerSeen());
+    text(node, "prefix", partition.prefix());
+    node.put("attempts", partition.attempts());
+    text(node, "lastError", partition.lastError());
+    text(node, "batchId", partition.batchId());
+    time(node, "readyAt", partition.readyAt());
+    node.put("updatedAt", partition.updatedAt().toString());
+    return node;
+  }
+
+  public static ObjectNode file(ObjectNode node, FileRecord file) {
+    node.put("fileId", file.fileId());
+    node.put("table", file.table());
+    node.put("partition", file.partition());
+    node.put("uri", file.uri());
+    node.put("generation", file.generation());
+    node.put("size", file.size());
+    node.put("state", file.state().code());
+    node.put("eventId", file.eventId());
+    node.put("eventTime", file.eventTime().toString());
+    if (file.overwroteGeneration().isPresent()) {
+      node.put("overwroteGeneration", file.overwroteGeneration().get());
+    } else {
+      node.putNull("overwroteGeneration");
+    }
+    text(node, "batchId", file.batchId());
+    text(node, "quarantineReason", file.quarantineReason());
+    node.put("recordedAt", file.recordedAt().toString());
+    return node;
+  }
+
+  public static ObjectNode batch(ObjectNode node, BatchRecord batch) {
+    node.put("batchId", batch.batchId());
+    node.put("table", batch.table());
+    node.put("state", batch.state().code());
+    node.put("attempts", batch.attempts());
+    node.put("launches", batch.launches());
+    strings(node.putArray("partitions"), batch.partitions());
+    node.put("files", batch.fileIds().size());
+    if (batch.snapshotId().isPresent()) {
+      node.put("snapshotId", batch.snapshotId().get());
+    } else {
+      node.putNull("snapshotId");
+    }
+    if (batch.metrics().isPresent()) {
+      node.set("metrics", JSON.valueToTree(batch.metrics().get()));
+    } else {
+      node.putNull("metrics");
+    }
+    text(node, "error", batch.error());
+    time(node, "leaseUntil", batch.leaseUntil());
+    node.put("createdAt", batch.createdAt().toString());
+    node.put("updatedAt", batch.updatedAt().toString());
+    return node;
+  }
+
+  /** A quarantined message without its raw payload (inspect it in the ledger when needed). */
+  public static ObjectNode message(ObjectNode node, QuarantinedMessage message) {
+    node.put("messageId", message.messageId());
+    node.put("reason", message.reason());
+    text(node, "objectUri", message.objectUri());
+    node.put("receivedAt", message.receivedAt().toString());
+    return node;
+  }
+
+  public static void strings(ArrayNode array, List<String> values) {
+    values.forEach(array::add);
+  }
+
+  private static void text(ObjectNode node, String field, Optional<String> value) {
+    if (value.isPresent()) {
+      node.put(field, value.get());
+    } else {
+      node.putNull(field);
+    }
+  }
+
+  private static void time(ObjectNode node, String field, Optional<Instant> value) {
+    text(node, field, value.map(Instant::toString));
+  }
+}

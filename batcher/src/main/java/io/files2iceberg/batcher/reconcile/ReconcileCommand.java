@@ -1,0 +1,121 @@
+package io.files2iceberg.batcher.reconcile;
+
+import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DurationConverter;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.OperatorOptions;
+import io.files2iceberg.batcher.cli.OperatorRun;
+import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.listing.PartitionRange;
+import io.files2iceberg.batcher.plan.StorageListing;
+import io.files2iceberg.core.profile.TableProfile;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code reconcile}: the bucket against the ledger, for scheduled runs. */
+@Command(
+    name = "reconcile",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Compares the objects in the bucket with the files in the ledger, per table and partition range, and",
+      "reports: data files the ledger never recorded (lost notifications), partitions with a success marker",
+      "that are not READY, recorded files gone from the bucket, and partitions READY for longer than",
+      "--stuck-after. --fix records the missing files and markers as if notified. Designed for a schedule.",
+      "Exit codes: 0 no drift (or fixed), 3 drift found without --fix, 1 failed while running, 2 invalid",
+      "configuration or usage."
+    })
+public final class ReconcileCommand implements Callable<Integer> {
+  /** Exit code when drift was found and not fixed: a scheduled run alerts on it. */
+  public static final int EXIT_DRIFT = 3;
+
+  @Mixin OperatorOptions options;
+  @Mixin HomeOption home;
+
+  @Option(names = "--table", paramLabel = "TABLE",
+      description = "Only this table (catalog.namespace.table); default: every table of --config.")
+  String table;
+
+  @Option(names = "--stuck-after", paramLabel = "DURATION", defaultValue = "6h", converter = DurationConverter.class,
+      description = "A partition READY for longer is reported stuck (90s, 30m, 6h). Default: ${DEFAULT-VALUE}.")
+  Duration stuckAfter;
+
+  @Option(names = "--fix", description = "Record the missing files and markers as if notified.")
+  boolean fix;
+
+  @Option(names = "--dry-run", description = "With --fix: report only (the same as leaving --fix out).")
+  boolean dryRun;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
+      List<TableProfile> profiles;
+      if (table != null) {
+        Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
+        if (profile.isEmpty()) {
+          return Files2Iceberg.EXIT_INVALID;
+        }
+        profiles = List.of(profile.get());
+      } else {
+        profiles = opened.registry().profiles();
+      }
+      List<PartitionRange> ranges = new ArrayList<>();
+      try {
+        for (TableProfile profile : profiles) {
+          ranges.add(PartitionRange.of(profile, options.from, options.to));
+        }
+      } catch (IllegalArgumentException e) {
+        ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      StorageListing listing = OperatorTable.listing();
+      Reconcile reconcile = new Reconcile(listing, opened.ledger(), Clock.systemUTC());
+      List<Reconcile.Report> reports = new ArrayList<>();
+      for (int i = 0; i < profiles.size(); i++) {
+        reports.add(reconcile.run(profiles.get(i), ranges.get(i), stuckAfter, fix && !dryRun,
+            OperatorTable.progress("reconcile", err)));
+      }
+      if (options.json) {
+        OperatorTable.printJson(out, reports);
+      } else {
+        reports.forEach(report -> print(report, out));
+      }
+      boolean drift = reports.stream().anyMatch(Reconcile.Report::hasDrift);
+      return drift && !(fix && !dryRun) ? EXIT_DRIFT : 0;
+    });
+  }
+
+  private static void print(Reconcile.Report report, PrintWriter out) {
+    out.println("reconcile " + report.table() + " " + report.range() + ": " + report.partitionsChecked()
+        + " partition(s), " + report.objectsListed() + " data file(s) listed in " + report.listCalls()
+        + " list call(s): " + (report.hasDrift() ? "drift found" : "no drift"));
+    section(out, "missing from the ledger (lost notifications)", report.missingFiles());
+    section(out, "success marker present but not READY", report.markedNotReady());
+    section(out, "recorded but gone from the bucket", report.deletedFiles());
+    section(out, "stuck READY", report.stuckPartitions());
+    report.rejected().forEach(reason -> out.println("  rejected: " + reason));
+    if (report.fixed() && (!report.missingFiles().isEmpty() || !report.markedNotReady().isEmpty())) {
+      out.println("  fixed: recorded " + report.missingFiles().size() + " file(s) and "
+          + report.markedNotReady().size() + " marker(s); the next batcher run loads them");
+    }
+    out.flush();
+  }
+
+  private static void section(PrintWriter out, String title, List<String> items) {
+    out.println("  " + title + ": " + items.size());
+    items.forEach(item -> out.println("    " + item));
+  }
+}

@@ -1,0 +1,160 @@
+package io.files2iceberg.batcher.replay;
+
+import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.LedgerAccess;
+import io.files2iceberg.batcher.cli.OperatorOptions;
+import io.files2iceberg.batcher.cli.OperatorRun;
+import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.cli.TableOption;
+import io.files2iceberg.batcher.listing.PartitionRange;
+import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.core.profile.TableProfile;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code replay}: re-ingests chosen partitions of a table. */
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Re-ingests partitions of a table: lists their objects, records them in the ledger as if notified (known",
+      "generations change nothing) and marks the complete ones READY; the next batch loads what changed.",
+      "--force reloads INGESTED partitions whole in a new batch (MERGE keeps rows unique). --no-checkpoint loads",
+      "the listed files once without touching the ledger. Without --run, the next batcher run loads them.",
+      "Exit codes: 0 done, 1 failed while running, 2 invalid configuration or usage."
+    })
+public final class ReplayCommand implements Callable<Integer> {
+  @Mixin OperatorOptions options;
+  @Mixin HomeOption home;
+  @Mixin OperatorOptions.JobTimeout jobTimeout;
+
+  @Mixin TableOption.Required table;
+
+  @Option(names = "--partition", paramLabel = "VALUE", description = "One partition value (instead of --from/--to).")
+  String partition;
+
+  @Option(names = "--force", description = "Reopen INGESTED partitions so that all their files load again.")
+  boolean force;
+
+  @Option(names = "--no-checkpoint", description = "Load the listed files once, as a backfill with "
+      + "save-checkpoint = false: the ledger is neither read for them nor written.")
+  boolean noCheckpoint;
+
+  @Option(names = "--run", description = "Run the batcher for the table until nothing is READY.")
+  boolean run;
+
+  @Option(names = "--dry-run", description = "Say what would be recorded or reopened; change nothing.")
+  boolean dryRun;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (partition != null && (options.from != null || options.to != null)) {
+      ConfigProblems.print(err, "the command line", List.of("--partition: give it or --from/--to, not both"));
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    if (partition == null && options.from == null && options.to == null) {
+      ConfigProblems.print(err, "the command line", List.of("--partition or --from/--to: required (which partitions"
+          + " to replay)"));
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    if (noCheckpoint && force) {
+      ConfigProblems.print(err, "the command line", List.of("--force: not with --no-checkpoint (which never reads"
+          + " the ledger, so there is nothing to reopen)"));
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
+      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
+      if (profile.isEmpty()) {
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      PartitionRange range;
+      try {
+        range = partition != null ? PartitionRange.only(profile.get(), partition)
+            : PartitionRange.of(profile.get(), options.from, options.to);
+      } catch (IllegalArgumentException e) {
+        ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      Replay replay = new Replay(OperatorTable.listing(), opened.ledger(), Clock.systemUTC());
+      if (noCheckpoint) {
+        return loadWithoutCheckpoint(opened, profile.get(), replay, range, out, err);
+      }
+      Replay.Report report = replay.run(profile.get(), range, force, dryRun, OperatorTable.progress("replay", err));
+      print(report, out);
+      if (run && !dryRun) {
+        return runBatches(opened, profile.get(), out, err);
+      }
+      return 0;
+    });
+  }
+
+  private int loadWithoutCheckpoint(LedgerAccess.Opened opened, TableProfile profile, Replay replay,
+      PartitionRange range, PrintWriter out, PrintWriter err) {
+    List<ManifestFile> files = replay.listedFiles(profile, range);
+    out.println("replay " + table.table() + " " + range + " without checkpoint: " + files.size() + " file(s) listed in "
+        + files.stream().map(ManifestFile::partition).distinct().count() + " complete partition(s)"
+        + (dryRun ? " (dry run: nothing loaded)" : ""));
+    out.flush();
+    if (dryRun || files.isEmpty()) {
+      return 0;
+    }
+    Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
+        opened.home(), jobTimeout.value, options.config, err);
+    if (batches.isEmpty()) {
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    try (OperatorTable.Batches open = batches.get()) {
+      return OperatorTable.summarize(open.runListed(profile, files), out, err);
+    }
+  }
+
+  private int runBatches(LedgerAccess.Opened opened, TableProfile profile, PrintWriter out, PrintWriter err) {
+    Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
+        opened.home(), jobTimeout.value, options.config, err);
+    if (batches.isEmpty()) {
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    try (OperatorTable.Batches open = batches.get()) {
+      return OperatorTable.summarize(open.runTable(profile), out, err);
+    }
+  }
+
+  private void print(Replay.Report report, PrintWriter out) {
+    if (options.json) {
+      OperatorTable.printJson(out, report);
+      return;
+    }
+    out.println((report.dryRun() ? "replay (dry run) " : "replay ") + report.table() + " " + report.range() + ": "
+        + report.partitions().size() + " partition(s), " + report.filesListed() + " data file(s) listed in "
+        + report.listCalls() + " list call(s)");
+    out.println("  recorded: " + report.recorded().size() + " new file(s), " + report.known() + " already known");
+    out.println("  READY to load: " + OperatorTable.names(report.readyToLoad()));
+    if (force) {
+      out.println("  reopened: " + OperatorTable.names(report.reopened()));
+    }
+    if (!report.left().isEmpty()) {
+      out.println("  not reopened: " + OperatorTable.names(report.left()));
+    }
+    if (!report.incomplete().isEmpty()) {
+      out.println("  skipped, no success marker: " + OperatorTable.names(report.incomplete()));
+    }
+    report.rejected().forEach(reason -> out.println("  rejected: " + reason));
+    if (!run && !report.dryRun()) {
+      out.println("  the next batcher run loads them (or pass --run)");
+    }
+    out.flush();
+  }
+}

@@ -1,0 +1,88 @@
+package io.files2iceberg.batcher.sql;
+
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.local.SparkMain;
+import io.files2iceberg.core.profile.Home;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code sql}: Spark SQL against the pipeline's Iceberg catalogs, in a Spark child JVM ({@value
+ * SparkMain#SQL}) started as the local launcher starts the job.
+ */
+@Command(
+    name = "sql",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs Spark SQL statements against the Iceberg catalogs and prints each result as a table.",
+      "The embedded catalog 'local' (under the home) is always there and is the default catalog;",
+      "--config adds the catalogs of those profiles. Iceberg's SQL extensions are on, so time",
+      "travel and metadata tables work:",
+      "  SELECT * FROM local.demo.clicks VERSION AS OF 1234567890",
+      "  SELECT * FROM local.demo.clicks.snapshots",
+      "Exit 0 when every statement ran, 1 when one failed (the error names it), 2 for bad arguments."
+    })
+public final class SqlCommand implements Callable<Integer> {
+
+  @Parameters(arity = "1..*", paramLabel = "STATEMENT", description = "Spark SQL statements, run in order.")
+  List<String> statements;
+
+  @Option(
+      names = {"-c", "--config"},
+      paramLabel = "FILE|DIR",
+      description = "Profiles whose catalogs the session gets (e.g. a BigLake REST catalog).")
+  Path config;
+
+  @Option(names = "--json", description = "Print each row as a JSON object, one a line.")
+  boolean json;
+
+  @Option(
+      names = "--max-rows",
+      paramLabel = "N",
+      defaultValue = "1000",
+      description = "The most rows printed per statement, 0 for all (default: ${DEFAULT-VALUE}).")
+  int maxRows;
+
+  @Mixin HomeOption home;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    if (config != null && !Files.exists(config)) {
+      spec.commandLine().getErr().println("error: --config " + config + ": no such file or folder");
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    if (maxRows < 0) {
+      spec.commandLine().getErr().println("error: --max-rows must be 0 or more, was " + maxRows);
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    Home resolved = home.resolve();
+    List<String> args = new ArrayList<>(List.of("--home", resolved.root().toString()));
+    if (config != null) {
+      args.add("--config");
+      args.add(config.toAbsolutePath().toString());
+    }
+    if (json) {
+      args.add("--json");
+    }
+    if (statements.size() > 1) {
+      args.add("--echo");
+    }
+    args.add("--max-rows");
+    args.add(Integer.toString(maxRows));
+    args.add("--");
+    args.addAll(statements);
+    spec.commandLine().getOut().flush();
+    return SparkMain.locate(System.getenv(), resolved.root()).runInheritingOutput(SparkMain.SQL, args);
+  }
+}

@@ -1,0 +1,68 @@
+package io.files2iceberg.batcher.status;
+
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.LedgerAccess;
+import io.files2iceberg.batcher.cli.TableOption;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code status}: the pipeline at a glance, from the ledger. */
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Shows, per table: partitions and files by state, batches in flight, the last committed batch and its",
+      "snapshot, the lag (how long the oldest READY partition has waited) and the failures with their errors.",
+      "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
+    })
+public final class StatusCommand implements Callable<Integer> {
+
+  @Option(
+      names = {"-c", "--config"},
+      paramLabel = "FILE|DIR",
+      description = "Profiles naming the ledger; their tables are listed even before they have files.")
+  Path config;
+
+  @Option(names = "--json", description = "Print JSON for scripts instead of the table.")
+  boolean json;
+
+  @Mixin TableOption only;
+
+  @Mixin HomeOption home;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    LedgerAccess.Result result = LedgerAccess.open(config, false, home.resolve(), Clock.systemUTC(), err);
+    if (result instanceof LedgerAccess.Failed failed) {
+      return failed.exitCode();
+    }
+    LedgerAccess.Opened opened = ((LedgerAccess.Ok) result).opened();
+    Optional<ProfileRegistry> profiles = opened.profiles();
+    Ledger ledger = opened.ledger();
+    try (ledger) {
+      StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(only.table()), Clock.systemUTC());
+      if (only.table() != null && report.tables().isEmpty()) {
+        err.println("error: no table " + only.table() + " in the ledger"
+            + (profiles.isPresent() ? " or the profiles" : ""));
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      out.print(json ? StatusFormat.json(report) : StatusFormat.human(report));
+      out.flush();
+      return 0;
+    }
+  }
+}

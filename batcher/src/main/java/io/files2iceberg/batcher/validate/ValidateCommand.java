@@ -1,0 +1,50 @@
+package io.files2iceberg.batcher.validate;
+
+import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.core.profile.ProfileJson;
+import io.files2iceberg.core.profile.ProfileRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code validate}: loads profiles, prints them resolved, or every error with file and key path. */
+@Command(
+    name = "validate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Checks table profiles and prints them as JSON with every default filled in.",
+      "Exits 0 when valid; exits 2 and lists every error (file, key path, reason) when not."
+    })
+public final class ValidateCommand implements Callable<Integer> {
+
+  @Option(
+      names = {"-c", "--config"},
+      required = true,
+      paramLabel = "FILE|DIR",
+      description = "A profile (.conf, .yaml, .yml) or a folder of profiles.")
+  Path config;
+
+  @Mixin HomeOption home;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Optional<ProfileRegistry> registry = ConfigProblems.load(config, home.resolve(), err);
+    if (registry.isEmpty()) {
+      return Files2Iceberg.EXIT_INVALID;
+    }
+    out.println(ProfileJson.render(registry.get().profiles()));
+    out.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,126 @@
+package io.files2iceberg.batcher.inspect;
+
+import static io.files2iceberg.batcher.cli.OperatorLedger.ERROR;
+import static io.files2iceberg.batcher.cli.OperatorLedger.TABLE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.OperatorLedger;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.SqliteLedger;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code inspect} of a partition, a batch and a file of an embedded ledger. */
+class InspectCommandTest {
+  @TempDir Path home;
+  private OperatorLedger fixture;
+
+  @BeforeEach
+  void ledger() {
+    fixture = new OperatorLedger(home).write();
+  }
+
+  @Test
+  void failedPartitionShowsItsErrorFilesAndTheBatchThatFailedIt() {
+    int exit = fixture.run("inspect", "--table", TABLE, "--partition", "d2");
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    String out = fixture.out.toString();
+    assertThat(out).startsWith("PARTITION " + TABLE + " d2: FAILED, attempts 1, marker seen")
+        .contains("last error: " + ERROR)
+        .contains("  folder file:///landing/clicks/d2/\n")
+        .contains("FILES (2)\n  " + OperatorLedger.uri("d2", 0) + " generation 1: RECORDED, 10 bytes, event evt-d20")
+        .contains("BATCHES (1, oldest first; pruned ones are gone)\n  " + fixture.failedBatch + " FAILED")
+        .contains("error: " + ERROR);
+  }
+
+  @Test
+  void committedBatchShowsItsSnapshotMetricsEventsAndFilesAsJson() throws Exception {
+    int exit = fixture.run("inspect", "--batch", fixture.committedBatch, "--json");
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
+    assertThat(json.at("/batch/state").asText()).isEqualTo("committed");
+    assertThat(json.at("/batch/snapshotId").asLong()).isEqualTo(4242);
+    assertThat(json.at("/batch/metrics/rowsInserted").asLong()).isEqualTo(3);
+    assertThat(json.at("/batch/partitions/0").asText()).isEqualTo("d1");
+    assertThat(json.at("/batch/eventIds").toString()).isEqualTo("[\"evt-d10\",\"evt-d11\"]");
+    assertThat(json.at("/files/1/uri").asText()).isEqualTo(OperatorLedger.uri("d1", 1));
+    assertThat(json.at("/files/1/state").asText()).isEqualTo("ingested");
+    assertThat(json.at("/files/1/batchId").asText()).isEqualTo(fixture.committedBatch);
+  }
+
+  @Test
+  void fileShowsEveryGenerationAndTheBatchesThatTookIt() throws Exception {
+    try (SqliteLedger ledger = fixture.open()) {
+      ledger.recordFile(new RecordFile(TABLE, "d1", "", "landing/clicks/d1/part-0.csv", 2, OperatorLedger.uri("d1", 0),
+          12, "evt-rewrite", Instant.now(), Optional.of(1L), false));
+    }
+
+    int exit = fixture.run("inspect", "--file", "/landing/clicks/d1/part-0.csv", "--json");
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
+    assertThat(json.get("uri").asText()).isEqualTo(OperatorLedger.uri("d1", 0));
+    assertThat(json.at("/generations/0/generation").asLong()).isEqualTo(1);
+    assertThat(json.at("/generations/0/state").asText()).isEqualTo("ingested");
+    assertThat(json.at("/generations/1/generation").asLong()).isEqualTo(2);
+    assertThat(json.at("/generations/1/overwroteGeneration").asLong()).isEqualTo(1);
+    assertThat(json.at("/generations/1/state").asText()).isEqualTo("recorded");
+    assertThat(json.get("batches")).hasSize(1);
+    assertThat(json.at("/batches/0/batchId").asText()).isEqualTo(fixture.committedBatch);
+
+    assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 0), "--generation", "2")).isZero();
+    assertThat(fixture.out.toString()).contains("GENERATIONS (1, oldest first)\n  " + OperatorLedger.uri("d1", 0)
+        + " generation 2: RECORDED").contains("overwrote generation 1").contains("BATCHES (0");
+  }
+
+  @Test
+  void supersededGenerationIsShownWithItsReason() {
+    try (SqliteLedger ledger = fixture.open()) {
+      ledger.recordFile(new RecordFile(TABLE, "d3", "", "landing/clicks/d3/part-0.csv", 2, OperatorLedger.uri("d3", 0),
+          12, "evt-rewrite", Instant.now(), Optional.of(1L), false));
+      ledger.supersedeFile(ledger.filesNamed("", "landing/clicks/d3/part-0.csv").get(0).fileId(),
+          "rewritten: generation 2 is live now");
+    }
+
+    int exit = fixture.run("inspect", "--file", OperatorLedger.uri("d3", 0));
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    assertThat(fixture.out.toString())
+        .contains(OperatorLedger.uri("d3", 0) + " generation 1: SUPERSEDED")
+        .contains("superseded: rewritten: generation 2 is live now")
+        .contains(OperatorLedger.uri("d3", 0) + " generation 2: RECORDED");
+  }
+
+  @Test
+  void unknownPartitionBatchOrFileExitsTwoNamingIt() {
+    assertThat(fixture.run("inspect", "--table", TABLE, "--partition", "d9")).isEqualTo(2);
+    assertThat(fixture.err.toString()).isEqualTo("error: no partition d9 of table " + TABLE + " in the ledger\n");
+    assertThat(fixture.run("inspect", "--batch", "nope")).isEqualTo(2);
+    assertThat(fixture.err.toString()).isEqualTo("error: no batch nope in the ledger\n");
+    assertThat(fixture.run("inspect", "--file", "gs://landing/x.csv")).isEqualTo(2);
+    assertThat(fixture.err.toString()).isEqualTo("error: no file gs://landing/x.csv in the ledger\n");
+    assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 0), "--generation", "7")).isEqualTo(2);
+    assertThat(fixture.err.toString()).isEqualTo("error: no file " + OperatorLedger.uri("d1", 0)
+        + " generation 7 in the ledger\n");
+    assertThat(fixture.run("inspect", "--file", "s3://bucket/x.csv")).isEqualTo(2);
+    assertThat(fixture.err.toString()).contains("\"s3://bucket/x.csv\" is not a gs:// or file:// URI");
+  }
+
+  @Test
+  void subjectsAreMutuallyExclusiveAndPartitionNeedsTable() {
+    assertThat(fixture.run("inspect", "--batch", "x", "--file", "/a")).isEqualTo(2);
+    assertThat(fixture.err.toString()).contains("mutually exclusive");
+    assertThat(fixture.run("inspect", "--partition", "d1")).isEqualTo(2);
+    assertThat(fixture.err.toString()).contains("--partition and --table go together");
+    assertThat(fixture.run("inspect", "--batch", "x", "--generation", "1")).isEqualTo(2);
+    assertThat(fixture.err.toString()).contains("--generation needs --file");
+  }
+}

@@ -1,0 +1,119 @@
+package io.files2iceberg.batcher.maintain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code maintain}'s usage errors, which are reported before any ledger or Spark work, and the
+ * failure of a run (the runs that maintain or skip a table are in {@code e2e.MaintainEndToEndTest}).
+ */
+class MaintainCommandTest {
+  @TempDir Path home;
+  @TempDir Path config;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    CommandLine commandLine = Files2Iceberg.newCommandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    return commandLine.execute(args);
+  }
+
+  private Path profile() throws Exception {
+    return Files.writeString(config.resolve("clicks.conf"), """
+        extract.path = "file:///landing/clicks/dt=*/*.json"
+        extract.format = json
+        load.iceberg.table = local.demo.clicks
+        """);
+  }
+
+  @Test
+  void helpListsEveryOption() {
+    assertThat(run("maintain", "--help")).isZero();
+    assertThat(out.toString()).contains("--config", "--table", "--retention", "--retain-last", "--[no-]compact",
+        "--target-file-size", "--min-input-files", "--timeout", "--dry-run", "--json", "--home");
+  }
+
+  @Test
+  void withoutConfigItIsAUsageError() {
+    assertThat(run("maintain", "--home", home.toString())).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains("Missing required option: '--config=FILE|DIR'");
+  }
+
+  @Test
+  void aRetentionThatIsNoDurationIsAUsageErrorNamingTheOption() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--retention", "week");
+
+    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains("--retention: expected a duration with a unit, such as 90s, 30m or 2h, got"
+        + " 'week'");
+  }
+
+  @Test
+  void retainLastBelowOneIsAUsageError() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--retain-last", "0");
+
+    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains("--retain-last: must be at least 1 (the current snapshot), got 0");
+  }
+
+  @Test
+  void aTableNoProfileLoadsIsAUsageErrorNamingIt() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--table",
+        "local.demo.views");
+
+    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains("error: no profile of " + config.resolve("clicks.conf") + " loads table"
+        + " local.demo.views");
+  }
+
+  @Test
+  void aCatalogThatCannotBeReachedFailsNamingTheTableTheJobsErrorAndItsLog() throws Exception {
+    // A real child JVM: the maintenance main cannot open the catalog's database (its folder does
+    // not exist); that is a failure, not a table not created yet.
+    Path unreachable = home.resolve("no-such-folder").resolve("catalog.db");
+    Path profile = Files.writeString(config.resolve("events.conf"), """
+        extract.path = "file:///landing/events/*.json"
+        extract.format = json
+        load.iceberg.table = broken.demo.events
+        catalog.uri = "jdbc:sqlite:%s"
+        """.formatted(unreachable));
+
+    int code = run("maintain", "--config", profile.toString(), "--home", home.toString(), "--no-compact", "--json");
+
+    assertThat(code).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    String failure = "table broken.demo.events: maintenance failed: files2iceberg: table broken.demo.events"
+        + " maintenance failed: Cannot reach catalog broken: Failed to connect: jdbc:sqlite:" + unreachable;
+    assertThat(err.toString()).contains("maintain broken.demo.events: started pid ", "error: " + failure,
+        "(log: " + home.resolve("logs").resolve("maintain-"));
+    JsonNode result = new ObjectMapper().readTree(out.toString());
+    assertThat(result.path("failed").get(0).path("table").asText()).isEqualTo("broken.demo.events");
+    assertThat(result.path("failed").get(0).path("message").asText()).startsWith(failure);
+    assertThat(result.path("skipped").isArray()).isTrue();
+    assertThat(result.path("skipped").size()).isZero();
+    assertThat(result.path("tables").size()).isZero();
+  }
+
+  @Test
+  void targetFileSizesTakeBinaryUnits() {
+    assertThat(MaintainCommand.bytes("512MB")).isEqualTo(512L << 20);
+    assertThat(MaintainCommand.bytes("128m")).isEqualTo(128L << 20);
+    assertThat(MaintainCommand.bytes("1GiB")).isEqualTo(1L << 30);
+    assertThat(MaintainCommand.bytes("4096")).isEqualTo(4096);
+    assertThatThrownBy(() -> MaintainCommand.bytes("big"))
+        .hasMessage("--target-file-size: expected a size such as 512MB, 128m or 1g, got 'big'");
+  }
+}

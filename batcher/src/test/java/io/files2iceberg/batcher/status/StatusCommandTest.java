@@ -1,0 +1,154 @@
+package io.files2iceberg.batcher.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.SqliteLedger;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code status} over a ledger written through the ledger's own API. */
+class StatusCommandTest {
+  private static final String TABLE = "local.demo.clicks";
+
+  @TempDir Path home;
+  @TempDir Path config;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    CommandLine commandLine = Files2Iceberg.newCommandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    return commandLine.execute(args);
+  }
+
+  /** d1 committed (snapshot 4242), d2 failed for good, d3 waiting: one of each. */
+  private void ledger() {
+    try (SqliteLedger ledger = SqliteLedger.open(home.resolve("ledger.db"), Clock.systemUTC())) {
+      for (String partition : new String[] {"d1", "d2", "d3"}) {
+        for (int i = 0; i < 2; i++) {
+          String name = "landing/clicks/" + partition + "/part-" + i + ".csv";
+          ledger.recordFile(new RecordFile(TABLE, partition, "", name, 1, "file:///" + name, 10, partition + i,
+              Instant.now(), Optional.empty(), false));
+        }
+        ledger.markReady(new MarkReady(TABLE, partition, "file:///landing/clicks/" + partition + "/", "m" + partition,
+            Instant.now()));
+      }
+      BatchRecord first = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
+      ledger.markRunning(first.batchId(), Duration.ofMinutes(5));
+      ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 0, 1, 1, 1, 1)));
+      BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
+      ledger.failBatch(new FailBatch(second.batchId(), "files2iceberg: table local.demo.clicks batch x rejected: bad value", 1, false));
+    }
+  }
+
+  @Test
+  void humanStatusHasOneRowPerTableAndTheFailuresWithTheirErrors() {
+    ledger();
+
+    int exit = run("status", "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    String[] lines = out.toString().split("\n");
+    assertThat(lines[0]).matches("TABLE +PARTITIONS +FILES +IN FLIGHT +LAST COMMIT +LAG");
+    assertThat(lines[1]).startsWith(TABLE + "  ").contains("ready 1, ingested 1, failed 1")
+        .contains("recorded 4, ingested 2").contains(" - ").contains(" snapshot 4242 (").matches(".* \\d+s$");
+    assertThat(out.toString()).contains("FAILED PARTITIONS (retried only by an operator)\n  " + TABLE
+        + " d2: failed after 1 attempt(s): files2iceberg: table local.demo.clicks batch x rejected: bad value");
+    assertThat(out.toString()).contains("FAILED BATCHES (newest first)");
+  }
+
+  @Test
+  void supersededAndIgnoredFilesAreCounted() {
+    ledger();
+    try (SqliteLedger ledger = SqliteLedger.open(home.resolve("ledger.db"), Clock.systemUTC())) {
+      List<FileRecord> waiting = ledger.filesOfPartition(TABLE, "d3");
+      ledger.supersedeFile(waiting.get(0).fileId(), "deleted before it was read");
+      ledger.ignoreFile(waiting.get(1).fileId(), "generation 1 of the object is INGESTED");
+    }
+
+    int exit = run("status", "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(out.toString().split("\n")[1]).contains("recorded 2, ingested 2, superseded 1, ignored 1");
+  }
+
+  @Test
+  void jsonStatusHasTheSameFactsForScripts() throws Exception {
+    ledger();
+    Files.writeString(config.resolve("clicks.conf"), """
+        extract { path = "file:///landing/clicks/*/*.csv", format = csv, batch-file.ingestion-type = last }
+        load.iceberg.table = "local.demo.clicks"
+        """);
+    Files.writeString(config.resolve("views.conf"), """
+        extract { path = "file:///landing/views/*/*.csv", format = csv }
+        load.iceberg.table = "local.demo.views"
+        """);
+
+    int exit = run("status", "--config", config.toString(), "--home", home.toString(), "--json");
+
+    assertThat(exit).as(err.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(out.toString());
+    assertThat(json.get("quarantinedMessages").asInt()).isZero();
+    JsonNode clicks = json.get("tables").get(0);
+    assertThat(clicks.get("table").asText()).isEqualTo(TABLE);
+    assertThat(clicks.get("profile").asText()).isEqualTo("clicks");
+    assertThat(clicks.get("mode").asText()).isEqualTo("last");
+    assertThat(clicks.get("partitions").toString()).isEqualTo("{\"ready\":1,\"ingested\":1,\"failed\":1}");
+    assertThat(clicks.get("files").toString()).isEqualTo("{\"recorded\":4,\"ingested\":2}");
+    assertThat(clicks.get("inFlight")).isEmpty();
+    assertThat(clicks.at("/lastCommit/snapshotId").asLong()).isEqualTo(4242);
+    assertThat(clicks.at("/lastCommit/partitions/0").asText()).isEqualTo("d1");
+    assertThat(clicks.at("/lastCommit/rowsInserted").asLong()).isEqualTo(3);
+    assertThat(clicks.get("lagSeconds").isNumber()).isTrue();
+    assertThat(clicks.at("/failedPartitions/0/partition").asText()).isEqualTo("d2");
+    assertThat(clicks.at("/failedPartitions/0/error").asText()).endsWith("rejected: bad value");
+    assertThat(clicks.at("/failedBatches/0/state").asText()).isEqualTo("failed");
+    // A profile's table the ledger does not know yet is listed with nothing in it.
+    JsonNode views = json.get("tables").get(1);
+    assertThat(views.get("table").asText()).isEqualTo("local.demo.views");
+    assertThat(views.get("partitions")).isEmpty();
+    assertThat(views.get("lastCommit").isNull()).isTrue();
+  }
+
+  @Test
+  void oneTableOnly() {
+    ledger();
+
+    assertThat(run("status", "--home", home.toString(), "--table", TABLE)).isZero();
+    assertThat(out.toString()).contains(TABLE);
+    assertThat(run("status", "--home", home.toString(), "--table", "local.demo.nope")).isEqualTo(2);
+    assertThat(err.toString()).contains("error: no table local.demo.nope in the ledger");
+  }
+
+  @Test
+  void noLedgerInTheHomeIsAConfigurationError() {
+    int exit = run("status", "--home", home.toString());
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString()).contains(home.resolve("ledger.db") + ": no embedded ledger");
+    assertThat(home.resolve("ledger.db")).doesNotExist();
+  }
+}

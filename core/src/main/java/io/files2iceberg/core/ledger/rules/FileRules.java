@@ -1,0 +1,160 @@
+package io.files2iceberg.core.ledger.rules;
+
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.States;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What each ledger call does to a file, decided once for every store: the stored record in, the
+ * record to write out (empty when nothing changes). A file's position in its batch is the store's
+ * (the batch's list holds the order).
+ */
+public final class FileRules {
+  private FileRules() {}
+
+  /** A new file: RECORDED. */
+  public static FileRecord recorded(RecordFile command, Instant now) {
+    return new FileRecord(command.fileId(), command.table(), command.partition(), command.bucket(), command.name(),
+        command.generation(), command.uri(), command.size(), command.eventId(), command.eventTime(),
+        command.overwroteGeneration(), FileState.RECORDED, Optional.empty(), Optional.empty(), now);
+  }
+
+  /** A RECORDED file taken into a batch. */
+  public static FileRecord claimed(FileRecord file, String batchId) {
+    States.requireTransition("Cannot claim file " + file.fileId() + " (" + file.uri() + ")", file.state(),
+        FileState.CLAIMED, FileState::next);
+    return with(file, FileState.CLAIMED, Optional.of(batchId), file.quarantineReason());
+  }
+
+  /**
+   * Its batch committed: CLAIMED by it becomes INGESTED. Empty for a file the batch no longer
+   * holds: QUARANTINED, SUPERSEDED or IGNORED while in flight, they stay so.
+   */
+  public static Optional<FileRecord> afterCommit(FileRecord file, String batchId) {
+    return isClaimedBy(file, batchId)
+        ? Optional.of(with(file, FileState.INGESTED, file.batchId(), file.quarantineReason())) : Optional.empty();
+  }
+
+  /**
+   * One file's move while a store writes a batch's transition over several commits (after the one
+   * that decided it) to {@code target}: CLAIMED (a claim or revival: a RECORDED file, claimed by
+   * this batch's own claim, which holds its partition), INGESTED (a commit) or RECORDED (a
+   * failure). Empty when the file is not the batch's to move: moved already (a settling that
+   * resumes), or left out while the batch was in flight (QUARANTINED, SUPERSEDED, IGNORED, or
+   * released from the quarantine: RECORDED without a batch).
+   */
+  public static Optional<FileRecord> settled(FileRecord file, FileState target, String batchId) {
+    return switch (target) {
+      case CLAIMED -> file.state() == FileState.RECORDED ? Optional.of(claimed(file, batchId)) : Optional.empty();
+      case INGESTED -> afterCommit(file, batchId);
+      case RECORDED -> afterFailure(file, batchId);
+      default -> throw new IllegalArgumentException("Batch " + batchId + " cannot settle its files to " + target);
+    };
+  }
+
+  /** {@link #afterCommit} of each file: those that change. */
+  public static List<FileRecord> afterCommit(List<FileRecord> files, String batchId) {
+    return files.stream().flatMap(file -> afterCommit(file, batchId).stream()).toList();
+  }
+
+  /** {@link #afterFailure} of each file: those that change. */
+  public static List<FileRecord> afterFailure(List<FileRecord> files, String batchId) {
+    return files.stream().flatMap(file -> afterFailure(file, batchId).stream()).toList();
+  }
+
+  /** Its batch failed: CLAIMED by it becomes RECORDED and forgets the batch; others stay. */
+  public static Optional<FileRecord> afterFailure(FileRecord file, String batchId) {
+    return isClaimedBy(file, batchId)
+        ? Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason())) : Optional.empty();
+  }
+
+  /** {@code replay --force}: INGESTED becomes RECORDED and forgets its batch; others stay. */
+  public static Optional<FileRecord> reopened(FileRecord file) {
+    return file.state() == FileState.INGESTED
+        ? Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason())) : Optional.empty();
+  }
+
+  /**
+   * A revived batch's file: RECORDED becomes CLAIMED by it again; QUARANTINED, SUPERSEDED or
+   * IGNORED stay (empty).
+   *
+   * @throws io.files2iceberg.core.ledger.IllegalTransitionException naming the file otherwise
+   */
+  public static Optional<FileRecord> revived(FileRecord file, String batchId, String action) {
+    return States.requireRevivable(action, file.fileId(), file.uri(), file.state())
+        ? Optional.of(with(file, FileState.CLAIMED, Optional.of(batchId), file.quarantineReason()))
+        : Optional.empty();
+  }
+
+  /** A file written at its position in its batch's list. */
+  public record Placed(FileRecord file, int position) {}
+
+  /**
+   * {@link io.files2iceberg.core.ledger.Ledger#reviveBatch}'s files: each RECORDED one of the
+   * batch's list claimed by it again at its position; every file checked before any is written.
+   *
+   * @param stored the batch's files as stored, in any order
+   * @throws IllegalStateException naming a file of the batch's list that is not stored
+   */
+  public static List<Placed> revived(BatchRecord batch, Collection<FileRecord> stored, String action) {
+    Map<String, FileRecord> byId = new HashMap<>();
+    stored.forEach(file -> byId.put(file.fileId(), file));
+    List<Placed> claimed = new ArrayList<>();
+    for (int position = 0; position < batch.fileIds().size(); position++) {
+      String fileId = batch.fileIds().get(position);
+      FileRecord file = byId.get(fileId);
+      if (file == null) {
+        throw new IllegalStateException(action + ": its file " + fileId + " is missing from the ledger");
+      }
+      Optional<FileRecord> again = revived(file, batch.batchId(), action);
+      if (again.isPresent()) {
+        claimed.add(new Placed(again.get(), position));
+      }
+    }
+    return claimed;
+  }
+
+  /** RECORDED or CLAIMED becomes QUARANTINED with the reason. */
+  public static FileRecord quarantined(FileRecord file, String reason) {
+    States.requireTransition("Cannot quarantine file " + file.fileId() + " (" + file.uri() + ")", file.state(),
+        FileState.QUARANTINED, FileState::next);
+    return with(file, FileState.QUARANTINED, file.batchId(), Optional.of(reason));
+  }
+
+  /**
+   * SUPERSEDED or IGNORED with the reason (kept as the quarantine reason: why the file is left
+   * out); empty when it is in that state already (the first reason stays).
+   *
+   * @param action e.g. {@code Cannot supersede file }, completed with the file's id and URI
+   */
+  public static Optional<FileRecord> leftOut(FileRecord file, FileState target, String reason, String action) {
+    return States.requireLeftOut(action + file.fileId() + " (" + file.uri() + ")", file.state(), target)
+        ? Optional.of(with(file, target, file.batchId(), Optional.of(reason))) : Optional.empty();
+  }
+
+  /** {@code quarantine release}: QUARANTINED becomes RECORDED, its reason and batch cleared. */
+  public static FileRecord released(FileRecord file) {
+    States.requireOneOf("Cannot release file " + file.fileId() + " (" + file.uri() + ") from the quarantine",
+        file.state(), EnumSet.of(FileState.QUARANTINED));
+    return with(file, FileState.RECORDED, Optional.empty(), Optional.empty());
+  }
+
+  public static boolean isClaimedBy(FileRecord file, String batchId) {
+    return file.state() == FileState.CLAIMED && file.batchId().equals(Optional.of(batchId));
+  }
+
+  private static FileRecord with(FileRecord f, FileState state, Optional<String> batchId, Optional<String> reason) {
+    return new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(),
+        f.size(), f.eventId(), f.eventTime(), f.overwroteGeneration(), state, batchId, reason, f.recordedAt());
+  }
+}

@@ -1,0 +1,184 @@
+package io.files2iceberg.core.ledger.rules;
+
+import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.States;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Optional;
+
+/**
+ * What each ledger call does to a partition, decided once for every store. Each function takes the
+ * stored record and the time, checks the transition and returns the record to write: empty when
+ * nothing changes (the store then writes nothing).
+ */
+public final class PartitionRules {
+  private PartitionRules() {}
+
+  /** A partition seen for the first time. */
+  public static PartitionRecord created(String table, String partition, Optional<String> prefix, PartitionState state,
+      boolean markerSeen, Instant now) {
+    return new PartitionRecord(table, partition, prefix, state, markerSeen, Optional.empty(), 0, Optional.empty(),
+        state == PartitionState.READY ? Optional.of(now) : Optional.empty(), now);
+  }
+
+  /**
+   * A new file of the partition was recorded. Unknown: created (READY with {@code readyOnArrival},
+   * else OPEN). INGESTED re-opens for just this file (the files already ingested stay INGESTED and
+   * are never claimed again), as OPEN does with {@code readyOnArrival}; READY and CLAIMED pick the
+   * file up on the next claim; FAILED and SUPERSEDED keep it RECORDED until an operator acts.
+   */
+  public static Optional<PartitionRecord> onFileRecorded(Optional<PartitionRecord> stored, RecordFile file,
+      Instant now) {
+    if (stored.isEmpty()) {
+      PartitionState state = file.readyOnArrival() ? PartitionState.READY : PartitionState.OPEN;
+      return Optional.of(created(file.table(), file.partition(), Optional.empty(), state, false, now));
+    }
+    PartitionRecord partition = stored.get();
+    if (partition.state() == PartitionState.INGESTED
+        || (partition.state() == PartitionState.OPEN && file.readyOnArrival())) {
+      return Optional.of(ready(partition, "Cannot re-open partition " + name(partition), now));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The partition's success marker landed ({@link io.files2iceberg.core.ledger.Ledger#markReady}).
+   *
+   * @param pending whether the partition has RECORDED files (asked only of an INGESTED one)
+   */
+  public static Optional<PartitionRecord> onMarker(Optional<PartitionRecord> stored, MarkReady marker,
+      boolean pending, Instant now) {
+    if (stored.isEmpty()) {
+      // The marker came first: files recorded later join the READY partition.
+      return Optional.of(created(marker.table(), marker.partition(), Optional.of(marker.prefix()),
+          PartitionState.READY, true, now));
+    }
+    PartitionRecord partition = stored.get();
+    return switch (partition.state()) {
+      case OPEN -> Optional.of(ready(marked(partition, marker, now), "Cannot mark partition " + name(partition), now));
+      case READY, CLAIMED -> partition.markerSeen() && partition.prefix().equals(Optional.of(marker.prefix()))
+          ? Optional.empty() : Optional.of(marked(partition, marker, now));
+      case INGESTED -> pending
+          ? Optional.of(ready(marked(partition, marker, now), "Cannot mark partition " + name(partition), now))
+          : Optional.empty();
+      // An operator decides; a repeated marker does not retry a failed partition.
+      case FAILED, SUPERSEDED -> Optional.empty();
+    };
+  }
+
+  /** A READY partition a claim finds with nothing pending: INGESTED. */
+  public static PartitionRecord settled(PartitionRecord partition, Instant now) {
+    return moved(partition, "Cannot settle partition " + name(partition), PartitionState.INGESTED, now);
+  }
+
+  /** Mode {@code last}: a READY partition older than the one claimed. */
+  public static PartitionRecord superseded(PartitionRecord partition, Instant now) {
+    return moved(partition, "Cannot supersede partition " + name(partition), PartitionState.SUPERSEDED, now);
+  }
+
+  /** A READY partition taken into a batch. */
+  public static PartitionRecord claimed(PartitionRecord partition, String batchId, Instant now) {
+    PartitionRecord claimed = moved(partition, "Cannot claim partition " + name(partition), PartitionState.CLAIMED, now);
+    return with(claimed, claimed.state(), Optional.of(batchId), claimed.attempts(), claimed.lastError(),
+        claimed.readyAt(), now);
+  }
+
+  /**
+   * The batch committed: INGESTED, or READY again when files are still pending (a split partition,
+   * or one that got late files while claimed), with the failed attempts reset. Empty when the
+   * partition is no longer CLAIMED by the batch (another path moved it): it is left as it is.
+   */
+  public static Optional<PartitionRecord> afterCommit(PartitionRecord partition, String batchId, boolean pending,
+      Instant now) {
+    if (!isClaimedBy(partition, batchId)) {
+      return Optional.empty();
+    }
+    PartitionState next = pending ? PartitionState.READY : PartitionState.INGESTED;
+    return Optional.of(with(partition, next, partition.batchId(), 0, Optional.empty(),
+        pending ? Optional.of(now) : partition.readyAt(), now));
+  }
+
+  /**
+   * The batch failed: READY again with one more attempt counted, or FAILED once {@code maxAttempts}
+   * is reached; the error kept. Empty when the partition is no longer CLAIMED by the batch.
+   */
+  public static Optional<PartitionRecord> afterFailure(PartitionRecord partition, String batchId, String error,
+      int maxAttempts, Instant now) {
+    if (!isClaimedBy(partition, batchId)) {
+      return Optional.empty();
+    }
+    int attempts = partition.attempts() + 1;
+    boolean exhausted = attempts >= maxAttempts;
+    return Optional.of(with(partition, exhausted ? PartitionState.FAILED : PartitionState.READY, partition.batchId(),
+        attempts, Optional.of(error), exhausted ? partition.readyAt() : Optional.of(now), now));
+  }
+
+  /** {@code retry}: FAILED to READY (or READY kept) with the attempts reset; the last error stays. */
+  public static PartitionRecord retried(PartitionRecord partition, String action, Instant now) {
+    States.requireOneOf(action, partition.state(), PartitionState.RETRYABLE);
+    Optional<Instant> readyAt = partition.state() == PartitionState.FAILED
+        ? Optional.of(now) : Optional.of(partition.readyAt().orElse(now));
+    return with(partition, PartitionState.READY, partition.batchId(), 0, partition.lastError(), readyAt, now);
+  }
+
+  /** {@code replay --force}: an INGESTED partition READY again; a READY one unchanged (empty). */
+  public static Optional<PartitionRecord> reopened(PartitionRecord partition, Instant now) {
+    if (partition.state() == PartitionState.READY) {
+      return Optional.empty();
+    }
+    States.requireOneOf("Cannot reopen partition " + name(partition), partition.state(),
+        EnumSet.of(PartitionState.INGESTED, PartitionState.READY));
+    return Optional.of(with(partition, PartitionState.READY, partition.batchId(), partition.attempts(),
+        partition.lastError(), Optional.of(now), now));
+  }
+
+  /** A revived batch's partition: FAILED or READY becomes CLAIMED by it with its attempts reset. */
+  public static PartitionRecord revived(PartitionRecord partition, String batchId, String action, Instant now) {
+    States.requireRevivable(action, partition.table(), partition.partition(), partition.state());
+    return with(partition, PartitionState.CLAIMED, Optional.of(batchId), 0, partition.lastError(),
+        partition.readyAt(), now);
+  }
+
+  /** A file released from the quarantine: an INGESTED partition READY again for it, like a late file. */
+  public static Optional<PartitionRecord> onFileReleased(PartitionRecord partition, Instant now) {
+    return partition.state() == PartitionState.INGESTED
+        ? Optional.of(with(partition, PartitionState.READY, partition.batchId(), partition.attempts(),
+            partition.lastError(), Optional.of(now), now))
+        : Optional.empty();
+  }
+
+  public static boolean isClaimedBy(PartitionRecord partition, String batchId) {
+    return partition.state() == PartitionState.CLAIMED && partition.batchId().equals(Optional.of(batchId));
+  }
+
+  private static PartitionRecord ready(PartitionRecord partition, String action, Instant now) {
+    States.requireTransition(action, partition.state(), PartitionState.READY, PartitionState::next);
+    return with(partition, PartitionState.READY, partition.batchId(), partition.attempts(), partition.lastError(),
+        Optional.of(now), now);
+  }
+
+  private static PartitionRecord marked(PartitionRecord partition, MarkReady marker, Instant now) {
+    return new PartitionRecord(partition.table(), partition.partition(), Optional.of(marker.prefix()),
+        partition.state(), true, partition.batchId(), partition.attempts(), partition.lastError(),
+        partition.readyAt(), now);
+  }
+
+  private static PartitionRecord moved(PartitionRecord partition, String action, PartitionState target, Instant now) {
+    States.requireTransition(action, partition.state(), target, PartitionState::next);
+    return with(partition, target, partition.batchId(), partition.attempts(), partition.lastError(),
+        partition.readyAt(), now);
+  }
+
+  private static PartitionRecord with(PartitionRecord p, PartitionState state, Optional<String> batchId, int attempts,
+      Optional<String> lastError, Optional<Instant> readyAt, Instant now) {
+    return new PartitionRecord(p.table(), p.partition(), p.prefix(), state, p.markerSeen(), batchId, attempts,
+        lastError, readyAt, now);
+  }
+
+  private static String name(PartitionRecord partition) {
+    return partition.table() + "/" + partition.partition();
+  }
+}

@@ -1,0 +1,222 @@
+package io.files2iceberg.ledger.firestore;
+
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_POSITION;
+import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
+import static io.files2iceberg.ledger.firestore.FirestoreStore.batchList;
+import static io.files2iceberg.ledger.firestore.FirestoreStore.data;
+import static io.files2iceberg.ledger.firestore.FirestoreStore.optional;
+import static io.files2iceberg.ledger.firestore.FirestoreStore.records;
+
+import com.google.api.core.ApiFuture;
+import com.google.cloud.firestore.AggregateQuerySnapshot;
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.LedgerSchema;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The Firestore ledger's reads: queries of {@link LedgerQuery} into records, each within the
+ * deadline. {@link FirestoreLedger} adds the transitions.
+ */
+abstract class FirestoreReads implements Ledger {
+  static final List<String> IN_FLIGHT = List.of(BatchState.PLANNED.code(), BatchState.RUNNING.code());
+  private static final int FAILED_BATCHES_SHOWN = 10;
+
+  final FirestoreStore store;
+
+  FirestoreReads(FirestoreStore store) {
+    this.store = store;
+  }
+
+  @Override
+  public Optional<BatchRecord> batch(String batchId) {
+    DocumentReference ref = store.batches.document(batchId);
+    return store.read("batch", ref.getPath(), () -> optional(ref.get().get()).map(FirestoreDocuments::batch));
+  }
+
+  @Override
+  public Optional<PartitionRecord> partition(String table, String partition) {
+    DocumentReference ref = store.partitionRef(table, partition);
+    return store.read("partition", ref.getPath() + " (" + table + "/" + partition + ")",
+        () -> optional(ref.get().get()).map(FirestoreDocuments::partition));
+  }
+
+  @Override
+  public Optional<FileRecord> file(String fileId) {
+    DocumentReference ref = store.files.document(fileId);
+    return store.read("file", ref.getPath(), () -> optional(ref.get().get()).map(FirestoreDocuments::file));
+  }
+
+  @Override
+  public List<FileRecord> filesOfBatch(String batchId) {
+    DocumentReference ref = store.batches.document(batchId);
+    return store.read("filesOfBatch", ref.getPath(), () -> {
+      Optional<Map<String, Object>> batch = optional(ref.get().get());
+      if (batch.isEmpty()) {
+        // Pruned: its files still carry the batch (by key) and their position in it.
+        List<Map<String, Object>> found = new ArrayList<>();
+        for (QueryDocumentSnapshot doc : LedgerQuery.FILES_OF_BATCH.on(store.files, LedgerSchema.batchKey(batchId))
+            .get().get()) {
+          Map<String, Object> file = data(doc);
+          if (batchId.equals(file.get(BATCH_ID))) {
+            found.add(file);
+          }
+        }
+        found.sort(Comparator.comparingLong(file -> ((Number) file.get(BATCH_POSITION)).longValue()));
+        return found.stream().map(FirestoreDocuments::file).toList();
+      }
+      // The batch document's list also covers a FAILED batch, whose files were released.
+      List<FileRecord> result = new ArrayList<>();
+      for (DocumentSnapshot doc : store.getAll(FirestoreDocuments.batch(batch.get()).fileIds()).get()) {
+        optional(doc).map(FirestoreDocuments::file).ifPresent(result::add);
+      }
+      return result;
+    });
+  }
+
+  @Override
+  public List<String> tables() {
+    return store.read("tables", store.partitions.getPath(), () -> {
+      // One indexed read per table: the first partition whose table sorts after the last one seen.
+      List<String> tables = new ArrayList<>();
+      String last = "";
+      while (true) {
+        List<QueryDocumentSnapshot> next =
+            LedgerQuery.TABLE_AFTER.on(store.partitions, last).limit(1).get().get().getDocuments();
+        if (next.isEmpty()) {
+          return tables;
+        }
+        last = next.get(0).getString(TABLE);
+        tables.add(last);
+      }
+    });
+  }
+
+  @Override
+  public TableStatus tableStatus(String table) {
+    return store.read("tableStatus", store.partitions.getPath() + " (table " + table + ")", () -> {
+      // Counts are aggregation queries (billed per index entry read, no document read).
+      Map<PartitionState, ApiFuture<AggregateQuerySnapshot>> partitionCounts = new EnumMap<>(PartitionState.class);
+      for (PartitionState state : PartitionState.values()) {
+        partitionCounts.put(state, LedgerQuery.PARTITION_COUNT.on(store.partitions, table, state.code()).count().get());
+      }
+      Map<FileState, ApiFuture<AggregateQuerySnapshot>> fileCounts = new EnumMap<>(FileState.class);
+      for (FileState state : FileState.values()) {
+        fileCounts.put(state, LedgerQuery.FILE_COUNT.on(store.files, table, state.code()).count().get());
+      }
+      Map<PartitionState, Long> partitionsByState = new EnumMap<>(PartitionState.class);
+      for (Map.Entry<PartitionState, ApiFuture<AggregateQuerySnapshot>> count : partitionCounts.entrySet()) {
+        long value = count.getValue().get().getCount();
+        if (value > 0) {
+          partitionsByState.put(count.getKey(), value);
+        }
+      }
+      Map<FileState, Long> filesByState = new EnumMap<>(FileState.class);
+      for (Map.Entry<FileState, ApiFuture<AggregateQuerySnapshot>> count : fileCounts.entrySet()) {
+        long value = count.getValue().get().getCount();
+        if (value > 0) {
+          filesByState.put(count.getKey(), value);
+        }
+      }
+      List<BatchRecord> inFlight =
+          batchList(LedgerQuery.BATCHES_IN_STATES_BY_CREATED_AT.on(store.batches, table, IN_FLIGHT));
+      Optional<BatchRecord> lastCommitted = batchList(LedgerQuery.BATCHES_IN_STATE_BY_COMMITTED_AT
+          .on(store.batches, table, BatchState.COMMITTED.code()).limit(1)).stream().findFirst();
+      Optional<Instant> oldestReadyAt = LedgerQuery.PARTITIONS_IN_STATE_BY_READY_AT
+          .on(store.partitions, table, PartitionState.READY.code()).limit(1).get().get().getDocuments().stream()
+          .findFirst().map(doc -> FirestoreDocuments.partition(data(doc))).flatMap(PartitionRecord::readyAt);
+      List<PartitionRecord> failedPartitions = records(LedgerQuery.PARTITIONS_IN_STATE
+          .on(store.partitions, table, PartitionState.FAILED.code()), FirestoreDocuments::partition);
+      List<BatchRecord> failedBatches = batchList(LedgerQuery.BATCHES_IN_STATE_BY_UPDATED_AT
+          .on(store.batches, table, BatchState.FAILED.code()).limit(FAILED_BATCHES_SHOWN));
+      return new TableStatus(table, Collections.unmodifiableMap(partitionsByState),
+          Collections.unmodifiableMap(filesByState), inFlight, lastCommitted, oldestReadyAt, failedPartitions,
+          failedBatches);
+    });
+  }
+
+  @Override
+  public List<BatchRecord> findExpiredLeases() {
+    return store.read("findExpiredLeases", store.batches.getPath(), () -> batchList(LedgerQuery.EXPIRED_LEASES
+        .on(store.batches, IN_FLIGHT, FirestoreDocuments.timestamp(store.clock.millis()))));
+  }
+
+  @Override
+  public List<PartitionRecord> partitions(String table) {
+    return store.read("partitions", store.partitions.getPath() + " (table " + table + ")", () -> {
+      List<PartitionRecord> found = new ArrayList<>(
+          records(LedgerQuery.PARTITIONS_OF_TABLE.on(store.partitions, table), FirestoreDocuments::partition));
+      found.sort(Comparator.comparing(PartitionRecord::partition));
+      return found;
+    });
+  }
+
+  @Override
+  public List<FileRecord> filesOfPartition(String table, String partition) {
+    return store.read("filesOfPartition", store.files.getPath() + " (" + table + "/" + partition + ")", () -> {
+      List<FileRecord> found = new ArrayList<>(
+          records(LedgerQuery.FILES_OF_PARTITION.on(store.files, table, partition), FirestoreDocuments::file));
+      found.sort(Comparator.comparing(FileRecord::uri).thenComparingLong(FileRecord::generation));
+      return found;
+    });
+  }
+
+  @Override
+  public List<QuarantinedMessage> quarantinedMessages() {
+    return store.read("quarantinedMessages", store.quarantine.getPath(), () -> {
+      // Rare and operator-facing: read whole and sorted here, so receivedAt needs no index.
+      List<QuarantinedMessage> messages = new ArrayList<>(records(store.quarantine, FirestoreDocuments::quarantined));
+      messages.sort(Comparator.comparing(QuarantinedMessage::receivedAt).thenComparing(QuarantinedMessage::messageId));
+      return messages;
+    });
+  }
+
+  @Override
+  public List<FileRecord> quarantinedFiles() {
+    return store.read("quarantinedFiles", store.files.getPath(), () -> {
+      List<FileRecord> found = new ArrayList<>(records(
+          LedgerQuery.FILES_IN_STATE.on(store.files, FileState.QUARANTINED.code()), FirestoreDocuments::file));
+      found.sort(Comparator.comparing(FileRecord::table).thenComparing(FileRecord::partition)
+          .thenComparing(FileRecord::uri).thenComparingLong(FileRecord::generation));
+      return found;
+    });
+  }
+
+  @Override
+  public List<FileRecord> filesNamed(String bucket, String name) {
+    return store.read("filesNamed", store.files.getPath() + " (" + bucket + "/" + name + ")",
+        () -> records(LedgerQuery.FILES_NAMED.on(store.files, bucket, name), FirestoreDocuments::file));
+  }
+
+  @Override
+  public List<BatchRecord> batchesOfPartition(String table, String partition) {
+    return store.read("batchesOfPartition", store.batches.getPath() + " (" + table + "/" + partition + ")", () -> {
+      List<BatchRecord> found = new ArrayList<>();
+      for (BatchRecord batch : batchList(LedgerQuery.BATCHES_OF_TABLE.on(store.batches, table))) {
+        if (batch.partitions().contains(partition)) {
+          found.add(batch);
+        }
+      }
+      found.sort(Comparator.comparing(BatchRecord::createdAt).thenComparing(BatchRecord::batchId));
+      return found;
+    });
+  }
+}
