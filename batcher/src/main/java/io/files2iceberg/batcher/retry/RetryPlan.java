@@ -1,7 +1,6 @@
 package io.files2iceberg.batcher.retry;
 
 import io.files2iceberg.batcher.cli.NotInLedgerException;
-import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.Ledger;
@@ -21,7 +20,7 @@ import java.util.function.IntConsumer;
  * error, and the batch that failed it.
  *
  * <p>A FAILED batch that gave up without knowing whether its job committed ({@link
- * BatchRunner#mayHoldBatch}) is revived ({@link Ledger#reviveBatch}): relaunched under its own id by
+ * BatchRecord#outcomeUnknown}) is revived ({@link Ledger#reviveBatch}): relaunched under its own id by
  * the next batcher run, whose job finds it in the table's snapshots if it committed. Loading its
  * files in a new batch instead could put its rows in an Append table twice. Every other FAILED
  * partition is re-queued.
@@ -80,7 +79,7 @@ public record RetryPlan(Optional<String> batchId, List<Revival> revivals, List<T
       throw new IllegalArgumentException("batch " + batchId + " of table " + batch.table() + " is "
           + batch.state() + ", not FAILED: only a failed batch is retried");
     }
-    if (BatchRunner.mayHoldBatch(batch)) {
+    if (batch.outcomeUnknown()) {
       return new RetryPlan(Optional.of(batchId), List.of(revival(ledger, batch)), List.of());
     }
     List<Target> targets = new ArrayList<>();
@@ -164,7 +163,7 @@ public record RetryPlan(Optional<String> batchId, List<Revival> revivals, List<T
   }
 
   private static boolean revivable(BatchRecord batch) {
-    return batch.state() == BatchState.FAILED && BatchRunner.mayHoldBatch(batch);
+    return batch.state() == BatchState.FAILED && batch.outcomeUnknown();
   }
 
   private static Revival revival(Ledger ledger, BatchRecord batch) {

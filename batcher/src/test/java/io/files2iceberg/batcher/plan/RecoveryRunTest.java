@@ -93,7 +93,7 @@ class RecoveryRunTest {
       BatchRecord gaveup = landing.ledger.claimPartitions(new ClaimPartitions(GAVEUP, 100, lease, true)).orElseThrow();
       long gaveupSnapshot = commitWithoutCheckpoint(landing, launcher, gaveup, lease);
       landing.ledger.failBatch(new FailBatch(gaveup.batchId(),
-          "gave up after 3 attempt(s); " + BatchRunner.MAY_HOLD_BATCH + ": the job was killed", 1, true));
+          "gave up after 3 attempt(s); " + UnknownOutcome.PHRASE + ": the job was killed", 1, true));
       assertThat(landing.ledger.partition(GAVEUP, "p1").orElseThrow().state()).isEqualTo(PartitionState.FAILED);
       RetryPlan retry = RetryPlan.ofBatch(landing.ledger, gaveup.batchId());
       assertThat(retry.revivals()).extracting(r -> r.batch().batchId()).containsExactly(gaveup.batchId());
@@ -191,7 +191,7 @@ class RecoveryRunTest {
       BatchRecord batch = landing.ledger.claimPartitions(new ClaimPartitions(GAVEUP, 100, lease, true)).orElseThrow();
       landing.ledger.markRunning(batch.batchId(), lease);
       landing.ledger.failBatch(new FailBatch(batch.batchId(),
-          "gave up after 3 attempt(s); " + BatchRunner.MAY_HOLD_BATCH + ": the job was killed", 1, true));
+          "gave up after 3 attempt(s); " + UnknownOutcome.PHRASE + ": the job was killed", 1, true));
       landing.ledger.reviveBatch(batch.batchId());
       List<BatchEvent> events = new CopyOnWriteArrayList<>();
       BatchRunner runner = BatchRunner.builder(landing.registry(), landing.ledger, profile -> (manifest, uri, attempt) -> {

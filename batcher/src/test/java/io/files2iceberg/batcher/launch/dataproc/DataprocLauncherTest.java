@@ -25,6 +25,7 @@ import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.batcher.plan.UnknownOutcome;
 import io.files2iceberg.batcher.retry.RetryPlan;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -469,7 +470,7 @@ class DataprocLauncherTest {
       String batchId = ledger.tableStatus("lake.web.clicks").failedBatches().get(0).batchId();
       BatchRecord gaveUp = ledger.batch(batchId).orElseThrow();
       assertThat(gaveUp.state()).isEqualTo(BatchState.FAILED);
-      assertThat(gaveUp.error().orElseThrow()).startsWith("gave up after 2 attempt(s); " + BatchRunner.MAY_HOLD_BATCH);
+      assertThat(gaveUp.error().orElseThrow()).startsWith("gave up after 2 attempt(s); " + UnknownOutcome.PHRASE);
       String dataprocPrefix = "f2i-" + batchId.toLowerCase(java.util.Locale.ROOT) + "-a";
       assertThat(dataproc.creates).extracting(CreateBatchRequest::getBatchId)
           .containsExactly(dataprocPrefix + "1", dataprocPrefix + "2");
