@@ -6,6 +6,7 @@ import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.SparkMainRun;
+import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.DeploymentLoader;
@@ -19,14 +20,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * One table's maintenance run: the arguments of {@value #MAIN_CLASS} (what the ledger protects,
@@ -36,8 +33,6 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class MaintainRun {
   public static final String MAIN_CLASS = "io.files2iceberg.sparkjob.maintain.MaintainMain";
-  private static final DateTimeFormatter RUN_TIME =
-      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
   private static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
 
   /**
@@ -55,7 +50,7 @@ public final class MaintainRun {
 
   /** {@code maintain-<UTC time>-<8 hex>}. */
   public static String newRunId(Instant now) {
-    return "maintain-" + RUN_TIME.format(now) + "-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    return BatchIds.of("maintain", now);
   }
 
   /** Where the main writes its result: {@code <metadata.path>/maintain/<runId>.json}. */

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.plan;
 
+import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
@@ -12,12 +13,8 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.TableProfile;
-import java.security.SecureRandom;
 import java.time.Clock;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,9 +26,6 @@ import java.util.Optional;
  * and the manifest of each batch.
  */
 final class Planner {
-  private static final DateTimeFormatter LISTED_ID_TIME =
-      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final Ledger ledger;
   private final TableProfile profile;
@@ -124,9 +118,6 @@ final class Planner {
 
   /** {@code full-20261130T120000-1a2b3c4d}, {@code backfill-...}: sortable, and unique per run. */
   private String listedBatchId(IngestionType mode) {
-    byte[] random = new byte[4];
-    RANDOM.nextBytes(random);
-    String kind = mode == IngestionType.INCREMENTAL ? "backfill" : mode.code();
-    return kind + "-" + LISTED_ID_TIME.format(clock.instant()) + "-" + HexFormat.of().formatHex(random);
+    return BatchIds.of(mode == IngestionType.INCREMENTAL ? "backfill" : mode.code(), clock.instant());
   }
 }

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.ledger.rules;
 
+import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
@@ -7,13 +8,9 @@ import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.States;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.EnumSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,15 +22,9 @@ import java.util.Optional;
 public final class BatchRules {
   private BatchRules() {}
 
-  private static final DateTimeFormatter BATCH_ID_TIME =
-      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
-  private static final SecureRandom RANDOM = new SecureRandom();
-
-  /** A new batch's id: sortable by its creation second, unique by its random part. */
+  /** A new batch's id ({@link BatchIds#ledger}). */
   public static String newBatchId(Instant now) {
-    byte[] random = new byte[4];
-    RANDOM.nextBytes(random);
-    return BATCH_ID_TIME.format(now) + "-" + HexFormat.of().formatHex(random);
+    return BatchIds.ledger(now);
   }
 
   /** A claim's new batch: PLANNED with a lease, its partitions sorted. */
