@@ -28,6 +28,27 @@ import java.util.Locale;
 public final class Bench {
   private Bench() {}
 
+  /**
+   * A profile over day folders ({@code .../dt=yyyy-MM-dd/...}): {@code extract.path} the glob, date
+   * partitions from the folder, then {@code load} (at least {@code iceberg.table}).
+   */
+  static String dayProfile(String glob, String format, String load) {
+    return """
+        extract {
+          path = "GLOB"
+          format = FORMAT
+          batch-file {
+            partition-type = date
+            pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
+            date-format = "yyyy-MM-dd"
+          }
+        }
+        load {
+        LOAD
+        }
+        """.replace("GLOB", glob).replace("FORMAT", format).replace("LOAD", load.strip());
+  }
+
   static void progress(String line) {
     System.err.println(line);
   }

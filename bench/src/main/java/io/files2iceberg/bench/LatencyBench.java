@@ -54,22 +54,7 @@ final class LatencyBench {
     for (int round = 1; round <= rounds; round++) {
       Path landing = work.resolve("landing-" + round);
       Path home = work.resolve("home-" + round);
-      Files.writeString(profiles.resolve("latency.conf"), """
-          extract {
-            path = "file://LANDING/events/dt=*/*.json"
-            format = json
-            batch-file {
-              partition-type = date
-              pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
-              date-format = "yyyy-MM-dd"
-            }
-          }
-          load {
-            iceberg.table = TABLE
-            primary-key = [id]
-            iceberg.precombine-field = version
-          }
-          """.replace("LANDING", landing.toString()).replace("TABLE", TABLE));
+      Files.writeString(profiles.resolve("latency.conf"), Bench.dayProfile("file://" + landing.toString() + "/events/dt=*/*.json", "json", "iceberg.table = " + TABLE + "\nprimary-key = [id]\niceberg.precombine-field = version"));
       List<Path> markers = writeLanding(landing);
       Path out = work.resolve("local-" + round + ".out");
       Process local = startLocal(profiles, landing, home, out);

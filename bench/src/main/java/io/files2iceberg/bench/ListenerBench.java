@@ -63,18 +63,7 @@ final class ListenerBench {
     }
     Path[] templates = writeTemplates(sample);
     Path profiles = Files.createDirectories(work.resolve("profiles"));
-    Files.writeString(profiles.resolve("notifications.conf"), """
-        extract {
-          path = "file://LANDING/events/dt=*/*.json"
-          format = json
-          batch-file {
-            partition-type = date
-            pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
-            date-format = "yyyy-MM-dd"
-          }
-        }
-        load.iceberg.table = TABLE
-        """.replace("LANDING", landing.toString()).replace("TABLE", TABLE));
+    Files.writeString(profiles.resolve("notifications.conf"), Bench.dayProfile("file://" + landing.toString() + "/events/dt=*/*.json", "json", "iceberg.table = " + TABLE));
     String data = "unique notifications, " + CONNECTIONS + " connections, " + SECONDS + " s";
     for (int round = 1; round <= rounds; round++) {
       Home home = new Home(work.resolve("home-" + round));

@@ -49,18 +49,7 @@ final class MarkerBench {
       Files.writeString(folder.resolve("_SUCCESS"), "");
     }
     Path profiles = Files.createDirectories(work.resolve("profiles"));
-    Files.writeString(profiles.resolve("markers.conf"), """
-        extract {
-          path = "file://LANDING/events/dt=*/*.json"
-          format = json
-          batch-file {
-            partition-type = date
-            pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
-            date-format = "yyyy-MM-dd"
-          }
-        }
-        load.iceberg.table = TABLE
-        """.replace("LANDING", landing.toString()).replace("TABLE", TABLE));
+    Files.writeString(profiles.resolve("markers.conf"), Bench.dayProfile("file://" + landing.toString() + "/events/dt=*/*.json", "json", "iceberg.table = " + TABLE));
     HttpClient http = HttpClient.newHttpClient();
     String data = "marker over " + files + " files";
     for (int round = 1; round <= rounds; round++) {

@@ -91,22 +91,7 @@ final class MergeBench {
     this.pristine = work.resolve("pristine");
     Path profiles = Files.createDirectories(work.resolve("profiles"));
     Path profileFile = profiles.resolve("bench.conf");
-    Files.writeString(profileFile, """
-        extract {
-          path = "file://LANDING/dt=*/*.parquet"
-          batch-file {
-            partition-type = date
-            pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
-            date-format = "yyyy-MM-dd"
-          }
-        }
-        load {
-          iceberg.table = TABLE
-          primary-key = [id]
-          partition-by = [dt]
-          iceberg.precombine-field = version
-        }
-        """.replace("LANDING", landing.toString()).replace("TABLE", TABLE));
+    Files.writeString(profileFile, Bench.dayProfile("file://" + landing.toString() + "/dt=*/*.parquet", "parquet", "iceberg.table = " + TABLE + "\nprimary-key = [id]\npartition-by = [dt]\niceberg.precombine-field = version"));
     Files.writeString(profiles.resolve("deployment.conf"), """
         job.master = "local[2]"
         job.spark-properties { "spark.ui.enabled" = "false" }
