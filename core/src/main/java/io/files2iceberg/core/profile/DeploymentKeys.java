@@ -8,7 +8,6 @@ import static io.files2iceberg.core.profile.ValueType.STRING;
 import static io.files2iceberg.core.profile.ValueType.WHOLE_NUMBER;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -31,7 +30,7 @@ final class DeploymentKeys {
   /** The sections of the deployment file, which table profiles of old carried too. */
   static final List<String> SECTIONS = List.of("ledger", "listener", "job");
 
-  private static final List<Key<?>> ALL = new ArrayList<>();
+  private static final KeyList<Key<?>> ALL = new KeyList<>();
 
   static final Key<String> LEDGER_TYPE = key("ledger.type", NON_BLANK, d -> d.ledger().type());
   static final Key<String> LEDGER_SQLITE_PATH =
@@ -86,22 +85,18 @@ final class DeploymentKeys {
   private DeploymentKeys() {}
 
   private static <T> Key<T> key(String path, ValueType<T> type, Function<Deployment, T> resolved) {
-    Key<T> key = new Key<>(path, type, resolved);
-    ALL.add(key);
-    return key;
+    return ALL.add(new Key<>(path, type, resolved));
   }
 
-  /** Every key path, in documentation order. */
   static List<String> all() {
-    return ALL.stream().map(Key::path).toList();
+    return ALL.paths();
   }
 
-  /** Every key, in documentation order. */
   static List<Key<?>> keys() {
-    return List.copyOf(ALL);
+    return ALL.keys();
   }
 
   static KeyPaths paths() {
-    return new KeyPaths(ALL);
+    return ALL.keyPaths();
   }
 }

@@ -9,7 +9,6 @@ import static io.files2iceberg.core.profile.ValueType.STRING;
 import static io.files2iceberg.core.profile.ValueType.WHOLE_NUMBER;
 
 import io.files2iceberg.core.profile.Extract.LineageColumn;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -34,7 +33,7 @@ final class ProfileKeys {
   record Key<T>(String path, ValueType<T> type, Function<TableProfile, T> resolved)
       implements SettingKey<T> {}
 
-  private static final List<Key<?>> ALL = new ArrayList<>();
+  private static final KeyList<Key<?>> ALL = new KeyList<>();
   private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z0-9_-]+");
 
   static final Key<String> EXTRACT_PATH = key("extract.path", NON_BLANK, p -> p.extract().path());
@@ -163,24 +162,20 @@ final class ProfileKeys {
 
   private static <T> Key<T> key(
       String path, ValueType<T> type, Function<TableProfile, T> resolved) {
-    Key<T> key = new Key<>(path, type, resolved);
-    ALL.add(key);
-    return key;
+    return ALL.add(new Key<>(path, type, resolved));
   }
 
-  /** Every key path, in documentation order. */
   static List<String> all() {
-    return ALL.stream().map(Key::path).toList();
+    return ALL.paths();
   }
 
-  /** Every key, in documentation order. */
   static List<Key<?>> keys() {
-    return List.copyOf(ALL);
+    return ALL.keys();
   }
 
   /** The table keys, for the unknown-key check. */
   static KeyPaths paths() {
-    return new KeyPaths(ALL);
+    return ALL.keyPaths();
   }
 
   /**
