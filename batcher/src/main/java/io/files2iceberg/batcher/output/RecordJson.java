@@ -88,6 +88,7 @@ public final class RecordJson {
     node.put("state", batch.state().code());
     node.put("attempts", batch.attempts());
     node.put("launches", batch.launches());
+    node.put("outcomeUnknown", batch.outcomeUnknown());
     strings(node.putArray("partitions"), batch.partitions());
     node.put("files", batch.fileIds().size());
     if (batch.snapshotId().isPresent()) {

@@ -49,6 +49,7 @@ public final class RecordText {
         + ", " + batch.fileIds().size() + " file(s)"
         + ", attempts " + batch.attempts()
         + (batch.launches() != batch.attempts() ? ", launches " + batch.launches() : "")
+        + (batch.outcomeUnknown() ? ", outcome unknown (the table may hold it)" : "")
         + ", snapshot " + batch.snapshotId().map(String::valueOf).orElse(NONE)
         + ", created " + batch.createdAt() + ", updated " + batch.updatedAt()
         + batch.metrics().map(RecordText::metrics).orElse("")

@@ -161,7 +161,8 @@ class RetryCommandTest {
     assertThat(fixture.out.toString())
         .startsWith("1 batch(es) to revive:\n  batch " + batchId + ": its outcome is unknown; relaunched under its"
             + " own id by the next batcher run, which finds it in the table if it committed\n    " + batchId
-            + " FAILED, table local.demo.unknown, partitions d1 d2, 2 file(s), attempts 1,")
+            + " FAILED, table local.demo.unknown, partitions d1 d2, 2 file(s), attempts 1, outcome unknown (the table"
+            + " may hold it),")
         .contains("    local.demo.unknown d1: FAILED, attempts 1")
         .contains("    local.demo.unknown d2: FAILED, attempts 1")
         .endsWith("Revived 1 batch(es): PLANNED again with attempts reset and the lease expired.\n")
@@ -192,6 +193,8 @@ class RetryCommandTest {
     assertThat(json.at("/revived/0/state").asText()).isEqualTo("planned");
     assertThat(json.at("/revived/0/attempts").asInt()).isZero();
     assertThat(json.at("/revived/0/launches").asInt()).isEqualTo(1);
+    assertThat(json.at("/toRevive/0/batch/outcomeUnknown").asBoolean()).isTrue();
+    assertThat(json.at("/revived/0/outcomeUnknown").asBoolean()).as("revival keeps the unknown outcome").isTrue();
     assertThat(json.get("toRequeue")).hasSize(1);
     assertThat(json.at("/toRequeue/0/table").asText()).isEqualTo(TABLE);
     assertThat(json.at("/toRequeue/0/partition").asText()).isEqualTo("d2");
