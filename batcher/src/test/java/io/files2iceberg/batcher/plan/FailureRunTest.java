@@ -43,7 +43,8 @@ class FailureRunTest {
           catalog { type = jdbc, uri = "jdbc:sqlite:%s/catalog.db", warehouse = "%s/warehouse" }
           job.max-attempts = 2
           """.formatted(missing, missing));
-      landing.profile("rejected", "job.max-attempts = 3\n");
+      // One deployment, one job.max-attempts: rejected input fails at once whatever it is.
+      landing.profile("rejected", "job.max-attempts = 2\n");
       landing.land("broken", "p1", 1, 1);
       // amount is cast to INT and on-bad-record is fail: the job rejects the batch (exit 4).
       String badFile = landing.record(landing.write("rejected", "p1", "part-0.csv", "1,10", "2,not-a-number"));
