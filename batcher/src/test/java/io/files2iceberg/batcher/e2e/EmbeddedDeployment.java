@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -67,8 +68,16 @@ final class EmbeddedDeployment implements AutoCloseable {
 
   /** The profile of that name alone, as a one-table deployment's batcher would load it. */
   ProfileRegistry profile(String name) {
+    return profile(name, Optional.empty());
+  }
+
+  /**
+   * The profile of that name with a deployment file named apart ({@code --deployment}), else the
+   * one beside the profiles.
+   */
+  ProfileRegistry profile(String name, Optional<Path> deploymentFile) {
     try {
-      return ProfileRegistry.load(profiles.resolve(name + ".conf"), home);
+      return ProfileRegistry.load(profiles.resolve(name + ".conf"), deploymentFile, home);
     } catch (ProfileException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
@@ -76,7 +85,12 @@ final class EmbeddedDeployment implements AutoCloseable {
 
   /** A batch runner for one profile, with the local Spark launcher; events go to the list too. */
   BatchRunner runner(String profile, List<BatchEvent> events, Consumer<BatchEvent> also) {
-    return BatchRunner.builder(profile(profile), ledger, p -> launcher)
+    return runner(profile(profile), events, also);
+  }
+
+  /** A batch runner for the profiles, with the local Spark launcher; events go to the list too. */
+  BatchRunner runner(ProfileRegistry registry, List<BatchEvent> events, Consumer<BatchEvent> also) {
+    return BatchRunner.builder(registry, ledger, p -> launcher)
         .options(new RunOptions(1, Duration.ofMinutes(5)))
         .events(event -> {
           events.add(event);

@@ -37,6 +37,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,17 +57,24 @@ class ExactlyOnceEndToEndTest {
           date-format = "yyyy-MM-dd"
       """;
 
+  private static final String JOB = "job.spark-properties { \"spark.ui.enabled\" = \"false\", "
+      + "\"spark.sql.shuffle.partitions\" = \"2\" }\n";
+
   @TempDir static Path root;
   static EmbeddedDeployment deployment;
+  /** The deployment of the batchers that die: a lease of 2 s, so that the tests need not wait long. */
+  static Optional<Path> shortLease;
 
   @BeforeAll
   static void start() throws Exception {
     deployment = new EmbeddedDeployment(root, Map.of(
-        "split", profile("split", "incremental", "max-batch-size = 2", ""),
-        "claimcrash", profile("claimcrash", "incremental", "", "job.lease-timeout = 2s"),
-        "commitcrash", profile("commitcrash", "incremental", "", "job.lease-timeout = 2s"),
-        "last", profile("last", "last", "", ""),
-        "full", profile("full", "full", "", "")));
+        "deployment", JOB,
+        "split", profile("split", "incremental", "max-batch-size = 2"),
+        "claimcrash", profile("claimcrash", "incremental", ""),
+        "commitcrash", profile("commitcrash", "incremental", ""),
+        "last", profile("last", "last", ""),
+        "full", profile("full", "full", "")));
+    shortLease = Optional.of(Files.writeString(root.resolve("short-lease.conf"), JOB + "job.lease-timeout = 2s\n"));
   }
 
   @AfterAll
@@ -77,7 +85,7 @@ class ExactlyOnceEndToEndTest {
   }
 
   /** JSON lines under {@code LANDING/<name>/dt=.../} into {@code local.e2e.<name>}, keyed by id. */
-  private static String profile(String name, String mode, String extract, String more) {
+  private static String profile(String name, String mode, String extract) {
     return "extract {\n"
         + "  path = \"file://LANDING/" + name + "/dt=*/*.json\"\n"
         + "  format = json\n"
@@ -91,9 +99,7 @@ class ExactlyOnceEndToEndTest {
         + "  primary-key = [id]\n"
         + "  partition-by = [dt]\n"
         + "  iceberg.precombine-field = version\n"
-        + "}\n"
-        + "job.spark-properties { \"spark.ui.enabled\" = \"false\", \"spark.sql.shuffle.partitions\" = \"2\" }\n"
-        + more + "\n";
+        + "}\n";
   }
 
   private static String rows(String... rows) {
@@ -160,12 +166,12 @@ class ExactlyOnceEndToEndTest {
     Instant leaseEnd = orphan.leaseUntil().orElseThrow();
 
     List<BatchEvent> early = EmbeddedDeployment.events();
-    deployment.runner("claimcrash", early).runOnce();
+    deployment.runner(deployment.profile("claimcrash", shortLease), early, e -> {}).runOnce();
     assertThat(early).as("the lease still holds: nothing is claimed or recovered").isEmpty();
 
     TimeUnit.MILLISECONDS.sleep(Math.max(0, Duration.between(Instant.now(), leaseEnd).toMillis()) + 300);
     List<BatchEvent> events = EmbeddedDeployment.events();
-    BatchRunner rerun = deployment.runner("claimcrash", events);
+    BatchRunner rerun = deployment.runner(deployment.profile("claimcrash", shortLease), events, e -> {});
     RunSummary summary = rerun.runOnce();
 
     assertThat(summary.isClean()).as(summary.toString()).isTrue();
@@ -173,7 +179,7 @@ class ExactlyOnceEndToEndTest {
     assertThat(committed(events)).singleElement().extracting(BatchCommitted::batchId).isEqualTo(orphan.batchId());
     assertThat(deployment.ledger.batch(orphan.batchId()).orElseThrow().state()).isEqualTo(BatchState.COMMITTED);
     List<BatchEvent> again = EmbeddedDeployment.events();
-    deployment.runner("claimcrash", again).runOnce();
+    deployment.runner(deployment.profile("claimcrash", shortLease), again, e -> {}).runOnce();
     assertThat(again).isEmpty();
     assertThat(deployment.sql(contents(table)).get(0).toString())
         .isEqualTo("{\"n\":2,\"ids\":2,\"total\":12,\"amounts\":\"b1=10,b2=2\"}");
@@ -189,7 +195,7 @@ class ExactlyOnceEndToEndTest {
 
     // A batcher claims, writes the manifest, marks the batch RUNNING and launches the job, as
     // BatchRunner does, and then dies: nobody settles the batch.
-    ProfileRegistry registry = deployment.profile("commitcrash");
+    ProfileRegistry registry = deployment.profile("commitcrash", shortLease);
     TableProfile profile = registry.profiles().get(0);
     BatchRecord claimed = deployment.ledger.claimPartitions(
         new ClaimPartitions(table, 100, registry.deployment().job().leaseTimeout(), true)).orElseThrow();
@@ -222,7 +228,7 @@ class ExactlyOnceEndToEndTest {
         Duration.between(Instant.now(), deployment.ledger.batch(claimed.batchId()).orElseThrow().leaseUntil()
             .orElseThrow()).toMillis()) + 300);
     List<BatchEvent> events = EmbeddedDeployment.events();
-    RunSummary rerun = deployment.runner("commitcrash", events).runOnce();
+    RunSummary rerun = deployment.runner(deployment.profile("commitcrash", shortLease), events, e -> {}).runOnce();
 
     assertThat(rerun.isClean()).as(rerun.toString()).isTrue();
     assertThat(events).first().isEqualTo(new BatchRecovered(table, claimed.batchId(), 2));
