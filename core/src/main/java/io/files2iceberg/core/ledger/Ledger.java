@@ -1,6 +1,7 @@
 package io.files2iceberg.core.ledger;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -36,6 +37,22 @@ public interface Ledger extends AutoCloseable {
    * waits as RECORDED for the next claim (or the operator's retry).
    */
   FileRecorded recordFile(RecordFile command);
+
+  /**
+   * Records many data files (a marker's listing) as {@link #recordFile} records each, in the order
+   * given, and returns what each of those calls would have returned, in that order (a file listed
+   * twice is new only the first time). A store writes them in as few commits as its limits allow
+   * (SQLite: a transaction per thousand files; Firestore: commits of at most 500 writes), not one
+   * per file. Not atomic as a whole: when it fails, what earlier commits recorded stays recorded,
+   * and calling it again records the rest.
+   */
+  default List<FileRecorded> recordFiles(List<RecordFile> commands) {
+    List<FileRecorded> recorded = new ArrayList<>(commands.size());
+    for (RecordFile command : commands) {
+      recorded.add(recordFile(command));
+    }
+    return recorded;
+  }
 
   /**
    * Records a partition's success marker: OPEN becomes READY; a partition not seen yet is created

@@ -3,7 +3,7 @@ package io.files2iceberg.core.ledger;
 import static io.files2iceberg.core.ledger.SqliteQueries.countPending;
 import static io.files2iceberg.core.ledger.SqliteQueries.hasInFlight;
 import static io.files2iceberg.core.ledger.SqliteQueries.pendingCounts;
-import static io.files2iceberg.core.ledger.SqliteQueries.insertFile;
+import static io.files2iceberg.core.ledger.SqliteQueries.insertFiles;
 import static io.files2iceberg.core.ledger.SqliteQueries.pendingFiles;
 import static io.files2iceberg.core.ledger.SqliteQueries.readyPartitions;
 import static io.files2iceberg.core.ledger.SqliteQueries.releasePartition;
@@ -24,6 +24,7 @@ import io.files2iceberg.core.ledger.rules.ClaimWalk;
 import io.files2iceberg.core.ledger.rules.FileRules;
 import io.files2iceberg.core.ledger.rules.NewestClaimWalk;
 import io.files2iceberg.core.ledger.rules.PartitionRules;
+import io.files2iceberg.core.ledger.rules.RecordingWalk;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -31,7 +32,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.IntStream;
@@ -44,16 +47,22 @@ import org.slf4j.LoggerFactory;
  * core.ledger.rules}); this class reads the records a call needs and writes the ones the rules
  * return, in one transaction.
  *
- * <p>Every method is one SQLite transaction on its own connection; every method that changes state
- * takes the write lock first ({@code BEGIN IMMEDIATE}), then reads the current state, checks it and
- * writes. So writers from all processes are serialized and no check is ever made against a state
- * another writer has changed since. A write lock held by another process longer than the busy
- * timeout (10 s) surfaces as {@link LedgerUnavailableException}.
+ * <p>Every method is one SQLite transaction, or a part of one: within a process, the ledger's
+ * writes go through one writer (a thread with its own connection) that commits the writes of
+ * concurrent callers together, each in a savepoint of its own, and returns to each caller only
+ * once the group has committed (see {@code SqliteStore}); reads run on connections of their own.
+ * Every write takes the write lock first ({@code BEGIN IMMEDIATE}), then reads the current state,
+ * checks it and writes. So writers from all processes are serialized and no check is ever made
+ * against a state another writer has changed since. A write lock held by another process longer
+ * than the busy timeout (10 s) surfaces as {@link LedgerUnavailableException}.
  *
  * <p>Times come from the injected {@link Clock} and are kept to the millisecond.
  */
 public final class SqliteLedger implements Ledger {
   private static final Logger LOG = LoggerFactory.getLogger(SqliteLedger.class);
+
+  /** Files recorded per unit of work of {@link #recordFiles}. */
+  static final int FILES_PER_WRITE = 1_000;
 
   private final SqliteStore store;
   private final Clock clock;
@@ -86,22 +95,84 @@ public final class SqliteLedger implements Ledger {
     return store.dbFile();
   }
 
+  /** Write transactions this ledger committed since it opened (for tests and metrics). */
+  long writeTransactions() {
+    return store.writeTransactions();
+  }
+
   @Override
   public FileRecorded recordFile(RecordFile command) {
-    String fileId = command.fileId();
-    return store.write("recordFile", "file " + fileId + " (" + command.uri() + ")", c -> {
-      Optional<FileRecord> known = selectFile(c, fileId);
-      if (known.isPresent()) {
-        // A redelivery (or a replay): the stored file and its partition stay as they are.
-        FileRecord file = known.get();
-        return new FileRecorded(false, file, requirePartition(c, file.table(), file.partition()));
+    return store.write("recordFile", "file " + command.fileId() + " (" + command.uri() + ")",
+        c -> record(c, List.of(command))).get(0);
+  }
+
+  /**
+   * A unit of work per {@value #FILES_PER_WRITE} files, all handed to the writer at once: they
+   * share its group transactions with each other and with concurrent writes.
+   */
+  @Override
+  public List<FileRecorded> recordFiles(List<RecordFile> commands) {
+    List<SqliteStore.Unit<List<FileRecorded>>> units = new ArrayList<>();
+    for (int from = 0; from < commands.size(); from += FILES_PER_WRITE) {
+      List<RecordFile> chunk = List.copyOf(commands.subList(from, Math.min(commands.size(), from + FILES_PER_WRITE)));
+      String key = chunk.size() + " files from " + chunk.get(0).uri() + " to " + chunk.get(chunk.size() - 1).uri();
+      units.add(store.submit("recordFiles", key, c -> record(c, chunk)));
+    }
+    List<FileRecorded> recorded = new ArrayList<>(commands.size());
+    RuntimeException failure = null;
+    for (SqliteStore.Unit<List<FileRecorded>> unit : units) {
+      // Each unit is awaited, so none is still pending when the call returns.
+      try {
+        recorded.addAll(store.await(unit));
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        }
       }
-      Instant now = now();
-      Optional<PartitionRecord> partition = selectPartition(c, command.table(), command.partition());
-      writePartition(c, PartitionRules.onFileRecorded(partition, command, now));
-      insertFile(c, FileRules.recorded(command, now));
-      return new FileRecorded(true, selectFile(c, fileId).orElseThrow(), requirePartition(c, command.table(), command.partition()));
-    });
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    return recorded;
+  }
+
+  /** Records the files in the caller's transaction, as {@link RecordingWalk} decides. */
+  private List<FileRecorded> record(Connection c, List<RecordFile> commands) throws SQLException {
+    Map<String, FileRecord> stored = new HashMap<>();
+    for (FileRecord file : selectFiles(c, commands.stream().map(RecordFile::fileId).distinct().toList())) {
+      stored.put(file.fileId(), file);
+    }
+    Map<String, Optional<PartitionRecord>> read = new HashMap<>();
+    for (RecordFile command : commands) {
+      readPartition(c, read, command.table(), command.partition());
+    }
+    for (FileRecord file : stored.values()) {
+      readPartition(c, read, file.table(), file.partition());
+    }
+    Map<String, PartitionRecord> partitions = new HashMap<>();
+    read.forEach((id, partition) -> partition.ifPresent(p -> partitions.put(id, p)));
+    RecordingWalk.Plan plan = RecordingWalk.plan(commands, stored, partitions, now());
+    for (PartitionRecord partition : plan.partitions()) {
+      writePartition(c, partition);
+    }
+    insertFiles(c, plan.created());
+    // As stored (times to the millisecond), as a later read returns them.
+    Map<String, FileRecord> created = new HashMap<>();
+    for (FileRecord file : selectFiles(c, plan.created().stream().map(FileRecord::fileId).toList())) {
+      created.put(file.fileId(), file);
+    }
+    return plan.recorded().stream()
+        .map(r -> created.containsKey(r.file().fileId())
+            ? new FileRecorded(r.isNew(), created.get(r.file().fileId()), r.partition()) : r)
+        .toList();
+  }
+
+  private static void readPartition(Connection c, Map<String, Optional<PartitionRecord>> read, String table,
+      String partition) throws SQLException {
+    String id = LedgerSchema.partitionId(table, partition);
+    if (!read.containsKey(id)) {
+      read.put(id, selectPartition(c, table, partition));
+    }
   }
 
   @Override

@@ -333,10 +333,20 @@ final class SqliteQueries {
 
   // --- writes -----------------------------------------------------------------------------------
 
-  static void insertFile(Connection c, FileRecord file) throws SQLException {
-    update(c, INSERT_FILE, file.fileId(), file.table(), file.partition(), file.bucket(), file.name(),
-        file.generation(), file.uri(), file.size(), file.eventId(), file.eventTime().toEpochMilli(),
-        file.overwroteGeneration().orElse(null), file.state().code(), file.recordedAt().toEpochMilli());
+  /** Inserts new files, one statement executed as a batch. */
+  static void insertFiles(Connection c, List<FileRecord> files) throws SQLException {
+    if (files.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement statement = c.prepareStatement(INSERT_FILE)) {
+      for (FileRecord file : files) {
+        bind(statement, file.fileId(), file.table(), file.partition(), file.bucket(), file.name(),
+            file.generation(), file.uri(), file.size(), file.eventId(), file.eventTime().toEpochMilli(),
+            file.overwroteGeneration().orElse(null), file.state().code(), file.recordedAt().toEpochMilli());
+        statement.addBatch();
+      }
+      statement.executeBatch();
+    }
   }
 
   /** Writes the files' state, batch and reason; {@code positions} (null: kept) their places in their batch. */

@@ -192,6 +192,104 @@ public abstract class LedgerContractTest {
     assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.OPEN);
   }
 
+  // --- recording many files at once (a marker's listing) -------------------------------------------
+
+  @Test
+  void recordingManyFilesAtOnceHasTheOutcomeOfRecordingEachInTurn() {
+    List<List<String>> oneByOne = recordScenario("lake.one_by_one", commands -> {
+      List<FileRecorded> recorded = new ArrayList<>();
+      commands.forEach(command -> recorded.add(ledger.recordFile(command)));
+      return recorded;
+    });
+    List<List<String>> atOnce = recordScenario("lake.at_once", ledger::recordFiles);
+
+    assertThat(atOnce).isEqualTo(oneByOne);
+    assertThat(atOnce).containsExactly(
+        List.of("false", "2024-01-02", "part-0.parquet", "recorded", "OPEN"),
+        List.of("true", "2024-01-02", "part-1.parquet", "recorded", "OPEN"),
+        List.of("true", "2024-01-01", "part-1.parquet", "recorded", "READY"),
+        List.of("true", "2024-01-03", "part-0.parquet", "recorded", "OPEN"),
+        List.of("true", "2024-01-03", "part-1.parquet", "recorded", "OPEN"),
+        List.of("false", "2024-01-03", "part-0.parquet", "recorded", "OPEN"),
+        List.of("true", "2024-01-04", "part-0.parquet", "recorded", "READY"),
+        List.of("partitions", "2024-01-01 READY", "2024-01-02 OPEN", "2024-01-03 OPEN", "2024-01-04 READY"));
+  }
+
+  /**
+   * Records the same listing into {@code table} with {@code record}: a known file, a new file of
+   * an OPEN partition, a late file of an INGESTED one, two of a partition not seen yet (one listed
+   * twice), one that makes its partition READY on arrival. Returns what each call said (new, the
+   * partition, the name, the file's state, its partition's state) and the partitions afterwards.
+   */
+  private List<List<String>> recordScenario(String table, java.util.function.Function<List<RecordFile>, List<FileRecorded>> record) {
+    ledger.recordFile(file(table, "2024-01-01", "part-0.parquet"));
+    ledger.markReady(marker(table, "2024-01-01"));
+    BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(table, 10, LEASE, true)).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1L, METRICS));
+    FileRecorded known = ledger.recordFile(file(table, "2024-01-02", "part-0.parquet"));
+    List<RecordFile> listing = List.of(
+        file(table, "2024-01-02", "part-0.parquet"),
+        file(table, "2024-01-02", "part-1.parquet"),
+        file(table, "2024-01-01", "part-1.parquet"),
+        file(table, "2024-01-03", "part-0.parquet"),
+        file(table, "2024-01-03", "part-1.parquet"),
+        file(table, "2024-01-03", "part-0.parquet"),
+        file(table, "2024-01-04", "part-0.parquet", 1, true));
+
+    List<FileRecorded> recorded = record.apply(listing);
+
+    assertThat(recorded).hasSize(listing.size());
+    assertThat(recorded.get(0).file()).isEqualTo(known.file());
+    List<List<String>> outcome = new ArrayList<>();
+    for (FileRecorded r : recorded) {
+      assertThat(ledger.file(r.file().fileId())).contains(r.file());
+      outcome.add(List.of(String.valueOf(r.isNew()), r.partition().partition(),
+          r.file().name().substring(r.file().name().lastIndexOf('/') + 1), r.file().state().code(),
+          r.partition().state().name()));
+    }
+    List<String> partitions = new ArrayList<>(List.of("partitions"));
+    ledger.partitions(table).forEach(p -> partitions.add(p.partition() + " " + p.state()));
+    outcome.add(partitions);
+    return outcome;
+  }
+
+  @Test
+  void listingOfMoreFilesThanOneCommitHoldsRecordsEachFileOnceAndThePartitionTakesThemAll() {
+    List<String> known = IntStream.range(0, 100).mapToObj(i -> String.format("part-%05d.parquet", i * 7)).toList();
+    known.forEach(name -> ledger.recordFile(file(TABLE, "2024-01-01", name)));
+    List<RecordFile> listing = new ArrayList<>();
+    for (int i = 0; i < LISTED_FILES; i++) {
+      listing.add(file(TABLE, "2024-01-01", String.format("part-%05d.parquet", i)));
+    }
+    listing.add(file(TABLE, "2024-01-01", "part-00001.parquet")); // listed twice
+
+    List<FileRecorded> recorded = ledger.recordFiles(listing);
+
+    assertThat(recorded).hasSize(LISTED_FILES + 1);
+    assertThat(recorded.stream().filter(FileRecorded::isNew)).hasSize(LISTED_FILES - known.size());
+    for (int i = 0; i < LISTED_FILES; i++) {
+      assertThat(recorded.get(i).isNew()).as("file %d", i).isEqualTo(i % 7 != 0 || i / 7 >= known.size());
+      assertThat(recorded.get(i).file().fileId()).isEqualTo(listing.get(i).fileId());
+    }
+    assertThat(recorded.get(LISTED_FILES).isNew()).isFalse();
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, (long) LISTED_FILES));
+    assertThat(ledger.file(listing.get(LISTED_FILES - 1).fileId())).contains(recorded.get(LISTED_FILES - 1).file());
+
+    ledger.markReady(marker(TABLE, "2024-01-01"));
+    BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(TABLE, 5_000, LEASE, true)).orElseThrow();
+    assertThat(batch.fileIds()).containsExactlyElementsOf(
+        listing.subList(0, LISTED_FILES).stream().map(RecordFile::fileId).toList());
+  }
+
+  @Test
+  void recordingNoFilesAtOnceRecordsNothing() {
+    assertThat(ledger.recordFiles(List.of())).isEmpty();
+    assertThat(ledger.tables()).isEmpty();
+  }
+
+  /** More files than one Firestore commit (500 writes) and one SQLite unit (1,000 files) hold. */
+  protected static final int LISTED_FILES = 1_200;
+
   // --- claiming ----------------------------------------------------------------------------------
 
   @Test
