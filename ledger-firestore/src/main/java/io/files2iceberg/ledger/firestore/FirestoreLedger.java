@@ -29,6 +29,7 @@ import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.rules.BatchRules;
 import io.files2iceberg.core.ledger.rules.FileRules;
 import io.files2iceberg.core.ledger.rules.PartitionRules;
+import io.files2iceberg.core.ledger.rules.RecordingWalk;
 import io.files2iceberg.core.profile.LedgerSettings;
 import io.files2iceberg.ledger.firestore.FirestoreSettling.Decided;
 import io.files2iceberg.ledger.firestore.FirestoreSettling.Release;
@@ -37,10 +38,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -150,26 +154,103 @@ public final class FirestoreLedger extends FirestoreReads {
   @Override
   public FileRecorded recordFile(RecordFile command) {
     DocumentReference fileRef = store.files.document(command.fileId());
-    DocumentReference partitionRef = store.partitionRef(command.table(), command.partition());
-    return store.transaction("recordFile", fileRef.getPath() + " (" + command.uri() + ")", t -> {
-      List<DocumentSnapshot> read = t.getAll(fileRef, partitionRef).get();
-      if (read.get(0).exists()) {
-        // A redelivery (or a replay): the stored file and its partition stay as they are.
-        FileRecord file = FirestoreDocuments.file(data(read.get(0)));
-        DocumentSnapshot partition = file.table().equals(command.table()) && file.partition().equals(command.partition())
-            ? read.get(1) : t.get(store.partitionRef(file.table(), file.partition())).get();
-        return new FileRecorded(false, file, optional(partition).map(FirestoreDocuments::partition).orElseThrow(
-            () -> new IllegalStateException("Partition " + file.table() + "/" + file.partition()
-                + " is missing from the ledger")));
+    return record("recordFile", fileRef.getPath() + " (" + command.uri() + ")", List.of(command)).get(0);
+  }
+
+  /**
+   * Commits of at most {@value #MAX_WRITES_PER_COMMIT} writes, one after the other: each takes as
+   * many of the files, in order, as fit with the partition documents they may change, and is one
+   * transaction that reads what it checks (the files and their partitions), as {@link #recordFile}
+   * is. A marker's listing of 10,000 files is 21 commits, not 10,000.
+   */
+  @Override
+  public List<FileRecorded> recordFiles(List<RecordFile> commands) {
+    List<FileRecorded> recorded = new ArrayList<>(commands.size());
+    int from = 0;
+    while (from < commands.size()) {
+      Set<String> partitions = new HashSet<>();
+      int to = from;
+      while (to < commands.size()) {
+        String partition = LedgerSchema.partitionId(commands.get(to).table(), commands.get(to).partition());
+        int writes = to - from + 1 + partitions.size() + (partitions.contains(partition) ? 0 : 1);
+        if (writes > MAX_WRITES_PER_COMMIT) {
+          break;
+        }
+        partitions.add(partition);
+        to++;
       }
-      Instant now = now();
-      Optional<Map<String, Object>> stored = optional(read.get(1));
-      Optional<PartitionRecord> partition = stored.map(FirestoreDocuments::partition);
-      Optional<PartitionRecord> moved = PartitionRules.onFileRecorded(partition, command, now);
-      Map<String, Object> file = FirestoreDocuments.file(FileRules.recorded(command, now));
-      t.create(fileRef, file);
-      return new FileRecorded(true, FirestoreDocuments.file(file),
-          moved.isPresent() ? write(t, stored, moved.get()) : partition.orElseThrow());
+      List<RecordFile> chunk = commands.subList(from, to);
+      recorded.addAll(record("recordFiles", store.files.getPath() + " (" + chunk.size() + " files from "
+          + chunk.get(0).uri() + " to " + chunk.get(chunk.size() - 1).uri() + ")", chunk));
+      from = to;
+    }
+    return recorded;
+  }
+
+  /**
+   * Records the files in one transaction, as {@link RecordingWalk} decides: reads the files and
+   * their partitions (and the partitions of files already stored elsewhere), then writes.
+   */
+  private List<FileRecorded> record(String operation, String path, List<RecordFile> commands) {
+    List<String> fileIds = commands.stream().map(RecordFile::fileId).distinct().toList();
+    Map<String, DocumentReference> commandPartitions = new LinkedHashMap<>();
+    for (RecordFile command : commands) {
+      commandPartitions.computeIfAbsent(LedgerSchema.partitionId(command.table(), command.partition()),
+          id -> store.partitionRef(command.table(), command.partition()));
+    }
+    return store.transaction(operation, path, t -> {
+      List<DocumentReference> refs = new ArrayList<>(fileIds.size() + commandPartitions.size());
+      fileIds.forEach(id -> refs.add(store.files.document(id)));
+      refs.addAll(commandPartitions.values());
+      List<DocumentSnapshot> read = store.getAllOf(t, refs);
+      Map<String, FileRecord> stored = new HashMap<>();
+      for (DocumentSnapshot doc : read.subList(0, fileIds.size())) {
+        optional(doc).map(FirestoreDocuments::file).ifPresent(file -> stored.put(file.fileId(), file));
+      }
+      Map<String, Map<String, Object>> partitionDocs = new HashMap<>();
+      List<String> partitionIds = new ArrayList<>(commandPartitions.keySet());
+      for (int i = 0; i < partitionIds.size(); i++) {
+        Optional<Map<String, Object>> doc = optional(read.get(fileIds.size() + i));
+        if (doc.isPresent()) {
+          partitionDocs.put(partitionIds.get(i), doc.get());
+        }
+      }
+      // A stored file of another partition than its command names (a replay under a changed
+      // profile): its partition, as it stands, is what the call reports.
+      Map<String, DocumentReference> others = new LinkedHashMap<>();
+      for (FileRecord file : stored.values()) {
+        String id = LedgerSchema.partitionId(file.table(), file.partition());
+        if (!commandPartitions.containsKey(id)) {
+          others.putIfAbsent(id, store.partitionRef(file.table(), file.partition()));
+        }
+      }
+      if (!others.isEmpty()) {
+        List<String> otherIds = new ArrayList<>(others.keySet());
+        List<DocumentSnapshot> otherDocs = store.getAllOf(t, new ArrayList<>(others.values()));
+        for (int i = 0; i < otherIds.size(); i++) {
+          Optional<Map<String, Object>> doc = optional(otherDocs.get(i));
+          if (doc.isPresent()) {
+            partitionDocs.put(otherIds.get(i), doc.get());
+          }
+        }
+      }
+      Map<String, PartitionRecord> partitions = new HashMap<>();
+      partitionDocs.forEach((id, doc) -> partitions.put(id, FirestoreDocuments.partition(doc)));
+      RecordingWalk.Plan plan = RecordingWalk.plan(commands, stored, partitions, now());
+      Map<String, FileRecord> created = new HashMap<>();
+      for (FileRecord file : plan.created()) {
+        Map<String, Object> doc = FirestoreDocuments.file(file);
+        t.create(store.files.document(file.fileId()), doc);
+        created.put(file.fileId(), FirestoreDocuments.file(doc));
+      }
+      for (PartitionRecord partition : plan.partitions()) {
+        write(t, Optional.ofNullable(partitionDocs.get(LedgerSchema.partitionId(partition.table(),
+            partition.partition()))), partition);
+      }
+      return plan.recorded().stream()
+          .map(r -> created.containsKey(r.file().fileId())
+              ? new FileRecorded(r.isNew(), created.get(r.file().fileId()), r.partition()) : r)
+          .toList();
     });
   }
 

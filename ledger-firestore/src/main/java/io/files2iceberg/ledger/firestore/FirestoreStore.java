@@ -333,12 +333,17 @@ final class FirestoreStore {
 
   /** The documents of these files, in their order, read in the transaction (a call per commit's worth). */
   List<DocumentSnapshot> getAllIn(Transaction t, List<String> fileIds) throws Exception {
+    return getAllOf(t, fileIds.stream().map(files::document).toList());
+  }
+
+  /** The documents, in their order, read in the transaction (a call per commit's worth, all at once). */
+  List<DocumentSnapshot> getAllOf(Transaction t, List<DocumentReference> refs) throws Exception {
     List<ApiFuture<List<DocumentSnapshot>>> reads = new ArrayList<>();
-    for (int from = 0; from < fileIds.size(); from += MAX_WRITES_PER_COMMIT) {
-      reads.add(t.getAll(fileIds.subList(from, Math.min(fileIds.size(), from + MAX_WRITES_PER_COMMIT)).stream()
-          .map(files::document).toArray(DocumentReference[]::new)));
+    for (int from = 0; from < refs.size(); from += MAX_WRITES_PER_COMMIT) {
+      reads.add(t.getAll(refs.subList(from, Math.min(refs.size(), from + MAX_WRITES_PER_COMMIT))
+          .toArray(DocumentReference[]::new)));
     }
-    List<DocumentSnapshot> docs = new ArrayList<>(fileIds.size());
+    List<DocumentSnapshot> docs = new ArrayList<>(refs.size());
     for (ApiFuture<List<DocumentSnapshot>> read : reads) {
       docs.addAll(read.get());
     }

@@ -80,6 +80,37 @@ class FirestoreLedgerTest extends LedgerContractTest {
   }
 
   @Test
+  void aListingOfMoreFilesThanOneCommitHoldsIsRecordedInCommitsOfAtMostFiveHundredWrites() {
+    FirestoreLedger firestore = (FirestoreLedger) ledger;
+    List<RecordFile> listing = IntStream.range(0, 1_200)
+        .mapToObj(i -> file(TABLE, "2024-01-01", String.format("part-%05d.parquet", i))).toList();
+    long before = firestore.transactionRuns();
+
+    List<FileRecorded> recorded = ledger.recordFiles(listing);
+
+    // 499 files and their partition per commit (the store refuses a commit of more): 3 commits,
+    // one more should the emulator rerun one on contention. One file per commit before.
+    assertThat(firestore.transactionRuns() - before).isBetween(3L, 4L);
+    assertThat(recorded).allSatisfy(r -> assertThat(r.isNew()).isTrue());
+    assertThat(ledger.tableStatus(TABLE).filesByState()).isEqualTo(Map.of(FileState.RECORDED, 1_200L));
+  }
+
+  @Test
+  void aListingOfFilesInAsManyNewPartitionsCountsThePartitionWritesTowardsEachCommit() {
+    FirestoreLedger firestore = (FirestoreLedger) ledger;
+    List<RecordFile> listing = IntStream.range(0, 400)
+        .mapToObj(i -> file(TABLE, String.format("p-%04d", i), "part-0.parquet")).toList();
+    long before = firestore.transactionRuns();
+
+    List<FileRecorded> recorded = ledger.recordFiles(listing);
+
+    // 800 writes: a file and a new partition each, 250 of each per commit.
+    assertThat(firestore.transactionRuns() - before).isBetween(2L, 3L);
+    assertThat(recorded).allSatisfy(r -> assertThat(r.partition().state()).isEqualTo(PartitionState.OPEN));
+    assertThat(ledger.tableStatus(TABLE).partitionsByState()).isEqualTo(Map.of(PartitionState.OPEN, 400L));
+  }
+
+  @Test
   void documentsLandInPrefixedCollectionsUnderIdsDerivedFromIdentity() throws Exception {
     RecordFile command = file(TABLE, "2024-01-01", "part-0.parquet");
     ledger.recordFile(command);
