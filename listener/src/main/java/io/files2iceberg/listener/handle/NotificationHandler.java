@@ -24,6 +24,7 @@ import io.files2iceberg.listener.handle.StorageNotification.ObjectFinalized;
 import io.files2iceberg.listener.handle.StorageNotification.OtherObjectEvent;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -288,15 +289,16 @@ public final class NotificationHandler {
   }
 
   /**
-   * Records the partition's files the ledger does not know yet; returns how many were new. With
-   * {@code recursive-file-lookup} the files of the folder's subfolders are the partition's too.
+   * Records the partition's files the ledger does not know yet, in as few ledger commits as the
+   * ledger allows ({@link Ledger#recordFiles}); returns how many were new. With {@code
+   * recursive-file-lookup} the files of the folder's subfolders are the partition's too.
    */
   private int recordListedFiles(String messageId, ObjectFinalized finalized, SuccessMarker marker) {
     PartitionRef partition = marker.partition();
     List<ListedObject> objects =
         listing.listFolderOf(marker.object(), marker.profile().extract().recursiveFileLookup());
     String eventId = LISTING_EVENT_PREFIX + messageId;
-    int found = 0;
+    List<RecordFile> commands = new ArrayList<>();
     for (ListedObject listed : objects) {
       ObjectMatch match = matcher.match(listed.location(), listed.generation(), listed.size());
       if (!(match instanceof DataFile dataFile)
@@ -306,25 +308,33 @@ public final class NotificationHandler {
         // notification.
         continue;
       }
-      ObjectLocation object = listed.location();
-      RecordFile command =
+      commands.add(
           RecordFile.of(
               partition.table(),
               partition.token(),
-              object,
+              listed.location(),
               listed.generation(),
               listed.size(),
               eventId,
               listed.updated().orElse(finalized.eventTime()),
               Optional.empty(),
-              false);
-      FileRecorded recorded = metrics.ledgerWrite("record-file", () -> ledger.recordFile(command));
-      if (recorded.isNew()) {
+              false));
+    }
+    List<FileRecorded> recorded =
+        commands.isEmpty() ? List.of() : metrics.ledgerWrite("record-files", () -> ledger.recordFiles(commands));
+    int found = 0;
+    for (FileRecorded file : recorded) {
+      if (file.isNew()) {
         found++;
-        LOG.info(
+        LOG.debug(
             "Message {} for {}: listing recorded {} (generation {}) before its notification",
-            messageId, marker.object().uri(), object.uri(), listed.generation());
+            messageId, marker.object().uri(), file.file().uri(), file.file().generation());
       }
+    }
+    if (found > 0) {
+      LOG.info(
+          "Message {} for {}: listing recorded {} of the {} data files in the folder before their notification",
+          messageId, marker.object().uri(), found, commands.size());
     }
     metrics.markerListed(found);
     return found;
