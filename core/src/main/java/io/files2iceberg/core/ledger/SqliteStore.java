@@ -240,8 +240,13 @@ final class SqliteStore implements AutoCloseable {
       try {
         result = work.apply(connection);
       } catch (RuntimeException e) {
-        execute(connection, "ROLLBACK");
-        reusable = true;
+        try {
+          execute(connection, "ROLLBACK");
+          reusable = true;
+        } catch (SQLException rollback) {
+          // The connection is closed below instead; the failure to report is the work's.
+          LOG.debug("Rollback of {} {} failed", operation, key, rollback);
+        }
         throw e;
       }
       execute(connection, "COMMIT");
@@ -531,6 +536,7 @@ final class SqliteStore implements AutoCloseable {
   public void close() {
     synchronized (admission) {
       if (closed && !writer.isAlive()) {
+        closeQuietly(writeConnection);
         closeReaders();
         return;
       }
