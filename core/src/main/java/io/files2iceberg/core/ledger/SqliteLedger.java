@@ -139,7 +139,9 @@ public final class SqliteLedger implements Ledger {
   /** Records the files in the caller's transaction, as {@link RecordingWalk} decides. */
   private List<FileRecorded> record(Connection c, List<RecordFile> commands) throws SQLException {
     Map<String, FileRecord> stored = new HashMap<>();
-    for (FileRecord file : selectFiles(c, commands.stream().map(RecordFile::fileId).distinct().toList())) {
+    List<FileRecord> known = commands.size() == 1 ? selectFile(c, commands.get(0).fileId()).stream().toList()
+        : selectFiles(c, commands.stream().map(RecordFile::fileId).distinct().toList());
+    for (FileRecord file : known) {
       stored.put(file.fileId(), file);
     }
     Map<String, Optional<PartitionRecord>> read = new HashMap<>();
@@ -158,8 +160,8 @@ public final class SqliteLedger implements Ledger {
     insertFiles(c, plan.created());
     // As stored (times to the millisecond), as a later read returns them.
     Map<String, FileRecord> created = new HashMap<>();
-    for (FileRecord file : selectFiles(c, plan.created().stream().map(FileRecord::fileId).toList())) {
-      created.put(file.fileId(), file);
+    for (FileRecord file : plan.created()) {
+      created.put(file.fileId(), SqliteRows.asStored(file));
     }
     return plan.recorded().stream()
         .map(r -> created.containsKey(r.file().fileId())

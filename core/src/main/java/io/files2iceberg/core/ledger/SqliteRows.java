@@ -74,6 +74,13 @@ final class SqliteRows {
         instant(rs, RECORDED_AT));
   }
 
+  /** A file as {@link #file} reads it back once written: its times kept to the millisecond. */
+  static FileRecord asStored(FileRecord f) {
+    return new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(),
+        f.size(), f.eventId(), Instant.ofEpochMilli(f.eventTime().toEpochMilli()), f.overwroteGeneration(), f.state(),
+        f.batchId(), f.quarantineReason(), Instant.ofEpochMilli(f.recordedAt().toEpochMilli()));
+  }
+
   static PartitionRecord partition(ResultSet rs) throws SQLException {
     return new PartitionRecord(
         rs.getString(TABLE),
