@@ -42,8 +42,8 @@ public interface Ledger extends AutoCloseable {
    * Records many data files (a marker's listing) as {@link #recordFile} records each, in the order
    * given, and returns what each of those calls would have returned, in that order (a file listed
    * twice is new only the first time). A store writes them in as few commits as its limits allow
-   * (SQLite: a transaction per thousand files; Firestore: commits of at most 500 writes), not one
-   * per file. Not atomic as a whole: when it fails, what earlier commits recorded stays recorded,
+   * (SQLite: units of a thousand files in its group transactions, a transaction per thousand files
+   * at most; Firestore: commits of at most 500 writes), not one per file. Not atomic as a whole: when it fails, what earlier commits recorded stays recorded,
    * and calling it again records the rest.
    */
   default List<FileRecorded> recordFiles(List<RecordFile> commands) {
