@@ -101,7 +101,8 @@ public final class LocalPipeline implements AutoCloseable {
       Path sparkJobTarget, Path listenerTarget, RunOptions options, PrintWriter out, String prefix)
       throws InterruptedException {
     Clock clock = Clock.systemUTC();
-    Launchers launchers = Launchers.discover(profiles.deployment(), () -> new LocalSparkLauncher(sparkJobTarget, home));
+    Launchers launchers = Launchers.discover(profiles.deployment(), () -> LocalSparkLauncher.forMode(sparkJobTarget, home,
+        profiles.deployment().job()));
     List<String> problems = launchers.check(profiles.profiles());
     if (!problems.isEmpty()) {
       launchers.close();
