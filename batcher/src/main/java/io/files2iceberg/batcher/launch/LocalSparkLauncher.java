@@ -154,7 +154,7 @@ public final class LocalSparkLauncher implements Launcher {
     LocalSparkLauncher perBatch = new LocalSparkLauncher(sparkJobTarget, home);
     return switch (job.modeOnLocal()) {
       case PER_BATCH -> perBatch;
-      case WARM -> new WarmLocalLauncher(perBatch, WarmLocalLauncher.folder(home), job.warmIdleTimeout());
+      case WARM -> new WarmLocalLauncher(perBatch, WarmLocalLauncher.folder(home), job);
     };
   }
 

@@ -5,6 +5,7 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.JobSettings;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * request left in {@code running/} under a pid that is gone) ends as a killed job does: not the
  * job's word, so the table decides whether the batch was committed. {@link LaunchedJob#cancel}
  * cancels the run's Spark job group, not the driver, whose other batches go on. The driver's
- * output, every batch's included, goes to {@code <home>/warm/driver.log}.
+ * output, every batch's included, goes to {@code <home>/warm/driver.log}. {@link #prepare} starts
+ * the driver ahead of the first batch, so that its Spark context is warm by then.
  */
 public final class WarmLocalLauncher implements Launcher {
   private static final Logger LOG = LoggerFactory.getLogger(WarmLocalLauncher.class);
@@ -52,18 +54,20 @@ public final class WarmLocalLauncher implements Launcher {
 
   private final LocalSparkLauncher perBatch;
   private final Path folder;
-  private final Duration idleTimeout;
+  private final JobSettings job;
   private final AttemptResults results = AttemptResults.withDefaultStorage();
 
   /**
    * @param perBatch the job's build, whose command starts the driver; it also runs {@link #launchMain}
    * @param folder the driver's folder, one per deployment ({@link #folder(Home)})
-   * @param idleTimeout {@code job.warm.idle-timeout}, given to the drivers this launcher starts
+   * @param job the deployment's {@code job} section: the drivers' {@code job.warm.idle-timeout},
+   *     and their master and Spark properties when {@link #prepare} starts one (a launch starts it
+   *     with its manifest's, the same deployment's)
    */
-  public WarmLocalLauncher(LocalSparkLauncher perBatch, Path folder, Duration idleTimeout) {
+  public WarmLocalLauncher(LocalSparkLauncher perBatch, Path folder, JobSettings job) {
     this.perBatch = Objects.requireNonNull(perBatch, "perBatch");
     this.folder = folder.toAbsolutePath().normalize();
-    this.idleTimeout = Objects.requireNonNull(idleTimeout, "idleTimeout");
+    this.job = Objects.requireNonNull(job, "job");
   }
 
   /** {@code <home>/warm}: the warm driver's folder of the deployment in that home. */
@@ -76,12 +80,28 @@ public final class WarmLocalLauncher implements Launcher {
     return folder;
   }
 
-  /** The command that starts a driver, for tests and messages. */
-  List<String> driverCommand(String fingerprint) {
+  /**
+   * The command that starts a driver with the master and Spark properties of these settings (a
+   * manifest's) and this launcher's {@code job.warm.idle-timeout}.
+   */
+  List<String> driverCommand(JobSettings settings) {
     List<String> command = new ArrayList<>(perBatch.commandFor(MAIN_CLASS));
-    command.addAll(List.of("--folder", folder.toString(), "--idle-timeout", idleTimeout.toString(), "--fingerprint",
-        fingerprint));
+    command.addAll(List.of("--folder", folder.toString(), "--idle-timeout", job.warmIdleTimeout().toString(),
+        "--master", settings.master()));
+    new java.util.TreeMap<>(settings.sparkProperties()).forEach((key, value) -> {
+      command.add("--conf");
+      command.add(key + "=" + value);
+    });
     return command;
+  }
+
+  /**
+   * Starts the driver now unless one is alive, so that the first batch finds its Spark context
+   * warm ({@code local}, {@code demo}).
+   */
+  @Override
+  public void prepare() {
+    ensureDriver(job, "-", "-");
   }
 
   @Override
@@ -100,10 +120,11 @@ public final class WarmLocalLauncher implements Launcher {
       throw new LaunchException("Cannot hand table " + manifest.table() + " batch " + manifest.batchId() + " attempt "
           + attempt + " to the warm driver in " + folder + ": " + e, true, e);
     }
-    long pid = ensureDriver(request.fingerprint(), manifest.table(), manifest.batchId());
+    long pid = ensureDriver(manifest.deployment().job(), manifest.table(), manifest.batchId());
     LOG.info("Table {} batch {}: attempt {} handed to the warm driver (pid {}), log {}", manifest.table(),
         manifest.batchId(), attempt, pid, log());
-    return new WarmJob(request, AttemptResult.locationBeside(manifestUri, attempt));
+    return new WarmJob(request, manifest.deployment().job(), AttemptResult.locationBeside(manifestUri, attempt),
+        "warm driver pid " + pid);
   }
 
   /**
@@ -115,6 +136,7 @@ public final class WarmLocalLauncher implements Launcher {
     String name = WarmRequest.name(manifest.batchId(), attempt);
     Path waiting = folder.resolve(WarmRequest.REQUESTS).resolve(name);
     WarmRequest request;
+    String jobId = "warm driver";
     if (Files.isRegularFile(waiting)) {
       try {
         request = WarmRequest.fromJson(Files.readString(waiting), waiting.toString());
@@ -126,12 +148,14 @@ public final class WarmLocalLauncher implements Launcher {
       if (runner.isEmpty() || !isDriver(runner.get())) {
         return Optional.empty();
       }
+      jobId = "warm driver pid " + runner.get();
       request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
           WarmRequest.fingerprint(manifest.deployment().job()));
     }
     LOG.info("Table {} batch {}: attempt {} is still with the warm driver in {}", manifest.table(), manifest.batchId(),
         attempt, folder);
-    return Optional.of(new WarmJob(request, AttemptResult.locationBeside(manifestUri, attempt)));
+    return Optional.of(new WarmJob(request, manifest.deployment().job(),
+        AttemptResult.locationBeside(manifestUri, attempt), jobId));
   }
 
   /** Another main runs in a JVM of its own, as {@link LocalSparkLauncher#launchMain} runs it. */
@@ -190,7 +214,7 @@ public final class WarmLocalLauncher implements Launcher {
    *
    * @throws LaunchException (retryable) when no driver can be started
    */
-  long ensureDriver(String fingerprint, String table, String batchId) {
+  long ensureDriver(JobSettings settings, String table, String batchId) {
     Optional<Driver> live = liveDriver();
     if (live.isPresent()) {
       return live.get().pid();
@@ -204,7 +228,7 @@ public final class WarmLocalLauncher implements Launcher {
           if (live.isPresent()) {
             return live.get().pid();
           }
-          return startDriver(fingerprint, table, batchId);
+          return startDriver(settings, table, batchId);
         }
       } catch (IOException e) {
         throw new LaunchException("Cannot start the warm driver in " + folder + " for table " + table + " batch "
@@ -213,10 +237,10 @@ public final class WarmLocalLauncher implements Launcher {
     }
   }
 
-  private long startDriver(String fingerprint, String table, String batchId) throws IOException {
-    Process process = perBatch.startProcess(driverCommand(fingerprint), folder.resolve(WarmRequest.DRIVER_LOG));
+  private long startDriver(JobSettings settings, String table, String batchId) throws IOException {
+    Process process = perBatch.startProcess(driverCommand(settings), folder.resolve(WarmRequest.DRIVER_LOG));
     LOG.info("Table {} batch {}: started a warm driver as process {} in {} (idle timeout {})", table, batchId,
-        process.pid(), folder, idleTimeout);
+        process.pid(), folder, job.warmIdleTimeout());
     long deadline = System.nanoTime() + DRIVER_START.toNanos();
     while (System.nanoTime() < deadline) {
       Optional<Driver> live = liveDriver();
@@ -274,18 +298,23 @@ public final class WarmLocalLauncher implements Launcher {
    */
   private final class WarmJob implements LaunchedJob {
     private final WarmRequest request;
+    private final JobSettings settings;
     private final String resultLocation;
+    private final String jobId;
     private volatile boolean cancelled;
     private JobResult result;
 
-    WarmJob(WarmRequest request, String resultLocation) {
+    WarmJob(WarmRequest request, JobSettings settings, String resultLocation, String jobId) {
       this.request = request;
+      this.settings = settings;
       this.resultLocation = resultLocation;
+      this.jobId = jobId;
     }
 
+    /** {@code warm driver pid <pid>}: the driver alive when the request was handed over. */
     @Override
     public String jobId() {
-      return "warm driver " + folder.resolve(WarmRequest.RUNNING).resolve(request.name());
+      return jobId;
     }
 
     @Override
@@ -317,7 +346,7 @@ public final class WarmLocalLauncher implements Launcher {
       if (Files.isRegularFile(folder.resolve(WarmRequest.REQUESTS).resolve(request.name()))) {
         if (liveDriver().isEmpty()) {
           // The driver exited (idle, retired, killed) after the request was written.
-          ensureDriver(request.fingerprint(), request.table(), request.batchId());
+          ensureDriver(settings, request.table(), request.batchId());
         }
         return Optional.empty();
       }

@@ -109,6 +109,8 @@ public final class LocalPipeline implements AutoCloseable {
       throw new IllegalArgumentException(problems.size() + " problem(s) keep jobs from starting:"
           + System.lineSeparator() + "  " + String.join(System.lineSeparator() + "  ", problems));
     }
+    // A warm driver starts its Spark context while the listener starts and the first files land.
+    launchers.prepare(profiles.profiles());
     Ledger ledger = Ledgers.open(profiles.deployment().ledger(), clock);
     ListenerProcess listener;
     try {

@@ -9,7 +9,6 @@ import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.JobSettings.JobMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -36,20 +35,21 @@ class WarmLocalLauncherTest {
   @Test
   void batchersStartingADriverAtOnceStartOneAndASecondDriverBesideItExits() throws Exception {
     Path folder = dir.resolve("warm");
+    JobSettings job = DeploymentLoader.defaults(new Home(dir)).job();
     WarmLocalLauncher first = new WarmLocalLauncher(new LocalSparkLauncher(SPARK_JOB_TARGET, dir.resolve("logs"),
-        SMALL), folder, Duration.ofMinutes(1));
+        SMALL), folder, job);
     WarmLocalLauncher second = new WarmLocalLauncher(new LocalSparkLauncher(SPARK_JOB_TARGET, dir.resolve("logs"),
-        SMALL), folder, Duration.ofMinutes(1));
+        SMALL), folder, job);
     try {
-      CompletableFuture<Long> one = CompletableFuture.supplyAsync(() -> first.ensureDriver("f1", "t", "b1"));
-      CompletableFuture<Long> two = CompletableFuture.supplyAsync(() -> second.ensureDriver("f1", "t", "b2"));
+      CompletableFuture<Long> one = CompletableFuture.supplyAsync(() -> first.ensureDriver(job, "t", "b1"));
+      CompletableFuture<Long> two = CompletableFuture.supplyAsync(() -> second.ensureDriver(job, "t", "b2"));
 
       long pid = one.get(2, TimeUnit.MINUTES);
       assertThat(two.get(2, TimeUnit.MINUTES)).isEqualTo(pid);
       assertThat(first.driverPid()).contains(pid);
 
       // A driver started by hand beside the live one finds the lock taken and exits.
-      Process extra = new ProcessBuilder(first.driverCommand("f1")).directory(SPARK_JOB_TARGET.toFile())
+      Process extra = new ProcessBuilder(first.driverCommand(job)).directory(SPARK_JOB_TARGET.toFile())
           .redirectErrorStream(true).redirectOutput(dir.resolve("extra.log").toFile()).start();
       assertThat(extra.waitFor(2, TimeUnit.MINUTES)).isTrue();
       assertThat(extra.exitValue()).isZero();

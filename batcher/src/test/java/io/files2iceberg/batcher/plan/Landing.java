@@ -172,7 +172,10 @@ final class Landing implements AutoCloseable {
 
   /** The warm launcher on this home's driver folder, its driver as small as {@link #launcher()}'s jobs. */
   WarmLocalLauncher warmLauncher(java.time.Duration idleTimeout) {
-    return new WarmLocalLauncher(launcher(), WarmLocalLauncher.folder(home), idleTimeout);
+    var job = registry().deployment().job();
+    return new WarmLocalLauncher(launcher(), WarmLocalLauncher.folder(home), new io.files2iceberg.core.profile.JobSettings(
+        job.sparkProperties(), job.master(), job.dataprocRegion(), job.runtimeVersion(), job.serviceAccount(),
+        job.subnetwork(), job.jarUri(), job.leaseTimeout(), job.maxAttempts(), job.mode(), idleTimeout));
   }
 
   /** Every job log under the home, its last lines: what a failed assertion shows. */

@@ -92,8 +92,13 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
    * Spark properties, as 16 hex digits of their SHA-256. Catalogs are set per session; these are not.
    */
   public static String fingerprint(JobSettings job) {
-    StringBuilder text = new StringBuilder("master=").append(job.master()).append('\n');
-    for (Map.Entry<String, String> property : new TreeMap<>(job.sparkProperties()).entrySet()) {
+    return fingerprint(job.master(), job.sparkProperties());
+  }
+
+  /** {@link #fingerprint(JobSettings)} of settings with this master and these Spark properties. */
+  public static String fingerprint(String master, Map<String, String> sparkProperties) {
+    StringBuilder text = new StringBuilder("master=").append(master).append('\n');
+    for (Map.Entry<String, String> property : new TreeMap<>(sparkProperties).entrySet()) {
       text.append(property.getKey()).append('=').append(property.getValue()).append('\n');
     }
     try {

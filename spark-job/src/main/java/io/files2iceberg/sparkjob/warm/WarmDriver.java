@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * a Spark context that stays warm between batches.
  *
  * <pre>{@code
- * WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --fingerprint <job settings>
+ * WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --master <job.master>
+ *   [--conf <key>=<value>]...   (job.spark-properties)
  * }</pre>
  *
  * <p>The folder's layout is {@link WarmRequest}'s. One driver per folder lives: it holds {@code
@@ -53,15 +54,18 @@ import org.slf4j.LoggerFactory;
  * watches a job of its own; a driver that dies leaves its running requests without results, which
  * the batcher reports as a job that died (the table decides, as after any crash).
  *
- * <p>It takes only requests of its own {@code --fingerprint} (the master and Spark properties its
- * context was started with); on another's, it takes no more requests and exits once its runs have
+ * <p>The Spark context starts at once, with {@code --master} (unless {@code -Dspark.master} says)
+ * and the {@code --conf} properties, so that the first batch finds it warm. It takes only
+ * requests of its own settings ({@link WarmRequest#fingerprint}); on another's, it takes no more
+ * requests and exits once its runs have
  * ended, so that a batcher starts a driver with the new settings. It exits after {@code
  * --idle-timeout} without a run, and at once when its folder is deleted.
  */
 public final class WarmDriver {
   private static final Logger LOG = LoggerFactory.getLogger(WarmDriver.class);
   private static final String USAGE =
-      "usage: WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --fingerprint <hex>";
+      "usage: WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --master <master>"
+          + " [--conf <key>=<value>]...";
   private static final Duration POLL = Duration.ofMillis(50);
   /** How often a cancelled run's job group is cancelled again, for its jobs submitted since. */
   private static final Duration RECANCEL = Duration.ofSeconds(1);
@@ -70,6 +74,8 @@ public final class WarmDriver {
 
   private final Path folder;
   private final Duration idleTimeout;
+  private final String master;
+  private final Map<String, String> sparkProperties;
   private final String fingerprint;
   private final long pid = ProcessHandle.current().pid();
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
@@ -94,10 +100,12 @@ public final class WarmDriver {
     }
   }
 
-  WarmDriver(Path folder, Duration idleTimeout, String fingerprint) {
+  WarmDriver(Path folder, Duration idleTimeout, String master, Map<String, String> sparkProperties) {
     this.folder = folder.toAbsolutePath().normalize();
     this.idleTimeout = idleTimeout;
-    this.fingerprint = fingerprint;
+    this.master = master;
+    this.sparkProperties = Map.copyOf(sparkProperties);
+    this.fingerprint = WarmRequest.fingerprint(master, sparkProperties);
   }
 
   public static void main(String[] args) {
@@ -127,27 +135,39 @@ public final class WarmDriver {
   static Optional<WarmDriver> parse(String[] args) {
     String folder = null;
     Duration idle = null;
-    String fingerprint = null;
-    for (int i = 0; i + 1 < args.length; i += 2) {
+    String master = null;
+    Map<String, String> conf = new java.util.LinkedHashMap<>();
+    if (args.length % 2 != 0) {
+      return Optional.empty();
+    }
+    for (int i = 0; i < args.length; i += 2) {
+      String value = args[i + 1];
       switch (args[i]) {
-        case "--folder" -> folder = args[i + 1];
+        case "--folder" -> folder = value;
         case "--idle-timeout" -> {
           try {
-            idle = Duration.parse(args[i + 1]);
+            idle = Duration.parse(value);
           } catch (java.time.format.DateTimeParseException e) {
             return Optional.empty();
           }
         }
-        case "--fingerprint" -> fingerprint = args[i + 1];
+        case "--master" -> master = value;
+        case "--conf" -> {
+          int equals = value.indexOf('=');
+          if (equals <= 0) {
+            return Optional.empty();
+          }
+          conf.put(value.substring(0, equals), value.substring(equals + 1));
+        }
         default -> {
           return Optional.empty();
         }
       }
     }
-    if (args.length % 2 != 0 || folder == null || idle == null || fingerprint == null) {
+    if (folder == null || idle == null || master == null) {
       return Optional.empty();
     }
-    return Optional.of(new WarmDriver(Path.of(folder), idle, fingerprint));
+    return Optional.of(new WarmDriver(Path.of(folder), idle, master, conf));
   }
 
   /** Serves requests until idle, retired or its folder is gone; 0 also when another driver lives. */
@@ -164,6 +184,7 @@ public final class WarmDriver {
       }
       writePid();
       LOG.info("Warm driver {} serving {} (idle timeout {}, settings {})", pid, folder, idleTimeout, fingerprint);
+      startContext();
       try {
         return loop();
       } finally {
@@ -173,6 +194,19 @@ public final class WarmDriver {
         lock.release();
       }
     }
+  }
+
+  /** The warm context, with one small job run so that the first batch finds the scheduler warm too. */
+  private void startContext() {
+    SparkSession.Builder builder = SparkSession.builder().appName("files2iceberg warm driver");
+    if (!new org.apache.spark.SparkConf().contains("spark.master")) {
+      builder.master(master);
+    }
+    CatalogConf.contextProperties(sparkProperties).forEach(builder::config);
+    SparkSession session = builder.getOrCreate();
+    session.range(1).count();
+    root = session;
+    LOG.info("Warm driver {}: Spark context started ({})", pid, session.sparkContext().master());
   }
 
   private FileLock lock(FileChannel channel) throws IOException {
