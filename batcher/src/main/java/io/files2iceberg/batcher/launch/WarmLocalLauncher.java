@@ -101,8 +101,11 @@ public final class WarmLocalLauncher implements Launcher {
    */
   @Override
   public void prepare() {
-    ensureDriver(job, "-", "-");
+    ensureDriver(job, PREPARED, PREPARED);
   }
+
+  /** The table and batch of a driver started ahead of any batch, for the log. */
+  private static final String PREPARED = "";
 
   @Override
   public LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt) {
@@ -239,8 +242,9 @@ public final class WarmLocalLauncher implements Launcher {
 
   private long startDriver(JobSettings settings, String table, String batchId) throws IOException {
     Process process = perBatch.startProcess(driverCommand(settings), folder.resolve(WarmRequest.DRIVER_LOG));
-    LOG.info("Table {} batch {}: started a warm driver as process {} in {} (idle timeout {})", table, batchId,
-        process.pid(), folder, job.warmIdleTimeout());
+    LOG.info("{}started a warm driver as process {} in {} (idle timeout {})",
+        table.equals(PREPARED) ? "" : "Table " + table + " batch " + batchId + ": ", process.pid(), folder,
+        job.warmIdleTimeout());
     long deadline = System.nanoTime() + DRIVER_START.toNanos();
     while (System.nanoTime() < deadline) {
       Optional<Driver> live = liveDriver();
