@@ -24,17 +24,22 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * End-to-end latency on the embedded default: {@code files2iceberg local} (its own process: the
- * listener child, the notifier, the batcher, a Spark child JVM per batch) over {@link #PARTITIONS}
+ * listener child, the notifier, the batcher, the Spark job) over {@link #PARTITIONS}
  * day folders of {@link #FILES_PER_PARTITION} JSON files of {@link #ROWS_PER_FILE} rows each. The
  * data files are notified and recorded first; then every folder's {@code _SUCCESS} is written at
  * once, and each partition's latency is from that moment to the first time the ledger shows it
  * INGESTED, its batch committed (polled every 100 ms). The measurement is the median over the partitions.
  *
- * <p>The baseline is the work itself: the read, merge and commit time the batches' own metrics
- * report, summed over the batches of the round (the floor a warm driver could reach).
+ * <p>Every round runs {@code job.mode = warm} (a warm driver, started when {@code local} starts)
+ * and {@code per-batch} (a child JVM per batch), alternating which goes first. The baseline of
+ * each is the work itself: the read, merge and commit time the batches' own metrics report,
+ * summed over the batches of the round; in warm mode, the warm job's own runtime.
  */
 final class LatencyBench {
   static final String JOB_WORK = "job's read+merge+commit";
+  static final String WARM_JOB_WORK = "warm job's read+merge+commit";
+  static final String WARM = "warm";
+  static final String PER_BATCH = "per-batch";
   static final int PARTITIONS = 10;
   static final int FILES_PER_PARTITION = 2;
   static final int ROWS_PER_FILE = 10_000;
@@ -49,38 +54,59 @@ final class LatencyBench {
   }
 
   void measure(int rounds) throws Exception {
-    Path profiles = Files.createDirectories(work.resolve("profiles"));
     String data = PARTITIONS + " partitions x " + FILES_PER_PARTITION + " files x " + ROWS_PER_FILE + " rows";
     for (int round = 1; round <= rounds; round++) {
-      Path landing = work.resolve("landing-" + round);
-      Path home = work.resolve("home-" + round);
-      Files.writeString(profiles.resolve("latency.conf"), Bench.dayProfile("file://" + landing.toString() + "/events/dt=*/*.json", "json", "iceberg.table = " + TABLE + "\nprimary-key = [id]\niceberg.precombine-field = version"));
-      List<Path> markers = writeLanding(landing);
-      Path out = work.resolve("local-" + round + ".out");
-      Process local = startLocal(profiles, landing, home, out);
-      try {
-        awaitRecorded(home, local, out);
-        Instant written = Instant.now();
-        for (Path marker : markers) {
-          Files.writeString(marker, "");
-          Files.setLastModifiedTime(marker, FileTime.from(Instant.now().minusSeconds(2)));
-        }
-        double load = MergeBench.loadAverage()[0];
-        List<Double> latencies = awaitCommitted(home, local, out, written);
-        double median = latencies.get(latencies.size() / 2);
-        long workMillis = jobWorkMillis(home);
-        double after = MergeBench.loadAverage()[0];
-        report.measured(new Report.Measurement("latency", data, MergeBench.JOB, round, median, load, after,
-            String.format(Locale.ROOT, "marker to INGESTED per partition: p50 %.1f s, max %.1f s",
-                median, latencies.get(latencies.size() - 1))));
-        report.measured(new Report.Measurement("latency", data, JOB_WORK, round, workMillis / 1000.0, load, after,
-            "summed over the round's batches"));
-      } finally {
-        local.destroy();
-        if (!local.waitFor(60, TimeUnit.SECONDS)) {
-          local.destroyForcibly();
-        }
+      // Both modes every round, alternating which goes first.
+      List<String> modes = round % 2 == 1 ? List.of(WARM, PER_BATCH) : List.of(PER_BATCH, WARM);
+      for (String mode : modes) {
+        measure(round, mode, data + " (" + mode + ")");
       }
+    }
+  }
+
+  private void measure(int round, String mode, String data) throws Exception {
+    Path profiles = Files.createDirectories(work.resolve("profiles-" + mode));
+    Path landing = work.resolve("landing-" + mode + "-" + round);
+    Path home = work.resolve("home-" + mode + "-" + round);
+    Files.writeString(profiles.resolve("latency.conf"), Bench.dayProfile("file://" + landing.toString() + "/events/dt=*/*.json", "json", "iceberg.table = " + TABLE + "\nprimary-key = [id]\niceberg.precombine-field = version"));
+    Files.writeString(profiles.resolve("deployment.conf"), "job.mode = " + mode + "\n");
+    List<Path> markers = writeLanding(landing);
+    Path out = work.resolve("local-" + mode + "-" + round + ".out");
+    Process local = startLocal(profiles, landing, home, out);
+    try {
+      awaitRecorded(home, local, out);
+      Instant written = Instant.now();
+      for (Path marker : markers) {
+        Files.writeString(marker, "");
+        Files.setLastModifiedTime(marker, FileTime.from(Instant.now().minusSeconds(2)));
+      }
+      double load = MergeBench.loadAverage()[0];
+      List<Double> latencies = awaitCommitted(home, local, out, written);
+      double median = latencies.get(latencies.size() / 2);
+      long workMillis = jobWorkMillis(home);
+      double after = MergeBench.loadAverage()[0];
+      report.measured(new Report.Measurement("latency", data, MergeBench.JOB, round, median, load, after,
+          String.format(Locale.ROOT, "job.mode = %s; marker to INGESTED per partition: p50 %.1f s, max %.1f s",
+              mode, median, latencies.get(latencies.size() - 1))));
+      report.measured(new Report.Measurement("latency", data, mode.equals(WARM) ? WARM_JOB_WORK : JOB_WORK, round,
+          workMillis / 1000.0, load, after, "summed over the round's batches"));
+    } finally {
+      local.destroy();
+      if (!local.waitFor(60, TimeUnit.SECONDS)) {
+        local.destroyForcibly();
+      }
+      stopWarmDriver(home);
+    }
+  }
+
+  /** The warm driver {@code local} started, which would otherwise idle on beside the next round. */
+  private static void stopWarmDriver(Path home) throws Exception {
+    Path pid = home.resolve("warm").resolve("driver.pid");
+    if (Files.exists(pid)) {
+      ProcessHandle.of(Long.parseLong(Files.readAllLines(pid).get(0).strip())).ifPresent(driver -> {
+        driver.destroy();
+        driver.onExit().join();
+      });
     }
   }
 

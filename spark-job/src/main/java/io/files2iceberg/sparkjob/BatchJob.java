@@ -140,6 +140,15 @@ public final class BatchJob {
         settings -> Ledgers.open(settings, Clock.systemUTC()));
   }
 
+  /**
+   * A job with the real clock, stdout, stderr and ledgers on the sessions given: a warm driver's,
+   * which outlive the job.
+   */
+  public static BatchJob onSessions(Function<BatchManifest, SparkSession> sessions) {
+    return new BatchJob(Clock.systemUTC(), System.out, System.err, sessions,
+        settings -> Ledgers.open(settings, Clock.systemUTC()));
+  }
+
   public static void main(String[] args) {
     int code;
     try {
@@ -161,7 +170,7 @@ public final class BatchJob {
    * batcher died). A result that cannot be written is logged and changes nothing else: the
    * launcher then falls back on the exit code and the log.
    */
-  int execute(String[] args) {
+  public int execute(String[] args) {
     Instant started = clock.instant();
     Optional<Arguments> arguments = Arguments.parse(args);
     if (arguments.isEmpty()) {

@@ -22,8 +22,8 @@ public final class JobLaunchers {
   /** The launchers, or empty after printing each profile that cannot be launched (then exit 2). */
   public static Optional<Launchers> open(List<TableProfile> profiles, Deployment deployment, Home home, Path config,
       PrintWriter err) {
-    Launchers launchers = Launchers.discover(deployment, () -> new LocalSparkLauncher(
-        LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")), home));
+    Launchers launchers = Launchers.discover(deployment, () -> LocalSparkLauncher.forMode(
+        LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")), home, deployment.job()));
     List<String> problems = launchers.check(profiles);
     if (!problems.isEmpty()) {
       launchers.close();

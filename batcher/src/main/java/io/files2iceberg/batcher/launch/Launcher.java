@@ -52,6 +52,14 @@ public interface Launcher extends AutoCloseable {
     throw new LaunchException("Table " + run.table() + ": " + this + " cannot run " + run.mainClass(), false);
   }
 
+  /**
+   * Starts what the first job needs before it is launched, such as a warm driver; by default
+   * nothing. A long-running batcher ({@code local}, {@code demo}) calls it once at its start.
+   *
+   * @throws LaunchException when it cannot be started; a launch tries again
+   */
+  default void prepare() {}
+
   /** Releases clients the launcher holds. Jobs already started keep running. */
   @Override
   default void close() {}

@@ -64,6 +64,24 @@ public final class Launchers implements Function<TableProfile, Launcher>, AutoCl
     return problems;
   }
 
+  /**
+   * Prepares the launcher of every profile ({@link Launcher#prepare}); one that cannot is logged,
+   * and its first launch tries again.
+   */
+  public void prepare(List<TableProfile> profiles) {
+    java.util.Set<Launcher> prepared = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (TableProfile profile : profiles) {
+      Launcher launcher = apply(profile);
+      if (prepared.add(launcher)) {
+        try {
+          launcher.prepare();
+        } catch (LaunchException e) {
+          LOG.warn("Table {}: cannot prepare {}: {}", profile.table(), launcher, e.getMessage());
+        }
+      }
+    }
+  }
+
   /** The profile's launcher, opened on first use. */
   @Override
   public Launcher apply(TableProfile profile) {

@@ -5,6 +5,7 @@ import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -143,6 +144,18 @@ public final class LocalSparkLauncher implements Launcher {
       throw new LaunchException("The Spark job's build is incomplete: " + file + " is empty; " + BUILD_HINT, false);
     }
     return last;
+  }
+
+  /**
+   * The local launcher of a deployment's {@code job.mode} ({@link JobSettings#modeOnLocal}): a
+   * {@link WarmLocalLauncher} on {@code <home>/warm} (the default), or this launcher, a JVM per batch.
+   */
+  public static Launcher forMode(Path sparkJobTarget, Home home, JobSettings job) {
+    LocalSparkLauncher perBatch = new LocalSparkLauncher(sparkJobTarget, home);
+    return switch (job.modeOnLocal()) {
+      case PER_BATCH -> perBatch;
+      case WARM -> new WarmLocalLauncher(perBatch, WarmLocalLauncher.folder(home), job);
+    };
   }
 
   /** With {@link #DEFAULT_JVM_OPTIONS} and logs of non-local metadata paths in {@code <home>/logs}. */
@@ -284,15 +297,9 @@ public final class LocalSparkLauncher implements Launcher {
    */
   private LaunchedJob start(List<String> full, String table, String runId, Path log, String what,
       Optional<String> resultLocation, Optional<Path> pidFile) {
-    ProcessBuilder builder = new ProcessBuilder(full).directory(sparkJobTarget.toFile());
-    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    builder.redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
-    builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    builder.redirectErrorStream(true);
     Process process;
     try {
-      Files.createDirectories(log.getParent());
-      process = builder.start();
+      process = startProcess(full, log);
     } catch (IOException e) {
       throw new LaunchException("Cannot start the Spark job of table " + table + " batch " + runId + ": "
           + e.getMessage(), true, e);
@@ -300,6 +307,20 @@ public final class LocalSparkLauncher implements Launcher {
     LOG.info("Table {} batch {}: {} started as process {}, log {}", table, runId, what, process.pid(), log);
     pidFile.ifPresent(file -> writePid(file, process.pid(), table, runId));
     return new LocalJob(table, runId, process.toHandle(), Optional.of(process), log, resultLocation, results);
+  }
+
+  /**
+   * Starts a command of {@link #commandFor} in {@link #sparkJobTarget()} with {@code
+   * SPARK_LOCAL_IP=127.0.0.1}, its output appended to {@code log} by the child itself.
+   */
+  Process startProcess(List<String> full, Path log) throws IOException {
+    ProcessBuilder builder = new ProcessBuilder(full).directory(sparkJobTarget.toFile());
+    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    builder.redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
+    builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.redirectErrorStream(true);
+    Files.createDirectories(log.getParent());
+    return builder.start();
   }
 
   private static void writePid(Path file, long pid, String table, String runId) {

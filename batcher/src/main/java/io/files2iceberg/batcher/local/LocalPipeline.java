@@ -101,13 +101,16 @@ public final class LocalPipeline implements AutoCloseable {
       Path sparkJobTarget, Path listenerTarget, RunOptions options, PrintWriter out, String prefix)
       throws InterruptedException {
     Clock clock = Clock.systemUTC();
-    Launchers launchers = Launchers.discover(profiles.deployment(), () -> new LocalSparkLauncher(sparkJobTarget, home));
+    Launchers launchers = Launchers.discover(profiles.deployment(), () -> LocalSparkLauncher.forMode(sparkJobTarget, home,
+        profiles.deployment().job()));
     List<String> problems = launchers.check(profiles.profiles());
     if (!problems.isEmpty()) {
       launchers.close();
       throw new IllegalArgumentException(problems.size() + " problem(s) keep jobs from starting:"
           + System.lineSeparator() + "  " + String.join(System.lineSeparator() + "  ", problems));
     }
+    // A warm driver starts its Spark context while the listener starts and the first files land.
+    launchers.prepare(profiles.profiles());
     Ledger ledger = Ledgers.open(profiles.deployment().ledger(), clock);
     ListenerProcess listener;
     try {

@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.plan;
 
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.launch.WarmLocalLauncher;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.MutableClock;
@@ -167,6 +168,14 @@ final class Landing implements AutoCloseable {
   LocalSparkLauncher launcher() {
     return new LocalSparkLauncher(SPARK_JOB_TARGET, home.root().resolve("logs"),
         List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+  }
+
+  /** The warm launcher on this home's driver folder, its driver as small as {@link #launcher()}'s jobs. */
+  WarmLocalLauncher warmLauncher(java.time.Duration idleTimeout) {
+    var job = registry().deployment().job();
+    return new WarmLocalLauncher(launcher(), WarmLocalLauncher.folder(home), new io.files2iceberg.core.profile.JobSettings(
+        job.sparkProperties(), job.master(), job.dataprocRegion(), job.runtimeVersion(), job.serviceAccount(),
+        job.subnetwork(), job.jarUri(), job.leaseTimeout(), job.maxAttempts(), job.mode(), idleTimeout));
   }
 
   /** Every job log under the home, its last lines: what a failed assertion shows. */

@@ -222,7 +222,8 @@ class RecoveryRunTest {
   @Test
   void orphanedJobOfAKilledBatcherCommitsAndRecoveryWaitsForItsResult() throws Exception {
     try (Landing landing = new Landing(dir)) {
-      landing.profile("orphan", "");
+      // A JVM per batch, which outlives its batcher (WarmRunTest kills the batcher of a warm driver).
+      landing.profile("orphan", "job.mode = per-batch\n");
       landing.land("orphan", "p1", 2, 1);
       Process batcher = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-cp", System.getProperty("java.class.path"), "-Xmx256m", "-XX:TieredStopAtLevel=1",

@@ -63,6 +63,10 @@ final class DeploymentKeys {
       key("job.lease-timeout", DURATION, d -> d.job().leaseTimeout());
   static final Key<Integer> JOB_MAX_ATTEMPTS =
       key("job.max-attempts", WHOLE_NUMBER, d -> d.job().maxAttempts());
+  static final Key<String> JOB_MODE =
+      key("job.mode", NON_BLANK, d -> d.job().mode().map(JobSettings.JobMode::code).orElse(null));
+  static final Key<Duration> JOB_WARM_IDLE_TIMEOUT =
+      key("job.warm.idle-timeout", DURATION, d -> d.job().warmIdleTimeout());
 
   static final Key<Integer> LISTENER_PORT =
       key("listener.port", WHOLE_NUMBER, d -> d.listener().port());

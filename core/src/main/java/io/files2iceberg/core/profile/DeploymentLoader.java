@@ -5,6 +5,8 @@ import static io.files2iceberg.core.profile.DeploymentKeys.JOB_JAR_URI;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_LEASE_TIMEOUT;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MASTER;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MAX_ATTEMPTS;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MODE;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_WARM_IDLE_TIMEOUT;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_RUNTIME_VERSION;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_SERVICE_ACCOUNT;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_SPARK_PROPERTIES;
@@ -197,7 +199,11 @@ public final class DeploymentLoader {
         v.optional(JOB_SUBNETWORK),
         v.optional(JOB_JAR_URI),
         v.get(JOB_LEASE_TIMEOUT, DEFAULT_LEASE_TIMEOUT),
-        v.number(JOB_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE));
+        v.number(JOB_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE),
+        v.isSet(JOB_MODE)
+            ? v.choice(JOB_MODE, JobSettings.JobMode.WARM, JobSettings.JobMode::code)
+            : Optional.empty(),
+        v.get(JOB_WARM_IDLE_TIMEOUT, JobSettings.DEFAULT_WARM_IDLE_TIMEOUT));
   }
 
   private static ListenerSettings listener(ProfileValues v) {

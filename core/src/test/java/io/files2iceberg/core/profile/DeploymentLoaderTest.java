@@ -57,7 +57,9 @@ class DeploymentLoaderTest {
                 Optional.of("projects/sales-project/regions/europe-west1/subnetworks/default"),
                 Optional.of("gs://sales-bucket/jars/spark-job.jar"),
                 Duration.ofSeconds(90),
-                5));
+                5,
+                Optional.of(JobSettings.JobMode.PER_BATCH),
+                Duration.ofSeconds(45)));
     assertThat(deployment.listener())
         .isEqualTo(
             new ListenerSettings(
@@ -138,6 +140,24 @@ class DeploymentLoaderTest {
         .isEqualTo(deployment);
     assertThat(DeploymentLoader.load(write(dir.resolve("again"), "deployment.conf", text), home()))
         .isEqualTo(deployment);
+  }
+
+  @Test
+  void jobModeIsEachLaunchersDefaultUnlessSetAndAnUnknownModeNamesTheModes() throws Exception {
+    JobSettings unset = DeploymentLoader.load(write(dir, "deployment.conf", ""), home()).job();
+    JobSettings warm =
+        DeploymentLoader.load(write(dir.resolve("warm"), "deployment.conf", "job.mode = WARM\n"), home()).job();
+
+    assertThat(unset.mode()).isEmpty();
+    assertThat(unset.modeOnLocal()).isEqualTo(JobSettings.JobMode.WARM);
+    assertThat(unset.modeOnDataproc()).isEqualTo(JobSettings.JobMode.PER_BATCH);
+    assertThat(unset.warmIdleTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(warm.modeOnDataproc()).isEqualTo(JobSettings.JobMode.WARM);
+    assertThat(errors("deployment.conf", "job.mode = lukewarm\njob.warm.idle-timeout = 0s\n"))
+        .hasSize(2)
+        .anySatisfy(error -> assertThat(error).contains("job.mode: ").contains("\"lukewarm\"").contains("warm")
+            .contains("per-batch"))
+        .anySatisfy(error -> assertThat(error).contains("job.warm.idle-timeout: "));
   }
 
   @Test

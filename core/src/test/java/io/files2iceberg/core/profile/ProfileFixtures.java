@@ -159,6 +159,8 @@ final class ProfileFixtures {
         jar-uri = "gs://sales-bucket/jars/spark-job.jar"
         lease-timeout = 90s
         max-attempts = 5
+        mode = per-batch
+        warm.idle-timeout = 45s
       }
       listener {
         port = 9090
@@ -195,6 +197,9 @@ final class ProfileFixtures {
         jar-uri: gs://sales-bucket/jars/spark-job.jar
         lease-timeout: 90s
         max-attempts: 5
+        mode: per-batch
+        warm:
+          idle-timeout: 45s
       listener:
         port: 9090
         host: 0.0.0.0

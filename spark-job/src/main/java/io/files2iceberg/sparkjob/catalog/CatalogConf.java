@@ -97,6 +97,19 @@ public final class CatalogConf {
   }
 
   /**
+   * What a Spark context that runs the jobs of many profiles (a warm driver's) is started with:
+   * Iceberg's extensions, then {@code job.spark-properties} as {@link #sessionProperties} adds them;
+   * each profile's catalog is set in a session of its own.
+   */
+  public static Map<String, String> contextProperties(Map<String, String> sparkProperties) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put(EXTENSIONS_KEY, ICEBERG_EXTENSIONS);
+    sparkProperties.forEach((key, value) ->
+        properties.put(key, key.equals(EXTENSIONS_KEY) ? withIcebergExtensions(value) : value));
+    return Collections.unmodifiableMap(properties);
+  }
+
+  /**
    * Creates the folder of a JDBC catalog on a local SQLite file ({@code jdbc:sqlite:<path>}, the
    * embedded default under the home), which SQLite does not create. With the SQLite ledger the
    * home exists already; with {@code ledger.type = firestore} nothing else may have created it.

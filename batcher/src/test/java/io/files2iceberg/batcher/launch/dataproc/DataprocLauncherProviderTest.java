@@ -53,6 +53,20 @@ class DataprocLauncherProviderTest {
   }
 
   @Test
+  void aWarmDriverOnDataprocIsAConfigurationErrorNamingTheKeyWhileUnsetMeansABatchPerBatch() throws Exception {
+    TableProfile profile = profile(BASE);
+    Deployment warm = deployment("job { dataproc-region = europe-west1, jar-uri = \"gs://b/job-all.jar\", mode = warm }");
+    DataprocLauncherProvider provider = new DataprocLauncherProvider(Map.of("GOOGLE_CLOUD_PROJECT", "lake-prod"));
+
+    assertThatThrownBy(() -> provider.open(profile, warm))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("job.mode: \"warm\" runs on the local launcher only; with job.dataproc-region set, leave it"
+            + " unset or set it to per-batch");
+    assertThat(deployment("job.dataproc-region = europe-west1").job().modeOnDataproc())
+        .isEqualTo(io.files2iceberg.core.profile.JobSettings.JobMode.PER_BATCH);
+  }
+
+  @Test
   void aDeploymentWithoutAProjectIsAConfigurationError() throws Exception {
     TableProfile profile = profile(BASE);
     Deployment deployment = deployment("job { dataproc-region = europe-west1, jar-uri = \"gs://b/job-all.jar\" }");

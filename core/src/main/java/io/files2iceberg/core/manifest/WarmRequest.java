@@ -1,0 +1,150 @@
+package io.files2iceberg.core.manifest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.core.profile.JobSettings;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One batch handed to a warm driver ({@code job.mode = warm}): the launch a batcher would otherwise
+ * start as a job of its own. The batcher writes it once it holds the batch's lease and has marked
+ * it RUNNING, so a driver never runs anything a batcher has not leased; the driver runs it exactly
+ * as the per-batch job runs {@code --manifest <manifestUri> --attempt <attempt>} and writes the
+ * same {@link AttemptResult} beside the manifest.
+ *
+ * <p>The driver's folder holds, for the batchers and the driver of one deployment:
+ *
+ * <pre>{@code
+ * driver.lock                 held (a file lock) by the one live driver
+ * driver.pid                  its pid and the settings it runs with ({@link #fingerprint})
+ * start.lock                  held by a batcher while it starts a driver
+ * requests/<name>             waiting: written by a batcher, in one step
+ * running/<name>.<pid>        taken by the driver of that pid, in one rename
+ * cancel/<name>               a batcher asks the driver to cancel the run's Spark job group
+ * driver.log                  the driver's output
+ * }</pre>
+ *
+ * where {@code <name>} is {@link #name()}, {@code <batchId>-attempt<N>.request}. A request moves
+ * only forward: waiting, running, then (its result written first) gone; so a reader that looks in
+ * that order and finds neither the request nor the result knows the request was lost.
+ *
+ * @param table the manifest's table, for logs
+ * @param batchId the manifest's batch id
+ * @param manifestUri where the driver reads the manifest
+ * @param attempt the launch of the batch this run is
+ * @param fingerprint the job settings the run needs the driver's Spark context to have been
+ *     started with ({@link #fingerprint(JobSettings)}): a driver runs only requests of its own
+ */
+public record WarmRequest(String table, String batchId, String manifestUri, int attempt, String fingerprint) {
+
+  public static final String FORMAT = "files2iceberg-warm-request";
+  public static final String REQUESTS = "requests";
+  public static final String RUNNING = "running";
+  public static final String CANCEL = "cancel";
+  public static final String DRIVER_LOCK = "driver.lock";
+  public static final String DRIVER_PID = "driver.pid";
+  public static final String START_LOCK = "start.lock";
+  public static final String DRIVER_LOG = "driver.log";
+  public static final String SUFFIX = ".request";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public WarmRequest {
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(batchId, "batchId");
+    Objects.requireNonNull(manifestUri, "manifestUri");
+    Objects.requireNonNull(fingerprint, "fingerprint");
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
+    }
+  }
+
+  /** {@code <batchId>-attempt<N>.request}: the file's name while waiting, the stem of its running name. */
+  public String name() {
+    return name(batchId, attempt);
+  }
+
+  /** The request name of a batch's attempt. */
+  public static String name(String batchId, int attempt) {
+    return batchId + "-attempt" + attempt + SUFFIX;
+  }
+
+  /** The name of a request the driver of {@code pid} has taken. */
+  public static String runningName(String name, long pid) {
+    return name + "." + pid;
+  }
+
+  /** The Spark job group the driver runs the request in, which cancelling cancels. */
+  public String jobGroup() {
+    return batchId + "-attempt" + attempt;
+  }
+
+  /**
+   * What a Spark context must have been started with to run a deployment's batches: its master and
+   * Spark properties, as 16 hex digits of their SHA-256. Catalogs are set per session; these are not.
+   */
+  public static String fingerprint(JobSettings job) {
+    return fingerprint(job.master(), job.sparkProperties());
+  }
+
+  /** {@link #fingerprint(JobSettings)} of settings with this master and these Spark properties. */
+  public static String fingerprint(String master, Map<String, String> sparkProperties) {
+    StringBuilder text = new StringBuilder("master=").append(master).append('\n');
+    for (Map.Entry<String, String> property : new TreeMap<>(sparkProperties).entrySet()) {
+      text.append(property.getKey()).append('=').append(property.getValue()).append('\n');
+    }
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest).substring(0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  public String toJson() {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("format", FORMAT);
+    root.put("table", table);
+    root.put("batchId", batchId);
+    root.put("manifest", manifestUri);
+    root.put("attempt", attempt);
+    root.put("fingerprint", fingerprint);
+    return root.toString();
+  }
+
+  /**
+   * Reads a request.
+   *
+   * @throws IllegalArgumentException naming {@code source} and the field when it is not one
+   */
+  public static WarmRequest fromJson(String json, String source) {
+    JsonNode root;
+    try {
+      root = JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("Invalid warm request " + source + ": not JSON: " + e.getOriginalMessage(), e);
+    }
+    if (root == null || !root.isObject() || !FORMAT.equals(root.path("format").asText())) {
+      throw new IllegalArgumentException("Invalid warm request " + source + ": format: expected " + FORMAT);
+    }
+    for (String field : new String[] {"table", "batchId", "manifest", "fingerprint"}) {
+      if (!root.path(field).isTextual()) {
+        throw new IllegalArgumentException("Invalid warm request " + source + ": " + field + ": expected a string");
+      }
+    }
+    if (!root.path("attempt").canConvertToInt() || root.path("attempt").asInt() < 1) {
+      throw new IllegalArgumentException("Invalid warm request " + source + ": attempt: expected a number from 1, got "
+          + root.path("attempt"));
+    }
+    return new WarmRequest(root.get("table").asText(), root.get("batchId").asText(), root.get("manifest").asText(),
+        root.get("attempt").asInt(), root.get("fingerprint").asText());
+  }
+}

@@ -1,0 +1,439 @@
+package io.files2iceberg.sparkjob.warm;
+
+import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.WarmRequest;
+import io.files2iceberg.sparkjob.BatchJob;
+import io.files2iceberg.sparkjob.catalog.CatalogConf;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A warm driver ({@code job.mode = warm}): one long-running Spark application that runs the batches
+ * the batchers of a deployment hand it, each exactly as {@link BatchJob} runs it on its own
+ * ({@code --manifest <uri> --attempt <N>}, the same {@code AttemptResult} beside the manifest), in
+ * a Spark context that stays warm between batches.
+ *
+ * <pre>{@code
+ * WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --master <job.master>
+ *   [--conf <key>=<value>]...   (job.spark-properties)
+ * }</pre>
+ *
+ * <p>The folder's layout is {@link WarmRequest}'s. One driver per folder lives: it holds {@code
+ * driver.lock} (a second one started beside it exits at once) and names itself in {@code
+ * driver.pid}. It takes a waiting request by renaming it into {@code running/} under its pid (a
+ * rename is atomic, so no request runs twice), runs it on a thread of its own in a session of the
+ * warm context with the profile's catalog, inside the Spark job group {@link
+ * WarmRequest#jobGroup}, writes its result and deletes the running request. A {@code cancel/}
+ * file cancels that job group. It never claims anything in the ledger: a batcher writes a request
+ * only for a batch whose lease it holds and which it has marked RUNNING, and watches it as it
+ * watches a job of its own; a driver that dies leaves its running requests without results, which
+ * the batcher reports as a job that died (the table decides, as after any crash).
+ *
+ * <p>The Spark context starts at once, with {@code --master} (unless {@code -Dspark.master} says)
+ * and the {@code --conf} properties, so that the first batch finds it warm. It takes only
+ * requests of its own settings ({@link WarmRequest#fingerprint}); on another's, it takes no more
+ * requests and exits once its runs have
+ * ended, so that a batcher starts a driver with the new settings. It exits after {@code
+ * --idle-timeout} without a run, and at once when its folder is deleted.
+ */
+public final class WarmDriver {
+  private static final Logger LOG = LoggerFactory.getLogger(WarmDriver.class);
+  private static final String USAGE =
+      "usage: WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --master <master>"
+          + " [--conf <key>=<value>]...";
+  private static final Duration POLL = Duration.ofMillis(50);
+  /** How often a cancelled run's job group is cancelled again, for its jobs submitted since. */
+  private static final Duration RECANCEL = Duration.ofSeconds(1);
+  /** How long a driver tries to take the lock: a batcher probing it holds it for a moment. */
+  private static final Duration LOCK_PATIENCE = Duration.ofSeconds(3);
+
+  private final Path folder;
+  private final Duration idleTimeout;
+  private final String master;
+  private final Map<String, String> sparkProperties;
+  private final String fingerprint;
+  private final long pid = ProcessHandle.current().pid();
+  private final Map<String, Run> runs = new ConcurrentHashMap<>();
+  private final Map<Map<String, String>, SparkSession> sessions = new ConcurrentHashMap<>();
+  private final AtomicInteger threads = new AtomicInteger();
+  private final ExecutorService executor = Executors.newCachedThreadPool(task -> {
+    Thread thread = new Thread(task, "warm-batch-" + threads.incrementAndGet());
+    thread.setDaemon(true);
+    return thread;
+  });
+  private volatile SparkSession root;
+  private volatile Instant lastActive = Instant.now();
+
+  /** A request being run, and whether a batcher asked to cancel it. */
+  private static final class Run {
+    final WarmRequest request;
+    volatile boolean cancelled;
+    Instant nextCancel = Instant.MIN;
+
+    Run(WarmRequest request) {
+      this.request = request;
+    }
+  }
+
+  WarmDriver(Path folder, Duration idleTimeout, String master, Map<String, String> sparkProperties) {
+    this.folder = folder.toAbsolutePath().normalize();
+    this.idleTimeout = idleTimeout;
+    this.master = master;
+    this.sparkProperties = Map.copyOf(sparkProperties);
+    this.fingerprint = WarmRequest.fingerprint(master, sparkProperties);
+  }
+
+  public static void main(String[] args) {
+    Optional<WarmDriver> driver = parse(args);
+    if (driver.isEmpty()) {
+      System.err.println(USAGE);
+      System.exit(2);
+    }
+    // Spark's logging (its defaults: INFO to the console, the driver's log) before the first
+    // line: the context starts only with the first request.
+    new org.apache.spark.SparkConf().initializeLogIfNecessary(false);
+    int code;
+    try {
+      code = driver.get().serve();
+    } catch (IOException | RuntimeException e) {
+      LOG.error("Warm driver in {} failed", driver.get().folder, e);
+      code = 1;
+    } finally {
+      SparkSession.getDefaultSession().foreach(session -> {
+        session.stop();
+        return null;
+      });
+    }
+    System.exit(code);
+  }
+
+  static Optional<WarmDriver> parse(String[] args) {
+    String folder = null;
+    Duration idle = null;
+    String master = null;
+    Map<String, String> conf = new java.util.LinkedHashMap<>();
+    if (args.length % 2 != 0) {
+      return Optional.empty();
+    }
+    for (int i = 0; i < args.length; i += 2) {
+      String value = args[i + 1];
+      switch (args[i]) {
+        case "--folder" -> folder = value;
+        case "--idle-timeout" -> {
+          try {
+            idle = Duration.parse(value);
+          } catch (java.time.format.DateTimeParseException e) {
+            return Optional.empty();
+          }
+        }
+        case "--master" -> master = value;
+        case "--conf" -> {
+          int equals = value.indexOf('=');
+          if (equals <= 0) {
+            return Optional.empty();
+          }
+          conf.put(value.substring(0, equals), value.substring(equals + 1));
+        }
+        default -> {
+          return Optional.empty();
+        }
+      }
+    }
+    if (folder == null || idle == null || master == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new WarmDriver(Path.of(folder), idle, master, conf));
+  }
+
+  /** Serves requests until idle, retired or its folder is gone; 0 also when another driver lives. */
+  int serve() throws IOException {
+    Files.createDirectories(folder.resolve(WarmRequest.REQUESTS));
+    Files.createDirectories(folder.resolve(WarmRequest.RUNNING));
+    Files.createDirectories(folder.resolve(WarmRequest.CANCEL));
+    try (FileChannel channel = FileChannel.open(folder.resolve(WarmRequest.DRIVER_LOCK), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE)) {
+      FileLock lock = lock(channel);
+      if (lock == null) {
+        LOG.info("Warm driver {}: another driver holds {}; exiting", pid, folder.resolve(WarmRequest.DRIVER_LOCK));
+        return 0;
+      }
+      writePid();
+      LOG.info("Warm driver {} serving {} (idle timeout {}, settings {})", pid, folder, idleTimeout, fingerprint);
+      startContext();
+      try {
+        return loop();
+      } finally {
+        // The pid goes before the lock: a batcher that finds no live driver starts one, and
+        // that one takes the lock once this process has released it.
+        Files.deleteIfExists(folder.resolve(WarmRequest.DRIVER_PID));
+        lock.release();
+      }
+    }
+  }
+
+  /** The warm context, with one small job run so that the first batch finds the scheduler warm too. */
+  private void startContext() {
+    SparkSession.Builder builder = SparkSession.builder().appName("files2iceberg warm driver");
+    if (!new org.apache.spark.SparkConf().contains("spark.master")) {
+      builder.master(master);
+    }
+    CatalogConf.contextProperties(sparkProperties).forEach(builder::config);
+    SparkSession session = builder.getOrCreate();
+    session.range(1).count();
+    root = session;
+    LOG.info("Warm driver {}: Spark context started ({})", pid, session.sparkContext().master());
+  }
+
+  private FileLock lock(FileChannel channel) throws IOException {
+    Instant until = Instant.now().plus(LOCK_PATIENCE);
+    while (true) {
+      try {
+        FileLock lock = channel.tryLock();
+        if (lock != null || Instant.now().isAfter(until)) {
+          return lock;
+        }
+      } catch (OverlappingFileLockException e) {
+        return null;
+      }
+      sleep(POLL);
+    }
+  }
+
+  private void writePid() throws IOException {
+    Path temp = Files.createTempFile(folder, WarmRequest.DRIVER_PID, ".tmp");
+    Files.writeString(temp, pid + "\n" + fingerprint + "\n");
+    Files.move(temp, folder.resolve(WarmRequest.DRIVER_PID), StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  private int loop() {
+    boolean retiring = false;
+    while (true) {
+      if (!Files.isDirectory(folder)) {
+        LOG.info("Warm driver {}: its folder {} is gone; exiting", pid, folder);
+        return 0;
+      }
+      cancelAsked();
+      if (!retiring) {
+        retiring = takeRequests();
+      }
+      if (runs.isEmpty()) {
+        if (retiring) {
+          LOG.info("Warm driver {}: a request needs other job settings; exiting so that a batcher starts a driver"
+              + " with them", pid);
+          return 0;
+        }
+        if (Duration.between(lastActive, Instant.now()).compareTo(idleTimeout) > 0) {
+          LOG.info("Warm driver {}: no batch for {}; exiting", pid, idleTimeout);
+          return 0;
+        }
+      }
+      sleep(POLL);
+    }
+  }
+
+  /** Takes every waiting request of its own settings; true when one needs other settings. */
+  private boolean takeRequests() {
+    for (Path waiting : waiting()) {
+      String name = waiting.getFileName().toString();
+      WarmRequest request;
+      try {
+        request = WarmRequest.fromJson(Files.readString(waiting), waiting.toString());
+      } catch (NoSuchFileException e) {
+        continue;
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.error("Warm driver {}: cannot read request {}; leaving it: {}", pid, waiting, e.toString());
+        continue;
+      }
+      if (!request.fingerprint().equals(fingerprint)) {
+        LOG.info("Warm driver {}: request {} needs job settings {}, this driver runs {}", pid, name,
+            request.fingerprint(), fingerprint);
+        return true;
+      }
+      Path running = folder.resolve(WarmRequest.RUNNING).resolve(WarmRequest.runningName(name, pid));
+      try {
+        Files.move(waiting, running, StandardCopyOption.ATOMIC_MOVE);
+      } catch (NoSuchFileException e) {
+        continue; // cancelled before it started
+      } catch (AtomicMoveNotSupportedException e) {
+        throw new IllegalStateException("Warm driver folder " + folder + " cannot rename atomically", e);
+      } catch (IOException e) {
+        LOG.error("Warm driver {}: cannot take request {}: {}", pid, waiting, e.toString());
+        continue;
+      }
+      Run run = new Run(request);
+      runs.put(name, run);
+      lastActive = Instant.now();
+      executor.execute(() -> run(run, running));
+    }
+    return false;
+  }
+
+  /** The waiting requests, oldest first. */
+  private List<Path> waiting() {
+    List<Path> found = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder.resolve(WarmRequest.REQUESTS),
+        "*" + WarmRequest.SUFFIX)) {
+      stream.forEach(found::add);
+    } catch (IOException e) {
+      return List.of();
+    }
+    found.sort(Comparator.comparing(WarmDriver::modified).thenComparing(Path::toString));
+    return found;
+  }
+
+  private static FileTime modified(Path file) {
+    try {
+      return Files.getLastModifiedTime(file);
+    } catch (IOException e) {
+      return FileTime.fromMillis(0);
+    }
+  }
+
+  /**
+   * Cancels the job group of every run a batcher asked to cancel, again on every poll while the
+   * run goes on: cancelling a group stops only its jobs already submitted.
+   */
+  private void cancelAsked() {
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder.resolve(WarmRequest.CANCEL))) {
+      for (Path cancel : stream) {
+        Run run = runs.get(cancel.getFileName().toString());
+        if (run != null && !run.cancelled) {
+          run.cancelled = true;
+          LOG.warn("Table {} batch {} attempt {}: cancel asked; cancelling job group {}", run.request.table(),
+              run.request.batchId(), run.request.attempt(), run.request.jobGroup());
+        }
+        Files.deleteIfExists(cancel);
+      }
+    } catch (IOException e) {
+      LOG.warn("Warm driver {}: cannot read {}: {}", pid, folder.resolve(WarmRequest.CANCEL), e.toString());
+    }
+    SparkSession context = root;
+    Instant now = Instant.now();
+    if (context != null) {
+      runs.values().stream().filter(run -> run.cancelled && now.isAfter(run.nextCancel)).forEach(run -> {
+        context.sparkContext().cancelJobGroup(run.request.jobGroup());
+        run.nextCancel = now.plus(RECANCEL);
+      });
+    }
+  }
+
+  private void run(Run run, Path running) {
+    WarmRequest request = run.request;
+    try {
+      LOG.info("Table {} batch {} attempt {}: running in warm driver {}", request.table(), request.batchId(),
+          request.attempt(), pid);
+      int code = BatchJob.onSessions(manifest -> {
+        SparkSession session = session(manifest);
+        session.sparkContext().setJobGroup(request.jobGroup(), "files2iceberg " + request.table() + " "
+            + request.batchId() + " attempt " + request.attempt(), true);
+        if (run.cancelled) {
+          throw new IllegalStateException("cancelled before it started");
+        }
+        return session;
+      }).execute(new String[] {"--manifest", request.manifestUri(), "--attempt", String.valueOf(request.attempt())});
+      LOG.info("Table {} batch {} attempt {}: ended with {}{}", request.table(), request.batchId(), request.attempt(),
+          code, run.cancelled ? " (cancelled)" : "");
+    } catch (RuntimeException e) {
+      LOG.error("Table {} batch {} attempt {}: the warm driver failed to run it", request.table(), request.batchId(),
+          request.attempt(), e);
+    } catch (Error e) {
+      // Out of memory or worse: the context cannot be trusted. Dying leaves the running requests
+      // without results, which their batchers report as a job that died.
+      LOG.error("Table {} batch {} attempt {}: fatal error; the warm driver exits", request.table(),
+          request.batchId(), request.attempt(), e);
+      Runtime.getRuntime().halt(1);
+    } finally {
+      root().ifPresent(s -> s.sparkContext().clearJobGroup());
+      // The result (written by the job) comes before this delete: a batcher that finds neither
+      // the request nor a result knows it was lost.
+      try {
+        Files.deleteIfExists(running);
+      } catch (IOException e) {
+        LOG.warn("Warm driver {}: cannot delete {}: {}", pid, running, e.toString());
+      }
+      runs.remove(request.name());
+      lastActive = Instant.now();
+    }
+  }
+
+  private Optional<SparkSession> root() {
+    return Optional.ofNullable(root);
+  }
+
+  /**
+   * The session of a manifest's catalog: one per catalog setting, kept for the batches after it
+   * (their catalogs stay warm). The context is started with the first manifest's job settings,
+   * which every request's fingerprint matches. Iceberg's table cache is off in these sessions: a
+   * table another process committed to (maintenance, a job of per-batch mode) is read fresh.
+   */
+  private SparkSession session(BatchManifest manifest) {
+    CatalogConf.createSqliteFolder(manifest.profile().catalog());
+    synchronized (this) {
+      if (root == null) {
+        root = BatchJob.newSession(manifest.profile(), manifest.deployment().job(), "files2iceberg warm driver");
+      }
+    }
+    Map<String, String> catalog = catalogProperties(manifest);
+    return sessions.computeIfAbsent(catalog, properties -> {
+      SparkSession session = root.newSession();
+      String prefix = "spark.sql.catalog." + manifest.profile().load().table().catalog();
+      // The context carries the first manifest's catalog; a catalog of the same name set
+      // otherwise must not keep any of its keys.
+      for (String key : scala.jdk.javaapi.CollectionConverters.asJava(session.conf().getAll()).keySet()) {
+        if ((key.equals(prefix) || key.startsWith(prefix + ".")) && !properties.containsKey(key)) {
+          session.conf().unset(key);
+        }
+      }
+      properties.forEach((key, value) -> session.conf().set(key, value));
+      return session;
+    });
+  }
+
+  /** The manifest's catalog keys ({@code spark.sql.catalog.*}), as its own job would set them. */
+  static Map<String, String> catalogProperties(BatchManifest manifest) {
+    Map<String, String> catalog = new TreeMap<>();
+    CatalogConf.sessionProperties(manifest.profile(), manifest.deployment().job()).forEach((key, value) -> {
+      if (key.startsWith("spark.sql.catalog.")) {
+        catalog.put(key, value);
+      }
+    });
+    String cache = "spark.sql.catalog." + manifest.profile().load().table().catalog() + ".cache-enabled";
+    catalog.putIfAbsent(cache, "false");
+    return catalog;
+  }
+
+  private static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}
