@@ -92,7 +92,7 @@ final class Planner {
    * The files of listed batches ({@code save-checkpoint = false}), batch by batch. {@code full}
    * and {@code last} load one batch that replaces the table (for {@code last}, the newest partition
    * only), so {@code max-batch-size} does not apply; an incremental backfill goes in batches of
-   * that size and of at most {@code max-batch-bytes} (never fewer than one file).
+   * that size.
    */
   List<List<ManifestFile>> listedChunks(IngestionType mode, List<ManifestFile> files) {
     if (mode == IngestionType.LAST && !files.isEmpty()) {
@@ -100,20 +100,9 @@ final class Planner {
       files = files.stream().filter(f -> f.partition().equals(newest)).toList();
     }
     int size = mode == IngestionType.INCREMENTAL ? profile.extract().maxBatchSize() : files.size();
-    long maxBytes = mode == IngestionType.INCREMENTAL
-        ? profile.extract().maxBatchBytes().orElse(ClaimWalk.NO_BYTE_CAP) : ClaimWalk.NO_BYTE_CAP;
     List<List<ManifestFile>> chunks = new ArrayList<>();
-    int from = 0;
-    while (from < files.size()) {
-      // At least one file per batch, however large; then as many as both caps allow.
-      int to = from + 1;
-      long bytes = Math.max(0, files.get(from).size());
-      while (to < files.size() && to - from < size && bytes + Math.max(0, files.get(to).size()) <= maxBytes) {
-        bytes += Math.max(0, files.get(to).size());
-        to++;
-      }
-      chunks.add(files.subList(from, to));
-      from = to;
+    for (int from = 0; from < files.size(); from += size) {
+      chunks.add(files.subList(from, Math.min(files.size(), from + size)));
     }
     return chunks;
   }
