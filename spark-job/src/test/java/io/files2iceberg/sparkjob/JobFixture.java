@@ -165,7 +165,7 @@ final class JobFixture {
         pinGeneration(file);
         clock.advance(Duration.ofSeconds(1));
         ledger.recordFile(new RecordFile(profile.table(), file.partition(), "", file.path().toString(),
-            file.generation(), file.path().toUri().toString(), size(file.path()), "event-" + events.incrementAndGet(),
+            file.generation(), uri(file.path()), size(file.path()), "event-" + events.incrementAndGet(),
             clock.instant(), Optional.empty(), false));
         partitions.add(file.partition());
       }
@@ -270,6 +270,11 @@ final class JobFixture {
 
   long snapshotCount(String table) {
     return spark.sql("SELECT * FROM " + table + ".snapshots").count();
+  }
+
+  /** The file's URI as the listener records it: literal, not percent-encoded ({@code file:///a b.json}). */
+  static String uri(Path path) {
+    return ObjectLocation.file(path).uri();
   }
 
   private static long size(Path path) {

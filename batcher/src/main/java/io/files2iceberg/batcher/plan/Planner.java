@@ -7,6 +7,7 @@ import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.rules.ClaimWalk;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.NewestPartitionClaimed;
 import io.files2iceberg.core.manifest.BatchManifest;
@@ -50,7 +51,8 @@ final class Planner {
   Optional<BatchManifest> claimNext() {
     IngestionType mode = profile.extract().batchFile().ingestionType();
     Optional<BatchRecord> claimed = ledger.claimPartitions(
-        new ClaimPartitions(table, profile.extract().maxBatchSize(), deployment.job().leaseTimeout(), true));
+        new ClaimPartitions(table, profile.extract().maxBatchSize(), deployment.job().leaseTimeout(), true,
+            profile.extract().maxBatchBytes().orElse(ClaimWalk.NO_BYTE_CAP)));
     claimed.ifPresent(batch ->
         events.emit(new BatchClaimed(table, batch.batchId(), mode, true, batch.partitions(), batch.fileIds().size())));
     return claimed.map(batch -> manifestOf(batch, mode));

@@ -5,6 +5,7 @@ import static io.files2iceberg.core.ledger.SqliteQueries.hasInFlight;
 import static io.files2iceberg.core.ledger.SqliteQueries.pendingCounts;
 import static io.files2iceberg.core.ledger.SqliteQueries.insertFiles;
 import static io.files2iceberg.core.ledger.SqliteQueries.pendingFiles;
+import static io.files2iceberg.core.ledger.SqliteQueries.pendingSizes;
 import static io.files2iceberg.core.ledger.SqliteQueries.readyPartitions;
 import static io.files2iceberg.core.ledger.SqliteQueries.releasePartition;
 import static io.files2iceberg.core.ledger.SqliteQueries.requireBatch;
@@ -197,7 +198,9 @@ public final class SqliteLedger implements Ledger {
         return Optional.empty();
       }
       Instant now = now();
-      ClaimWalk.Plan plan = ClaimWalk.plan(readyPartitions(c, table), pendingCounts(c, table), command.maxFiles());
+      ClaimWalk.Plan plan = command.maxBytes() == ClaimWalk.NO_BYTE_CAP
+          ? ClaimWalk.plan(readyPartitions(c, table), pendingCounts(c, table), command.maxFiles())
+          : ClaimWalk.plan(readyPartitions(c, table), pendingSizes(c, table), command.maxFiles(), command.maxBytes());
       for (PartitionRecord settled : plan.settled()) {
         // Nothing to load (its files were quarantined, or a marker without data files).
         writePartition(c, PartitionRules.settled(settled, now));

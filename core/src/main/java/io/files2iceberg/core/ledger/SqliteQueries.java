@@ -102,6 +102,10 @@ final class SqliteQueries {
           + " = " + sqlString(FileState.RECORDED.code()) + " GROUP BY " + q(PARTITION);
   // Claim order: URI, then generation. The index on (table, partition, state, uri, generation)
   // serves it, so consecutive claims of one partition take consecutive ranges.
+  private static final String SELECT_PENDING_SIZES =
+      "SELECT " + q(PARTITION) + ", " + q(SIZE) + " FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE)
+          + " = " + sqlString(FileState.RECORDED.code()) + " ORDER BY " + q(PARTITION) + ", " + q(URI) + ", "
+          + q(GENERATION);
   private static final String SELECT_PENDING =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION) + " = ? AND " + q(STATE)
           + " = " + sqlString(FileState.RECORDED.code()) + " ORDER BY " + q(URI) + ", " + q(GENERATION) + " LIMIT ?";
@@ -238,6 +242,16 @@ final class SqliteQueries {
       counts.put(row.getKey(), row.getValue());
     }
     return counts;
+  }
+
+  /** The sizes of the table's RECORDED files by partition, each in claim order. */
+  static Map<String, List<Long>> pendingSizes(Connection c, String table) throws SQLException {
+    Map<String, List<Long>> sizes = new HashMap<>();
+    for (Map.Entry<String, Long> row : list(c, SELECT_PENDING_SIZES,
+        rs -> Map.entry(rs.getString(1), rs.getLong(2)), table)) {
+      sizes.computeIfAbsent(row.getKey(), k -> new ArrayList<>()).add(row.getValue());
+    }
+    return sizes;
   }
 
   static boolean hasInFlight(Connection c, String table) throws SQLException {

@@ -2,6 +2,8 @@ package io.files2iceberg.core.profile;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * Where the files are and how to read and group them.
@@ -21,6 +23,8 @@ import java.util.Map;
  *     rest; false fails the batch
  * @param onOverwrite what a new generation of an object already loaded does: loaded again, or left
  *     out (IGNORED); resolved: the default follows the load section
+ * @param maxBatchBytes the most bytes of files one batch reads (never fewer than one file); empty
+ *     for no cap
  */
 public record Extract(
     String path,
@@ -33,11 +37,21 @@ public record Extract(
     int maxBatchSize,
     List<LineageColumn> lineageColumns,
     boolean quarantineBadFiles,
-    OnOverwrite onOverwrite) {
+    OnOverwrite onOverwrite,
+    OptionalLong maxBatchBytes) {
 
   public Extract {
     options = Map.copyOf(options);
     lineageColumns = List.copyOf(lineageColumns);
+    Objects.requireNonNull(maxBatchBytes, "maxBatchBytes");
+  }
+
+  /** A section without a byte cap on batches. */
+  public Extract(String path, Format format, Map<String, String> options, boolean recursiveFileLookup,
+      BatchFile batchFile, int keepCheckpoints, boolean saveCheckpoint, int maxBatchSize,
+      List<LineageColumn> lineageColumns, boolean quarantineBadFiles, OnOverwrite onOverwrite) {
+    this(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint, maxBatchSize,
+        lineageColumns, quarantineBadFiles, onOverwrite, OptionalLong.empty());
   }
 
   /**
@@ -52,7 +66,7 @@ public record Extract(
   /** This section with {@code extract.on-overwrite} resolved. */
   public Extract withOnOverwrite(OnOverwrite resolved) {
     return new Extract(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint,
-        maxBatchSize, lineageColumns, quarantineBadFiles, resolved);
+        maxBatchSize, lineageColumns, quarantineBadFiles, resolved, maxBatchBytes);
   }
 
   /**

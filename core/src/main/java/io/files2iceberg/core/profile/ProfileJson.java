@@ -104,6 +104,9 @@ public final class ProfileJson {
     if (value instanceof Integer number) {
       return NODES.numberNode(number);
     }
+    if (value instanceof Long number) {
+      return NODES.numberNode(number);
+    }
     if (value instanceof Duration duration) {
       return NODES.textNode(ValueType.format(duration));
     }

@@ -1,6 +1,7 @@
 package io.files2iceberg.core.profile;
 
 import static io.files2iceberg.core.profile.ValueType.BOOLEAN;
+import static io.files2iceberg.core.profile.ValueType.BYTES;
 import static io.files2iceberg.core.profile.ValueType.LIST;
 import static io.files2iceberg.core.profile.ValueType.MAP;
 import static io.files2iceberg.core.profile.ValueType.NON_BLANK;
@@ -89,6 +90,9 @@ final class ProfileKeys {
       key("extract.save-checkpoint", BOOLEAN, p -> p.extract().saveCheckpoint());
   static final Key<Integer> EXTRACT_MAX_BATCH_SIZE =
       key("extract.max-batch-size", WHOLE_NUMBER, p -> p.extract().maxBatchSize());
+  static final Key<Long> EXTRACT_MAX_BATCH_BYTES =
+      key("extract.max-batch-bytes", BYTES,
+          p -> p.extract().maxBatchBytes().isPresent() ? p.extract().maxBatchBytes().getAsLong() : null);
   static final Key<List<String>> EXTRACT_LINEAGE_COLUMNS =
       key(
           "extract.lineage-columns",

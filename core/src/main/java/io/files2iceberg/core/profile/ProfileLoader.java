@@ -19,6 +19,7 @@ import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_WAREHOUSE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_FORMAT;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_KEEP_CHECKPOINTS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_LINEAGE_COLUMNS;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_BYTES;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_SIZE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_OPTIONS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_PATH;
@@ -59,6 +60,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -213,6 +215,8 @@ public final class ProfileLoader {
     boolean saveCheckpoint = v.get(EXTRACT_SAVE_CHECKPOINT, true);
     int maxBatchSize =
         v.number(EXTRACT_MAX_BATCH_SIZE, DEFAULT_MAX_BATCH_SIZE, 1, Integer.MAX_VALUE);
+    Optional<Long> maxBatchBytes = v.optional(EXTRACT_MAX_BATCH_BYTES,
+        n -> n < 1 ? Optional.of("must be at least 1 byte, got " + n) : Optional.empty());
     Optional<List<LineageColumn>> lineageColumns =
         v.choices(EXTRACT_LINEAGE_COLUMNS, LineageColumn.class, LineageColumn::code);
     // The job adds the partition column and the lineage columns side by side: one name each.
@@ -244,7 +248,8 @@ public final class ProfileLoader {
         lineageColumns.orElse(List.of()),
         v.get(EXTRACT_QUARANTINE_BAD_FILES, false),
         // Its default follows the load section: resolved by onOverwrite once that is read.
-        OnOverwrite.RELOAD);
+        OnOverwrite.RELOAD,
+        maxBatchBytes.map(OptionalLong::of).orElse(OptionalLong.empty()));
   }
 
   /**

@@ -36,6 +36,12 @@ final class ValueType<T> {
   /** An int, as a number or a numeric string. */
   static final ValueType<Integer> WHOLE_NUMBER = new ValueType<>(false, ValueType::wholeNumber);
 
+  /**
+   * A size in bytes: a whole number of bytes, or a HOCON size with a unit ({@code 512MB}, {@code
+   * 2GiB}, {@code 1g}).
+   */
+  static final ValueType<Long> BYTES = new ValueType<>(false, ValueType::bytes);
+
   /** A positive HOCON duration with a unit: {@code 30m}, {@code 1h}, {@code 90s}. */
   static final ValueType<Duration> DURATION = new ValueType<>(false, ValueType::duration);
 
@@ -156,6 +162,21 @@ final class ValueType<T> {
       // reported below
     }
     problems.add(path, "expected a whole number, got " + describe(raw));
+    return Optional.empty();
+  }
+
+  private static Optional<Long> bytes(Object raw, String path, Problems problems) {
+    try {
+      if (raw instanceof BigDecimal n) {
+        return Optional.of(n.longValueExact());
+      }
+      if (raw instanceof String s && !s.isBlank()) {
+        return Optional.of(ConfigFactory.parseString("b = " + quote(s.trim())).getBytes("b"));
+      }
+    } catch (ArithmeticException | ConfigException e) {
+      // reported below
+    }
+    problems.add(path, "expected a size in bytes, such as 536870912, 512MB or 2GiB, got " + describe(raw));
     return Optional.empty();
   }
 

@@ -355,6 +355,37 @@ public abstract class LedgerContractTest {
   }
 
   @Test
+  void claimCappedByBytesPacksWholePartitionsUpToTheCap() {
+    // Every file of the fixture is 100 bytes.
+    List<String> first = readyPartition(TABLE, "2024-01-01", 2);
+    List<String> second = readyPartition(TABLE, "2024-01-02", 1);
+    readyPartition(TABLE, "2024-01-03", 2);
+
+    BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(TABLE, 10, LEASE, false, 450)).orElseThrow();
+
+    // 300 bytes in two partitions; the third's 200 more would pass 450.
+    assertThat(batch.partitions()).containsExactly("2024-01-01", "2024-01-02");
+    List<String> claimed = new ArrayList<>(first);
+    claimed.addAll(second);
+    assertThat(batch.fileIds()).containsExactlyElementsOf(claimed);
+    assertThat(ledger.partition(TABLE, "2024-01-03").orElseThrow().state()).isEqualTo(PartitionState.READY);
+  }
+
+  @Test
+  void claimCappedByBytesSplitsTheFirstPartitionButTakesAtLeastOneFile() {
+    List<String> files = readyPartition("bytes_t", "2024-01-01", 3);
+    readyPartition("bytes_t", "2024-01-02", 1);
+
+    BatchRecord cut = ledger.claimPartitions(new ClaimPartitions("bytes_t", 10, LEASE, false, 250)).orElseThrow();
+    assertThat(cut.fileIds()).containsExactlyElementsOf(files.subList(0, 2));
+    assertThat(cut.partitions()).containsExactly("2024-01-01");
+
+    List<String> huge = readyPartition("bytes_u", "2024-01-01", 2);
+    BatchRecord one = ledger.claimPartitions(new ClaimPartitions("bytes_u", 10, LEASE, false, 10)).orElseThrow();
+    assertThat(one.fileIds()).containsExactly(huge.get(0));
+  }
+
+  @Test
   void claimsOfDifferentTablesAreIndependent() {
     readyPartition(TABLE, "2024-01-01", 1);
     readyPartition("lake.views", "2024-01-01", 1);

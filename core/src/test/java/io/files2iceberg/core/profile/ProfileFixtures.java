@@ -40,6 +40,7 @@ final class ProfileFixtures {
         keep-checkpoints = 7
         save-checkpoint = false
         max-batch-size = 250
+        max-batch-bytes = 1048576
         lineage-columns = [_batch_id, _source_file, _source_generation, _ingested_at]
         quarantine-bad-files = true
         on-overwrite = reload
@@ -97,6 +98,7 @@ final class ProfileFixtures {
         keep-checkpoints: 7
         save-checkpoint: false
         max-batch-size: 250
+        max-batch-bytes: 1048576
         lineage-columns: [_batch_id, _source_file, _source_generation, _ingested_at]
         quarantine-bad-files: true
         on-overwrite: reload

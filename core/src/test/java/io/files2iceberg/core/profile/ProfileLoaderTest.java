@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -71,7 +72,8 @@ class ProfileLoaderTest {
                     LineageColumn.SOURCE_GENERATION,
                     LineageColumn.INGESTED_AT),
                 true,
-                OnOverwrite.RELOAD));
+                OnOverwrite.RELOAD,
+                OptionalLong.of(1_048_576)));
     assertThat(profile.transform())
         .isEqualTo(
             new Transform(
@@ -305,6 +307,35 @@ class ProfileLoaderTest {
             source + ": load.save-mode: expected one of Append, Overwrite, got \"always\"");
     assertThat(failure)
         .hasMessageContaining(source + ": load.iceberg.table: required key is missing");
+  }
+
+  @Test
+  void maxBatchBytesIsABytesCountOrASizeWithAUnitAndUnsetByDefault() throws Exception {
+    Path source = Path.of("profiles", "clicks.conf");
+
+    assertThat(ProfileLoader.parse(MINIMAL, source, home()).extract().maxBatchBytes()).isEmpty();
+    assertThat(ProfileLoader.parse(MINIMAL + "\nextract.max-batch-bytes = 1048576\n", source, home())
+        .extract().maxBatchBytes()).hasValue(1_048_576L);
+    assertThat(ProfileLoader.parse(MINIMAL + "\nextract.max-batch-bytes = 512MB\n", source, home())
+        .extract().maxBatchBytes()).hasValue(512L * 1000 * 1000);
+    assertThat(ProfileLoader.parse(MINIMAL + "\nextract.max-batch-bytes = 2GiB\n", source, home())
+        .extract().maxBatchBytes()).hasValue(2L * 1024 * 1024 * 1024);
+  }
+
+  @Test
+  void maxBatchBytesThatIsNoSizeOrBelowOneByteIsRefusedNamingTheKey() {
+    Path source = Path.of("profiles", "clicks.conf");
+
+    ProfileException zero = catchThrowableOfType(ProfileException.class,
+        () -> ProfileLoader.parse(MINIMAL + "\nextract.max-batch-bytes = 0\n", source, home()));
+    ProfileException words = catchThrowableOfType(ProfileException.class,
+        () -> ProfileLoader.parse(MINIMAL + "\nextract.max-batch-bytes = lots\n", source, home()));
+
+    assertThat(zero.errors()).map(ProfileError::toString)
+        .containsExactly(source + ": extract.max-batch-bytes: must be at least 1 byte, got 0");
+    assertThat(words.errors()).map(ProfileError::toString)
+        .containsExactly(source + ": extract.max-batch-bytes: expected a size in bytes, such as 536870912, 512MB"
+            + " or 2GiB, got \"lots\"");
   }
 
   @Test

@@ -69,7 +69,7 @@ final class FirestoreClaims {
       // than one commit's worth is never read.
       List<QueryDocumentSnapshot> ready = t.get(LedgerQuery.PARTITIONS_IN_STATE.on(store.partitions, table,
           PartitionState.READY.code()).limit(MAX_WRITES_PER_COMMIT - 1)).get().getDocuments();
-      ClaimWalk walk = new ClaimWalk(command.maxFiles());
+      ClaimWalk walk = new ClaimWalk(command.maxFiles(), command.maxBytes());
       List<Map<String, Object>> claimed = new ArrayList<>();
       List<Map<String, Object>> settled = new ArrayList<>();
       List<Map<String, Object>> files = new ArrayList<>();
@@ -91,7 +91,9 @@ final class FirestoreClaims {
             break;
           }
         }
-        ClaimWalk.Step step = walk.offer(pending.size(), fitting);
+        ClaimWalk.Step step = walk.capsBytes()
+            ? walk.offerSizes(pending.stream().map(FirestoreClaims::fileSize).toList(), fitting)
+            : walk.offer(pending.size(), fitting);
         if (step.action() == ClaimWalk.Action.STOP) {
           break;
         } else if (step.action() == ClaimWalk.Action.SETTLE) {
@@ -203,6 +205,12 @@ final class FirestoreClaims {
   }
 
   /** What a file adds to its batch document: its id and its event id. */
+  /** The file's recorded size in bytes (negative: unknown). */
+  private static long fileSize(DocumentSnapshot file) {
+    Long size = file.getLong(LedgerSchema.SIZE);
+    return size == null ? -1 : size;
+  }
+
   private static long listedBytes(DocumentSnapshot file) {
     return FirestoreDocuments.listedBytes(file.getString(FILE_ID)) + FirestoreDocuments.listedBytes(file.getString(EVENT_ID));
   }

@@ -9,28 +9,34 @@ import io.files2iceberg.core.profile.Extract;
 import io.files2iceberg.sparkjob.load.IcebergTables;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Stage;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.SocketException;
-import java.net.UnknownHostException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.sql.Date;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -43,9 +49,9 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.column;
 /**
  * Reads exactly the batch's files (never a listing) in the profile's format and reader options.
  *
- * <p>Each file is opened on its own, so that a file that cannot be opened (missing, not in the
- * format, a corrupt footer) is named, and so that each row can carry its file's partition token,
- * generation and position. Such a file is reported to the quarantine callback (the ledger marks it
+ * <p>Each file's schema is read on its own ({@link FileSchemas}: all files at once, the footers of
+ * Parquet without a Spark job), so that a file that cannot be opened (missing, not in the format,
+ * a corrupt footer) is named. Such a file is reported to the quarantine callback (the ledger marks it
  * QUARANTINED with the reason); then the batch fails naming it, or, with {@code
  * extract.quarantine-bad-files = true}, goes on without it. A json file in which no line parses is
  * such a file too. Corruption that only shows once the data is read (a bad page behind a good
@@ -64,14 +70,21 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.column;
  *
  * <p>Types are settled before the files are put together, because Spark's union would silently
  * coerce a string and an int: per column, a type every file widens to safely ({@link
- * SafeWidening}); the check above has set aside any file with another difference. Then every file gets the same columns (missing ones NULL, and listed in {@link
- * InternalColumns#ABSENT}) and the partition column from
- * its token (typed {@code date} for date partitions; it replaces a file column of that name),
- * the lineage columns the profile asks for and the {@link InternalColumns}.
+ * SafeWidening}); the check above has set aside any file with another difference. The files of one
+ * schema are read together, in one read (a batch of like files is one read, however many files);
+ * each row's file is found by the path the reader gives it ({@code _metadata.file_path}). Then
+ * every file gets the same columns (missing ones NULL, and listed in {@link
+ * InternalColumns#ABSENT}) and the partition column from its token (typed {@code date} for date
+ * partitions; it replaces a file column of that name), the lineage columns the profile asks for
+ * and the {@link InternalColumns}: its URI, generation, manifest order and row position.
  */
 public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(FilesExtract.class);
   private static final int MAX_REASON_LENGTH = 500;
+  /** The file source's hidden column of file metadata. */
+  private static final String METADATA = "_metadata";
+  /** A row's file, as its position among the files of its read (from 1). */
+  private static final String INDEX = InternalColumns.PREFIX + "file_index";
 
   private final Consumer<QuarantinedFile> onQuarantined;
   private final GenerationCheck generations;
@@ -94,9 +107,9 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   public ExtractedBatch apply(LoadBatch batch) {
     long start = System.nanoTime();
     Extract extract = batch.profile().extract();
-    List<OpenedFile> opened = new ArrayList<>();
-    List<QuarantinedFile> quarantined = new ArrayList<>();
     List<ManifestFile> files = batch.filesToRead();
+    List<ManifestFile> toOpen = new ArrayList<>();
+    List<Integer> orders = new ArrayList<>();
     for (int order = 0; order < files.size(); order++) {
       ManifestFile file = files.get(order);
       // Only the manifest's generation is read (an older one of an object the batch holds twice
@@ -104,8 +117,17 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       if (!generations.isLive(batch, file) || overwrites.isIgnored(batch, file)) {
         continue;
       }
+      toOpen.add(file);
+      orders.add(order);
+    }
+    // Every file's schema at once; the outcomes are then taken in manifest order, as one by one.
+    List<FileSchemas.Outcome> outcomes = FileSchemas.read(batch.spark(), extract, toOpen);
+    List<OpenedFile> opened = new ArrayList<>();
+    List<QuarantinedFile> quarantined = new ArrayList<>();
+    for (int i = 0; i < toOpen.size(); i++) {
+      ManifestFile file = toOpen.get(i);
       try {
-        opened.add(open(batch, extract, file, order));
+        opened.add(open(batch, extract, file, orders.get(i), outcomes.get(i)));
       } catch (UnreadableFile e) {
         if (!batch.isBatchFile(file)) {
           // Loaded by an earlier batch, read again to overwrite its partition: quarantining it
@@ -143,8 +165,9 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     }
 
     Dataset<Row> rows = null;
-    for (OpenedFile file : opened) {
-      Dataset<Row> aligned = align(batch, extract, file, fileColumns);
+    List<List<OpenedFile>> reads = readGroups(batch, opened);
+    for (List<OpenedFile> group : reads) {
+      Dataset<Row> aligned = align(batch, extract, group, fileColumns);
       rows = rows == null ? aligned : rows.union(aligned);
     }
     if (rows == null) {
@@ -153,27 +176,22 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     Optional<String> corrupt = corruptRecordColumn(batch.spark(), extract)
         .filter(fileColumns::containsKey);
     List<ManifestFile> read = opened.stream().map(OpenedFile::file).toList();
-    LOG.info("Table {} batch {}: {} file(s) to read, {} quarantined; columns {}", batch.table(), batch.batchId(),
-        read.size(), quarantined.size(), columns.stream().map(c -> c.name() + " " + c.type().simpleString()).toList());
+    LOG.info("Table {} batch {}: {} file(s) to read in {} read(s), {} quarantined; columns {}", batch.table(),
+        batch.batchId(), read.size(), reads.size(), quarantined.size(),
+        columns.stream().map(c -> c.name() + " " + c.type().simpleString()).toList());
     return new ExtractedBatch(batch, rows, columns, corrupt, read, quarantined, Duration.ofNanos(System.nanoTime() - start));
   }
 
-  /** Opens one file and reads its schema: this is where a file that cannot be read shows. */
-  private OpenedFile open(LoadBatch batch, Extract extract, ManifestFile file, int order) {
-    SparkSession spark = batch.spark();
-    Dataset<Row> rows;
-    StructType schema;
-    try {
-      rows = spark.read().format(extract.format().code()).options(extract.options()).load(file.uri());
-      schema = rows.schema();
-    } catch (Exception e) {
-      if (isTransient(e)) {
-        throw new IllegalStateException("Cannot read file " + file.uri() + " (a transient error; it is not"
-            + " quarantined and the batch can be retried): " + reason(e), e);
-      }
-      throw new UnreadableFile(reason(e));
+  /** One file's schema, as opened: this is where a file that cannot be read shows. */
+  private OpenedFile open(LoadBatch batch, Extract extract, ManifestFile file, int order, FileSchemas.Outcome outcome) {
+    if (outcome instanceof FileSchemas.Outcome.Failed failed) {
+      throw failed.error();
     }
-    Optional<String> corrupt = corruptRecordColumn(spark, extract);
+    if (outcome instanceof FileSchemas.Outcome.Unreadable unreadable) {
+      throw new UnreadableFile(unreadable.reason());
+    }
+    StructType schema = ((FileSchemas.Outcome.Read) outcome).schema();
+    Optional<String> corrupt = corruptRecordColumn(batch.spark(), extract);
     if (corrupt.isPresent() && schema.fields().length == 1 && schema.fields()[0].name().equals(corrupt.get())) {
       throw new UnreadableFile("no line is a valid " + extract.format().code() + " record");
     }
@@ -183,7 +201,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
             + " uses the prefix " + InternalColumns.PREFIX + ", which the job reserves for itself");
       }
     }
-    return new OpenedFile(file, order, rows, schema);
+    return new OpenedFile(file, order, schema, metadataKey(batch.spark(), file));
   }
 
   /**
@@ -254,11 +272,62 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     return columns;
   }
 
-  /** The file with every batch column (NULL where it has none), typed alike, plus the added columns. */
+  /**
+   * The files, grouped into reads: the files of one schema are read together (in manifest order of
+   * their first file), so a batch of like files is one read. A file read on its own: one without
+   * columns (its reader decides what it holds), one with a column {@value #METADATA} (it hides the
+   * reader's file metadata by which rows are told apart), an object that is in the batch twice.
+   */
+  private static List<List<OpenedFile>> readGroups(LoadBatch batch, List<OpenedFile> files) {
+    List<List<OpenedFile>> groups = new ArrayList<>();
+    Map<StructType, List<OpenedFile>> bySchema = new LinkedHashMap<>();
+    Map<StructType, Set<String>> keys = new HashMap<>();
+    for (OpenedFile file : files) {
+      StructType schema = file.schema();
+      boolean alone = schema.isEmpty() || List.of(schema.fieldNames()).contains(METADATA)
+          || (keys.containsKey(schema) && keys.get(schema).contains(file.key()));
+      List<OpenedFile> group = alone ? null : bySchema.get(schema);
+      if (group == null) {
+        group = new ArrayList<>();
+        groups.add(group);
+        if (!alone) {
+          bySchema.put(schema, group);
+          keys.put(schema, new HashSet<>());
+        }
+      }
+      group.add(file);
+      if (!alone) {
+        keys.get(schema).add(file.key());
+      }
+    }
+    return groups;
+  }
+
+  /**
+   * One read of files that share a schema: every batch column (NULL where they have none), typed
+   * alike, plus the added columns. Each row's file is found by the path the reader gives it
+   * ({@code _metadata.file_path}), and from it the file's URI, generation, manifest order and
+   * partition.
+   */
   private static Dataset<Row> align(
-      LoadBatch batch, Extract extract, OpenedFile file, Map<String, SourceColumn> fileColumns) {
+      LoadBatch batch, Extract extract, List<OpenedFile> files, Map<String, SourceColumn> fileColumns) {
+    StructType schema = files.get(0).schema();
+    DataFrameReader reader = batch.spark().read().format(extract.format().code()).options(extract.options());
+    if (!schema.isEmpty()) {
+      reader = reader.schema(schema);
+    }
+    Dataset<Row> raw = reader.load(files.stream().map(f -> f.file().uri()).toArray(String[]::new));
+    PerFile values = files.size() == 1 ? PerFile.literal(extract, files.get(0)) : PerFile.indexed(extract, files);
+    if (files.size() > 1) {
+      List<Column> withIndex = new ArrayList<>();
+      for (String name : raw.columns()) {
+        withIndex.add(column(name));
+      }
+      withIndex.add(values.index(functions.col(METADATA + ".file_path")).as(INDEX));
+      raw = raw.select(withIndex.toArray(Column[]::new));
+    }
     Map<String, DataType> own = new LinkedHashMap<>();
-    for (StructField field : file.schema().fields()) {
+    for (StructField field : schema.fields()) {
       own.put(field.name(), field.dataType());
     }
     List<Column> select = new ArrayList<>();
@@ -276,16 +345,103 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       }
       select.add(value.as(column.name()));
     }
-    select.add(partitionValue(extract, file.file()).as(extract.batchFile().partitionColumn()));
+    select.add(values.partition().as(extract.batchFile().partitionColumn()));
     for (LineageColumn lineage : extract.lineageColumns()) {
-      select.add(lineageValue(batch, lineage, file.file()).as(lineage.code()));
+      Column value = switch (lineage) {
+        case SOURCE_FILE -> values.uri();
+        case SOURCE_GENERATION -> values.generation();
+        case BATCH_ID -> functions.lit(batch.batchId());
+        case INGESTED_AT -> functions.lit(Timestamp.from(batch.startedAt()));
+      };
+      select.add(value.as(lineage.code()));
     }
-    select.add(functions.lit(file.file().uri()).as(InternalColumns.FILE));
-    select.add(functions.lit(file.file().generation()).as(InternalColumns.GENERATION));
-    select.add(functions.lit(file.order()).as(InternalColumns.ORDER));
+    select.add(values.uri().as(InternalColumns.FILE));
+    select.add(values.generation().as(InternalColumns.GENERATION));
+    select.add(values.order().as(InternalColumns.ORDER));
     select.add(functions.monotonically_increasing_id().as(InternalColumns.ROW));
     select.add(InternalColumns.absent(absent).as(InternalColumns.ABSENT));
-    return file.rows().select(select.toArray(Column[]::new));
+    return raw.select(select.toArray(Column[]::new));
+  }
+
+  /**
+   * The path by which the reader names the file in {@code _metadata.file_path}: the URI as a
+   * Hadoop path, qualified by its file system, percent-encoded ({@code file:/a%20b%25c=d.json}).
+   */
+  private static String metadataKey(SparkSession spark, ManifestFile file) {
+    Path path = new Path(file.uri());
+    try {
+      return normalized(path.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(path).toUri()
+          .toString());
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot read file " + file.uri() + " (a transient error; it is not"
+          + " quarantined and the batch can be retried): " + reason(e), e);
+    }
+  }
+
+  /** A percent-encoded path URI without an empty authority: {@code file:///a} is {@code file:/a}. */
+  static String normalized(String encoded) {
+    try {
+      URI uri = new URI(encoded);
+      if (uri.getScheme() == null || uri.getRawPath() == null) {
+        return encoded;
+      }
+      String authority = uri.getRawAuthority();
+      return uri.getScheme() + ":" + (authority == null || authority.isEmpty() ? "" : "//" + authority)
+          + uri.getRawPath();
+    } catch (URISyntaxException e) {
+      return encoded;
+    }
+  }
+
+  /** A file's own values (URI, generation, manifest order, partition) as columns of its rows. */
+  private record PerFile(Column uri, Column generation, Column order, Column partition, UserDefinedFunction lookup) {
+    /** The one file of a read: literals. */
+    static PerFile literal(Extract extract, OpenedFile file) {
+      return new PerFile(functions.lit(file.file().uri()), functions.lit(file.file().generation()),
+          functions.lit(file.order()), partitionValue(extract, file.file()), null);
+    }
+
+    /** The files of a read: looked up by the row's file path (its position among them, from 1). */
+    static PerFile indexed(Extract extract, List<OpenedFile> files) {
+      int n = files.size();
+      String[] uris = new String[n];
+      long[] generations = new long[n];
+      int[] orders = new int[n];
+      String[] partitions = new String[n];
+      HashMap<String, Integer> positions = new HashMap<>();
+      for (int i = 0; i < n; i++) {
+        OpenedFile file = files.get(i);
+        uris[i] = file.file().uri();
+        generations[i] = file.file().generation();
+        orders[i] = file.order();
+        partitions[i] = file.file().partition();
+        partitionValue(extract, file.file()); // a date partition that is no date fails here, naming the file
+        positions.put(file.key(), i + 1);
+      }
+      UserDefinedFunction lookup = functions.udf((UDF1<String, Integer>) path -> {
+        Integer position = positions.get(path);
+        if (position == null) {
+          position = positions.get(normalized(path));
+        }
+        if (position == null) {
+          throw new IllegalStateException("the reader returned a row of " + path + ", which is none of the "
+              + positions.size() + " files it was given to read");
+        }
+        return position;
+      }, DataTypes.IntegerType).asNonNullable();
+      Column index = functions.col(INDEX);
+      Column partition = functions.element_at(functions.lit(partitions), index);
+      if (extract.batchFile().partitionType() == PartitionType.DATE) {
+        partition = partition.cast(DataTypes.DateType);
+      }
+      return new PerFile(functions.element_at(functions.lit(uris), index),
+          functions.element_at(functions.lit(generations), index), functions.element_at(functions.lit(orders), index),
+          partition, lookup);
+    }
+
+    Column index(Column path) {
+      return lookup.apply(path);
+    }
   }
 
   private static Column partitionValue(Extract extract, ManifestFile file) {
@@ -298,15 +454,6 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       }
     }
     return functions.lit(file.partition());
-  }
-
-  private static Column lineageValue(LoadBatch batch, LineageColumn lineage, ManifestFile file) {
-    return switch (lineage) {
-      case SOURCE_FILE -> functions.lit(file.uri());
-      case SOURCE_GENERATION -> functions.lit(file.generation());
-      case BATCH_ID -> functions.lit(batch.batchId());
-      case INGESTED_AT -> functions.lit(Timestamp.from(batch.startedAt()));
-    };
   }
 
   private static DataType partitionType(Extract extract) {
@@ -356,20 +503,6 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     return message + "; quarantined; set extract.quarantine-bad-files = true to load the other files";
   }
 
-  /** Network trouble says nothing about the file: such a failure is retried, never quarantined. */
-  private static boolean isTransient(Throwable error) {
-    for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof SocketException || t instanceof UnknownHostException || t instanceof ConnectException
-          || t instanceof InterruptedIOException) {
-        return true;
-      }
-      if (t.getCause() == t) {
-        break;
-      }
-    }
-    return false;
-  }
-
   /**
    * Why the file cannot be read: the first line of the root cause, which is the reader's own
    * words ("... is not a Parquet file. Expected magic number at tail ..."), not Spark's job
@@ -399,7 +532,10 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     return all;
   }
 
-  private record OpenedFile(ManifestFile file, int order, Dataset<Row> rows, StructType schema) {}
+  /**
+   * @param key the path by which the reader names the file ({@link #metadataKey})
+   */
+  private record OpenedFile(ManifestFile file, int order, StructType schema, String key) {}
 
   /** A file that can never be read as it is; the message is the reason recorded in the ledger. */
   private static final class UnreadableFile extends RuntimeException {

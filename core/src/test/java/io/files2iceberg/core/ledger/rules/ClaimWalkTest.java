@@ -71,6 +71,81 @@ class ClaimWalkTest {
     assertThat(String.join(" ", steps)).isEqualTo(expected);
   }
 
+  /**
+   * Partitions' pending file sizes in token order ({@code 30,30} two files, {@code -} none, {@code
+   * ?} a file of unknown size), the caps on files and bytes, and each partition's step.
+   */
+  @ParameterizedTest(name = "sizes {0}, caps {1} files {2} bytes: {3}")
+  @CsvSource(delimiter = '|', value = {
+      "50 40 30 | 10 | 100 | t1 t1 x",
+      "10,10 20,20 40 5 | 10 | 100 | t2 t2 t1 x",
+      "30,30,30,30 10 | 10 | 100 | t3 x",
+      "250 10 | 10 | 100 | t1 x",
+      "250,10 10 | 10 | 100 | t1 x",
+      "40 250 10 | 10 | 100 | t1 x",
+      "- 60 - 60 | 10 | 100 | s t1 s x",
+      "1,1,1 1 | 2 | 100 | t2 x",
+      "?,?,? ? 99 | 10 | 100 | t3 t1 t1",
+      "60 40 | 10 | 100 | t1 t1 x"})
+  void aByteCapPacksWholePartitionsAndCutsOnlyTheFirstNeverBelowOneFile(String partitions, int maxFiles,
+      long maxBytes, String expected) {
+    ClaimWalk walk = new ClaimWalk(maxFiles, maxBytes);
+    List<String> steps = new ArrayList<>();
+    for (String partition : partitions.split(" ")) {
+      Step step = walk.offerSizes(sizes(partition), Integer.MAX_VALUE);
+      steps.add(code(step));
+      if (step.action() == Action.STOP) {
+        break;
+      }
+    }
+    if (walk.isDone() && !steps.get(steps.size() - 1).equals("x")) {
+      steps.add("x");
+    }
+    assertThat(String.join(" ", steps)).isEqualTo(expected);
+  }
+
+  /** The whole walk over sizes: the same steps as the walk one partition at a time, from one read. */
+  @ParameterizedTest(name = "sizes {0}, caps {1} files {2} bytes: settled {3}, taken {4}")
+  @CsvSource(delimiter = '|', value = {
+      "10,10 - 20,20 40 5 | 10 | 100 | 2 | 1:2 3:2 4:1",
+      "- 30,30,30,30 10 | 10 | 100 | 1 | 2:3",
+      "- - | 10 | 100 | 1 2 | -"})
+  void aPlanOverSizesCapsFilesAndBytes(String partitions, int maxFiles, long maxBytes, String settled, String taken) {
+    List<PartitionRecord> ready = new ArrayList<>();
+    Map<String, List<Long>> pending = new HashMap<>();
+    String[] each = partitions.split(" ");
+    for (int i = 0; i < each.length; i++) {
+      PartitionRecord partition = PartitionRulesTest.stored(PartitionState.READY);
+      String token = String.valueOf(i + 1);
+      ready.add(new PartitionRecord(partition.table(), token, partition.prefix(), partition.state(),
+          partition.markerSeen(), partition.batchId(), partition.attempts(), partition.lastError(), partition.readyAt(),
+          partition.updatedAt()));
+      if (!each[i].equals("-")) {
+        pending.put(token, sizes(each[i]));
+      }
+    }
+
+    ClaimWalk.Plan plan = ClaimWalk.plan(ready, pending, maxFiles, maxBytes);
+
+    assertThat(joined(plan.settled().stream().map(PartitionRecord::partition).toList())).isEqualTo(settled);
+    assertThat(joined(plan.taken().stream().map(t -> t.partition().partition() + ":" + t.files()).toList()))
+        .isEqualTo(taken);
+  }
+
+  @org.junit.jupiter.api.Test
+  void aByteCapBelowOneByteIsRefusedNamingIt() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ClaimWalk(10, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxBytes must be at least 1, was 0");
+  }
+
+  private static List<Long> sizes(String partition) {
+    if (partition.equals("-")) {
+      return List.of();
+    }
+    return Arrays.stream(partition.split(",")).map(s -> s.equals("?") ? -1L : Long.parseLong(s)).toList();
+  }
+
   /** Pending (true/false) per partition, oldest first: what the newest claim settles, takes and supersedes. */
   @ParameterizedTest(name = "pending {0}: settled {1}, taken {2}, superseded {3}")
   @CsvSource(delimiter = '|', value = {
