@@ -63,6 +63,8 @@ final class ProfileFixtures {
           "format-version" = 2
         }
         missing-columns = "null"
+        write-mode = merge-on-read
+        merge-scope = partitions
       }
       metadata.path = "gs://sales-bucket/metadata/orders/"
       catalog {
@@ -121,6 +123,8 @@ final class ProfileFixtures {
             write.update.mode: merge-on-read
             format-version: 2
         missing-columns: null
+        write-mode: merge-on-read
+        merge-scope: partitions
       metadata.path: gs://sales-bucket/metadata/orders/
       catalog:
         type: rest
