@@ -42,9 +42,11 @@ import java.util.stream.Stream;
  * from a copy before every run, so each run starts from the same table and the same claimed
  * batch.
  *
- * <p>The table: {@code tableRows} keys in version 1 over ten day folders, loaded by the job as a
- * first batch. The measured batch: {@code updatedKeys} of those keys in versions 2 and 3 (two rows
- * each) and {@code newKeys} new keys, in {@code files} files per set in one day folder. The job
+ * <p>The table: {@code tableRows} keys in version 1 over ten day folders (day = id % 10), loaded by
+ * the job as a first batch. The measured batch: {@code updatedKeys} of those keys in versions 2
+ * and 3 (two rows each), all of the last day, and {@code newKeys} new keys, in {@code files} files
+ * per set in that same day folder. The key is {@code [id, dt]}: it includes the partition column,
+ * so the batch's rows can only match rows of the batch's day. The job
  * runs as the batcher runs it (the local launcher's child JVM on the claimed batch's manifest);
  * the baseline runs in a child JVM with the same classpath, options and {@code local[2]}. Both
  * are timed from process start to exit.
@@ -53,6 +55,8 @@ final class MergeBench {
   static final String TABLE = "local.bench.events";
   static final String JOB = "files2iceberg";
   static final String BASELINE = "hand-written";
+  /** The seed's ten days end on the batch's day: the keys of the batch's day are those with id % 10 == 9. */
+  private static final String SEED_FIRST_DAY = "2026-11-21";
   private static final String BATCH_DAY = "2026-11-30";
 
   private final String suite;
@@ -91,7 +95,7 @@ final class MergeBench {
     this.pristine = work.resolve("pristine");
     Path profiles = Files.createDirectories(work.resolve("profiles"));
     Path profileFile = profiles.resolve("bench.conf");
-    Files.writeString(profileFile, Bench.dayProfile("file://" + landing.toString() + "/dt=*/*.parquet", "parquet", "iceberg.table = " + TABLE + "\nprimary-key = [id]\npartition-by = [dt]\niceberg.precombine-field = version"));
+    Files.writeString(profileFile, Bench.dayProfile("file://" + landing.toString() + "/dt=*/*.parquet", "parquet", "iceberg.table = " + TABLE + "\nprimary-key = [id, dt]\npartition-by = [dt]\niceberg.precombine-field = version"));
     Files.writeString(profiles.resolve("deployment.conf"), """
         job.master = "local[2]"
         job.spark-properties { "spark.ui.enabled" = "false" }
@@ -106,14 +110,14 @@ final class MergeBench {
   /** Generates the data, loads the table and claims the measured batch; then copies the home. */
   void prepare() throws Exception {
     Bench.progress("[" + suite + " " + label + "] generating " + tableRows + " table rows");
-    generate("seed", 0, tableRows, 1, "1", "2026-11-01", 10, 1);
+    generate("seed", 0, tableRows, 1, "1", SEED_FIRST_DAY, 10, 1);
     BatchManifest seed = claim();
     Bench.progress("[" + suite + " " + label + "] loading them with the job (batch " + seed.batchId() + ")");
     runJob(seed, writeManifest(seed));
     Bench.progress("[" + suite + " " + label + "] generating the batch: " + updatedKeys + " keys x 2 versions + "
         + newKeys + " new keys, " + files + " file(s) per set");
     if (updatedKeys > 0) {
-      generate("updated", 0, updatedKeys, Math.max(1, tableRows / updatedKeys), "2,3", BATCH_DAY, 1, files);
+      generate("updated", 9, updatedKeys, Math.max(1, tableRows / updatedKeys), "2,3", BATCH_DAY, 1, files);
     }
     generate("new", tableRows, newKeys, 1, "1", BATCH_DAY, 1, files);
     batch = claim();

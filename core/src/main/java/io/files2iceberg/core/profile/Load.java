@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -19,6 +20,9 @@ import java.util.Optional;
  * @param tableProperties Iceberg table properties set when the table is created, in declaration
  *     order
  * @param missingColumns what a MERGE update writes to a column the row's file does not have
+ * @param writeMode how a MERGE changes stored rows: rewrite their data files, or write delete
+ *     files beside them
+ * @param mergeScope which of the table's rows a MERGE may match
  */
 public record Load(
     TableId table,
@@ -28,12 +32,78 @@ public record Load(
     Optional<String> precombineField,
     boolean schemaEvolution,
     Map<String, String> tableProperties,
-    MissingColumns missingColumns) {
+    MissingColumns missingColumns,
+    WriteMode writeMode,
+    MergeScope mergeScope) {
 
   public Load {
+    Objects.requireNonNull(writeMode, "writeMode");
+    Objects.requireNonNull(mergeScope, "mergeScope");
     primaryKey = List.copyOf(primaryKey);
     partitionBy = List.copyOf(partitionBy);
     tableProperties = Collections.unmodifiableMap(new LinkedHashMap<>(tableProperties));
+  }
+
+  /** Copy-on-write, and the MERGE scope decided by the key. */
+  public Load(TableId table, SaveMode saveMode, List<String> primaryKey, List<String> partitionBy,
+      Optional<String> precombineField, boolean schemaEvolution, Map<String, String> tableProperties,
+      MissingColumns missingColumns) {
+    this(table, saveMode, primaryKey, partitionBy, precombineField, schemaEvolution, tableProperties, missingColumns,
+        WriteMode.COPY_ON_WRITE, MergeScope.AUTO);
+  }
+
+  /**
+   * How a MERGE changes the stored rows it updates (Iceberg's {@code write.merge.mode}, also set
+   * as {@code write.update.mode} and {@code write.delete.mode}). Codes are what profiles spell.
+   */
+  public enum WriteMode {
+    /** The data files holding updated rows are rewritten; reads stay plain. */
+    COPY_ON_WRITE("copy-on-write"),
+    /**
+     * Updated rows are marked deleted in position delete files and written anew: a MERGE writes
+     * only the batch's rows, and reads apply the deletes until {@code maintain} compacts them.
+     */
+    MERGE_ON_READ("merge-on-read");
+
+    /** The Iceberg table properties that carry the mode. */
+    public static final List<String> TABLE_PROPERTIES =
+        List.of("write.merge.mode", "write.update.mode", "write.delete.mode");
+
+    private final String code;
+
+    WriteMode(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
+  }
+
+  /** Which stored rows a MERGE may match, and so which data files it reads. Codes are what profiles spell. */
+  public enum MergeScope {
+    /**
+     * {@code partitions} when the primary key holds every source column of the table's partition
+     * spec (equal keys are then in one partition), else {@code table}.
+     */
+    AUTO("auto"),
+    /**
+     * The MERGE reads only the batch's partitions: declared for a key without the partition
+     * columns whose rows never move between partitions.
+     */
+    PARTITIONS("partitions"),
+    /** The MERGE matches the key against the whole table. */
+    TABLE("table");
+
+    private final String code;
+
+    MergeScope(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   /** How rows without a key are written. Codes are what profiles spell. */

@@ -127,6 +127,10 @@ final class ProfileKeys {
       key("load.iceberg.table-properties", MAP, p -> p.load().tableProperties());
   static final Key<String> LOAD_MISSING_COLUMNS =
       key("load.missing-columns", NON_BLANK, p -> p.load().missingColumns().code());
+  static final Key<String> LOAD_WRITE_MODE =
+      key("load.write-mode", NON_BLANK, p -> p.load().writeMode().code());
+  static final Key<String> LOAD_MERGE_SCOPE =
+      key("load.merge-scope", NON_BLANK, p -> p.load().mergeScope().code());
 
   static final Key<String> METADATA_PATH =
       key("metadata.path", NON_BLANK, p -> p.metadata().path());

@@ -30,7 +30,9 @@ import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SAVE_CHECKPOINT;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PARTITION_BY;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRECOMBINE_FIELD;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRIMARY_KEY;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_MERGE_SCOPE;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_MISSING_COLUMNS;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_WRITE_MODE;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SAVE_MODE;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SCHEMA_EVOLUTION;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_TABLE;
@@ -49,7 +51,9 @@ import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Extract.OnOverwrite;
+import io.files2iceberg.core.profile.Load.MergeScope;
 import io.files2iceberg.core.profile.Load.MissingColumns;
+import io.files2iceberg.core.profile.Load.WriteMode;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.ProfileValues.Rule;
@@ -339,6 +343,34 @@ public final class ProfileLoader {
       v.reject(LOAD_PRECOMBINE_FIELD, "requires a non-empty load.primary-key");
     }
     checkOverwriteReplacesPartitions(v, batchFile, saveMode, primaryKey, partitionBy);
+    Map<String, String> tableProperties = v.get(LOAD_TABLE_PROPERTIES, Map.of());
+    // Unset, the mode is the one load.iceberg.table-properties gives a MERGE, if any.
+    WriteMode declaredMode = WriteMode.MERGE_ON_READ.code().equals(tableProperties.get("write.merge.mode"))
+        ? WriteMode.MERGE_ON_READ : WriteMode.COPY_ON_WRITE;
+    Optional<WriteMode> writeMode = v.isSet(LOAD_WRITE_MODE)
+        ? v.choice(LOAD_WRITE_MODE, declaredMode, WriteMode::code) : Optional.of(declaredMode);
+    Optional<MergeScope> mergeScope = v.choice(LOAD_MERGE_SCOPE, MergeScope.AUTO, MergeScope::code);
+    boolean noKey = primaryKey.map(List::isEmpty).orElse(false);
+    if (v.isSet(LOAD_WRITE_MODE) && writeMode.orElse(null) == WriteMode.MERGE_ON_READ && noKey) {
+      v.reject(LOAD_WRITE_MODE, "merge-on-read applies to a MERGE and requires a non-empty load.primary-key");
+    }
+    writeMode.ifPresent(mode -> {
+      for (String property : WriteMode.TABLE_PROPERTIES) {
+        String declared = tableProperties.get(property);
+        if (v.isSet(LOAD_WRITE_MODE) && declared != null && !declared.equals(mode.code())) {
+          v.reject(LOAD_WRITE_MODE, "is " + mode.code() + " but load.iceberg.table-properties sets " + property
+              + " = " + declared);
+        }
+      }
+    });
+    if (mergeScope.isPresent() && mergeScope.get() != MergeScope.AUTO && noKey) {
+      v.reject(LOAD_MERGE_SCOPE, mergeScope.get().code() + " applies to a MERGE and requires a non-empty"
+          + " load.primary-key");
+    }
+    if (mergeScope.orElse(null) == MergeScope.PARTITIONS && partitionBy.map(List::isEmpty).orElse(false)) {
+      v.reject(LOAD_MERGE_SCOPE, "partitions requires load.partition-by: an unpartitioned table has no partitions to"
+          + " restrict the MERGE to");
+    }
     return new Load(
         table,
         saveMode.orElse(SaveMode.APPEND),
@@ -346,8 +378,10 @@ public final class ProfileLoader {
         partitionBy.orElse(List.of()),
         precombineField,
         v.get(LOAD_SCHEMA_EVOLUTION, true),
-        v.get(LOAD_TABLE_PROPERTIES, Map.of()),
-        missingColumns(v));
+        tableProperties,
+        missingColumns(v),
+        writeMode.orElse(WriteMode.COPY_ON_WRITE),
+        mergeScope.orElse(MergeScope.AUTO));
   }
 
   /** {@code null} is also the HOCON and YAML null literal, so written unquoted it still means null. */

@@ -64,6 +64,8 @@ final class ProfileFixtures {
           "format-version" = 2
         }
         missing-columns = "null"
+        write-mode = merge-on-read
+        merge-scope = partitions
       }
       metadata.path = "gs://sales-bucket/metadata/orders/"
       catalog {
@@ -123,6 +125,8 @@ final class ProfileFixtures {
             write.update.mode: merge-on-read
             format-version: 2
         missing-columns: null
+        write-mode: merge-on-read
+        merge-scope: partitions
       metadata.path: gs://sales-bucket/metadata/orders/
       catalog:
         type: rest

@@ -95,7 +95,9 @@ class ProfileLoaderTest {
                     "write.merge.mode", "merge-on-read",
                     "write.update.mode", "merge-on-read",
                     "format-version", "2"),
-                MissingColumns.NULL));
+                MissingColumns.NULL,
+                Load.WriteMode.MERGE_ON_READ,
+                Load.MergeScope.PARTITIONS));
     assertThat(profile.load().tableProperties().keySet())
         .containsExactly("write.merge.mode", "write.update.mode", "format-version");
     assertThat(profile.metadata()).isEqualTo(new Metadata("gs://sales-bucket/metadata/orders/"));

@@ -359,6 +359,56 @@ class ProfileValidationTest {
   }
 
   @Test
+  void writeModeDefaultsToCopyOnWriteOrTheTablePropertiesAndMergeScopeToAuto() throws Exception {
+    Home home = new Home(dir.resolve("home"));
+    Load keyed = ProfileLoader.load(write(dir, "keyed.conf", MINIMAL + "load.primary-key = [id]\n"), home).load();
+    assertThat(keyed.writeMode()).isEqualTo(Load.WriteMode.COPY_ON_WRITE);
+    assertThat(keyed.mergeScope()).isEqualTo(Load.MergeScope.AUTO);
+    Load declared = ProfileLoader.load(write(dir, "mor.conf", MINIMAL
+        + "load { primary-key = [id], iceberg.table-properties { \"write.merge.mode\" = merge-on-read } }\n"), home)
+        .load();
+    assertThat(declared.writeMode()).isEqualTo(Load.WriteMode.MERGE_ON_READ);
+    Load set = ProfileLoader.load(write(dir, "set.conf", MINIMAL
+        + "load { primary-key = [id], partition-by = [partition], write-mode = merge-on-read, merge-scope = partitions }\n"),
+        home).load();
+    assertThat(set.writeMode()).isEqualTo(Load.WriteMode.MERGE_ON_READ);
+    assertThat(set.mergeScope()).isEqualTo(Load.MergeScope.PARTITIONS);
+  }
+
+  @Test
+  void mergeOnReadWithoutPrimaryKeyIsRejected() {
+    assertThat(errors("load.write-mode = merge-on-read"))
+        .containsExactly(error("load.write-mode",
+            "merge-on-read applies to a MERGE and requires a non-empty load.primary-key"));
+  }
+
+  @Test
+  void unknownWriteModeIsRejectedNamingTheChoices() {
+    assertThat(errors("load { primary-key = [id], write-mode = delta }"))
+        .singleElement().satisfies(e -> assertThat(e).contains(": load.write-mode: ").contains("copy-on-write")
+            .contains("merge-on-read").contains("delta"));
+  }
+
+  @Test
+  void writeModeContradictingTheTableProperties() {
+    assertThat(errors("load { primary-key = [id], write-mode = merge-on-read,"
+        + " iceberg.table-properties { \"write.update.mode\" = copy-on-write } }"))
+        .containsExactly(error("load.write-mode",
+            "is merge-on-read but load.iceberg.table-properties sets write.update.mode = copy-on-write"));
+  }
+
+  @Test
+  void mergeScopeWithoutPrimaryKeyOrPartitionsIsRejected() {
+    assertThat(errors("load.merge-scope = table"))
+        .containsExactly(error("load.merge-scope", "table applies to a MERGE and requires a non-empty load.primary-key"));
+    assertThat(errors("load { primary-key = [id], merge-scope = partitions }"))
+        .containsExactly(error("load.merge-scope", "partitions requires load.partition-by: an unpartitioned table has"
+            + " no partitions to restrict the MERGE to"));
+    assertThat(errors("load { primary-key = [id], merge-scope = all }"))
+        .singleElement().satisfies(e -> assertThat(e).contains(": load.merge-scope: ").contains("partitions"));
+  }
+
+  @Test
   void blankPrimaryKeyEntryIsRejectedNamingItsIndex() {
     assertThat(errors("load.primary-key = [click_id, \" \"]"))
         .containsExactly(error("load.primary-key[1]", "must not be blank"));

@@ -64,7 +64,11 @@ import org.slf4j.LoggerFactory;
  *       <ul>
  *         <li>key, mode incremental: {@code MERGE INTO} on the key; a stored row is updated only
  *             when the incoming precombine value is {@code >=} the stored one (or the stored one is
- *             NULL), so replaying old data never overwrites newer rows;
+ *             NULL), so replaying old data never overwrites newer rows. When the key holds the
+ *             partition spec's source columns ({@code load.merge-scope}), the {@code ON} clause
+ *             also restricts the stored rows to the batch's values of them ({@link SourceSide}),
+ *             so files of other partitions are neither read nor rewritten. {@code load.write-mode}
+ *             sets the table's {@code write.merge.mode} first ({@link WriteModeProperties});
  *         <li>key, mode last or full: the whole table is replaced by the batch's rows;
  *         <li>no key: {@code Append}, or {@code Overwrite} of the batch's partitions (incremental;
  *             dynamic partition overwrite) or of the whole table (last, full).
@@ -75,6 +79,15 @@ import org.slf4j.LoggerFactory;
  *   <li>A batch with no rows to write commits an empty snapshot carrying the marker, and deletes
  *       nothing, whatever the mode.
  * </ol>
+ *
+ * <p>The counts come from the write itself: the rows written are counted on the source side,
+ * once, and the commit's snapshot summary says what the table gained. A MERGE never deletes a
+ * row, so its inserts are the records it added net of those it deleted (a rewritten file's
+ * copies, position deletes); with merge-on-read its updates are its position deletes; with
+ * copy-on-write they are the other matched rows, all of them without a precombine field, else
+ * those not older than the stored row, from one join of the rows against the stored keys of the
+ * MERGE's own scope (a copy-on-write commit cannot tell an updated row from a copied one, and
+ * Spark 3.5's {@code MergeRowsExec} reports no row counts). Unchanged rows are the rest.
  */
 public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitted> {
   /** The snapshot summary property that names the batch a snapshot loaded. */
@@ -162,28 +175,66 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
           + " is not partitioned; it would replace the whole table");
     }
 
+    if (mode == WriteMode.MERGE) {
+      WriteModeProperties.apply(table, load.writeMode()).ifPresent(change -> {
+        LOG.info("Table {} batch {}: {}", name, batch.batchId(), change);
+        table.refresh();
+      });
+    }
+
     StructType target = SparkSchemaUtil.convert(table.schema());
-    Dataset<Row> rows = load.primaryKey().isEmpty() ? input.rows() : oneRowPerKey(input.rows(), load);
     // Only a MERGE update has a stored value to keep; every other write has no row to keep it in.
     Optional<Set<String>> keepMissing = mode == WriteMode.MERGE && load.missingColumns() == MissingColumns.KEEP
         ? Optional.of(input.columns().stream().map(SourceColumn::name).collect(Collectors.toSet()))
         : Optional.empty();
-    Dataset<Row> source = batch.scope().materialize(alignTo(rows, target, keepMissing.isPresent()));
-    Counts counts = mode == WriteMode.MERGE ? mergeCounts(spark, name, source, load) : Counts.inserted(source.count());
-    // The rows are fixed now (materialized): they are the manifest's generations only if no
-    // object moved since it was opened.
+    Dataset<Row> source;
+    SourceSide side;
+    if (load.primaryKey().isEmpty()) {
+      // The transform's cache fixed the rows and counted them; no key means no window, and every
+      // row is written.
+      source = alignTo(input.rows(), target, false);
+      side = new SourceSide(input.rowsRead() - input.rowsFiltered() - input.rowsRejected(), Optional.empty());
+    } else {
+      source = batch.scope().materialize(alignTo(oneRowPerKey(input.rows(), load), target, keepMissing.isPresent()));
+      side = SourceSide.of(source, mode == WriteMode.MERGE ? SourceSide.scopeColumns(table, load) : List.of());
+    }
+    side.restriction().ifPresent(on -> LOG.info("Table {} batch {}: the MERGE reads only the batch's partitions: {}",
+        name, batch.batchId(), on));
+    // The rows are fixed now (cached, materialized): they are the manifest's generations only if
+    // no object moved since it was opened.
     generations.requireUnchanged(batch, input.extracted().filesRead());
 
-    if (counts.written() == 0) {
-      return commitMarkerOnly(batch, table, marker, mode, counts);
+    if (side.rows() == 0) {
+      return commitMarkerOnly(batch, table, marker, mode, Counts.inserted(0));
+    }
+    // Copy-on-write keeps no trace of a matched row that lost to a newer stored one, so with a
+    // precombine field the split of matched rows is computed before the MERGE, on its own scope.
+    Optional<Counts> split = mode == WriteMode.MERGE && load.precombineField().isPresent() && !isMergeOnRead(table)
+        ? Optional.of(matchedSplit(spark, name, source, load, side.restriction()))
+        : Optional.empty();
+    if (split.isPresent() && split.get().written() == 0) {
+      return commitMarkerOnly(batch, table, marker, mode, split.get());
     }
     long start = System.nanoTime();
     IcebergTables.writeMarked(marker, () -> {
-      write(batch, mode, source, load, keepMissing);
+      write(batch, mode, source, load, keepMissing, side.restriction());
       return null;
     });
     Duration mergeTime = Duration.ofNanos(System.nanoTime() - start);
+    table.refresh();
+    Optional<Snapshot> written = CommitMarker.find(table, batch.batchId());
+    if (written.isEmpty() && mode == WriteMode.MERGE) {
+      // A merge-on-read MERGE whose every row lost to a newer stored one writes no file, and
+      // Iceberg commits nothing for it.
+      return commitMarkerOnly(batch, table, marker, mode, new Counts(0, 0, side.rows()));
+    }
+    Counts counts = written.map(s -> Counts.of(mode, isMergeOnRead(table), s.summary(), side.rows(), split))
+        .orElseGet(() -> Counts.inserted(side.rows()));
     return committed(batch, table, mode, counts, mergeTime);
+  }
+
+  private static boolean isMergeOnRead(Table table) {
+    return "merge-on-read".equals(table.properties().get("write.merge.mode"));
   }
 
   /** No rows to write (all filtered, rejected, unchanged or unreadable): a snapshot with the marker only. */
@@ -210,7 +261,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   }
 
   private static void write(LoadBatch batch, WriteMode mode, Dataset<Row> source, Load load,
-      Optional<Set<String>> keepMissing) throws Exception {
+      Optional<Set<String>> keepMissing, Optional<String> restriction) throws Exception {
     String name = batch.table();
     switch (mode) {
       case MERGE -> {
@@ -219,8 +270,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         List<String> tableColumns = List.of(source.columns()).stream().filter(c -> !InternalColumns.isInternal(c))
             .toList();
         batch.spark().sql(keepMissing.isPresent()
-            ? mergeKeepingMissing(name, view, load, tableColumns, keepMissing.get())
-            : mergeStatement(name, view, load));
+            ? mergeKeepingMissing(name, view, load, restriction, tableColumns, keepMissing.get())
+            : mergeStatement(name, view, load, restriction));
       }
       case APPEND -> source.writeTo(name).append();
       case OVERWRITE_PARTITIONS -> source.writeTo(name).overwritePartitions();
@@ -229,8 +280,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   }
 
   /** {@code load.missing-columns = null}: an update replaces the whole row. */
-  static String mergeStatement(String table, String view, Load load) {
-    return mergeInto(table, view, load) + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
+  static String mergeStatement(String table, String view, Load load, Optional<String> restriction) {
+    return mergeInto(table, view, load, restriction) + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
   }
 
   /**
@@ -238,8 +289,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
    * row's file has it ({@link InternalColumns#ABSENT}), and leaves the columns no file of the
    * batch has alone; an insert writes every column (the aligned NULL where the file has none).
    */
-  static String mergeKeepingMissing(String table, String view, Load load, List<String> tableColumns,
-      Set<String> batchColumns) {
+  static String mergeKeepingMissing(String table, String view, Load load, Optional<String> restriction,
+      List<String> tableColumns, Set<String> batchColumns) {
     List<String> set = new ArrayList<>();
     for (String key : load.primaryKey()) {
       set.add("t." + quote(key) + " = s." + quote(key));
@@ -252,16 +303,20 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     }
     String insert = tableColumns.stream().map(c -> quote(c)).collect(Collectors.joining(", "));
     String values = tableColumns.stream().map(c -> "s." + quote(c)).collect(Collectors.joining(", "));
-    return mergeInto(table, view, load) + " THEN UPDATE SET " + String.join(", ", set)
+    return mergeInto(table, view, load, restriction) + " THEN UPDATE SET " + String.join(", ", set)
         + " WHEN NOT MATCHED THEN INSERT (" + insert + ") VALUES (" + values + ")";
   }
 
-  /** The statement up to the matched action: the key, and the precombine condition. */
-  private static String mergeInto(String table, String view, Load load) {
+  /**
+   * The statement up to the matched action: the key, the batch's partitions when the MERGE is
+   * restricted to them ({@link SourceSide}), and the precombine condition.
+   */
+  private static String mergeInto(String table, String view, Load load, Optional<String> restriction) {
     List<String> on = new ArrayList<>();
     for (String key : load.primaryKey()) {
       on.add("t." + quote(key) + " = s." + quote(key));
     }
+    restriction.ifPresent(on::add);
     String matched = load.precombineField()
         .map(field -> " AND (t." + quote(field) + " IS NULL OR s." + quote(field) + " >= t." + quote(field) + ")")
         .orElse("");
@@ -315,33 +370,43 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   }
 
   /**
-   * What the MERGE will do, from the deduplicated rows and the stored keys: the same condition as
-   * the statement's, evaluated once before it.
+   * Copy-on-write with a precombine field: what the MERGE will do with each row, from the
+   * deduplicated rows and the stored keys and precombine values of its scope (the batch's
+   * partitions when restricted, else the whole table), with the statement's own condition.
    */
-  private static Counts mergeCounts(SparkSession spark, String table, Dataset<Row> source, Load load) {
+  private static Counts matchedSplit(SparkSession spark, String table, Dataset<Row> source, Load load,
+      Optional<String> restriction) {
     List<String> keys = load.primaryKey();
-    Optional<String> precombine = load.precombineField();
+    String precombine = load.precombineField().orElseThrow();
+    List<String> needed = new ArrayList<>(keys);
+    if (!needed.contains(precombine)) {
+      needed.add(precombine);
+    }
+    Dataset<Row> incoming = source.select(needed.stream().map(c -> column(c)).toArray(Column[]::new));
     List<Column> stored = new ArrayList<>();
     for (int i = 0; i < keys.size(); i++) {
       stored.add(column(keys.get(i)).as(TARGET_PREFIX + i));
     }
-    precombine.ifPresent(field -> stored.add(column(field).as(TARGET_PREFIX + "pre")));
+    stored.add(column(precombine).as(TARGET_PREFIX + "pre"));
     stored.add(functions.lit(true).as(MATCHED));
-    Dataset<Row> target = spark.table(quoteTable(table)).select(stored.toArray(Column[]::new));
+    Dataset<Row> scope = spark.table(quoteTable(table)).as("t");
+    if (restriction.isPresent()) {
+      scope = scope.where(functions.expr(restriction.get()));
+    }
+    Dataset<Row> target = scope.select(stored.toArray(Column[]::new));
     Column on = null;
     for (int i = 0; i < keys.size(); i++) {
-      Column equal = source.col(quote(keys.get(i))).equalTo(target.col(TARGET_PREFIX + i));
+      Column equal = incoming.col(quote(keys.get(i))).equalTo(target.col(TARGET_PREFIX + i));
       on = on == null ? equal : on.and(equal);
     }
-    Column newer = precombine
-        .map(field -> target.col(TARGET_PREFIX + "pre").isNull().or(source.col(quote(field)).geq(target.col(TARGET_PREFIX + "pre"))))
-        .orElse(functions.lit(true));
+    Column newer = functions.coalesce(target.col(TARGET_PREFIX + "pre").isNull()
+        .or(incoming.col(quote(precombine)).geq(target.col(TARGET_PREFIX + "pre"))), functions.lit(false));
     Column matched = target.col(MATCHED).isNotNull();
-    Row counts = source.join(target, on, "left")
+    Row counts = incoming.join(target, on, "left")
         .agg(
             functions.sum(functions.when(matched, 0).otherwise(1)),
-            functions.sum(functions.when(matched.and(functions.coalesce(newer, functions.lit(false))), 1).otherwise(0)),
-            functions.sum(functions.when(matched.and(functions.not(functions.coalesce(newer, functions.lit(false)))), 1).otherwise(0)))
+            functions.sum(functions.when(matched.and(newer), 1).otherwise(0)),
+            functions.sum(functions.when(matched.and(functions.not(newer)), 1).otherwise(0)))
         .first();
     return new Counts(longOrZero(counts, 0), longOrZero(counts, 1), longOrZero(counts, 2));
   }
@@ -369,9 +434,36 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     }
   }
 
+  /**
+   * What a write did to the table's rows. A MERGE never deletes a row, so the rows it adds net of
+   * those it deletes (rewritten files' rows, position deletes) are its inserts.
+   */
   private record Counts(long inserted, long updated, long unchanged) {
     static Counts inserted(long rows) {
       return new Counts(rows, 0, 0);
+    }
+
+    /**
+     * From the snapshot's summary and the rows written: with merge-on-read each update is one
+     * position delete; with copy-on-write a rewritten file's copied rows are both added and
+     * deleted, so the matched rows are split by {@code split} (a precombine field) or are all
+     * updates (none: every matched row is updated).
+     */
+    static Counts of(WriteMode mode, boolean mergeOnRead, Map<String, String> summary, long rows,
+        Optional<Counts> split) {
+      long added = number(summary, "added-records");
+      if (mode != WriteMode.MERGE) {
+        return inserted(added);
+      }
+      long positionDeletes = number(summary, "added-position-deletes") - number(summary, "removed-position-deletes");
+      long inserted = added - number(summary, "deleted-records") - positionDeletes;
+      long updated = mergeOnRead ? positionDeletes : split.map(Counts::updated).orElse(rows - inserted);
+      return new Counts(inserted, updated, rows - inserted - updated);
+    }
+
+    private static long number(Map<String, String> summary, String property) {
+      String value = summary.get(property);
+      return value == null ? 0 : Long.parseLong(value);
     }
 
     long written() {

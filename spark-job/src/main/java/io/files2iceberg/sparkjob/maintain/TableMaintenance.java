@@ -16,6 +16,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.actions.ExpireSnapshots;
+import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
 import org.apache.iceberg.actions.RewriteDataFiles;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.spark.actions.SparkActions;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One table's maintenance: compaction first (Iceberg's {@code rewrite_data_files}
- * action, binpack), then snapshot expiry (the {@code expire_snapshots} action, which deletes the files
+ * action, binpack: small files, and every data file that has delete files, which a
+ * {@code merge-on-read} MERGE writes; the delete files go with them), then snapshot expiry (the {@code expire_snapshots} action, which deletes the files
  * no snapshot left references) bounded by {@link SnapshotProtection}. Compaction commits a
  * {@code replace} snapshot without a batch id; it is a child of the current snapshot, so every
  * batch marker stays in the ancestry and expiry, planned after it, still protects them.
@@ -96,8 +98,19 @@ final class TableMaintenance {
         .binPack()
         .option(RewriteDataFiles.TARGET_FILE_SIZE_BYTES, Long.toString(compaction.targetFileSizeBytes()))
         .option("min-input-files", Integer.toString(compaction.minInputFiles()))
+        // A merge-on-read table (load.write-mode): every data file with a delete file is
+        // rewritten with its deletes applied, and the delete files left pointing at nothing go.
+        .option(BinPackRewriteFilePlanner.DELETE_FILE_THRESHOLD, "1")
+        .option(RewriteDataFiles.REMOVE_DANGLING_DELETES, "true")
         .execute();
     table.refresh();
+    if (table.currentSnapshot() != null
+        && !"0".equals(table.currentSnapshot().summary().getOrDefault("total-position-deletes", "0"))) {
+      // The rewritten files keep their data sequence number, so their old position deletes still
+      // look live to Iceberg; rewriting the delete files drops those whose data files are gone.
+      SparkActions.get(spark).rewritePositionDeletes(table).option("rewrite-all", "true").execute();
+      table.refresh();
+    }
     Long current = currentId(table);
     Optional<Long> snapshot = Objects.equals(previous, current) ? Optional.empty() : Optional.ofNullable(current);
     return new Compacted(result.rewrittenDataFilesCount(), result.addedDataFilesCount(), result.rewrittenBytesCount(),

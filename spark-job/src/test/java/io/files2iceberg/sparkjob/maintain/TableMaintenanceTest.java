@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
@@ -109,6 +111,41 @@ class TableMaintenanceTest {
 
   private static long rows(String table) {
     return spark.sql("SELECT count(*) FROM " + table).first().getLong(0);
+  }
+
+  private static List<String> deleteFiles(Table table) throws Exception {
+    List<String> deletes = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        task.deletes().forEach(d -> deletes.add(d.location()));
+      }
+    }
+    return deletes;
+  }
+
+  @Test
+  void compactionAppliesAndDropsTheDeleteFilesOfAMergeOnReadTable() throws Exception {
+    String table = "local.m.mor";
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.m");
+    spark.sql("CREATE TABLE " + table + " (id INT, v STRING, dt STRING) USING iceberg PARTITIONED BY (dt)"
+        + " TBLPROPERTIES ('format-version' = '2', 'write.merge.mode' = 'merge-on-read',"
+        + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read')");
+    spark.sql("INSERT INTO " + table + " VALUES (1, 'one', 'a'), (2, 'two', 'a'), (3, 'three', 'b')");
+    spark.sql("MERGE INTO " + table + " t USING (SELECT 2 AS id, 'TWO' AS v, 'a' AS dt) s"
+        + " ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *");
+    List<String> rowsBefore = spark.sql("SELECT * FROM " + table + " ORDER BY id").collectAsList().stream()
+        .map(Object::toString).toList();
+    assertThat(deleteFiles(load(table))).isNotEmpty();
+
+    MaintainReport report = maintained(request(table, "--compact", "--target-file-size", "1048576",
+        "--min-input-files", "5"));
+
+    Table after = load(table);
+    assertThat(deleteFiles(after)).isEmpty();
+    assertThat(after.currentSnapshot().summary()).containsEntry("total-position-deletes", "0");
+    assertThat(report.compaction().orElseThrow().rewrittenFiles()).isPositive();
+    assertThat(spark.sql("SELECT * FROM " + table + " ORDER BY id").collectAsList().stream().map(Object::toString)
+        .toList()).isEqualTo(rowsBefore).containsExactly("[1,one,a]", "[2,TWO,a]", "[3,three,b]");
   }
 
   @Test
