@@ -166,18 +166,35 @@ class RescuedDataTest {
         INT_AMOUNTS, List.of(RowFactory.create("o1", 10))), "p1")));
     Landed strings = Landed.of(fixture.writeFile("parquet", "widen/p2/b.parquet", STRING_AMOUNTS,
         List.of(RowFactory.create("o2", "12.5"), RowFactory.create("o3", null))), "p2");
+    Landed ints = Landed.of(fixture.writeFile("parquet", "widen/p2/c.parquet", INT_AMOUNTS,
+        List.of(RowFactory.create("o4", 40))), "p2");
 
-    BatchLoadReport report = fixture.load(fixture.claimBatch(profile, strings));
+    BatchLoadReport report = fixture.load(fixture.claimBatch(profile, strings, ints));
 
     assertThat(icebergRows("local.rescue.widen", "id", "amount", "_rescued_data")).containsExactly(
         "o1|10|null",
         "o2|null|{\"amount\":\"12.5\",\"_file_path\":\"" + uri(strings) + "\"}",
-        "o3|null|null");
-    assertThat(fixture.rows("SELECT typeof(amount) FROM local.rescue.widen LIMIT 1")).containsExactly("[int]");
+        "o3|null|null",
+        "o4|40|null");
+    assertThat(fixture.rows("SELECT DISTINCT typeof(amount) FROM local.rescue.widen")).containsExactly("[int]");
     assertThat(report.quarantinedFiles()).isEmpty();
-    assertThat(report.metrics().files()).isEqualTo(1);
-    assertThat(report.metrics().rowsInserted()).isEqualTo(2);
+    assertThat(report.metrics().files()).isEqualTo(2);
+    assertThat(report.metrics().rowsInserted()).isEqualTo(3);
     assertThat(report.metrics().rowsRejected()).isZero();
+  }
+
+  @Test
+  void typeConflictWithAnEarlierFileOfTheFirstBatchIsRescuedInTheLaterFile() {
+    TableProfile profile = orders("conflict", "json", "transform.rescued-data-column = _rescued_data");
+    Landed numbers = Landed.of(fixture.writeText("conflict/p1/a.json", "{\"id\": \"o1\", \"amount\": 1}\n"), "p1");
+    Landed words = Landed.of(fixture.writeText("conflict/p1/b.json", "{\"id\": \"o2\", \"amount\": \"one\"}\n"), "p1");
+
+    fixture.load(fixture.claimBatch(profile, numbers, words));
+
+    assertThat(fixture.rows("SELECT id, amount, typeof(amount), _rescued_data FROM local.rescue.conflict ORDER BY id"))
+        .containsExactly(
+            "[o1,1,bigint,null]",
+            "[o2,null,bigint,{\"amount\":\"one\",\"_file_path\":\"" + uri(words) + "\"}]");
   }
 
   @Test
@@ -215,7 +232,7 @@ class RescuedDataTest {
         "[o1,2,{\"note\":\"late\",\"tags\":\"[\\\"a\\\",\\\"b\\\"]\",\"_file_path\":\"" + uri(extra) + "\"}]",
         "[o2,3,null]");
     assertThat(Spark3Util.loadIcebergTable(fixture.spark, "local.rescue.frozen").schema().columns())
-        .extracting(Types.NestedField::name).containsExactly("id", "amount", "partition", "_rescued_data");
+        .extracting(Types.NestedField::name).containsExactly("amount", "id", "partition", "_rescued_data");
     assertThat(report.metrics().rowsUpdated()).isEqualTo(1);
     assertThat(report.metrics().rowsInserted()).isEqualTo(1);
   }
