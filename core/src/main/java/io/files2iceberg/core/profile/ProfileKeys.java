@@ -111,6 +111,8 @@ final class ProfileKeys {
       key("transform.cast.columns", NON_BLANK_MAP, p -> p.transform().castColumns());
   static final Key<String> TRANSFORM_ON_BAD_RECORD =
       key("transform.on-bad-record", NON_BLANK, p -> p.transform().onBadRecord().code());
+  static final Key<String> TRANSFORM_RESCUED_DATA_COLUMN =
+      key("transform.rescued-data-column", NON_BLANK, p -> p.transform().rescuedDataColumn().orElse(null));
 
   static final Key<String> LOAD_TABLE = key("load.iceberg.table", NON_BLANK, TableProfile::table);
   static final Key<String> LOAD_SAVE_MODE =

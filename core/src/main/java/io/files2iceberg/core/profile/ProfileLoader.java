@@ -43,6 +43,7 @@ import static io.files2iceberg.core.profile.ProfileKeys.RENDERED_SOURCE;
 import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_CAST_COLUMNS;
 import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_FILTER;
 import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_ON_BAD_RECORD;
+import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_RESCUED_DATA_COLUMN;
 import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_RENAME_COLUMNS;
 
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
@@ -65,6 +66,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -192,6 +194,7 @@ public final class ProfileLoader {
     Transform transform = transform(v);
     Load load = load(v, extract.batchFile());
     checkBackfillLoadsOnce(v, extract, load);
+    checkRescuedDataColumn(v, extract, transform, load);
     return new TableProfile(
         name,
         file.toAbsolutePath().normalize(),
@@ -344,7 +347,56 @@ public final class ProfileLoader {
         v.get(TRANSFORM_RENAME_COLUMNS, Map.of()),
         v.get(TRANSFORM_CAST_COLUMNS, Map.of()),
         v.choice(TRANSFORM_ON_BAD_RECORD, BadRecordPolicy.FAIL, BadRecordPolicy::code)
-            .orElse(BadRecordPolicy.FAIL));
+            .orElse(BadRecordPolicy.FAIL),
+        v.optional(TRANSFORM_RESCUED_DATA_COLUMN, ProfileRules::columnName));
+  }
+
+  /**
+   * The rescued data column is a STRING column the job fills, so no other setting may claim its
+   * name: not a key (a NULL key is a bad record, and a JSON text is no key), not a column the job
+   * adds or the transforms produce, not the job's internal prefix.
+   */
+  private static void checkRescuedDataColumn(ProfileValues v, Extract extract, Transform transform, Load load) {
+    Optional<String> rescued = transform.rescuedDataColumn();
+    if (rescued.isEmpty()) {
+      return;
+    }
+    String name = rescued.get();
+    List<String> conflicts = new ArrayList<>();
+    if (name.startsWith("_f2i_")) {
+      conflicts.add("starts with _f2i_, which the job reserves for its own columns");
+    }
+    for (int i = 0; i < load.primaryKey().size(); i++) {
+      if (load.primaryKey().get(i).equals(name)) {
+        conflicts.add("is load.primary-key[" + i + "]; the rescued data column is never a key");
+      }
+    }
+    if (load.precombineField().equals(Optional.of(name))) {
+      conflicts.add("is load.iceberg.precombine-field; the rescued data column is never a key");
+    }
+    Pattern mentioned = Pattern.compile("(^|[^A-Za-z0-9_])" + Pattern.quote(name) + "($|[^A-Za-z0-9_])");
+    for (int i = 0; i < load.partitionBy().size(); i++) {
+      if (mentioned.matcher(load.partitionBy().get(i)).find()) {
+        conflicts.add("is in load.partition-by[" + i + "]; the rescued data column is never a partition key");
+      }
+    }
+    if (extract.batchFile().partitionColumn().equals(name)) {
+      conflicts.add("is the partition column the job adds (extract.batch-file.partition-column)");
+    }
+    if (extract.lineageColumns().stream().map(LineageColumn::code).anyMatch(name::equals)) {
+      conflicts.add("is in extract.lineage-columns, a column the job adds");
+    }
+    if (transform.castColumns().containsKey(name)) {
+      conflicts.add("is a column of transform.cast.columns; the rescued data column is always STRING");
+    }
+    transform.renameColumns().forEach((from, to) -> {
+      if (to.equals(name)) {
+        conflicts.add("is the target of transform.rename-columns." + from);
+      }
+    });
+    for (String conflict : conflicts) {
+      v.reject(TRANSFORM_RESCUED_DATA_COLUMN, "\"" + name + "\" " + conflict);
+    }
   }
 
   private static Load load(ProfileValues v, BatchFile batchFile) {

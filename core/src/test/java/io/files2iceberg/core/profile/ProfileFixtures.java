@@ -50,6 +50,7 @@ final class ProfileFixtures {
         rename-columns { amt = amount, cust = customer_id }
         cast.columns { amount = "DECIMAL(12,2)" }
         on-bad-record = reject
+        rescued-data-column = _rescued
       }
       load {
         iceberg.table = "lake.sales.orders"
@@ -112,6 +113,7 @@ final class ProfileFixtures {
         cast.columns:
           amount: DECIMAL(12,2)
         on-bad-record: reject
+        rescued-data-column: _rescued
       load:
         iceberg.table: lake.sales.orders
         save-mode: overwrite

@@ -80,7 +80,8 @@ class ProfileLoaderTest {
                 List.of("amount > 0", "region IS NOT NULL"),
                 Map.of("amt", "amount", "cust", "customer_id"),
                 Map.of("amount", "DECIMAL(12,2)"),
-                BadRecordPolicy.REJECT));
+                BadRecordPolicy.REJECT,
+                Optional.of("_rescued")));
     assertThat(profile.transform().renameColumns().keySet()).containsExactly("amt", "cust");
     assertThat(profile.load())
         .isEqualTo(

@@ -545,6 +545,60 @@ class ProfileValidationTest {
   }
 
   @Test
+  void rescuedDataColumnMustBeAColumnName() {
+    assertThat(errors("transform.rescued-data-column = \"\""))
+        .containsExactly(error("transform.rescued-data-column", "must not be blank"));
+    assertThat(errors("transform.rescued-data-column = \"rescued data\""))
+        .containsExactly(error("transform.rescued-data-column",
+            "expected a column name of letters, digits and _, not starting with a digit, got \"rescued data\""));
+  }
+
+  @Test
+  void rescuedDataColumnIsNeverAKeyNorAColumnTheJobOrTheTransformsProduce() {
+    assertThat(errors("""
+        transform.rescued-data-column = _rescued
+        load { primary-key = [id, _rescued], iceberg.precombine-field = _rescued, partition-by = ["bucket(4, _rescued)"] }
+        """))
+        .containsExactly(
+            error("transform.rescued-data-column", "\"_rescued\" is load.primary-key[1]; the rescued data column is"
+                + " never a key"),
+            error("transform.rescued-data-column", "\"_rescued\" is load.iceberg.precombine-field; the rescued data"
+                + " column is never a key"),
+            error("transform.rescued-data-column", "\"_rescued\" is in load.partition-by[0]; the rescued data column"
+                + " is never a partition key"));
+    assertThat(errors("""
+        transform { rescued-data-column = partition, cast.columns { partition = INT } }
+        """))
+        .containsExactly(
+            error("transform.rescued-data-column", "\"partition\" is the partition column the job adds"
+                + " (extract.batch-file.partition-column)"),
+            error("transform.rescued-data-column", "\"partition\" is a column of transform.cast.columns; the rescued"
+                + " data column is always STRING"));
+    assertThat(errors("""
+        extract.lineage-columns = [_source_file]
+        transform { rescued-data-column = _source_file, rename-columns { note = _source_file } }
+        """))
+        .containsExactly(
+            error("transform.rescued-data-column", "\"_source_file\" is in extract.lineage-columns, a column the job"
+                + " adds"),
+            error("transform.rescued-data-column", "\"_source_file\" is the target of transform.rename-columns.note"));
+    assertThat(errors("transform.rescued-data-column = _f2i_rescued"))
+        .containsExactly(error("transform.rescued-data-column",
+            "\"_f2i_rescued\" starts with _f2i_, which the job reserves for its own columns"));
+  }
+
+  @Test
+  void rescuedDataColumnGoesWithEitherBadRecordPolicy() throws Exception {
+    Home home = new Home(dir.resolve("home"));
+    assertThat(ProfileLoader.load(write(dir, "fail.conf", MINIMAL + "transform.rescued-data-column = _rescued_data\n"),
+        home).transform().rescuedDataColumn()).contains("_rescued_data");
+    assertThat(ProfileLoader.load(write(dir, "reject.conf", MINIMAL
+        + "transform { rescued-data-column = _rescued_data, on-bad-record = reject }\n"), home).transform()
+        .rescuedDataColumn()).contains("_rescued_data");
+    assertThat(ProfileLoader.load(write(dir, "none.conf", MINIMAL), home).transform().rescuedDataColumn()).isEmpty();
+  }
+
+  @Test
   void missingColumnsOtherThanKeepOrNullIsRejectedNamingTheValue() {
     assertThat(errors("load.missing-columns = drop"))
         .containsExactly(

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -38,8 +39,10 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
@@ -171,7 +174,8 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       rows = rows == null ? aligned : rows.union(aligned);
     }
     if (rows == null) {
-      rows = batch.spark().createDataFrame(List.of(), schemaOf(columns));
+      rows = batch.spark().createDataFrame(List.of(), schemaOf(columns,
+          batch.profile().transform().rescuedDataColumn().isPresent()));
     }
     Optional<String> corrupt = corruptRecordColumn(batch.spark(), extract)
         .filter(fileColumns::containsKey);
@@ -215,8 +219,17 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
         .map(t -> SparkSchemaUtil.convert(t.schema()));
     SchemaCheck check = new SchemaCheck(batch.profile(), batch.table(), table,
         corruptRecordColumn(batch.spark(), extract));
-    List<SchemaCheck.Misfit> misfits = check.misfits(
+    SchemaCheck.Checked checked = check.check(
         opened.stream().map(f -> new SchemaCheck.FileSchema(f.file(), f.schema())).toList());
+    opened = opened.stream().map(f -> f.withRescued(checked.rescuedOf(f.file()))).toList();
+    for (OpenedFile file : opened) {
+      if (!file.rescued().isEmpty()) {
+        LOG.info("Table {} batch {}: the values of column(s) {} of file {} go to {}: the table cannot take them",
+            batch.table(), batch.batchId(), file.rescued().values(), file.file().uri(),
+            batch.profile().transform().rescuedDataColumn().orElseThrow());
+      }
+    }
+    List<SchemaCheck.Misfit> misfits = checked.misfits();
     if (misfits.isEmpty()) {
       return opened;
     }
@@ -250,7 +263,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     Map<String, SourceColumn> columns = new LinkedHashMap<>();
     for (OpenedFile file : files) {
       for (StructField field : file.schema().fields()) {
-        if (replaced.contains(field.name())) {
+        if (replaced.contains(field.name()) || file.rescued().containsKey(field.name())) {
           continue;
         }
         SourceColumn seen = columns.get(field.name());
@@ -280,11 +293,11 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
    */
   private static List<List<OpenedFile>> readGroups(LoadBatch batch, List<OpenedFile> files) {
     List<List<OpenedFile>> groups = new ArrayList<>();
-    Map<StructType, List<OpenedFile>> bySchema = new LinkedHashMap<>();
-    Map<StructType, Set<String>> keys = new HashMap<>();
+    Map<ReadShape, List<OpenedFile>> bySchema = new LinkedHashMap<>();
+    Map<ReadShape, Set<String>> keys = new HashMap<>();
     for (OpenedFile file : files) {
-      StructType schema = file.schema();
-      boolean alone = schema.isEmpty() || List.of(schema.fieldNames()).contains(METADATA)
+      ReadShape schema = new ReadShape(file.schema(), file.rescued());
+      boolean alone = file.schema().isEmpty() || List.of(file.schema().fieldNames()).contains(METADATA)
           || (keys.containsKey(schema) && keys.get(schema).contains(file.key()));
       List<OpenedFile> group = alone ? null : bySchema.get(schema);
       if (group == null) {
@@ -330,10 +343,12 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     for (StructField field : schema.fields()) {
       own.put(field.name(), field.dataType());
     }
+    // The columns the table cannot take are read as if the files lacked them.
+    Map<String, String> rescued = files.get(0).rescued();
     List<Column> select = new ArrayList<>();
     List<String> absent = new ArrayList<>();
     for (SourceColumn column : fileColumns.values()) {
-      DataType type = own.get(column.name());
+      DataType type = rescued.containsKey(column.name()) ? null : own.get(column.name());
       Column value;
       if (type == null) {
         absent.add(column.name());
@@ -360,7 +375,29 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     select.add(values.order().as(InternalColumns.ORDER));
     select.add(functions.monotonically_increasing_id().as(InternalColumns.ROW));
     select.add(InternalColumns.absent(absent).as(InternalColumns.ABSENT));
+    if (batch.profile().transform().rescuedDataColumn().isPresent()) {
+      select.add(rescuedValues(rescued, own).as(InternalColumns.RESCUED));
+    }
     return raw.select(select.toArray(Column[]::new));
+  }
+
+  /**
+   * {@link InternalColumns#RESCUED}: each rescued column's target name to its value as text
+   * (nested values as JSON; NULL when the value is NULL).
+   */
+  private static Column rescuedValues(Map<String, String> rescued, Map<String, DataType> own) {
+    if (rescued.isEmpty()) {
+      return functions.map().cast(InternalColumns.RESCUED_TYPE);
+    }
+    List<Column> entries = new ArrayList<>();
+    rescued.forEach((source, target) -> {
+      DataType type = own.get(source);
+      Column value = type instanceof StructType || type instanceof ArrayType || type instanceof MapType
+          ? functions.to_json(column(source)) : column(source).cast(DataTypes.StringType);
+      entries.add(functions.lit(target));
+      entries.add(value);
+    });
+    return functions.map(entries.toArray(Column[]::new)).cast(InternalColumns.RESCUED_TYPE);
   }
 
   /**
@@ -468,7 +505,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     };
   }
 
-  private static StructType schemaOf(List<SourceColumn> columns) {
+  private static StructType schemaOf(List<SourceColumn> columns, boolean rescued) {
     List<StructField> fields = new ArrayList<>();
     for (SourceColumn column : columns) {
       fields.add(DataTypes.createStructField(column.name(), column.type(), true));
@@ -478,6 +515,9 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     fields.add(DataTypes.createStructField(InternalColumns.ORDER, DataTypes.IntegerType, true));
     fields.add(DataTypes.createStructField(InternalColumns.ROW, DataTypes.LongType, true));
     fields.add(DataTypes.createStructField(InternalColumns.ABSENT, InternalColumns.ABSENT_TYPE, false));
+    if (rescued) {
+      fields.add(DataTypes.createStructField(InternalColumns.RESCUED, InternalColumns.RESCUED_TYPE, true));
+    }
     return DataTypes.createStructType(fields);
   }
 
@@ -535,7 +575,19 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   /**
    * @param key the path by which the reader names the file ({@link #metadataKey})
    */
-  private record OpenedFile(ManifestFile file, int order, StructType schema, String key) {}
+  private record OpenedFile(ManifestFile file, int order, StructType schema, String key, Map<String, String> rescued) {
+    OpenedFile(ManifestFile file, int order, StructType schema, String key) {
+      this(file, order, schema, key, Map.of());
+    }
+
+    /** @param columns the source column name to its target name, for the columns whose values are rescued */
+    OpenedFile withRescued(Map<String, String> columns) {
+      return new OpenedFile(file, order, schema, key, Collections.unmodifiableMap(new LinkedHashMap<>(columns)));
+    }
+  }
+
+  /** What makes files one read: their schema, and which of their columns are rescued. */
+  private record ReadShape(StructType schema, Map<String, String> rescued) {}
 
   /** A file that can never be read as it is; the message is the reason recorded in the ledger. */
   private static final class UnreadableFile extends RuntimeException {

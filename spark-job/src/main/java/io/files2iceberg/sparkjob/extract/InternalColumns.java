@@ -30,6 +30,17 @@ public final class InternalColumns {
 
   public static final List<String> ALL = List.of(FILE, GENERATION, ORDER, ROW, ABSENT);
 
+  /**
+   * After extract only, and only with {@code transform.rescued-data-column}: the values of the
+   * row's columns that the table cannot take ({@link SchemaCheck}), target name to value as text,
+   * a {@code map<string,string>}; the transforms fold it into the rescued data column. Not in
+   * {@link #ALL}: no later stage sees it.
+   */
+  public static final String RESCUED = PREFIX + "rescued";
+
+  /** The type of {@link #RESCUED}. */
+  public static final DataType RESCUED_TYPE = DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType, true);
+
   /** The type of {@link #ABSENT}. */
   public static final DataType ABSENT_TYPE = DataTypes.createArrayType(DataTypes.StringType, false);
 

@@ -5,6 +5,7 @@ import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.core.profile.Transform;
+import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -41,9 +42,20 @@ import org.apache.spark.sql.types.StructType;
  * <p>So the odd one is decided against what came first: the table's schema, then the profile, then
  * the manifest order. Files are checked in manifest order, and a misfit does not shape the types
  * of the files after it.
+ *
+ * <p>With {@code transform.rescued-data-column}, a column the table cannot take is rescued instead
+ * of making its file a misfit: the file is read as if it lacked the column, and its values go to
+ * the rescued data column. Such a column is one whose type cannot widen safely to the table's (or
+ * to the earlier files' type for a column the table does not have), or, with {@code
+ * load.schema-evolution = false}, one the existing table does not have. A key column, the
+ * precombine field and a cast column are never rescued (they decide as without the setting), nor
+ * a column named {@value #FILE_PATH}, the rescued JSON's own field. A file column named like the
+ * rescued data column fails the batch: its values could not be told from the rescued ones.
  */
 public final class SchemaCheck {
   private static final String SAFE = "(safe: int -> bigint, float -> double, decimal to more precision)";
+  /** The field of the rescued JSON that names the row's file. */
+  public static final String FILE_PATH = "_file_path";
 
   private final TableProfile profile;
   private final String tableName;
@@ -68,9 +80,36 @@ public final class SchemaCheck {
   /** A file that cannot be aligned, and why: the reason names the file and the column. */
   public record Misfit(ManifestFile file, String reason) {}
 
+  /**
+   * The outcome of the check.
+   *
+   * @param misfits the files that cannot be aligned, in manifest order
+   * @param rescued by file id, for the files that fit: the source column name to its target name,
+   *     for each column whose values go to the rescued data column; none without that setting
+   */
+  public record Checked(List<Misfit> misfits, Map<String, Map<String, String>> rescued) {
+    public Checked {
+      misfits = List.copyOf(misfits);
+      rescued = Map.copyOf(rescued);
+    }
+
+    /** The file's rescued columns, source name to target name. */
+    public Map<String, String> rescuedOf(ManifestFile file) {
+      return rescued.getOrDefault(file.fileId(), Map.of());
+    }
+  }
+
   /** The misfits among the files, in manifest order. */
   public List<Misfit> misfits(List<FileSchema> files) {
-    List<Map<String, DataType>> columns = files.stream().map(f -> targetColumns(f.schema())).toList();
+    return check(files).misfits();
+  }
+
+  /** The misfits among the files and, with a rescued data column, each fitting file's rescued columns. */
+  public Checked check(List<FileSchema> files) {
+    List<Map<String, StructField>> fields = files.stream().map(f -> targetColumns(f.schema())).toList();
+    List<Map<String, DataType>> columns = fields.stream().map(SchemaCheck::types).toList();
+    Optional<String> rescuedColumn = profile.transform().rescuedDataColumn();
+    rescuedColumn.ifPresent(name -> requireNoFileColumn(name, files, fields));
     Map<String, DataType> tableTypes = new LinkedHashMap<>();
     table.ifPresent(schema -> {
       for (StructField field : schema.fields()) {
@@ -90,24 +129,39 @@ public final class SchemaCheck {
         && columns.stream().noneMatch(c -> c.containsKey(column)));
 
     List<Misfit> misfits = new ArrayList<>();
+    Map<String, Map<String, String>> rescued = new LinkedHashMap<>();
     Map<String, DataType> batchTypes = new LinkedHashMap<>();
     Map<String, String> batchOrigins = new LinkedHashMap<>();
     Optional<FileSchema> first = Optional.empty();
     Map<String, DataType> firstColumns = Map.of();
     for (int i = 0; i < files.size(); i++) {
       FileSchema file = files.get(i);
-      Map<String, DataType> own = columns.get(i);
-      if (own.isEmpty()) {
+      Map<String, DataType> all = columns.get(i);
+      if (all.isEmpty()) {
         continue; // no columns (an empty json file): no rows to misplace, nothing to compare
       }
+      Map<String, String> rescuedHere = new LinkedHashMap<>();
+      if (rescuedColumn.isPresent()) {
+        for (Map.Entry<String, DataType> column : all.entrySet()) {
+          String name = column.getKey();
+          if (!required.containsKey(name) && isRescued(name, column.getValue(), tableTypes, batchTypes)) {
+            rescuedHere.put(fields.get(i).get(name).name(), name);
+          }
+        }
+      }
+      Map<String, DataType> own = new LinkedHashMap<>(all);
+      own.keySet().removeAll(rescuedHere.values());
       Optional<String> reason = missingRequired(file, own, required)
           .or(() -> unsafeType(file, own, tableTypes, batchTypes, batchOrigins));
       if (reason.isEmpty() && load.primaryKey().isEmpty()) {
-        reason = sharesNothing(file, own, tableTypes, first, firstColumns);
+        reason = sharesNothing(file, all, tableTypes, first, firstColumns);
       }
       if (reason.isPresent()) {
         misfits.add(new Misfit(file.file(), reason.get()));
         continue;
+      }
+      if (!rescuedHere.isEmpty()) {
+        rescued.put(file.file().fileId(), rescuedHere);
       }
       String uri = file.file().uri();
       own.forEach((name, type) -> {
@@ -120,10 +174,46 @@ public final class SchemaCheck {
       });
       if (first.isEmpty()) {
         first = Optional.of(file);
-        firstColumns = own;
+        firstColumns = all;
       }
     }
-    return misfits;
+    return new Checked(misfits, rescued);
+  }
+
+  /**
+   * Whether a file's column (not a key) goes to the rescued data column: a type the table's, or
+   * else the earlier files', cannot take, or a column the table lacks and may not get.
+   */
+  private boolean isRescued(String name, DataType type, Map<String, DataType> tableTypes,
+      Map<String, DataType> batchTypes) {
+    if (profile.transform().castColumns().containsKey(name) || name.equals(FILE_PATH)) {
+      return false;
+    }
+    DataType stored = tableTypes.get(name);
+    if (stored != null) {
+      return SafeWidening.common(stored, type).isEmpty();
+    }
+    if (table.isPresent() && !profile.load().schemaEvolution()) {
+      return true;
+    }
+    return batchTypes.containsKey(name) && SafeWidening.common(batchTypes.get(name), type).isEmpty();
+  }
+
+  private void requireNoFileColumn(String rescuedColumn, List<FileSchema> files, List<Map<String, StructField>> fields) {
+    for (int i = 0; i < files.size(); i++) {
+      StructField field = fields.get(i).get(rescuedColumn);
+      if (field != null) {
+        throw new BatchFailedException("transform.rescued-data-column: \"" + rescuedColumn + "\" is also a column of file "
+            + files.get(i).file().uri() + " (type " + field.dataType().simpleString() + "); rename that column with"
+            + " transform.rename-columns or choose another name");
+      }
+    }
+  }
+
+  private static Map<String, DataType> types(Map<String, StructField> fields) {
+    Map<String, DataType> types = new LinkedHashMap<>();
+    fields.forEach((name, field) -> types.put(name, field.dataType()));
+    return types;
   }
 
   private Optional<String> missingRequired(FileSchema file, Map<String, DataType> own, Map<String, String> required) {
@@ -190,16 +280,19 @@ public final class SchemaCheck {
     return declared;
   }
 
-  /** The file's columns by target name, in file order, without the ones the job adds or reserves. */
-  private Map<String, DataType> targetColumns(StructType schema) {
-    Map<String, DataType> columns = new LinkedHashMap<>();
+  /**
+   * The file's columns by target name (each with its source field), in file order, without the
+   * ones the job adds or reserves.
+   */
+  private Map<String, StructField> targetColumns(StructType schema) {
+    Map<String, StructField> columns = new LinkedHashMap<>();
     for (StructField field : schema.fields()) {
       if (corruptRecordColumn.map(field.name()::equals).orElse(false) || isAdded(field.name())) {
         continue;
       }
       String target = targetName(profile.transform(), field.name());
       if (!isAdded(target)) {
-        columns.put(target, field.dataType());
+        columns.put(target, field);
       }
     }
     return columns;

@@ -20,7 +20,8 @@ import org.apache.spark.sql.types.StructField;
  *
  * <ul>
  *   <li>a column new in the batch is added (optional, so existing rows read NULL), unless {@code
- *       load.schema-evolution = false}: then the batch fails naming the new columns;
+ *       load.schema-evolution = false}: then the batch fails naming the new columns. The {@code
+ *       transform.rescued-data-column} column is added either way;
  *   <li>a column the batch has wider than the table (int in the table, bigint in the files) is
  *       widened ({@link SafeWidening});
  *   <li>a column the batch has narrower than the table is left alone; its values are widened as
@@ -57,9 +58,11 @@ final class TableSchemaSync {
             + ", which is not a safe change (safe: int -> bigint, float -> double, decimal to more precision)");
       }
     }
-    if (!added.isEmpty() && !schemaEvolution) {
+    // The rescued data column is the profile's, not the files': the table takes it regardless.
+    List<SourceColumn> refused = added.stream().filter(c -> !c.isRescuedData()).toList();
+    if (!refused.isEmpty() && !schemaEvolution) {
       throw new BatchFailedException("the batch has column(s) that table " + table.name() + " does not have: "
-          + added.stream().map(c -> c.name() + " " + c.type().simpleString() + " (from " + c.origin() + ")").toList()
+          + refused.stream().map(c -> c.name() + " " + c.type().simpleString() + " (from " + c.origin() + ")").toList()
           + "; load.schema-evolution = false, so they are not added");
     }
     List<String> changes = new ArrayList<>();

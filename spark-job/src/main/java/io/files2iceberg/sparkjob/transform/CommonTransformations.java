@@ -48,6 +48,13 @@ import org.slf4j.LoggerFactory;
  * batch fails naming the file, the column and the value; with {@code reject} the bad records go to
  * the rejected dataset with their reason and source file. Nothing is dropped silently.
  *
+ * <p>With {@code transform.rescued-data-column}, a failed cast is no bad record: the value is NULL in
+ * its column and kept, as text, in the rescued data column, a JSON object of target column names
+ * to values that also holds {@code _file_path}, the row's object URI; so do the values of the
+ * columns the table cannot take ({@link InternalColumns#RESCUED}, from extract). A row with nothing
+ * to rescue has NULL there. A primary key column's failed cast stays a bad record (its NULL key
+ * could never load), as do a malformed line and a NULL key.
+ *
  * <p>{@link InternalColumns#ABSENT} follows the renames: it names the columns a row's file lacks
  * by their target names, and also lists the cast columns no file has.
  *
@@ -72,7 +79,12 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
 
     Column pass = filter(input, transform);
     List<Target> targets = renameAndCast(extracted, transform);
-    List<BadRecordCheck> checks = badRecordChecks(extracted, targets, batch);
+    List<Rescue> rescues = new ArrayList<>();
+    List<BadRecordCheck> checks = badRecordChecks(extracted, targets, batch, rescues);
+    Optional<String> rescuedColumn = transform.rescuedDataColumn();
+    if (rescuedColumn.isPresent()) {
+      targets.add(rescuedTarget(rescuedColumn.get(), input, targets, rescues));
+    }
 
     Column badReason = firstMatching(checks, BadRecordCheck::reason);
     List<Column> select = new ArrayList<>();
@@ -93,11 +105,14 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     Row counts = staged.agg(
             functions.count(functions.lit(1)),
             functions.sum(functions.when(column(PASS), 0).otherwise(1)),
-            functions.sum(functions.when(column(PASS).and(column(BAD_REASON).isNotNull()), 1).otherwise(0)))
+            functions.sum(functions.when(column(PASS).and(column(BAD_REASON).isNotNull()), 1).otherwise(0)),
+            functions.sum(rescuedColumn.map(name -> functions.when(column(PASS).and(column(BAD_REASON).isNull())
+                .and(column(name).isNotNull()), 1).otherwise(0)).orElse(functions.lit(0))))
         .first();
     long read = counts.getLong(0);
     long filtered = counts.isNullAt(1) ? 0 : counts.getLong(1);
     long bad = counts.isNullAt(2) ? 0 : counts.getLong(2);
+    long rescued = counts.isNullAt(3) ? 0 : counts.getLong(3);
     Column isBad = column(PASS).and(column(BAD_REASON).isNotNull());
     if (bad > 0 && transform.onBadRecord() == BadRecordPolicy.FAIL) {
       Row first = staged.filter(isBad)
@@ -128,8 +143,9 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
         column(BAD_RECORD).as("record"),
         functions.lit(Timestamp.from(batch.startedAt())).as("rejected_at"));
     Duration readTime = extracted.openTime().plusNanos(System.nanoTime() - start);
-    LOG.info("Table {} batch {}: {} row(s) read, {} filtered, {} bad record(s) ({}), {} to load",
-        batch.table(), batch.batchId(), read, filtered, bad, transform.onBadRecord().code(), read - filtered - bad);
+    LOG.info("Table {} batch {}: {} row(s) read, {} filtered, {} bad record(s) ({}), {} to load, {} of them with"
+        + " rescued data{}", batch.table(), batch.batchId(), read, filtered, bad, transform.onBadRecord().code(),
+        read - filtered - bad, rescued, rescuedColumn.map(name -> " in " + name).orElse(" (no rescued data column)"));
     return new TransformedBatch(extracted, rows, targets.stream().map(Target::column).toList(), rejected,
         read, filtered, bad, readTime);
   }
@@ -250,18 +266,28 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     return absent.cast(InternalColumns.ABSENT_TYPE);
   }
 
-  /** The checks for bad records, first match wins: unparsable line, failed cast, NULL key. */
-  private static List<BadRecordCheck> badRecordChecks(ExtractedBatch extracted, List<Target> targets, LoadBatch batch) {
+  /**
+   * The checks for bad records, first match wins: unparsable line, failed cast, NULL key. With a
+   * rescued data column, a failed cast of a column that is no key goes to {@code rescues} instead.
+   */
+  private static List<BadRecordCheck> badRecordChecks(ExtractedBatch extracted, List<Target> targets, LoadBatch batch,
+      List<Rescue> rescues) {
     List<BadRecordCheck> checks = new ArrayList<>();
     extracted.corruptRecordColumn().ifPresent(corrupt -> checks.add(new BadRecordCheck(
         column(corrupt).isNotNull(), functions.lit(corrupt), column(corrupt),
         functions.lit("malformed " + batch.profile().extract().format().code() + " record"))));
+    boolean rescuing = batch.profile().transform().rescuedDataColumn().isPresent();
     for (Target target : targets) {
-      target.castFrom().ifPresent(source -> checks.add(new BadRecordCheck(
-          source.isNotNull().and(target.value().isNull()),
-          functions.lit(target.column().name()),
-          source.cast("string"),
-          functions.lit("cannot cast to " + target.column().type().sql()))));
+      String name = target.column().name();
+      target.castFrom().ifPresent(source -> {
+        Column failed = source.isNotNull().and(target.value().isNull());
+        if (rescuing && !batch.profile().load().primaryKey().contains(name) && !name.equals(SchemaCheck.FILE_PATH)) {
+          rescues.add(new Rescue(name, failed, source.cast("string")));
+        } else {
+          checks.add(new BadRecordCheck(failed, functions.lit(name), source.cast("string"),
+              functions.lit("cannot cast to " + target.column().type().sql())));
+        }
+      });
     }
     if (extracted.filesRead().isEmpty()) {
       // Nothing was readable (every file quarantined): no rows, and no columns to check keys against.
@@ -280,6 +306,33 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     batch.profile().load().precombineField()
         .ifPresent(field -> requireColumn(byName, field, "load.iceberg.precombine-field"));
     return checks;
+  }
+
+  /**
+   * The rescued data column: the values extract set aside ({@link InternalColumns#RESCUED}) and the
+   * failed casts, by target name, with {@code _file_path}; NULL when the row has nothing to rescue.
+   */
+  private static Target rescuedTarget(String name, Dataset<Row> input, List<Target> targets, List<Rescue> rescues) {
+    for (Target target : targets) {
+      if (target.column().name().equals(name)) {
+        throw new BatchFailedException("transform.rescued-data-column: \"" + name + "\" is also a column of the batch"
+            + " (from " + target.column().origin() + "); choose another name");
+      }
+    }
+    Column values = List.of(input.columns()).contains(InternalColumns.RESCUED) ? column(InternalColumns.RESCUED)
+        : functions.map().cast(InternalColumns.RESCUED_TYPE);
+    if (!rescues.isEmpty()) {
+      List<Column> entries = new ArrayList<>();
+      for (Rescue rescue : rescues) {
+        entries.add(functions.lit(rescue.column()));
+        entries.add(functions.when(rescue.failed(), rescue.value()));
+      }
+      values = functions.map_concat(values, functions.map(entries.toArray(Column[]::new)).cast(InternalColumns.RESCUED_TYPE));
+    }
+    Column kept = functions.map_filter(values, (key, value) -> value.isNotNull());
+    Column json = functions.when(functions.size(kept).gt(0), functions.to_json(functions.map_concat(kept,
+        functions.map(functions.lit(SchemaCheck.FILE_PATH), column(InternalColumns.FILE)))));
+    return new Target(SourceColumn.rescuedData(name), json, Optional.empty());
   }
 
   private static Target requireColumn(Map<String, Target> byName, String name, String key) {
@@ -339,6 +392,9 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
       this(column, value, castFrom, true);
     }
   }
+
+  /** A failed cast that is rescued: the target column, when it failed, the source value as text. */
+  private record Rescue(String column, Column failed, Column value) {}
 
   /** When a row is bad, which column, which value and why. */
   private record BadRecordCheck(Column condition, Column column, Column value, Column reason) {}
