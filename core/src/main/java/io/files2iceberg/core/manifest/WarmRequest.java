@@ -90,9 +90,14 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
     return batchId + "-attempt" + attempt + SUFFIX;
   }
 
-  /** The name of a request the driver of {@code pid} has taken. */
+  /** The name of a request the driver of {@code pid} has taken, in a local folder. */
   public static String runningName(String name, long pid) {
-    return name + "." + pid;
+    return runningName(name, String.valueOf(pid));
+  }
+
+  /** The name of a request the driver of that id has taken, in a local folder. */
+  public static String runningName(String name, String driverId) {
+    return name + "." + driverId;
   }
 
   /** The Spark job group the driver runs the request in, which cancelling cancels. */
