@@ -349,7 +349,7 @@ public final class LocalSparkLauncher implements Launcher {
    * the metadata path is not local ({@code <home>/logs} for the launcher the commands open).
    */
   public static Path logFile(TableProfile profile, Path fallbackLogs, String batchId, int attempt) {
-    String name = batchId + "-attempt" + attempt + ".log";
+    String name = AttemptResult.stem(batchId, attempt) + ".log";
     return localFolder(profile.metadata().path())
         .map(folder -> folder.resolve("logs"))
         .orElse(fallbackLogs.toAbsolutePath().normalize().resolve(profile.name()))

@@ -87,7 +87,7 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
 
   /** The request name of a batch's attempt. */
   public static String name(String batchId, int attempt) {
-    return batchId + "-attempt" + attempt + SUFFIX;
+    return AttemptResult.stem(batchId, attempt) + SUFFIX;
   }
 
   /** The name of a request the driver of {@code pid} has taken, in a local folder. */
@@ -102,7 +102,7 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
 
   /** The Spark job group the driver runs the request in, which cancelling cancels. */
   public String jobGroup() {
-    return batchId + "-attempt" + attempt;
+    return AttemptResult.stem(batchId, attempt);
   }
 
   /**
