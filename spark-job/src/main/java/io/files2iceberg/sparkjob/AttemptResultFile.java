@@ -1,12 +1,12 @@
 package io.files2iceberg.sparkjob;
 
+import io.files2iceberg.core.manifest.AtomicFile;
 import io.files2iceberg.core.manifest.AttemptResult;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -26,15 +26,8 @@ final class AttemptResultFile {
       java.nio.file.Path file = location.startsWith("file:")
           ? java.nio.file.Path.of(URI.create(location))
           : java.nio.file.Path.of(location);
-      java.nio.file.Path parent = file.toAbsolutePath().getParent();
-      Files.createDirectories(parent);
-      java.nio.file.Path temp = Files.createTempFile(parent, file.getFileName().toString(), ".tmp");
-      try {
-        Files.write(temp, json);
-        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } finally {
-        Files.deleteIfExists(temp);
-      }
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      AtomicFile.replace(file, json);
       return;
     }
     Path path = new Path(location);

@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -325,9 +324,7 @@ public final class LocalSparkLauncher implements Launcher {
 
   private static void writePid(Path file, long pid, String table, String runId) {
     try {
-      Path temp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
-      Files.writeString(temp, pid + System.lineSeparator());
-      Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      io.files2iceberg.core.manifest.AtomicFile.replace(file, pid + System.lineSeparator());
     } catch (IOException e) {
       // Without it recovery cannot see that the job still runs, and launches the batch again,
       // which the job's snapshot walk keeps from writing the batch twice.
@@ -352,7 +349,7 @@ public final class LocalSparkLauncher implements Launcher {
    * the metadata path is not local ({@code <home>/logs} for the launcher the commands open).
    */
   public static Path logFile(TableProfile profile, Path fallbackLogs, String batchId, int attempt) {
-    String name = batchId + "-attempt" + attempt + ".log";
+    String name = AttemptResult.stem(batchId, attempt) + ".log";
     return localFolder(profile.metadata().path())
         .map(folder -> folder.resolve("logs"))
         .orElse(fallbackLogs.toAbsolutePath().normalize().resolve(profile.name()))

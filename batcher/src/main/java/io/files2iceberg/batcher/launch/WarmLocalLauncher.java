@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.launch;
 
+import io.files2iceberg.core.manifest.AtomicFile;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
@@ -13,7 +14,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,10 +115,7 @@ public final class WarmLocalLauncher implements Launcher {
     Path requests = folder.resolve(WarmRequest.REQUESTS);
     try {
       Files.createDirectories(requests);
-      Path temp = Files.createTempFile(requests, request.name(), ".tmp");
-      Files.writeString(temp, request.toJson());
-      Files.move(temp, requests.resolve(request.name()), StandardCopyOption.REPLACE_EXISTING,
-          StandardCopyOption.ATOMIC_MOVE);
+      AtomicFile.replace(requests.resolve(request.name()), request.toJson());
     } catch (IOException e) {
       throw new LaunchException("Cannot hand table " + manifest.table() + " batch " + manifest.batchId() + " attempt "
           + attempt + " to the warm driver in " + folder + ": " + e, true, e);

@@ -66,6 +66,17 @@ public record AttemptResult(
   }
 
   /**
+   * {@code <batchId>-attempt<N>}: the one name of an attempt, which its result, log, pid file,
+   * warm request and Spark job group are named after.
+   */
+  public static String stem(String batchId, int attempt) {
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
+    }
+    return batchId + "-attempt" + attempt;
+  }
+
+  /**
    * Where the job writes the result of an attempt: beside the manifest, {@code
    * <folder>/<batchId>-attempt<N>.result.json} for a manifest {@code <folder>/<batchId>.json}
    * (a local path, {@code file:} or {@code gs://} URI; the result is of the same kind).
@@ -75,7 +86,7 @@ public record AttemptResult(
     String stem = manifestUri.endsWith(MANIFEST_SUFFIX)
         ? manifestUri.substring(0, manifestUri.length() - MANIFEST_SUFFIX.length())
         : manifestUri;
-    return stem + "-attempt" + attempt + ".result.json";
+    return stem(stem, attempt) + ".result.json";
   }
 
   /** The batch id a manifest's location names: its file name without {@code .json}. */

@@ -32,6 +32,18 @@ import java.util.TreeMap;
  * driver.log                  the driver's output
  * }</pre>
  *
+ * On Cloud Storage ({@code job.mode = warm} with {@code job.dataproc-region}), where an object
+ * cannot be renamed atomically nor locked, the folder holds instead:
+ *
+ * <pre>{@code
+ * driver.json                 the holder ({@link WarmDriverHeartbeat}), written with generation preconditions
+ * requests/<name>             waiting: written by a batcher, in one put
+ * running/<name>              taken: created only where none exists, holding the taker's driver id;
+ *                             the taker then deletes requests/<name>, and runs it only if that delete
+ *                             found it (else the batcher withdrew it first)
+ * cancel/<name>               as above
+ * }</pre>
+ *
  * where {@code <name>} is {@link #name()}, {@code <batchId>-attempt<N>.request}. A request moves
  * only forward: waiting, running, then (its result written first) gone; so a reader that looks in
  * that order and finds neither the request nor the result knows the request was lost.
@@ -53,6 +65,7 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
   public static final String DRIVER_PID = "driver.pid";
   public static final String START_LOCK = "start.lock";
   public static final String DRIVER_LOG = "driver.log";
+  public static final String DRIVER_JSON = "driver.json";
   public static final String SUFFIX = ".request";
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -74,17 +87,22 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
 
   /** The request name of a batch's attempt. */
   public static String name(String batchId, int attempt) {
-    return batchId + "-attempt" + attempt + SUFFIX;
+    return AttemptResult.stem(batchId, attempt) + SUFFIX;
   }
 
-  /** The name of a request the driver of {@code pid} has taken. */
+  /** The name of a request the driver of {@code pid} has taken, in a local folder. */
   public static String runningName(String name, long pid) {
-    return name + "." + pid;
+    return runningName(name, String.valueOf(pid));
+  }
+
+  /** The name of a request the driver of that id has taken, in a local folder. */
+  public static String runningName(String name, String driverId) {
+    return name + "." + driverId;
   }
 
   /** The Spark job group the driver runs the request in, which cancelling cancels. */
   public String jobGroup() {
-    return batchId + "-attempt" + attempt;
+    return AttemptResult.stem(batchId, attempt);
   }
 
   /**

@@ -67,6 +67,13 @@ final class DeploymentKeys {
       key("job.mode", NON_BLANK, d -> d.job().mode().map(JobSettings.JobMode::code).orElse(null));
   static final Key<Duration> JOB_WARM_IDLE_TIMEOUT =
       key("job.warm.idle-timeout", DURATION, d -> d.job().warmIdleTimeout());
+  static final Key<String> JOB_WARM_DATAPROC =
+      key("job.warm.dataproc", NON_BLANK, d -> d.job().warmDataproc().code());
+  static final Key<String> JOB_DATAPROC_CLUSTER =
+      key("job.dataproc-cluster", NON_BLANK, d -> d.job().dataprocCluster().orElse(null));
+  static final Key<Duration> JOB_WARM_TTL = key("job.warm.ttl", DURATION, d -> d.job().warmTtl());
+  static final Key<String> JOB_WARM_FOLDER =
+      key("job.warm.folder", NON_BLANK, d -> d.job().warmFolder().orElse(null));
 
   static final Key<Integer> LISTENER_PORT =
       key("listener.port", WHOLE_NUMBER, d -> d.listener().port());

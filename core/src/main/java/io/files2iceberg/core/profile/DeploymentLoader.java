@@ -6,7 +6,11 @@ import static io.files2iceberg.core.profile.DeploymentKeys.JOB_LEASE_TIMEOUT;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MASTER;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MAX_ATTEMPTS;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MODE;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_DATAPROC_CLUSTER;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_WARM_DATAPROC;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_WARM_FOLDER;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_WARM_IDLE_TIMEOUT;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_WARM_TTL;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_RUNTIME_VERSION;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_SERVICE_ACCOUNT;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_SPARK_PROPERTIES;
@@ -189,7 +193,18 @@ public final class DeploymentLoader {
     return settings;
   }
 
+  /** The shortest and longest {@code executionConfig.ttl} Dataproc Serverless accepts. */
+  static final Duration MIN_WARM_TTL = Duration.ofMinutes(10);
+  static final Duration MAX_WARM_TTL = Duration.ofDays(14);
+
   private static JobSettings job(ProfileValues v) {
+    JobSettings.WarmPlace place =
+        v.choice(JOB_WARM_DATAPROC, JobSettings.WarmPlace.SERVERLESS, JobSettings.WarmPlace::code)
+            .orElse(JobSettings.WarmPlace.SERVERLESS);
+    Optional<String> cluster =
+        place == JobSettings.WarmPlace.CLUSTER && v.isValid(JOB_WARM_DATAPROC)
+            ? v.requiredWhen(JOB_DATAPROC_CLUSTER, "job.warm.dataproc = cluster")
+            : v.optional(JOB_DATAPROC_CLUSTER);
     return new JobSettings(
         v.get(JOB_SPARK_PROPERTIES, Map.of()),
         v.get(JOB_MASTER, DEFAULT_MASTER),
@@ -203,7 +218,22 @@ public final class DeploymentLoader {
         v.isSet(JOB_MODE)
             ? v.choice(JOB_MODE, JobSettings.JobMode.WARM, JobSettings.JobMode::code)
             : Optional.empty(),
-        v.get(JOB_WARM_IDLE_TIMEOUT, JobSettings.DEFAULT_WARM_IDLE_TIMEOUT));
+        v.get(JOB_WARM_IDLE_TIMEOUT, JobSettings.DEFAULT_WARM_IDLE_TIMEOUT),
+        place,
+        cluster,
+        v.get(
+            JOB_WARM_TTL,
+            JobSettings.DEFAULT_WARM_TTL,
+            ttl ->
+                ttl.compareTo(MIN_WARM_TTL) < 0 || ttl.compareTo(MAX_WARM_TTL) > 0
+                    ? Optional.of("must be from 10m to 14d (Dataproc Serverless' bounds), got " + ttl)
+                    : Optional.empty()),
+        v.optional(
+            JOB_WARM_FOLDER,
+            folder ->
+                folder.startsWith("gs://") && folder.length() > "gs://".length()
+                    ? Optional.empty()
+                    : Optional.of("must be a gs:// folder, got \"" + folder + "\"")));
   }
 
   private static ListenerSettings listener(ProfileValues v) {

@@ -20,6 +20,12 @@ import java.util.Optional;
  * @param mode how jobs start: in a warm driver that takes batch after batch, or a run of their own
  *     per batch; empty is each launcher's default ({@link #modeOnLocal}, {@link #modeOnDataproc})
  * @param warmIdleTimeout a warm driver with no batch for this long exits
+ * @param warmDataproc where a warm driver runs on Dataproc ({@code job.mode = warm} with {@code
+ *     job.dataproc-region}): a Serverless batch or a job on {@code job.dataproc-cluster}
+ * @param dataprocCluster the Dataproc cluster a warm driver's job runs on ({@link WarmPlace#CLUSTER})
+ * @param warmTtl the longest a warm driver's Serverless batch lives ({@code executionConfig.ttl})
+ * @param warmFolder the {@code gs://} folder of the warm driver on Dataproc; empty: {@code warm/}
+ *     under each table's {@code metadata.path}
  */
 public record JobSettings(
     Map<String, String> sparkProperties,
@@ -32,10 +38,35 @@ public record JobSettings(
     Duration leaseTimeout,
     int maxAttempts,
     Optional<JobMode> mode,
-    Duration warmIdleTimeout) {
+    Duration warmIdleTimeout,
+    WarmPlace warmDataproc,
+    Optional<String> dataprocCluster,
+    Duration warmTtl,
+    Optional<String> warmFolder) {
 
   /** How long a warm driver waits for a batch before it exits, unless {@code job.warm.idle-timeout} says. */
   public static final Duration DEFAULT_WARM_IDLE_TIMEOUT = Duration.ofMinutes(2);
+
+  /** How long a warm driver's Dataproc Serverless batch may live, unless {@code job.warm.ttl} says. */
+  public static final Duration DEFAULT_WARM_TTL = Duration.ofHours(4);
+
+  /** Where a warm driver runs on Dataproc: {@code job.warm.dataproc}. */
+  public enum WarmPlace {
+    /** A long-running Dataproc Serverless batch, ended by its idle timeout or its TTL. */
+    SERVERLESS("serverless"),
+    /** A job on the Dataproc cluster {@code job.dataproc-cluster}. */
+    CLUSTER("cluster");
+
+    private final String code;
+
+    WarmPlace(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
+  }
 
   /** How the jobs of a deployment start: {@code job.mode}. */
   public enum JobMode {
@@ -59,6 +90,19 @@ public record JobSettings(
     sparkProperties = Map.copyOf(sparkProperties);
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(warmIdleTimeout, "warmIdleTimeout");
+    Objects.requireNonNull(warmDataproc, "warmDataproc");
+    Objects.requireNonNull(dataprocCluster, "dataprocCluster");
+    Objects.requireNonNull(warmTtl, "warmTtl");
+    Objects.requireNonNull(warmFolder, "warmFolder");
+  }
+
+  /** Settings with a warm driver on Dataproc Serverless with the default TTL, in each table's folder. */
+  public JobSettings(Map<String, String> sparkProperties, String master, Optional<String> dataprocRegion,
+      String runtimeVersion, Optional<String> serviceAccount, Optional<String> subnetwork, Optional<String> jarUri,
+      Duration leaseTimeout, int maxAttempts, Optional<JobMode> mode, Duration warmIdleTimeout) {
+    this(sparkProperties, master, dataprocRegion, runtimeVersion, serviceAccount, subnetwork, jarUri, leaseTimeout,
+        maxAttempts, mode, warmIdleTimeout, WarmPlace.SERVERLESS, Optional.empty(), DEFAULT_WARM_TTL,
+        Optional.empty());
   }
 
   /** Settings with the launchers' default mode and idle timeout. */
@@ -82,6 +126,13 @@ public record JobSettings(
   /** These settings in another mode. */
   public JobSettings withMode(JobMode newMode) {
     return new JobSettings(sparkProperties, master, dataprocRegion, runtimeVersion, serviceAccount, subnetwork, jarUri,
-        leaseTimeout, maxAttempts, Optional.of(newMode), warmIdleTimeout);
+        leaseTimeout, maxAttempts, Optional.of(newMode), warmIdleTimeout, warmDataproc, dataprocCluster, warmTtl,
+        warmFolder);
+  }
+
+  /** These settings with a warm driver on Dataproc in that place, on that cluster. */
+  public JobSettings withWarmDataproc(WarmPlace place, Optional<String> cluster) {
+    return new JobSettings(sparkProperties, master, dataprocRegion, runtimeVersion, serviceAccount, subnetwork, jarUri,
+        leaseTimeout, maxAttempts, mode, warmIdleTimeout, place, cluster, warmTtl, warmFolder);
   }
 }

@@ -29,6 +29,17 @@ class AttemptResultTest {
   }
 
   @Test
+  void oneStemNamesAnAttemptsResultWarmRequestAndJobGroup() {
+    WarmRequest request = new WarmRequest("local.demo.clicks", "b-1", "/m/batches/b-1.json", 3, "0123456789abcdef");
+
+    assertThat(AttemptResult.stem("b-1", 3)).isEqualTo("b-1-attempt3");
+    assertThat(AttemptResult.locationBeside("/m/batches/b-1.json", 3)).isEqualTo("/m/batches/b-1-attempt3.result.json");
+    assertThat(request.name()).isEqualTo("b-1-attempt3.request");
+    assertThat(request.jobGroup()).isEqualTo("b-1-attempt3");
+    assertThatThrownBy(() -> AttemptResult.stem("b-1", 0)).hasMessage("attempt must be at least 1, is 0");
+  }
+
+  @Test
   void loadedResultReadsBackWithItsReportAndSaysWhatItCommitted() {
     AttemptResult loaded = new AttemptResult("local.demo.clicks", "20240501T100000-ab12", 1, 0, JobExit.LOADED,
         Optional.of(REPORT), Optional.empty(), 4711, STARTED, ENDED);

@@ -59,7 +59,11 @@ class DeploymentLoaderTest {
                 Duration.ofSeconds(90),
                 5,
                 Optional.of(JobSettings.JobMode.PER_BATCH),
-                Duration.ofSeconds(45)));
+                Duration.ofSeconds(45),
+                JobSettings.WarmPlace.CLUSTER,
+                Optional.of("ingest-cluster"),
+                Duration.ofHours(6),
+                Optional.of("gs://sales-bucket/files2iceberg/warm")));
     assertThat(deployment.listener())
         .isEqualTo(
             new ListenerSettings(
@@ -158,6 +162,34 @@ class DeploymentLoaderTest {
         .anySatisfy(error -> assertThat(error).contains("job.mode: ").contains("\"lukewarm\"").contains("warm")
             .contains("per-batch"))
         .anySatisfy(error -> assertThat(error).contains("job.warm.idle-timeout: "));
+  }
+
+  @Test
+  void aWarmDriverOnDataprocIsServerlessForFourHoursUnlessSet() throws Exception {
+    JobSettings unset = DeploymentLoader.load(write(dir, "deployment.conf", ""), home()).job();
+
+    assertThat(unset.warmDataproc()).isEqualTo(JobSettings.WarmPlace.SERVERLESS);
+    assertThat(unset.warmTtl()).isEqualTo(Duration.ofHours(4));
+    assertThat(unset.dataprocCluster()).isEmpty();
+    assertThat(unset.warmFolder()).isEmpty();
+  }
+
+  @Test
+  void aWarmDriverOnAClusterWithoutTheClusterIsAnErrorNamingTheKey() {
+    assertThat(errors("deployment.conf", "job.warm.dataproc = cluster\n"))
+        .containsExactly(dir.resolve("deployment.conf") + ": job.dataproc-cluster: is required when"
+            + " job.warm.dataproc = cluster");
+  }
+
+  @Test
+  void badWarmDataprocSettingsAreErrorsNamingTheirKeys() {
+    assertThat(errors("deployment.conf",
+            "job.warm.dataproc = kubernetes\njob.warm.ttl = 5m\njob.warm.folder = \"/tmp/warm\"\n"))
+        .hasSize(3)
+        .anySatisfy(error -> assertThat(error).contains("job.warm.dataproc: ").contains("\"kubernetes\"")
+            .contains("serverless").contains("cluster"))
+        .anySatisfy(error -> assertThat(error).contains("job.warm.ttl: must be from 10m to 14d"))
+        .anySatisfy(error -> assertThat(error).contains("job.warm.folder: must be a gs:// folder, got \"/tmp/warm\""));
   }
 
   @Test

@@ -169,6 +169,10 @@ final class ProfileFixtures {
         max-attempts = 5
         mode = per-batch
         warm.idle-timeout = 45s
+        warm.dataproc = cluster
+        dataproc-cluster = ingest-cluster
+        warm.ttl = 6h
+        warm.folder = "gs://sales-bucket/files2iceberg/warm"
       }
       listener {
         port = 9090
@@ -206,8 +210,12 @@ final class ProfileFixtures {
         lease-timeout: 90s
         max-attempts: 5
         mode: per-batch
+        dataproc-cluster: ingest-cluster
         warm:
           idle-timeout: 45s
+          dataproc: cluster
+          ttl: 6h
+          folder: gs://sales-bucket/files2iceberg/warm
       listener:
         port: 9090
         host: 0.0.0.0

@@ -1,25 +1,14 @@
 package io.files2iceberg.sparkjob.warm;
 
 import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.sparkjob.BatchJob;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,12 +30,15 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --master <job.master>
  *   [--conf <key>=<value>]...   (job.spark-properties)
+ *   [--driver-id <id>]          (the Dataproc batch or job id; by default the pid)
  * }</pre>
  *
- * <p>The folder's layout is {@link WarmRequest}'s. One driver per folder lives: it holds {@code
- * driver.lock} (a second one started beside it exits at once) and names itself in {@code
- * driver.pid}. It takes a waiting request by renaming it into {@code running/} under its pid (a
- * rename is atomic, so no request runs twice), runs it on a thread of its own in a session of the
+ * <p>The folder's layout is {@link WarmRequest}'s: a local folder or a {@code gs://} one ({@link
+ * DriverFolder}). One driver per folder lives: it holds the folder (locally {@code driver.lock},
+ * on Cloud Storage {@code driver.json}, renewed every {@link WarmDriverHeartbeat#INTERVAL}; a
+ * second driver started beside it exits at once, and a driver that finds the folder taken over
+ * takes no more requests). It takes a waiting request in one step no second driver can also
+ * take (a rename locally, a create-if-absent of {@code running/<name>} on Cloud Storage), runs it on a thread of its own in a session of the
  * warm context with the profile's catalog, inside the Spark job group {@link
  * WarmRequest#jobGroup}, writes its result and deletes the running request. A {@code cancel/}
  * file cancels that job group. It never claims anything in the ledger: a batcher writes a request
@@ -65,19 +57,16 @@ public final class WarmDriver {
   private static final Logger LOG = LoggerFactory.getLogger(WarmDriver.class);
   private static final String USAGE =
       "usage: WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --master <master>"
-          + " [--conf <key>=<value>]...";
-  private static final Duration POLL = Duration.ofMillis(50);
+          + " [--conf <key>=<value>]... [--driver-id <id>]";
   /** How often a cancelled run's job group is cancelled again, for its jobs submitted since. */
   private static final Duration RECANCEL = Duration.ofSeconds(1);
-  /** How long a driver tries to take the lock: a batcher probing it holds it for a moment. */
-  private static final Duration LOCK_PATIENCE = Duration.ofSeconds(3);
 
-  private final Path folder;
+  private final DriverFolder folder;
   private final Duration idleTimeout;
   private final String master;
   private final Map<String, String> sparkProperties;
   private final String fingerprint;
-  private final long pid = ProcessHandle.current().pid();
+  private final String driverId;
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
   private final Map<Map<String, String>, SparkSession> sessions = new ConcurrentHashMap<>();
   private final AtomicInteger threads = new AtomicInteger();
@@ -100,8 +89,10 @@ public final class WarmDriver {
     }
   }
 
-  WarmDriver(Path folder, Duration idleTimeout, String master, Map<String, String> sparkProperties) {
-    this.folder = folder.toAbsolutePath().normalize();
+  WarmDriver(DriverFolder folder, String driverId, Duration idleTimeout, String master,
+      Map<String, String> sparkProperties) {
+    this.folder = folder;
+    this.driverId = driverId;
     this.idleTimeout = idleTimeout;
     this.master = master;
     this.sparkProperties = Map.copyOf(sparkProperties);
@@ -136,6 +127,7 @@ public final class WarmDriver {
     String folder = null;
     Duration idle = null;
     String master = null;
+    String driverId = String.valueOf(ProcessHandle.current().pid());
     Map<String, String> conf = new java.util.LinkedHashMap<>();
     if (args.length % 2 != 0) {
       return Optional.empty();
@@ -152,6 +144,7 @@ public final class WarmDriver {
           }
         }
         case "--master" -> master = value;
+        case "--driver-id" -> driverId = value;
         case "--conf" -> {
           int equals = value.indexOf('=');
           if (equals <= 0) {
@@ -167,32 +160,25 @@ public final class WarmDriver {
     if (folder == null || idle == null || master == null) {
       return Optional.empty();
     }
-    return Optional.of(new WarmDriver(Path.of(folder), idle, master, conf));
+    DriverFolder driverFolder = folder.startsWith("gs://")
+        ? new GcsDriverFolder(com.google.cloud.storage.StorageOptions.getDefaultInstance().getService(), folder,
+            java.time.Clock.systemUTC())
+        : new LocalDriverFolder(Path.of(folder));
+    return Optional.of(new WarmDriver(driverFolder, driverId, idle, master, conf));
   }
 
   /** Serves requests until idle, retired or its folder is gone; 0 also when another driver lives. */
   int serve() throws IOException {
-    Files.createDirectories(folder.resolve(WarmRequest.REQUESTS));
-    Files.createDirectories(folder.resolve(WarmRequest.RUNNING));
-    Files.createDirectories(folder.resolve(WarmRequest.CANCEL));
-    try (FileChannel channel = FileChannel.open(folder.resolve(WarmRequest.DRIVER_LOCK), StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE)) {
-      FileLock lock = lock(channel);
-      if (lock == null) {
-        LOG.info("Warm driver {}: another driver holds {}; exiting", pid, folder.resolve(WarmRequest.DRIVER_LOCK));
-        return 0;
-      }
-      writePid();
-      LOG.info("Warm driver {} serving {} (idle timeout {}, settings {})", pid, folder, idleTimeout, fingerprint);
+    folder.create();
+    Optional<DriverFolder.Hold> held = folder.hold(driverId, fingerprint);
+    if (held.isEmpty()) {
+      LOG.info("Warm driver {}: another driver holds {}; exiting", driverId, folder);
+      return 0;
+    }
+    try (DriverFolder.Hold hold = held.get()) {
+      LOG.info("Warm driver {} serving {} (idle timeout {}, settings {})", driverId, folder, idleTimeout, fingerprint);
       startContext();
-      try {
-        return loop();
-      } finally {
-        // The pid goes before the lock: a batcher that finds no live driver starts one, and
-        // that one takes the lock once this process has released it.
-        Files.deleteIfExists(folder.resolve(WarmRequest.DRIVER_PID));
-        lock.release();
-      }
+      return loop(hold);
     }
   }
 
@@ -206,113 +192,97 @@ public final class WarmDriver {
     SparkSession session = builder.getOrCreate();
     session.range(1).count();
     root = session;
-    LOG.info("Warm driver {}: Spark context started ({})", pid, session.sparkContext().master());
+    LOG.info("Warm driver {}: Spark context started ({})", driverId, session.sparkContext().master());
   }
 
-  private FileLock lock(FileChannel channel) throws IOException {
-    Instant until = Instant.now().plus(LOCK_PATIENCE);
-    while (true) {
-      try {
-        FileLock lock = channel.tryLock();
-        if (lock != null || Instant.now().isAfter(until)) {
-          return lock;
-        }
-      } catch (OverlappingFileLockException e) {
-        return null;
-      }
-      sleep(POLL);
-    }
-  }
-
-  private void writePid() throws IOException {
-    Path temp = Files.createTempFile(folder, WarmRequest.DRIVER_PID, ".tmp");
-    Files.writeString(temp, pid + "\n" + fingerprint + "\n");
-    Files.move(temp, folder.resolve(WarmRequest.DRIVER_PID), StandardCopyOption.REPLACE_EXISTING,
-        StandardCopyOption.ATOMIC_MOVE);
-  }
-
-  private int loop() {
+  private int loop(DriverFolder.Hold hold) {
     boolean retiring = false;
+    boolean heldOn = true;
+    Instant renewed = Instant.now();
     while (true) {
-      if (!Files.isDirectory(folder)) {
-        LOG.info("Warm driver {}: its folder {} is gone; exiting", pid, folder);
+      if (!folder.exists()) {
+        LOG.info("Warm driver {}: its folder {} is gone; exiting", driverId, folder);
         return 0;
       }
+      if (heldOn && Duration.between(renewed, Instant.now()).compareTo(WarmDriverHeartbeat.INTERVAL) >= 0) {
+        heldOn = renew(hold);
+        renewed = Instant.now();
+      }
       cancelAsked();
-      if (!retiring) {
+      if (!retiring && heldOn) {
         retiring = takeRequests();
       }
       if (runs.isEmpty()) {
+        if (!heldOn) {
+          LOG.info("Warm driver {}: another driver has taken {} over; exiting", driverId, folder);
+          return 0;
+        }
         if (retiring) {
           LOG.info("Warm driver {}: a request needs other job settings; exiting so that a batcher starts a driver"
-              + " with them", pid);
+              + " with them", driverId);
           return 0;
         }
         if (Duration.between(lastActive, Instant.now()).compareTo(idleTimeout) > 0) {
-          LOG.info("Warm driver {}: no batch for {}; exiting", pid, idleTimeout);
+          LOG.info("Warm driver {}: no batch for {}; exiting", driverId, idleTimeout);
           return 0;
         }
       }
-      sleep(POLL);
+      sleep(folder.poll());
+    }
+  }
+
+  /** Whether this driver still holds its folder; a renewal that fails for a while is given up. */
+  private boolean renew(DriverFolder.Hold hold) {
+    try {
+      return hold.renew();
+    } catch (IOException e) {
+      LOG.warn("Warm driver {}: cannot renew its hold on {}; trying again: {}", driverId, folder, e.toString());
+      return true;
     }
   }
 
   /** Takes every waiting request of its own settings; true when one needs other settings. */
   private boolean takeRequests() {
-    for (Path waiting : waiting()) {
-      String name = waiting.getFileName().toString();
+    List<String> waiting;
+    try {
+      waiting = folder.waiting();
+    } catch (IOException e) {
+      LOG.warn("Warm driver {}: cannot list the requests in {}: {}", driverId, folder, e.toString());
+      return false;
+    }
+    for (String name : waiting) {
       WarmRequest request;
       try {
-        request = WarmRequest.fromJson(Files.readString(waiting), waiting.toString());
-      } catch (NoSuchFileException e) {
-        continue;
+        Optional<String> json = folder.readWaiting(name);
+        if (json.isEmpty()) {
+          continue;
+        }
+        request = WarmRequest.fromJson(json.get(), folder.location() + WarmRequest.REQUESTS + "/" + name);
       } catch (IOException | IllegalArgumentException e) {
-        LOG.error("Warm driver {}: cannot read request {}; leaving it: {}", pid, waiting, e.toString());
+        LOG.error("Warm driver {}: cannot read request {} in {}; leaving it: {}", driverId, name, folder, e.toString());
         continue;
       }
       if (!request.fingerprint().equals(fingerprint)) {
-        LOG.info("Warm driver {}: request {} needs job settings {}, this driver runs {}", pid, name,
+        LOG.info("Warm driver {}: request {} needs job settings {}, this driver runs {}", driverId, name,
             request.fingerprint(), fingerprint);
         return true;
       }
-      Path running = folder.resolve(WarmRequest.RUNNING).resolve(WarmRequest.runningName(name, pid));
+      DriverFolder.Take take;
       try {
-        Files.move(waiting, running, StandardCopyOption.ATOMIC_MOVE);
-      } catch (NoSuchFileException e) {
-        continue; // cancelled before it started
-      } catch (AtomicMoveNotSupportedException e) {
-        throw new IllegalStateException("Warm driver folder " + folder + " cannot rename atomically", e);
+        take = folder.take(name, driverId);
       } catch (IOException e) {
-        LOG.error("Warm driver {}: cannot take request {}: {}", pid, waiting, e.toString());
+        LOG.error("Warm driver {}: cannot take request {} in {}: {}", driverId, name, folder, e.toString());
         continue;
+      }
+      if (take != DriverFolder.Take.TAKEN) {
+        continue; // withdrawn before it started, or another driver's
       }
       Run run = new Run(request);
       runs.put(name, run);
       lastActive = Instant.now();
-      executor.execute(() -> run(run, running));
+      executor.execute(() -> run(run));
     }
     return false;
-  }
-
-  /** The waiting requests, oldest first. */
-  private List<Path> waiting() {
-    List<Path> found = new ArrayList<>();
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder.resolve(WarmRequest.REQUESTS),
-        "*" + WarmRequest.SUFFIX)) {
-      stream.forEach(found::add);
-    } catch (IOException e) {
-      return List.of();
-    }
-    found.sort(Comparator.comparing(WarmDriver::modified).thenComparing(Path::toString));
-    return found;
-  }
-
-  private static FileTime modified(Path file) {
-    try {
-      return Files.getLastModifiedTime(file);
-    } catch (IOException e) {
-      return FileTime.fromMillis(0);
-    }
   }
 
   /**
@@ -320,18 +290,18 @@ public final class WarmDriver {
    * run goes on: cancelling a group stops only its jobs already submitted.
    */
   private void cancelAsked() {
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder.resolve(WarmRequest.CANCEL))) {
-      for (Path cancel : stream) {
-        Run run = runs.get(cancel.getFileName().toString());
+    try {
+      for (String cancel : folder.cancels()) {
+        Run run = runs.get(cancel);
         if (run != null && !run.cancelled) {
           run.cancelled = true;
           LOG.warn("Table {} batch {} attempt {}: cancel asked; cancelling job group {}", run.request.table(),
               run.request.batchId(), run.request.attempt(), run.request.jobGroup());
         }
-        Files.deleteIfExists(cancel);
+        folder.deleteCancel(cancel);
       }
     } catch (IOException e) {
-      LOG.warn("Warm driver {}: cannot read {}: {}", pid, folder.resolve(WarmRequest.CANCEL), e.toString());
+      LOG.warn("Warm driver {}: cannot read the cancel requests in {}: {}", driverId, folder, e.toString());
     }
     SparkSession context = root;
     Instant now = Instant.now();
@@ -343,11 +313,11 @@ public final class WarmDriver {
     }
   }
 
-  private void run(Run run, Path running) {
+  private void run(Run run) {
     WarmRequest request = run.request;
     try {
       LOG.info("Table {} batch {} attempt {}: running in warm driver {}", request.table(), request.batchId(),
-          request.attempt(), pid);
+          request.attempt(), driverId);
       int code = BatchJob.onSessions(manifest -> {
         SparkSession session = session(manifest);
         session.sparkContext().setJobGroup(request.jobGroup(), "files2iceberg " + request.table() + " "
@@ -373,9 +343,10 @@ public final class WarmDriver {
       // The result (written by the job) comes before this delete: a batcher that finds neither
       // the request nor a result knows it was lost.
       try {
-        Files.deleteIfExists(running);
+        folder.finish(request.name(), driverId);
       } catch (IOException e) {
-        LOG.warn("Warm driver {}: cannot delete {}: {}", pid, running, e.toString());
+        LOG.warn("Warm driver {}: cannot remove the running request {} in {}: {}", driverId, request.name(), folder,
+            e.toString());
       }
       runs.remove(request.name());
       lastActive = Instant.now();

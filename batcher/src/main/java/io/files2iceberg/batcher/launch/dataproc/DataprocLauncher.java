@@ -385,11 +385,6 @@ public final class DataprocLauncher implements Launcher {
       throw new IllegalArgumentException("job.jar-uri: must be a gs:// URI for Dataproc Serverless, is \"" + jarUri
           + "\"");
     }
-    if (job.modeOnDataproc() == JobSettings.JobMode.WARM) {
-      // Not silently per-batch: a deployment that asks for a warm driver must learn it has none.
-      throw new IllegalArgumentException("job.mode: \"warm\" runs on the local launcher only; with"
-          + " job.dataproc-region set, leave it unset or set it to per-batch");
-    }
     if (job.runtimeVersion().isBlank()) {
       throw new IllegalArgumentException("job.runtime-version: must not be blank");
     }

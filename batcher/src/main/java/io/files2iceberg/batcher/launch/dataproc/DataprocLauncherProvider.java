@@ -3,12 +3,15 @@ package io.files2iceberg.batcher.launch.dataproc;
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.LauncherProvider;
 import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.TableProfile;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Runs the jobs of every profile that sets {@code job.dataproc-region} on Dataproc Serverless.
+ * Runs the jobs of every profile that sets {@code job.dataproc-region} on Dataproc: a Serverless
+ * batch per batch ({@link DataprocLauncher}), or with {@code job.mode = warm} a warm driver on
+ * Dataproc ({@link DataprocWarmLauncher}).
  *
  * <p>The batches run in the Google Cloud project named by the environment variable
  * {@value #PROJECT_ENV}, else in the ledger's {@code ledger.firestore-project}.
@@ -48,6 +51,9 @@ public final class DataprocLauncherProvider implements LauncherProvider {
    */
   @Override
   public Launcher open(TableProfile profile, Deployment deployment) {
+    if (deployment.job().modeOnDataproc() == JobSettings.JobMode.WARM) {
+      return DataprocWarmLauncher.connect(deployment.job(), projectOf(deployment));
+    }
     return DataprocLauncher.connect(deployment.job(), projectOf(deployment));
   }
 

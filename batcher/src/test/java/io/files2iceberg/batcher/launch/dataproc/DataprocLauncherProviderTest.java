@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
 import java.nio.file.Path;
@@ -53,17 +54,20 @@ class DataprocLauncherProviderTest {
   }
 
   @Test
-  void aWarmDriverOnDataprocIsAConfigurationErrorNamingTheKeyWhileUnsetMeansABatchPerBatch() throws Exception {
+  void aWarmDriverOnAClusterWithoutTheClusterIsAConfigurationErrorNamingTheKeyWhileUnsetMeansABatchPerBatch()
+      throws Exception {
     TableProfile profile = profile(BASE);
     Deployment warm = deployment("job { dataproc-region = europe-west1, jar-uri = \"gs://b/job-all.jar\", mode = warm }");
+    Deployment noCluster = new Deployment(warm.ledger(), warm.listener(),
+        warm.job().withWarmDataproc(JobSettings.WarmPlace.CLUSTER, java.util.Optional.empty()));
     DataprocLauncherProvider provider = new DataprocLauncherProvider(Map.of("GOOGLE_CLOUD_PROJECT", "lake-prod"));
 
-    assertThatThrownBy(() -> provider.open(profile, warm))
+    assertThatThrownBy(() -> provider.open(profile, noCluster))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("job.mode: \"warm\" runs on the local launcher only; with job.dataproc-region set, leave it"
-            + " unset or set it to per-batch");
+        .hasMessage("job.dataproc-cluster: is required when job.warm.dataproc = cluster");
+    assertThat(warm.job().modeOnDataproc()).isEqualTo(JobSettings.JobMode.WARM);
     assertThat(deployment("job.dataproc-region = europe-west1").job().modeOnDataproc())
-        .isEqualTo(io.files2iceberg.core.profile.JobSettings.JobMode.PER_BATCH);
+        .isEqualTo(JobSettings.JobMode.PER_BATCH);
   }
 
   @Test

@@ -10,6 +10,13 @@ import com.google.cloud.dataproc.v1.BatchControllerSettings;
 import com.google.cloud.dataproc.v1.BatchOperationMetadata;
 import com.google.cloud.dataproc.v1.CreateBatchRequest;
 import com.google.cloud.dataproc.v1.GetBatchRequest;
+import com.google.cloud.dataproc.v1.GetJobRequest;
+import com.google.cloud.dataproc.v1.Job;
+import com.google.cloud.dataproc.v1.JobControllerClient;
+import com.google.cloud.dataproc.v1.JobControllerGrpc;
+import com.google.cloud.dataproc.v1.JobControllerSettings;
+import com.google.cloud.dataproc.v1.JobStatus;
+import com.google.cloud.dataproc.v1.SubmitJobRequest;
 import com.google.cloud.dataproc.v1.RuntimeInfo;
 import com.google.longrunning.CancelOperationRequest;
 import com.google.longrunning.Operation;
@@ -43,6 +50,8 @@ import java.util.function.Consumer;
  * through) on a real gRPC server on 127.0.0.1: it records every request, remembers the batches it
  * created, and answers {@code GetBatch} with scripted states. A batch that has ended (succeeded,
  * failed or was cancelled) keeps that state, as on Dataproc: the script goes on for the others.
+ * Its JobController remembers the jobs submitted ({@code SubmitJob}, refused with ALREADY_EXISTS
+ * for a job id it has), PENDING until {@link #endJob} ends one.
  */
 final class FakeDataproc implements AutoCloseable {
 
@@ -69,6 +78,9 @@ final class FakeDataproc implements AutoCloseable {
   final List<CreateBatchRequest> creates = new CopyOnWriteArrayList<>();
   final List<String> gets = new CopyOnWriteArrayList<>();
   final List<String> cancelledOperations = new CopyOnWriteArrayList<>();
+  final List<SubmitJobRequest> submits = new CopyOnWriteArrayList<>();
+
+  private final Map<String, Job> jobs = new ConcurrentHashMap<>();
 
   private final Map<String, Batch> batches = new ConcurrentHashMap<>();
   private final Deque<Step> script = new ArrayDeque<>();
@@ -83,6 +95,7 @@ final class FakeDataproc implements AutoCloseable {
   FakeDataproc() throws IOException {
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .addService(new BatchController())
+        .addService(new JobController())
         .addService(operationsService())
         .build()
         .start();
@@ -95,6 +108,60 @@ final class FakeDataproc implements AutoCloseable {
         .setTransportChannelProvider(FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel)))
         .setCredentialsProvider(NoCredentialsProvider.create())
         .build());
+  }
+
+  /** A client of this fake's JobController. */
+  JobControllerClient jobClient() throws IOException {
+    return JobControllerClient.create(JobControllerSettings.newBuilder()
+        .setTransportChannelProvider(FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel)))
+        .setCredentialsProvider(NoCredentialsProvider.create())
+        .build());
+  }
+
+  /** Ends a batch this fake created, as Dataproc does when its driver exits or is killed. */
+  synchronized void endBatch(String name, Batch.State state) {
+    Batch batch = batches.get(name);
+    if (batch == null) {
+      throw new IllegalArgumentException("no batch " + name);
+    }
+    batches.put(name, batch.toBuilder().setState(state).build());
+  }
+
+  /** Ends a job submitted to this fake. */
+  synchronized void endJob(String jobId, JobStatus.State state) {
+    Job job = jobs.get(jobId);
+    if (job == null) {
+      throw new IllegalArgumentException("no job " + jobId);
+    }
+    jobs.put(jobId, job.toBuilder().setStatus(JobStatus.newBuilder().setState(state)).build());
+  }
+
+  private synchronized Object submit(SubmitJobRequest request) {
+    submits.add(request);
+    String id = request.getJob().getReference().getJobId();
+    if (jobs.containsKey(id)) {
+      return Status.ALREADY_EXISTS.withDescription("Job " + id + " already exists");
+    }
+    Job job = request.getJob().toBuilder().setStatus(JobStatus.newBuilder().setState(JobStatus.State.PENDING)).build();
+    jobs.put(id, job);
+    return job;
+  }
+
+  private synchronized Object findJob(GetJobRequest request) {
+    Job job = jobs.get(request.getJobId());
+    return job != null ? job : Status.NOT_FOUND.withDescription("Job " + request.getJobId() + " not found");
+  }
+
+  private final class JobController extends JobControllerGrpc.JobControllerImplBase {
+    @Override
+    public void submitJob(SubmitJobRequest request, StreamObserver<Job> response) {
+      answer(submit(request), response);
+    }
+
+    @Override
+    public void getJob(GetJobRequest request, StreamObserver<Job> response) {
+      answer(findJob(request), response);
+    }
   }
 
   /** The answers to the next {@code GetBatch} calls, in order; the last one is repeated. */

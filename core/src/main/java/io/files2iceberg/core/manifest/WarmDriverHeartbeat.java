@@ -1,0 +1,104 @@
+package io.files2iceberg.core.manifest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Objects;
+
+/**
+ * What {@code driver.json} says in a warm driver's folder on Cloud Storage ({@link WarmRequest}'s
+ * layout), where no file lock exists: which driver holds the folder, with which settings, when it
+ * last said it was alive, and whether it still serves. The driver writes it with generation
+ * preconditions (created only where none exists, replaced only at the generation it read), so two
+ * drivers never both hold it; it renews it every {@link #INTERVAL}, and a holder silent for {@link
+ * #STALE} counts as dead for the driver that takes the folder over and for a batcher that cannot
+ * ask Dataproc.
+ *
+ * @param driverId the driver's Dataproc batch id (Serverless) or job id (cluster)
+ * @param fingerprint the job settings it runs ({@link WarmRequest#fingerprint})
+ * @param heartbeat when it last renewed this
+ * @param serving false once it has stopped taking requests and exits
+ */
+public record WarmDriverHeartbeat(String driverId, String fingerprint, Instant heartbeat, boolean serving) {
+
+  public static final String FORMAT = "files2iceberg-warm-driver";
+  /** How often a serving driver renews its heartbeat. */
+  public static final Duration INTERVAL = Duration.ofSeconds(5);
+  /** A heartbeat older than this is a dead driver's. */
+  public static final Duration STALE = Duration.ofSeconds(60);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public WarmDriverHeartbeat {
+    Objects.requireNonNull(driverId, "driverId");
+    Objects.requireNonNull(fingerprint, "fingerprint");
+    Objects.requireNonNull(heartbeat, "heartbeat");
+  }
+
+  /** Whether the holder serves and renewed its heartbeat within {@link #STALE} of {@code now}. */
+  public boolean isAlive(Instant now) {
+    return serving && !heartbeat.plus(STALE).isBefore(now);
+  }
+
+  /**
+   * The sequence number at the end of a driver id ({@code f2i-warm-<folder hash>-<N>}), from
+   * which a batcher counts the next driver's; 0 when the id ends in none.
+   */
+  public long sequence() {
+    int dash = driverId.lastIndexOf('-');
+    try {
+      return dash < 0 ? 0 : Long.parseLong(driverId.substring(dash + 1));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  public String toJson() {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("format", FORMAT);
+    root.put("driver", driverId);
+    root.put("fingerprint", fingerprint);
+    root.put("heartbeat", heartbeat.toString());
+    root.put("serving", serving);
+    return root.toString();
+  }
+
+  /**
+   * Reads one.
+   *
+   * @throws IllegalArgumentException naming {@code source} and the field when it is not one
+   */
+  public static WarmDriverHeartbeat fromJson(String json, String source) {
+    JsonNode root;
+    try {
+      root = JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("Invalid warm driver file " + source + ": not JSON: " + e.getOriginalMessage(),
+          e);
+    }
+    if (root == null || !root.isObject() || !FORMAT.equals(root.path("format").asText())) {
+      throw new IllegalArgumentException("Invalid warm driver file " + source + ": format: expected " + FORMAT);
+    }
+    for (String field : new String[] {"driver", "fingerprint", "heartbeat"}) {
+      if (!root.path(field).isTextual()) {
+        throw new IllegalArgumentException("Invalid warm driver file " + source + ": " + field + ": expected a string");
+      }
+    }
+    if (!root.path("serving").isBoolean()) {
+      throw new IllegalArgumentException("Invalid warm driver file " + source + ": serving: expected true or false");
+    }
+    Instant heartbeat;
+    try {
+      heartbeat = Instant.parse(root.get("heartbeat").asText());
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException("Invalid warm driver file " + source + ": heartbeat: not an instant: \""
+          + root.get("heartbeat").asText() + "\"", e);
+    }
+    return new WarmDriverHeartbeat(root.get("driver").asText(), root.get("fingerprint").asText(), heartbeat,
+        root.get("serving").asBoolean());
+  }
+}
