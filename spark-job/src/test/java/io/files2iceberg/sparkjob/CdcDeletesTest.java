@@ -313,6 +313,60 @@ class CdcDeletesTest {
     assertThat(code).isEqualTo(BatchJob.EXIT_REJECTED);
     assertThat(fixture.stderr).contains("load.cdc.op-column: column \"operation\" is not among the batch's columns"
         + " [id, op, ts, val, partition]");
+    assertThat(fixture.spark.catalog().tableExists("local.cdc.wrongop")).isFalse();
   }
 
+  @Test
+  void aDeleteFlagThatIsNotBooleanFailsTheBatchNamingTheKeyAndTheType() {
+    String table = "stringflag";
+    TableProfile profile = fixture.profile(table, """
+        extract.path = "file://%s/*/*.parquet"
+        load {
+          iceberg.table = "local.cdc.%s"
+          primary-key = [id]
+          cdc.delete-flag = op
+        }
+        """.formatted(fixture.landing(table), table));
+    Path file = fixture.writeFile("parquet", table + "/p1/a.parquet", CHANGES,
+        List.of(new Change("k1", "D", "10:00:00", null, "", 0, 0, 0).toRow()));
+
+    int code = fixture.runJob(fixture.writeManifest(fixture.claimBatch(profile, Landed.of(file, "p1"))));
+
+    assertThat(code).isEqualTo(BatchJob.EXIT_REJECTED);
+    assertThat(fixture.stderr).contains("load.cdc.delete-flag: column \"op\" has type string, not boolean");
+    assertThat(fixture.spark.catalog().tableExists("local.cdc.stringflag")).isFalse();
+  }
+
+  @Test
+  void aMergeRestrictedToTheBatchsPartitionsDeletesWithinThem() {
+    String table = "scoped";
+    TableProfile profile = fixture.profile(table, """
+        extract {
+          path = "file://%s/dt=*/*.parquet"
+          batch-file {
+            partition-type = date
+            pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
+            date-format = yyyy-MM-dd
+            partition-column = dt
+          }
+        }
+        load {
+          iceberg.table = "local.cdc.%s"
+          primary-key = [id, dt]
+          partition-by = [dt]
+          iceberg.precombine-field = ts
+          cdc.op-column = op
+        }
+        """.formatted(fixture.landing(table), table));
+    List<Change> all = new ArrayList<>();
+
+    List<BatchLoadReport> reports = loadBatches(profile, table, all, List.of(
+        List.of(new ChangeFile("2024-01-01", c("a", "I", "10:00:00", "v1"), c("b", "I", "10:00:00", "v1")),
+            new ChangeFile("2024-01-02", c("a", "I", "10:00:00", "v1"))),
+        List.of(new ChangeFile("2024-01-01", c("a", "D", "11:00:00", null)))));
+
+    assertThat(fixture.rows("SELECT id, val, CAST(dt AS STRING) FROM local.cdc.scoped ORDER BY id, dt"))
+        .containsExactly("[a,v1,2024-01-02]", "[b,v1,2024-01-01]");
+    assertThat(reports.get(1).metrics().rowsDeleted()).isEqualTo(1);
+  }
 }

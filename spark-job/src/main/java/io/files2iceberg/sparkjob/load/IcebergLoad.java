@@ -70,7 +70,11 @@ import org.slf4j.LoggerFactory;
  *             partition spec's source columns ({@code load.merge-scope}), the {@code ON} clause
  *             also restricts the stored rows to the batch's values of them ({@link SourceSide}),
  *             so files of other partitions are neither read nor rewritten. {@code load.write-mode}
- *             sets the table's {@code write.merge.mode} first ({@link WriteModeProperties});
+ *             sets the table's {@code write.merge.mode} first ({@link WriteModeProperties}).
+ *             With {@code load.cdc}, a chosen row that is a delete deletes the stored row under
+ *             the same precombine condition and inserts nothing; with a precombine field the
+ *             deletes are first committed to the tombstone table ({@link Tombstones}), and rows
+ *             older than a tombstone of their key are left out;
  *         <li>key, mode last or full: the whole table is replaced by the batch's rows;
  *         <li>no key: {@code Append}, or {@code Overwrite} of the batch's partitions (incremental;
  *             dynamic partition overwrite) or of the whole table (last, full).
@@ -83,13 +87,15 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>The counts come from the write itself: the rows written are counted on the source side,
- * once, and the commit's snapshot summary says what the table gained. A MERGE never deletes a
- * row, so its inserts are the records it added net of those it deleted (a rewritten file's
- * copies, position deletes); with merge-on-read its updates are its position deletes; with
+ * once, and the commit's snapshot summary says what the table gained. A MERGE deletes only the
+ * rows its {@code load.cdc} deletes match, counted by the join below, so its inserts are the
+ * records it added net of those it deleted (a rewritten file's copies, position deletes) plus
+ * those deleted rows; with merge-on-read its updates are its position deletes less its deletes; with
  * copy-on-write they are the other matched rows, all of them without a precombine field, else
  * those not older than the stored row, from one join of the rows against the stored keys of the
  * MERGE's own scope (a copy-on-write commit cannot tell an updated row from a copied one, and
- * Spark 3.5's {@code MergeRowsExec} reports no row counts). Unchanged rows are the rest.
+ * Spark 3.5's {@code MergeRowsExec} reports no row counts); the same join splits matched deletes
+ * from updates in both write modes. Unchanged rows are the rest.
  */
 public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitted> {
   /** The snapshot summary property that names the batch a snapshot loaded. */
@@ -166,6 +172,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     Optional<Cdc> cdc = load.cdc().filter(c -> mode == WriteMode.MERGE);
     List<SourceColumn> columns = cdc.isEmpty() ? input.columns()
         : input.columns().stream().filter(c -> !c.name().equals(cdc.get().column())).toList();
+    // Checked before the table is created: a batch that cannot say which rows are deletes commits nothing.
+    Dataset<Row> rows = cdc.isEmpty() ? input.rows() : input.rows().withColumn(DELETE, isDelete(input.rows(), cdc.get()));
     Table table = existing.orElseGet(() -> {
       Table created = IcebergTables.create(spark, name, columns, load.partitionBy(), load.tableProperties());
       LOG.info("Table {} batch {}: created, partitioned by {}", name, batch.batchId(), load.partitionBy());
@@ -204,7 +212,6 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
       source = alignTo(input.rows(), target, false, false);
       side = new SourceSide(input.rowsRead() - input.rowsFiltered() - input.rowsRejected(), Optional.empty());
     } else {
-      Dataset<Row> rows = cdc.isEmpty() ? input.rows() : input.rows().withColumn(DELETE, isDelete(input.rows(), cdc.get()));
       source = batch.scope().materialize(alignTo(oneRowPerKey(rows, load), target, keepMissing.isPresent(),
           cdc.isPresent()));
       if (cdc.isPresent() && load.precombineField().isPresent()) {

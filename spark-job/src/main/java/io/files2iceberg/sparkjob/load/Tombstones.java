@@ -86,6 +86,11 @@ final class Tombstones {
     definitions.add(new SourceColumn(DELETED_AT, DataTypes.TimestampType, "tombstone"));
     Table table = IcebergTables.find(spark, name)
         .orElseGet(() -> IcebergTables.create(spark, name, definitions, List.of(), Map.of()));
+    // The table's key or precombine type may have widened since the tombstones were created.
+    if (!TableSchemaSync.sync(table, definitions, true).isEmpty()) {
+      spark.sql("REFRESH TABLE " + quoteTable(name));
+      table.refresh();
+    }
     if (CommitMarker.find(table, batch.batchId()).isPresent()) {
       LOG.info("Table {} batch {}: its {} delete(s) are in {} already", batch.table(), batch.batchId(), count, name);
       return count;
