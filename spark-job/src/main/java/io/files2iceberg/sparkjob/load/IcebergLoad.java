@@ -216,9 +216,10 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
           cdc.isPresent()));
       if (cdc.isPresent() && load.precombineField().isPresent()) {
         // The tombstones are committed first: they must hold before any row they guard against
-        // can reach the table. A commit is made only of the manifest's generations.
-        generations.requireUnchanged(batch, input.extracted().filesRead());
+        // can reach the table. A commit is made only of the manifest's generations, checked once
+        // the rows are computed and kept (the count does that).
         long chosen = source.count();
+        generations.requireUnchanged(batch, input.extracted().filesRead());
         Tombstones.record(batch, source, load, DELETE, marker);
         source = batch.scope().materialize(Tombstones.withoutOlderThanTombstones(spark, name, source, load, DELETE));
         side = SourceSide.of(source, SourceSide.scopeColumns(table, load));
