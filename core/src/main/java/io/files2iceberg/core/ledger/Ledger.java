@@ -64,10 +64,11 @@ public interface Ledger extends AutoCloseable {
 
   /**
    * Claims READY partitions of one table, oldest partition first (by partition token), into a new
-   * PLANNED batch of at most {@code maxFiles} files with a lease. Whole partitions are taken; a
-   * first partition larger than the limit is split into deterministic ranges (files ordered by
-   * URI then generation), so repeated claims of one partition take consecutive ranges; the
-   * walk stops at the first later partition that does not fit. A READY partition with nothing
+   * PLANNED batch of at most {@code maxFiles} files with a lease, filled up to the caps ({@link
+   * io.files2iceberg.core.ledger.rules.ClaimWalk}): several partitions share a batch, and the last
+   * one taken, or a first one larger than the caps, yields a deterministic range of its files
+   * (ordered by URI then generation), so repeated claims of one partition take consecutive ranges.
+   * A READY partition with nothing
    * pending (no RECORDED file) met on the way becomes INGESTED. With {@code exclusive}, nothing is
    * claimed while the table has a batch PLANNED or RUNNING. Empty when there is nothing to claim.
    * The claim is atomic: concurrent claimers never put one file or partition in two batches.

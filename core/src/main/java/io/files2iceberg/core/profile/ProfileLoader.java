@@ -81,6 +81,18 @@ public final class ProfileLoader {
 
   private static final Logger LOG = LoggerFactory.getLogger(ProfileLoader.class);
 
+  /**
+   * Why {@code extract.format = delta} is refused: a Delta table is not its files. Which rows are
+   * live is decided by its {@code _delta_log} (files removed by updates, deletes and compactions,
+   * deletion vectors, column mapping), so loading each Parquet file as it lands would load deleted
+   * and rewritten rows again.
+   */
+  static final String DELTA_REFUSED = "delta is not a format files2iceberg can load: a Delta table's live rows are"
+      + " decided by its _delta_log (files removed by updates, deletes and compactions, deletion vectors, column"
+      + " mapping), so loading its Parquet files one by one as they land would load deleted and rewritten rows"
+      + " again. Export the table's rows (or its change data feed) as parquet files into a landing folder with a"
+      + " _SUCCESS marker, or expose it as Iceberg with Delta UniForm; see the README, Limitations";
+
   static final int DEFAULT_KEEP_CHECKPOINTS = 50;
   static final int DEFAULT_MAX_BATCH_SIZE = 100;
   static final String DEFAULT_SUCCESS_FILE_NAME = "_SUCCESS";
@@ -214,7 +226,14 @@ public final class ProfileLoader {
 
   private static Extract extract(ProfileValues v) {
     String path = v.required(EXTRACT_PATH, ProfileRules::globUri).orElse("");
-    Format format = v.choice(EXTRACT_FORMAT, Format.PARQUET, Format::code).orElse(Format.PARQUET);
+    Format format;
+    if (v.isSet(EXTRACT_FORMAT)
+        && v.optional(EXTRACT_FORMAT).filter(text -> text.trim().equalsIgnoreCase("delta")).isPresent()) {
+      v.reject(EXTRACT_FORMAT, DELTA_REFUSED);
+      format = Format.PARQUET;
+    } else {
+      format = v.choice(EXTRACT_FORMAT, Format.PARQUET, Format::code).orElse(Format.PARQUET);
+    }
     Map<String, String> options = v.get(EXTRACT_OPTIONS, Map.of());
     boolean recursiveFileLookup = v.get(EXTRACT_RECURSIVE_FILE_LOOKUP, false);
     BatchFile batchFile = batchFile(v);

@@ -298,14 +298,14 @@ public abstract class LedgerContractTest {
       readyPartition(TABLE, partition, 2);
     }
 
-    BatchRecord first = claim(3).orElseThrow();
-    BatchRecord second = claim(3).orElseThrow();
-    BatchRecord third = claim(3).orElseThrow();
+    BatchRecord first = claim(2).orElseThrow();
+    BatchRecord second = claim(2).orElseThrow();
+    BatchRecord third = claim(2).orElseThrow();
 
     assertThat(first.partitions()).containsExactly("2024-01-01");
     assertThat(second.partitions()).containsExactly("2024-01-02");
     assertThat(third.partitions()).containsExactly("2024-01-03");
-    assertThat(claim(3)).isEmpty();
+    assertThat(claim(2)).isEmpty();
   }
 
   @Test
@@ -315,7 +315,7 @@ public abstract class LedgerContractTest {
     readyPartition(TABLE, "2024-01-03", 2);
     clock.advance(Duration.ofMinutes(1));
 
-    BatchRecord batch = claim(5).orElseThrow();
+    BatchRecord batch = claim(4).orElseThrow();
 
     assertThat(batch.table()).isEqualTo(TABLE);
     assertThat(batch.state()).isEqualTo(BatchState.PLANNED);
@@ -343,32 +343,74 @@ public abstract class LedgerContractTest {
   }
 
   @Test
-  void claimStopsAtTheFirstPartitionThatDoesNotFit() {
-    readyPartition(TABLE, "2024-01-01", 2);
-    readyPartition(TABLE, "2024-01-02", 4);
-    readyPartition(TABLE, "2024-01-03", 1);
+  void claimFillsTheBatchSplittingTheLastPartitionAndTheNextClaimContinuesIt() {
+    List<String> first = readyPartition(TABLE, "2024-01-01", 2);
+    List<String> second = readyPartition(TABLE, "2024-01-02", 4);
+    List<String> third = readyPartition(TABLE, "2024-01-03", 1);
 
     BatchRecord batch = claim(5).orElseThrow();
 
-    assertThat(batch.partitions()).containsExactly("2024-01-01");
-    assertThat(batch.fileIds()).hasSize(2);
+    assertThat(batch.partitions()).containsExactly("2024-01-01", "2024-01-02");
+    List<String> claimed = new ArrayList<>(first);
+    claimed.addAll(second.subList(0, 3));
+    assertThat(batch.fileIds()).containsExactlyElementsOf(claimed);
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 1, METRICS));
+    // The split partition is READY again with its last file, and goes first into the next batch.
+    assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+
+    BatchRecord next = claim(5).orElseThrow();
+
+    assertThat(next.partitions()).containsExactly("2024-01-02", "2024-01-03");
+    assertThat(next.fileIds()).containsExactly(second.get(3), third.get(0));
+    ledger.commitBatch(new CommitBatch(next.batchId(), 2, METRICS));
+    assertThat(claim(5)).isEmpty();
+    for (String partition : List.of("2024-01-01", "2024-01-02", "2024-01-03")) {
+      assertThat(ledger.partition(TABLE, partition).orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    }
   }
 
   @Test
-  void claimCappedByBytesPacksWholePartitionsUpToTheCap() {
+  void smallPartitionsArePackedIntoAsFewBatchesAsTheCapAllowsEachFileOnce() {
+    // Ten partitions of three files with a cap of four: eight batches (30 files / 4), not ten.
+    Set<String> recorded = new HashSet<>();
+    for (int day = 1; day <= 10; day++) {
+      recorded.addAll(readyPartition("packed_t", String.format("2024-01-%02d", day), 3));
+    }
+    List<Integer> sizes = new ArrayList<>();
+    Set<String> loaded = new HashSet<>();
+    long snapshot = 1;
+    Optional<BatchRecord> batch;
+    while ((batch = ledger.claimPartitions(new ClaimPartitions("packed_t", 4, LEASE, true))).isPresent()) {
+      for (String id : batch.get().fileIds()) {
+        assertThat(loaded.add(id)).as("file %s in two batches", id).isTrue();
+      }
+      sizes.add(batch.get().fileIds().size());
+      ledger.commitBatch(new CommitBatch(batch.get().batchId(), snapshot++, METRICS));
+    }
+
+    assertThat(sizes).containsExactly(4, 4, 4, 4, 4, 4, 4, 2);
+    assertThat(loaded).isEqualTo(recorded);
+    assertThat(ledger.tableStatus("packed_t").filesByState()).isEqualTo(Map.of(FileState.INGESTED, 30L));
+    assertThat(ledger.tableStatus("packed_t").partitionsByState()).isEqualTo(Map.of(PartitionState.INGESTED, 10L));
+  }
+
+  @Test
+  void claimCappedByBytesFillsTheBatchUpToTheCap() {
     // Every file of the fixture is 100 bytes.
     List<String> first = readyPartition(TABLE, "2024-01-01", 2);
     List<String> second = readyPartition(TABLE, "2024-01-02", 1);
-    readyPartition(TABLE, "2024-01-03", 2);
+    List<String> third = readyPartition(TABLE, "2024-01-03", 2);
 
     BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(TABLE, 10, LEASE, false, 450)).orElseThrow();
 
-    // 300 bytes in two partitions; the third's 200 more would pass 450.
-    assertThat(batch.partitions()).containsExactly("2024-01-01", "2024-01-02");
+    // 300 bytes in two partitions and the third's first file; its second would pass 450.
+    assertThat(batch.partitions()).containsExactly("2024-01-01", "2024-01-02", "2024-01-03");
     List<String> claimed = new ArrayList<>(first);
     claimed.addAll(second);
+    claimed.add(third.get(0));
     assertThat(batch.fileIds()).containsExactlyElementsOf(claimed);
-    assertThat(ledger.partition(TABLE, "2024-01-03").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    assertThat(ledger.file(third.get(1)).orElseThrow().state()).isEqualTo(FileState.RECORDED);
   }
 
   @Test

@@ -247,6 +247,17 @@ class ProfileValidationTest {
   }
 
   @Test
+  void deltaFormatIsRefusedSayingWhyAndWhatToUseInstead() {
+    assertThat(errors("extract.format = Delta"))
+        .containsExactly(error("extract.format", ProfileLoader.DELTA_REFUSED));
+    assertThat(ProfileLoader.DELTA_REFUSED)
+        .contains("_delta_log")
+        .contains("deletion vectors")
+        .contains("parquet")
+        .contains("Limitations");
+  }
+
+  @Test
   void unknownIngestionTypeListsTheAllowedValues() {
     assertThat(errors("extract.batch-file.ingestion-type = daily"))
         .containsExactly(

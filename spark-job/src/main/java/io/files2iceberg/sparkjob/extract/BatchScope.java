@@ -27,12 +27,13 @@ public final class BatchScope implements AutoCloseable {
   }
 
   /**
-   * Computes the dataset now and cuts its lineage (a local checkpoint, memory then disk): what
+   * Cuts the dataset's lineage (a local checkpoint, memory then disk) without a pass of its own:
+   * the first action over it computes and keeps its rows, and every later one reads them. What
    * follows sees fixed rows, and a plan without the nondeterministic row positions that MERGE
    * refuses in its source. The blocks go when the dataset is no longer referenced.
    */
   public Dataset<Row> materialize(Dataset<Row> rows) {
-    return rows.localCheckpoint(true);
+    return rows.localCheckpoint(false);
   }
 
   /** Registers the dataset as a temporary view of this session until the batch is done. */

@@ -10,11 +10,12 @@ import java.util.Map;
  * io.files2iceberg.core.ledger.Ledger#claimPartitions}): offered each partition with its pending
  * files, it says what to do with it. The batch is capped by files ({@code extract.max-batch-size})
  * and by bytes ({@code extract.max-batch-bytes}, the files' sizes as their notifications or
- * listings gave them; a file of unknown size counts as none). Whole partitions are taken, so
- * several small partitions share a batch up to the caps; the first one may be larger than a cap and
- * then yields its first files in claim order, at least one (the next claim continues the range),
- * so that a file larger than the byte cap still loads; the walk stops at the first later partition
- * that does not fit. A partition with nothing pending is settled (INGESTED) on the way.
+ * listings gave them; a file of unknown size counts as none). The batch is filled up to the caps:
+ * several small partitions share it, and the last partition taken may yield only its first files
+ * in claim order (it stays READY, and the next claim, which takes it first since its token is the
+ * oldest, continues the range). The first partition always yields at least one file, so that a
+ * file larger than the byte cap still loads. A partition with nothing pending is settled
+ * (INGESTED) on the way. (Overwrite modes take whole partitions: {@link NewestClaimWalk}.)
  */
 public final class ClaimWalk {
   /** What to do with the partition offered. */
@@ -127,9 +128,9 @@ public final class ClaimWalk {
       return Step.SETTLE;
     }
     int take = Math.min(Math.min(pending, room()), fitting);
-    if (partitions > 0 && take < pending) {
+    if (partitions > 0 && take == 0) {
       done = true;
-      return Step.STOP; // whole partitions only after the first; a later one must fit entirely
+      return Step.STOP;
     }
     take = Math.max(take, 1);
     taken += take;

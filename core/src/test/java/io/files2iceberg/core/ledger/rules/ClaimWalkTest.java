@@ -23,15 +23,16 @@ class ClaimWalkTest {
   @ParameterizedTest(name = "pending {0}, cap {1}: {2}")
   @CsvSource(delimiter = '|', value = {
       "3 2 1 | 10 | t3 t2 t1",
-      "3 8 1 | 10 | t3 x",
+      "3 8 1 | 10 | t3 t7 x",
       "3 7 1 | 10 | t3 t7 x",
       "12 1 | 10 | t10 x",
       "0 0 4 | 10 | s s t4",
       "4 0 6 | 10 | t4 s t6 x",
       "10 1 | 10 | t10 x",
       "1 1 1 | 2 | t1 t1 x",
+      "3 3 3 3 | 4 | t3 t1 x",
       "0 | 10 | s"})
-  void claimTakesWholePartitionsOldestFirstSplittingOnlyTheFirst(String pending, int cap, String expected) {
+  void claimFillsTheBatchOldestFirstSplittingTheLastPartitionItTakes(String pending, int cap, String expected) {
     ClaimWalk walk = new ClaimWalk(cap);
     List<String> steps = new ArrayList<>();
     for (String count : pending.split(" ")) {
@@ -53,8 +54,9 @@ class ClaimWalkTest {
       "5:5 3:3 | 10 | t5 t3",
       "5:2 3:3 | 10 | t2 x",
       "5:0 | 10 | t1 x",
-      "5:5 3:1 | 10 | t5 x"})
-  void theStoresOwnBoundSplitsTheFirstPartitionAndStopsAtALaterOne(String offers, int cap, String expected) {
+      "5:5 3:1 | 10 | t5 t1 x",
+      "5:5 3:0 | 10 | t5 x"})
+  void theStoresOwnBoundSplitsAPartitionTheFirstNeverBelowOneFile(String offers, int cap, String expected) {
     ClaimWalk walk = new ClaimWalk(cap);
     List<String> steps = new ArrayList<>();
     for (String offer : offers.split(" ")) {
@@ -86,8 +88,9 @@ class ClaimWalkTest {
       "- 60 - 60 | 10 | 100 | s t1 s x",
       "1,1,1 1 | 2 | 100 | t2 x",
       "?,?,? ? 99 | 10 | 100 | t3 t1 t1",
-      "60 40 | 10 | 100 | t1 t1 x"})
-  void aByteCapPacksWholePartitionsAndCutsOnlyTheFirstNeverBelowOneFile(String partitions, int maxFiles,
+      "60 40 | 10 | 100 | t1 t1 x",
+      "30,30 30,30,30 | 10 | 100 | t2 t1 x"})
+  void aByteCapFillsTheBatchSplittingTheLastPartitionNeverBelowOneFile(String partitions, int maxFiles,
       long maxBytes, String expected) {
     ClaimWalk walk = new ClaimWalk(maxFiles, maxBytes);
     List<String> steps = new ArrayList<>();
@@ -194,7 +197,7 @@ class ClaimWalkTest {
   @ParameterizedTest(name = "pending {0}, cap {1}: settled {2}, taken {3}")
   @CsvSource(delimiter = '|', value = {
       "3 0 2 1 | 10 | 2 | 1:3 3:2 4:1",
-      "3 8 0 1 | 10 | - | 1:3",
+      "3 8 0 1 | 10 | - | 1:3 2:7",
       "0 12 0 1 | 10 | 1 | 2:10",
       "0 0 | 10 | 1 2 | -"})
   void aPlanSettlesTheEmptyPartitionsOnTheWayAndTakesWhatTheWalkTakes(String pending, int cap, String settled,
