@@ -137,6 +137,7 @@ public final class StatusFormat {
         BatchMetrics metrics = batch.metrics().orElse(BatchMetrics.EMPTY);
         node.put("rowsInserted", metrics.rowsInserted());
         node.put("rowsUpdated", metrics.rowsUpdated());
+        node.put("rowsDeleted", metrics.rowsDeleted());
         node.put("lagMillis", metrics.lagMillis());
       } else {
         table.putNull("lastCommit");

@@ -58,7 +58,7 @@ class StatusCommandTest {
       }
       BatchRecord first = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
       ledger.markRunning(first.batchId(), Duration.ofMinutes(5));
-      ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 0, 1, 1, 1, 1)));
+      ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 0, 1, 1, 1, 1, 2)));
       BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
       ledger.failBatch(new FailBatch(second.batchId(), "files2iceberg: table local.demo.clicks batch x rejected: bad value", 1, false));
     }
@@ -122,6 +122,7 @@ class StatusCommandTest {
     assertThat(clicks.at("/lastCommit/snapshotId").asLong()).isEqualTo(4242);
     assertThat(clicks.at("/lastCommit/partitions/0").asText()).isEqualTo("d1");
     assertThat(clicks.at("/lastCommit/rowsInserted").asLong()).isEqualTo(3);
+    assertThat(clicks.at("/lastCommit/rowsDeleted").asLong()).isEqualTo(2);
     assertThat(clicks.get("lagSeconds").isNumber()).isTrue();
     assertThat(clicks.at("/failedPartitions/0/partition").asText()).isEqualTo("d2");
     assertThat(clicks.at("/failedPartitions/0/error").asText()).endsWith("rejected: bad value");

@@ -6,7 +6,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * What one batch did. Durations in milliseconds; {@code lagMillis} runs from the oldest event of
- * the batch to its commit.
+ * the batch to its commit. {@code rowsDeleted} counts the stored rows that change-data deletes
+ * removed ({@code load.cdc}).
  *
  * <p>One codec for every place that stores or reports them (the SQLite ledger's JSON, the Firestore
  * ledger's map, the job's report): {@link #toMap} and {@link #fromMap}, keyed by {@link Field}.
@@ -23,9 +24,17 @@ public record BatchMetrics(
     long readMillis,
     long mergeMillis,
     long commitMillis,
-    long lagMillis) {
+    long lagMillis,
+    long rowsDeleted) {
 
-  public static final BatchMetrics EMPTY = new BatchMetrics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  public static final BatchMetrics EMPTY = new BatchMetrics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+  /** Metrics of a batch that deleted no row. */
+  public BatchMetrics(long files, long bytes, long rowsRead, long rowsFiltered, long rowsInserted, long rowsUpdated,
+      long rowsUnchanged, long rowsRejected, long readMillis, long mergeMillis, long commitMillis, long lagMillis) {
+    this(files, bytes, rowsRead, rowsFiltered, rowsInserted, rowsUpdated, rowsUnchanged, rowsRejected, readMillis,
+        mergeMillis, commitMillis, lagMillis, 0);
+  }
 
   /** The metrics' fields, in the record's order, with the key each is stored and reported under. */
   public enum Field {
@@ -40,7 +49,8 @@ public record BatchMetrics(
     READ_MILLIS("readMillis", BatchMetrics::readMillis),
     MERGE_MILLIS("mergeMillis", BatchMetrics::mergeMillis),
     COMMIT_MILLIS("commitMillis", BatchMetrics::commitMillis),
-    LAG_MILLIS("lagMillis", BatchMetrics::lagMillis);
+    LAG_MILLIS("lagMillis", BatchMetrics::lagMillis),
+    ROWS_DELETED("rowsDeleted", BatchMetrics::rowsDeleted);
 
     private final String key;
     private final ToLongFunction<BatchMetrics> value;
@@ -83,6 +93,6 @@ public record BatchMetrics(
       }
       v[field.ordinal()] = value == null ? 0 : ((Number) value).longValue();
     }
-    return new BatchMetrics(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
+    return new BatchMetrics(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]);
   }
 }

@@ -22,7 +22,7 @@ import java.util.Optional;
  * {"files2iceberg-metrics":{"table":"local.demo.clicks","batchId":"20240501T100000-ab12",
  *  "alreadyCommitted":false,"snapshotId":4242,"checkpoint":"committed","files":2,"bytes":2048,
  *  "rowsRead":10,"rowsFiltered":1,"rowsInserted":7,"rowsUpdated":2,"rowsUnchanged":0,
- *  "rowsRejected":0,"readMillis":900,"mergeMillis":1500,"commitMillis":40,"lagMillis":61000,
+ *  "rowsRejected":0,"readMillis":900,"mergeMillis":1500,"commitMillis":40,"lagMillis":61000,"rowsDeleted":0,
  *  "quarantinedFiles":[],"rejectedTable":null}}
  * }</pre>
  *

@@ -23,6 +23,8 @@ import java.util.Optional;
  * @param writeMode how a MERGE changes stored rows: rewrite their data files, or write delete
  *     files beside them
  * @param mergeScope which of the table's rows a MERGE may match
+ * @param cdc the column that marks a row as a delete of its key ({@code load.cdc}); empty: every
+ *     row is an insert or an update
  */
 public record Load(
     TableId table,
@@ -34,14 +36,24 @@ public record Load(
     Map<String, String> tableProperties,
     MissingColumns missingColumns,
     WriteMode writeMode,
-    MergeScope mergeScope) {
+    MergeScope mergeScope,
+    Optional<Cdc> cdc) {
 
   public Load {
     Objects.requireNonNull(writeMode, "writeMode");
     Objects.requireNonNull(mergeScope, "mergeScope");
+    Objects.requireNonNull(cdc, "cdc");
     primaryKey = List.copyOf(primaryKey);
     partitionBy = List.copyOf(partitionBy);
     tableProperties = Collections.unmodifiableMap(new LinkedHashMap<>(tableProperties));
+  }
+
+  /** Without change-data deletes. */
+  public Load(TableId table, SaveMode saveMode, List<String> primaryKey, List<String> partitionBy,
+      Optional<String> precombineField, boolean schemaEvolution, Map<String, String> tableProperties,
+      MissingColumns missingColumns, WriteMode writeMode, MergeScope mergeScope) {
+    this(table, saveMode, primaryKey, partitionBy, precombineField, schemaEvolution, tableProperties, missingColumns,
+        writeMode, mergeScope, Optional.empty());
   }
 
   /** Copy-on-write, and the MERGE scope decided by the key. */
@@ -141,6 +153,42 @@ public record Load(
 
     public String code() {
       return code;
+    }
+  }
+
+  /**
+   * Change-data deletes: which incoming rows delete their key instead of writing it. The column
+   * is read from the files and is not written to the table.
+   *
+   * @param column the source column ({@code load.cdc.op-column} or {@code load.cdc.delete-flag})
+   * @param deleteValues with an op column, the values that mark a delete; empty for a delete flag
+   */
+  public record Cdc(Style style, String column, List<String> deleteValues) {
+    public Cdc {
+      Objects.requireNonNull(style, "style");
+      Objects.requireNonNull(column, "column");
+      deleteValues = List.copyOf(deleteValues);
+    }
+
+    /** An operation column whose delete values mark a delete; the default delete value is {@code D}. */
+    public static Cdc opColumn(String column, List<String> deleteValues) {
+      return new Cdc(Style.OP_COLUMN, column, deleteValues);
+    }
+
+    /** A boolean column, true for a delete (Hudi's {@code _hoodie_is_deleted}). */
+    public static Cdc deleteFlag(String column) {
+      return new Cdc(Style.DELETE_FLAG, column, List.of());
+    }
+
+    /** The profile key that names the column. */
+    public String key() {
+      return style == Style.OP_COLUMN ? "load.cdc.op-column" : "load.cdc.delete-flag";
+    }
+
+    /** How a row says it is a delete. */
+    public enum Style {
+      OP_COLUMN,
+      DELETE_FLAG
     }
   }
 

@@ -134,6 +134,16 @@ final class ProfileKeys {
   static final Key<String> LOAD_MERGE_SCOPE =
       key("load.merge-scope", NON_BLANK, p -> p.load().mergeScope().code());
 
+  static final Key<String> LOAD_CDC_OP_COLUMN =
+      key("load.cdc.op-column", NON_BLANK, p -> p.load().cdc()
+          .filter(c -> c.style() == Load.Cdc.Style.OP_COLUMN).map(Load.Cdc::column).orElse(null));
+  static final Key<List<String>> LOAD_CDC_DELETE_VALUES =
+      key("load.cdc.delete-values", LIST, p -> p.load().cdc()
+          .filter(c -> c.style() == Load.Cdc.Style.OP_COLUMN).map(Load.Cdc::deleteValues).orElse(null));
+  static final Key<String> LOAD_CDC_DELETE_FLAG =
+      key("load.cdc.delete-flag", NON_BLANK, p -> p.load().cdc()
+          .filter(c -> c.style() == Load.Cdc.Style.DELETE_FLAG).map(Load.Cdc::column).orElse(null));
+
   static final Key<String> METADATA_PATH =
       key("metadata.path", NON_BLANK, p -> p.metadata().path());
 

@@ -27,6 +27,9 @@ import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_ON_OVERWRITE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_QUARANTINE_BAD_FILES;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_RECURSIVE_FILE_LOOKUP;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SAVE_CHECKPOINT;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_CDC_DELETE_FLAG;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_CDC_DELETE_VALUES;
+import static io.files2iceberg.core.profile.ProfileKeys.LOAD_CDC_OP_COLUMN;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PARTITION_BY;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRECOMBINE_FIELD;
 import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRIMARY_KEY;
@@ -52,6 +55,7 @@ import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Extract.OnOverwrite;
+import io.files2iceberg.core.profile.Load.Cdc;
 import io.files2iceberg.core.profile.Load.MergeScope;
 import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.WriteMode;
@@ -452,7 +456,50 @@ public final class ProfileLoader {
         tableProperties,
         missingColumns(v),
         writeMode.orElse(WriteMode.COPY_ON_WRITE),
-        mergeScope.orElse(MergeScope.AUTO));
+        mergeScope.orElse(MergeScope.AUTO),
+        cdc(v, batchFile, primaryKey));
+  }
+
+  /**
+   * {@code load.cdc}: an op column with its delete values (default {@code ["D"]}), or a boolean
+   * delete flag, exactly one of them. A delete is a MERGE action, so it needs a primary key and
+   * ingestion type incremental (last and full replace the whole table).
+   */
+  private static Optional<Cdc> cdc(ProfileValues v, BatchFile batchFile, Optional<List<String>> primaryKey) {
+    Optional<String> opColumn = v.optional(LOAD_CDC_OP_COLUMN, ProfileRules::columnName);
+    Optional<String> deleteFlag = v.optional(LOAD_CDC_DELETE_FLAG, ProfileRules::columnName);
+    Optional<List<String>> deleteValues = v.each(LOAD_CDC_DELETE_VALUES, Rule.none());
+    if (opColumn.isPresent() && deleteFlag.isPresent()) {
+      v.reject(LOAD_CDC_DELETE_FLAG, "cannot go with load.cdc.op-column: a delete is marked either by an op column"
+          + " and its delete values or by a boolean delete flag");
+      return Optional.empty();
+    }
+    if (v.isSet(LOAD_CDC_DELETE_VALUES) && !v.isSet(LOAD_CDC_OP_COLUMN)) {
+      v.reject(LOAD_CDC_DELETE_VALUES, "requires load.cdc.op-column, the column whose values they are");
+      return Optional.empty();
+    }
+    if (v.isSet(LOAD_CDC_DELETE_VALUES) && deleteValues.map(List::isEmpty).orElse(false)) {
+      v.reject(LOAD_CDC_DELETE_VALUES, "must not be empty: it lists the op column's values that mark a delete");
+      return Optional.empty();
+    }
+    List<String> values = deleteValues.filter(list -> !list.isEmpty()).orElse(List.of("D"));
+    Optional<Cdc> cdc = opColumn.map(c -> Cdc.opColumn(c, values))
+        .or(() -> deleteFlag.map(Cdc::deleteFlag));
+    if (cdc.isEmpty()) {
+      return cdc;
+    }
+    SettingKey<String> key = opColumn.isPresent() ? LOAD_CDC_OP_COLUMN : LOAD_CDC_DELETE_FLAG;
+    if (primaryKey.map(List::isEmpty).orElse(false)) {
+      v.reject(key, "requires a non-empty load.primary-key: a delete removes the stored row with its key");
+    } else if (batchFile.ingestionType() != IngestionType.INCREMENTAL && v.isValid(BATCH_FILE_INGESTION_TYPE)) {
+      v.reject(key, "requires extract.batch-file.ingestion-type = incremental: with "
+          + batchFile.ingestionType().code() + " each batch replaces the whole table, so there is no stored row"
+          + " to delete");
+    } else if (primaryKey.isPresent() && primaryKey.get().contains(cdc.get().column())) {
+      v.reject(key, "column " + ValueType.quote(cdc.get().column()) + " is in load.primary-key; the column that"
+          + " marks a delete is not part of the key");
+    }
+    return cdc;
   }
 
   /** {@code null} is also the HOCON and YAML null literal, so written unquoted it still means null. */

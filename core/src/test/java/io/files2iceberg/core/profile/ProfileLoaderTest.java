@@ -124,7 +124,8 @@ class ProfileLoaderTest {
             .map(tree -> new ProfileValues(tree, problems))
             .orElseThrow();
 
-    assertThat(ProfileKeys.keys())
+    // load.cdc needs a keyed incremental table and takes one of two styles: CdcProfileTest sets its keys.
+    assertThat(ProfileKeys.keys().stream().filter(key -> !key.path().startsWith("load.cdc.")))
         .allSatisfy(key -> assertThat(values.isSet(key)).as(key.path()).isTrue());
   }
 

@@ -25,7 +25,8 @@ import org.apache.spark.sql.types.StructType;
  * corrupt-record column do not count. A file is a misfit when:
  *
  * <ul>
- *   <li>it lacks a {@code load.primary-key} column or the {@code load.iceberg.precombine-field}.
+ *   <li>it lacks a {@code load.primary-key} column, the {@code load.iceberg.precombine-field} or
+ *       the {@code load.cdc} column.
  *       When no file of the batch has that column and the table does not either, the profile is
  *       wrong rather than the files, and no file is a misfit for it (the transforms then fail the
  *       batch naming the key);
@@ -124,6 +125,7 @@ public final class SchemaCheck {
       required.putIfAbsent(load.primaryKey().get(i), "load.primary-key[" + i + "]");
     }
     load.precombineField().ifPresent(field -> required.putIfAbsent(field, "load.iceberg.precombine-field"));
+    load.cdc().ifPresent(cdc -> required.putIfAbsent(cdc.column(), cdc.key()));
     required.keySet().removeIf(this::isAdded);
     required.keySet().removeIf(column -> !tableTypes.containsKey(column)
         && columns.stream().noneMatch(c -> c.containsKey(column)));

@@ -63,7 +63,8 @@ public final class BatchLoadMetricsPublisher implements Sink<TransformedBatch, B
         input.readTime().toMillis(),
         committed.mergeTime().toMillis(),
         committed.commitTime().toMillis(),
-        lag(batch.manifest()));
+        lag(batch.manifest()),
+        committed.rowsDeleted());
     return publish(batch, false, committed.snapshotId(), metrics, input.extracted().quarantined(),
         rejects.flatMap(RejectsWritten::table));
   }

@@ -10,7 +10,9 @@ import java.util.Objects;
  * @param alreadyCommitted the snapshot was found in the table's ancestry; nothing was written now
  * @param rowsInserted rows new to the table (without a key: every row written)
  * @param rowsUpdated rows that replaced a stored row with the same key
- * @param rowsUnchanged rows whose key is stored with a newer precombine value, so not written
+ * @param rowsUnchanged rows whose key is stored with a newer precombine value, so not written (and
+ *     deletes of keys the table does not hold)
+ * @param rowsDeleted stored rows that a delete of their key removed ({@code load.cdc})
  * @param mergeTime the write, from the first row to the end of the Iceberg commit
  * @param commitTime the Iceberg commit alone (zero when it was not measured)
  */
@@ -21,6 +23,7 @@ public record IcebergCommitted(
     long rowsInserted,
     long rowsUpdated,
     long rowsUnchanged,
+    long rowsDeleted,
     Duration mergeTime,
     Duration commitTime) {
 
@@ -37,10 +40,10 @@ public record IcebergCommitted(
   public static final long NO_SNAPSHOT = -1L;
 
   static IcebergCommitted nothingWritten(String table) {
-    return new IcebergCommitted(table, NO_SNAPSHOT, false, 0, 0, 0, Duration.ZERO, Duration.ZERO);
+    return new IcebergCommitted(table, NO_SNAPSHOT, false, 0, 0, 0, 0, Duration.ZERO, Duration.ZERO);
   }
 
   static IcebergCommitted already(String table, long snapshotId) {
-    return new IcebergCommitted(table, snapshotId, true, 0, 0, 0, Duration.ZERO, Duration.ZERO);
+    return new IcebergCommitted(table, snapshotId, true, 0, 0, 0, 0, Duration.ZERO, Duration.ZERO);
   }
 }

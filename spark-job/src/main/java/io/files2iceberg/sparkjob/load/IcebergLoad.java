@@ -6,6 +6,7 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Load.Cdc;
 import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load;
@@ -39,6 +40,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.sql.expressions.WindowSpec;
 import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -68,7 +70,11 @@ import org.slf4j.LoggerFactory;
  *             partition spec's source columns ({@code load.merge-scope}), the {@code ON} clause
  *             also restricts the stored rows to the batch's values of them ({@link SourceSide}),
  *             so files of other partitions are neither read nor rewritten. {@code load.write-mode}
- *             sets the table's {@code write.merge.mode} first ({@link WriteModeProperties});
+ *             sets the table's {@code write.merge.mode} first ({@link WriteModeProperties}).
+ *             With {@code load.cdc}, a chosen row that is a delete deletes the stored row under
+ *             the same precombine condition and inserts nothing; with a precombine field the
+ *             deletes are first committed to the tombstone table ({@link Tombstones}), and rows
+ *             older than a tombstone of their key are left out;
  *         <li>key, mode last or full: the whole table is replaced by the batch's rows;
  *         <li>no key: {@code Append}, or {@code Overwrite} of the batch's partitions (incremental;
  *             dynamic partition overwrite) or of the whole table (last, full).
@@ -81,13 +87,15 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>The counts come from the write itself: the rows written are counted on the source side,
- * once, and the commit's snapshot summary says what the table gained. A MERGE never deletes a
- * row, so its inserts are the records it added net of those it deleted (a rewritten file's
- * copies, position deletes); with merge-on-read its updates are its position deletes; with
+ * once, and the commit's snapshot summary says what the table gained. A MERGE deletes only the
+ * rows its {@code load.cdc} deletes match, counted by the join below, so its inserts are the
+ * records it added net of those it deleted (a rewritten file's copies, position deletes) plus
+ * those deleted rows; with merge-on-read its updates are its position deletes less its deletes; with
  * copy-on-write they are the other matched rows, all of them without a precombine field, else
  * those not older than the stored row, from one join of the rows against the stored keys of the
  * MERGE's own scope (a copy-on-write commit cannot tell an updated row from a copied one, and
- * Spark 3.5's {@code MergeRowsExec} reports no row counts). Unchanged rows are the rest.
+ * Spark 3.5's {@code MergeRowsExec} reports no row counts); the same join splits matched deletes
+ * from updates in both write modes. Unchanged rows are the rest.
  */
 public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitted> {
   /** The snapshot summary property that names the batch a snapshot loaded. */
@@ -99,6 +107,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   private static final String RANK = InternalColumns.PREFIX + "rank";
   private static final String TARGET_PREFIX = InternalColumns.PREFIX + "t_";
   private static final String MATCHED = InternalColumns.PREFIX + "matched";
+  /** With {@code load.cdc}: whether the row deletes its key. */
+  private static final String DELETE = InternalColumns.PREFIX + "delete";
 
   private final GenerationCheck generations;
 
@@ -157,19 +167,25 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
           + input.extracted().quarantined().stream().map(q -> q.uri()).toList()));
       return commitMarkerOnly(batch, table, marker, WriteMode.of(load, batch.manifest().mode()), Counts.inserted(0));
     }
+    WriteMode mode = WriteMode.of(load, batch.manifest().mode());
+    // The profile allows load.cdc only with a MERGE; the column that marks a delete is not a table column.
+    Optional<Cdc> cdc = load.cdc().filter(c -> mode == WriteMode.MERGE);
+    List<SourceColumn> columns = cdc.isEmpty() ? input.columns()
+        : input.columns().stream().filter(c -> !c.name().equals(cdc.get().column())).toList();
+    // Checked before the table is created: a batch that cannot say which rows are deletes commits nothing.
+    Dataset<Row> rows = cdc.isEmpty() ? input.rows() : input.rows().withColumn(DELETE, isDelete(input.rows(), cdc.get()));
     Table table = existing.orElseGet(() -> {
-      Table created = IcebergTables.create(spark, name, input.columns(), load.partitionBy(), load.tableProperties());
+      Table created = IcebergTables.create(spark, name, columns, load.partitionBy(), load.tableProperties());
       LOG.info("Table {} batch {}: created, partitioned by {}", name, batch.batchId(), load.partitionBy());
       return created;
     });
     // Also after creating: another writer may have created the table first, with other columns.
-    List<String> changes = TableSchemaSync.sync(table, input.columns(), load.schemaEvolution());
+    List<String> changes = TableSchemaSync.sync(table, columns, load.schemaEvolution());
     if (!changes.isEmpty()) {
       LOG.info("Table {} batch {}: schema changed: {}", name, batch.batchId(), changes);
       spark.sql("REFRESH TABLE " + quoteTable(name));
       table.refresh();
     }
-    WriteMode mode = WriteMode.of(load, batch.manifest().mode());
     if (mode == WriteMode.OVERWRITE_PARTITIONS && table.spec().isUnpartitioned()) {
       throw new BatchFailedException("load.save-mode = Overwrite replaces the batch's partitions, but table " + name
           + " is not partitioned; it would replace the whole table");
@@ -189,14 +205,32 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         : Optional.empty();
     Dataset<Row> source;
     SourceSide side;
+    long olderThanTombstones = 0;  // rows dropped by a tombstone: unchanged
     if (load.primaryKey().isEmpty()) {
       // The transform's cache fixed the rows and counted them; no key means no window, and every
       // row is written.
-      source = alignTo(input.rows(), target, false);
+      source = alignTo(input.rows(), target, false, false);
       side = new SourceSide(input.rowsRead() - input.rowsFiltered() - input.rowsRejected(), Optional.empty());
     } else {
-      source = batch.scope().materialize(alignTo(oneRowPerKey(input.rows(), load), target, keepMissing.isPresent()));
-      side = SourceSide.of(source, mode == WriteMode.MERGE ? SourceSide.scopeColumns(table, load) : List.of());
+      source = batch.scope().materialize(alignTo(oneRowPerKey(rows, load), target, keepMissing.isPresent(),
+          cdc.isPresent()));
+      if (cdc.isPresent() && load.precombineField().isPresent()) {
+        // The tombstones are committed first: they must hold before any row they guard against
+        // can reach the table. A commit is made only of the manifest's generations, checked once
+        // the rows are computed and kept (the count does that).
+        long chosen = source.count();
+        generations.requireUnchanged(batch, input.extracted().filesRead());
+        Tombstones.record(batch, source, load, DELETE, marker);
+        source = batch.scope().materialize(Tombstones.withoutOlderThanTombstones(spark, name, source, load, DELETE));
+        side = SourceSide.of(source, SourceSide.scopeColumns(table, load));
+        olderThanTombstones = chosen - side.rows();
+        if (olderThanTombstones > 0) {
+          LOG.info("Table {} batch {}: {} row(s) left out: their key was deleted with a newer precombine value",
+              name, batch.batchId(), olderThanTombstones);
+        }
+      } else {
+        side = SourceSide.of(source, mode == WriteMode.MERGE ? SourceSide.scopeColumns(table, load) : List.of());
+      }
     }
     side.restriction().ifPresent(on -> LOG.info("Table {} batch {}: the MERGE reads only the batch's partitions: {}",
         name, batch.batchId(), on));
@@ -205,19 +239,22 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     generations.requireUnchanged(batch, input.extracted().filesRead());
 
     if (side.rows() == 0) {
-      return commitMarkerOnly(batch, table, marker, mode, Counts.inserted(0));
+      return commitMarkerOnly(batch, table, marker, mode, new Counts(0, 0, olderThanTombstones, 0));
     }
     // Copy-on-write keeps no trace of a matched row that lost to a newer stored one, so with a
-    // precombine field the split of matched rows is computed before the MERGE, on its own scope.
-    Optional<Counts> split = mode == WriteMode.MERGE && load.precombineField().isPresent() && !isMergeOnRead(table)
-        ? Optional.of(matchedSplit(spark, name, source, load, side.restriction()))
+    // precombine field the split of matched rows is computed before the MERGE, on its own scope;
+    // so it is with deletes, which neither write mode's summary tells from updates.
+    Optional<Counts> split = mode == WriteMode.MERGE
+        && (cdc.isPresent() || load.precombineField().isPresent() && !isMergeOnRead(table))
+        ? Optional.of(matchedSplit(spark, name, source, load, side.restriction(), cdc.isPresent()))
         : Optional.empty();
     if (split.isPresent() && split.get().written() == 0) {
-      return commitMarkerOnly(batch, table, marker, mode, split.get());
+      return commitMarkerOnly(batch, table, marker, mode, split.get().plusUnchanged(olderThanTombstones));
     }
     long start = System.nanoTime();
+    Dataset<Row> rowsToWrite = source;
     IcebergTables.writeMarked(marker, () -> {
-      write(batch, mode, source, load, keepMissing, side.restriction());
+      write(batch, mode, rowsToWrite, load, keepMissing, side.restriction(), cdc.isPresent());
       return null;
     });
     Duration mergeTime = Duration.ofNanos(System.nanoTime() - start);
@@ -226,10 +263,10 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     if (written.isEmpty() && mode == WriteMode.MERGE) {
       // A merge-on-read MERGE whose every row lost to a newer stored one writes no file, and
       // Iceberg commits nothing for it.
-      return commitMarkerOnly(batch, table, marker, mode, new Counts(0, 0, side.rows()));
+      return commitMarkerOnly(batch, table, marker, mode, new Counts(0, 0, side.rows() + olderThanTombstones, 0));
     }
     Counts counts = written.map(s -> Counts.of(mode, isMergeOnRead(table), s.summary(), side.rows(), split))
-        .orElseGet(() -> Counts.inserted(side.rows()));
+        .orElseGet(() -> Counts.inserted(side.rows())).plusUnchanged(olderThanTombstones);
     return committed(batch, table, mode, counts, mergeTime);
   }
 
@@ -254,14 +291,15 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     Snapshot snapshot = CommitMarker.find(table, batch.batchId()).orElseThrow(() -> new IllegalStateException(
         "The write to " + batch.table() + " committed no snapshot with batch id " + batch.batchId()));
     Duration commitTime = CommitDurations.of(snapshot.snapshotId()).orElse(Duration.ZERO);
-    LOG.info("Table {} batch {}: committed snapshot {} ({}): {} inserted, {} updated, {} unchanged", batch.table(),
-        batch.batchId(), snapshot.snapshotId(), mode, counts.inserted(), counts.updated(), counts.unchanged());
+    LOG.info("Table {} batch {}: committed snapshot {} ({}): {} inserted, {} updated, {} deleted, {} unchanged",
+        batch.table(), batch.batchId(), snapshot.snapshotId(), mode, counts.inserted(), counts.updated(),
+        counts.deleted(), counts.unchanged());
     return new IcebergCommitted(batch.table(), snapshot.snapshotId(), false, counts.inserted(), counts.updated(),
-        counts.unchanged(), mergeTime, commitTime);
+        counts.unchanged(), counts.deleted(), mergeTime, commitTime);
   }
 
   private static void write(LoadBatch batch, WriteMode mode, Dataset<Row> source, Load load,
-      Optional<Set<String>> keepMissing, Optional<String> restriction) throws Exception {
+      Optional<Set<String>> keepMissing, Optional<String> restriction, boolean deletes) throws Exception {
     String name = batch.table();
     switch (mode) {
       case MERGE -> {
@@ -270,8 +308,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         List<String> tableColumns = List.of(source.columns()).stream().filter(c -> !InternalColumns.isInternal(c))
             .toList();
         batch.spark().sql(keepMissing.isPresent()
-            ? mergeKeepingMissing(name, view, load, restriction, tableColumns, keepMissing.get())
-            : mergeStatement(name, view, load, restriction));
+            ? mergeKeepingMissing(name, view, load, restriction, tableColumns, keepMissing.get(), deletes)
+            : mergeStatement(name, view, load, restriction, tableColumns, deletes));
       }
       case APPEND -> source.writeTo(name).append();
       case OVERWRITE_PARTITIONS -> source.writeTo(name).overwritePartitions();
@@ -280,8 +318,17 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   }
 
   /** {@code load.missing-columns = null}: an update replaces the whole row. */
-  static String mergeStatement(String table, String view, Load load, Optional<String> restriction) {
-    return mergeInto(table, view, load, restriction) + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
+  static String mergeStatement(String table, String view, Load load, Optional<String> restriction,
+      List<String> tableColumns, boolean deletes) {
+    List<String> set = tableColumns.stream().map(c -> "t." + quote(c) + " = s." + quote(c)).toList();
+    return mergeInto(table, view, load, restriction, deletes, "UPDATE SET " + String.join(", ", set),
+        insert(tableColumns));
+  }
+
+  private static String insert(List<String> tableColumns) {
+    String insert = tableColumns.stream().map(c -> quote(c)).collect(Collectors.joining(", "));
+    String values = tableColumns.stream().map(c -> "s." + quote(c)).collect(Collectors.joining(", "));
+    return "INSERT (" + insert + ") VALUES (" + values + ")";
   }
 
   /**
@@ -290,7 +337,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
    * batch has alone; an insert writes every column (the aligned NULL where the file has none).
    */
   static String mergeKeepingMissing(String table, String view, Load load, Optional<String> restriction,
-      List<String> tableColumns, Set<String> batchColumns) {
+      List<String> tableColumns, Set<String> batchColumns, boolean deletes) {
     List<String> set = new ArrayList<>();
     for (String key : load.primaryKey()) {
       set.add("t." + quote(key) + " = s." + quote(key));
@@ -301,17 +348,18 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
             + literal(column) + ") THEN t." + quote(column) + " ELSE s." + quote(column) + " END");
       }
     }
-    String insert = tableColumns.stream().map(c -> quote(c)).collect(Collectors.joining(", "));
-    String values = tableColumns.stream().map(c -> "s." + quote(c)).collect(Collectors.joining(", "));
-    return mergeInto(table, view, load, restriction) + " THEN UPDATE SET " + String.join(", ", set)
-        + " WHEN NOT MATCHED THEN INSERT (" + insert + ") VALUES (" + values + ")";
+    return mergeInto(table, view, load, restriction, deletes, "UPDATE SET " + String.join(", ", set),
+        insert(tableColumns));
   }
 
   /**
-   * The statement up to the matched action: the key, the batch's partitions when the MERGE is
-   * restricted to them ({@link SourceSide}), and the precombine condition.
+   * The statement: the key, the batch's partitions when the MERGE is restricted to them ({@link
+   * SourceSide}), and the precombine condition on the matched actions. With deletes, a matched
+   * delete that is not older than the stored row deletes it (the first matched clause wins), and a
+   * delete without a stored row inserts nothing.
    */
-  private static String mergeInto(String table, String view, Load load, Optional<String> restriction) {
+  private static String mergeInto(String table, String view, Load load, Optional<String> restriction,
+      boolean deletes, String update, String insert) {
     List<String> on = new ArrayList<>();
     for (String key : load.primaryKey()) {
       on.add("t." + quote(key) + " = s." + quote(key));
@@ -320,8 +368,37 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     String matched = load.precombineField()
         .map(field -> " AND (t." + quote(field) + " IS NULL OR s." + quote(field) + " >= t." + quote(field) + ")")
         .orElse("");
+    String delete = "s." + quote(DELETE);
     return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + String.join(" AND ", on)
-        + " WHEN MATCHED" + matched;
+        + (deletes ? " WHEN MATCHED" + matched + " AND " + delete + " THEN DELETE" : "")
+        + " WHEN MATCHED" + matched + " THEN " + update
+        + " WHEN NOT MATCHED" + (deletes ? " AND NOT " + delete : "") + " THEN " + insert;
+  }
+
+  /**
+   * Whether a row is a delete: its op column's value (as a string) is one of the delete values,
+   * or its delete flag is true. NULL is neither.
+   */
+  private static Column isDelete(Dataset<Row> rows, Cdc cdc) {
+    Optional<StructField> field = List.of(rows.schema().fields()).stream()
+        .filter(f -> f.name().equals(cdc.column())).findFirst();
+    if (field.isEmpty()) {
+      throw new BatchFailedException(cdc.key() + ": column \"" + cdc.column() + "\" is not among the batch's columns "
+          + List.of(rows.columns()).stream().filter(c -> !InternalColumns.isInternal(c)).toList()
+          + " (after transform.rename-columns)");
+    }
+    Column value = column(cdc.column());
+    Column delete = switch (cdc.style()) {
+      case OP_COLUMN -> value.cast("string").isin(cdc.deleteValues().toArray());
+      case DELETE_FLAG -> {
+        if (!(field.get().dataType() instanceof BooleanType)) {
+          throw new BatchFailedException(cdc.key() + ": column \"" + cdc.column() + "\" has type "
+              + field.get().dataType().simpleString() + ", not boolean");
+        }
+        yield value;
+      }
+    };
+    return functions.coalesce(delete, functions.lit(false));
   }
 
   /**
@@ -345,7 +422,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
    * The table's columns, in its order: the batch's values (widened as needed), else NULL; then,
    * with {@code withAbsent}, {@link InternalColumns#ABSENT}.
    */
-  private static Dataset<Row> alignTo(Dataset<Row> rows, StructType target, boolean withAbsent) {
+  private static Dataset<Row> alignTo(Dataset<Row> rows, StructType target, boolean withAbsent, boolean withDelete) {
     Map<String, DataType> types = new LinkedHashMap<>();
     for (StructField field : rows.schema().fields()) {
       types.put(field.name(), field.dataType());
@@ -366,6 +443,9 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     if (withAbsent) {
       select.add(column(InternalColumns.ABSENT));
     }
+    if (withDelete) {
+      select.add(column(DELETE));
+    }
     return rows.select(select.toArray(Column[]::new));
   }
 
@@ -375,19 +455,20 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
    * partitions when restricted, else the whole table), with the statement's own condition.
    */
   private static Counts matchedSplit(SparkSession spark, String table, Dataset<Row> source, Load load,
-      Optional<String> restriction) {
+      Optional<String> restriction, boolean deletes) {
     List<String> keys = load.primaryKey();
-    String precombine = load.precombineField().orElseThrow();
+    Optional<String> precombine = load.precombineField();
     List<String> needed = new ArrayList<>(keys);
-    if (!needed.contains(precombine)) {
-      needed.add(precombine);
+    precombine.filter(p -> !needed.contains(p)).ifPresent(needed::add);
+    if (deletes) {
+      needed.add(DELETE);
     }
     Dataset<Row> incoming = source.select(needed.stream().map(c -> column(c)).toArray(Column[]::new));
     List<Column> stored = new ArrayList<>();
     for (int i = 0; i < keys.size(); i++) {
       stored.add(column(keys.get(i)).as(TARGET_PREFIX + i));
     }
-    stored.add(column(precombine).as(TARGET_PREFIX + "pre"));
+    precombine.ifPresent(p -> stored.add(column(p).as(TARGET_PREFIX + "pre")));
     stored.add(functions.lit(true).as(MATCHED));
     Dataset<Row> scope = spark.table(quoteTable(table)).as("t");
     if (restriction.isPresent()) {
@@ -399,16 +480,20 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
       Column equal = incoming.col(quote(keys.get(i))).equalTo(target.col(TARGET_PREFIX + i));
       on = on == null ? equal : on.and(equal);
     }
-    Column newer = functions.coalesce(target.col(TARGET_PREFIX + "pre").isNull()
-        .or(incoming.col(quote(precombine)).geq(target.col(TARGET_PREFIX + "pre"))), functions.lit(false));
+    Column newer = precombine.isEmpty() ? functions.lit(true)
+        : functions.coalesce(target.col(TARGET_PREFIX + "pre").isNull()
+            .or(incoming.col(quote(precombine.get())).geq(target.col(TARGET_PREFIX + "pre"))), functions.lit(false));
+    Column delete = deletes ? incoming.col(quote(DELETE)) : functions.lit(false);
     Column matched = target.col(MATCHED).isNotNull();
     Row counts = incoming.join(target, on, "left")
         .agg(
-            functions.sum(functions.when(matched, 0).otherwise(1)),
-            functions.sum(functions.when(matched.and(newer), 1).otherwise(0)),
-            functions.sum(functions.when(matched.and(functions.not(newer)), 1).otherwise(0)))
+            functions.sum(functions.when(matched.or(delete), 0).otherwise(1)),
+            functions.sum(functions.when(matched.and(newer).and(functions.not(delete)), 1).otherwise(0)),
+            functions.sum(functions.when(matched.and(newer), 0).otherwise(functions.when(delete, 1).otherwise(
+                functions.when(matched, 1).otherwise(0)))),
+            functions.sum(functions.when(matched.and(newer).and(delete), 1).otherwise(0)))
         .first();
-    return new Counts(longOrZero(counts, 0), longOrZero(counts, 1), longOrZero(counts, 2));
+    return new Counts(longOrZero(counts, 0), longOrZero(counts, 1), longOrZero(counts, 2), longOrZero(counts, 3));
   }
 
   private static long longOrZero(Row row, int i) {
@@ -435,19 +520,25 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   }
 
   /**
-   * What a write did to the table's rows. A MERGE never deletes a row, so the rows it adds net of
-   * those it deletes (rewritten files' rows, position deletes) are its inserts.
+   * What a write did to the table's rows. A MERGE deletes only the rows its deletes ({@code
+   * load.cdc}) match, so the rows it adds net of those it deletes (rewritten files' rows, position
+   * deletes), plus those deleted rows, are its inserts.
    */
-  private record Counts(long inserted, long updated, long unchanged) {
+  private record Counts(long inserted, long updated, long unchanged, long deleted) {
     static Counts inserted(long rows) {
-      return new Counts(rows, 0, 0);
+      return new Counts(rows, 0, 0, 0);
+    }
+
+    Counts plusUnchanged(long rows) {
+      return new Counts(inserted, updated, unchanged + rows, deleted);
     }
 
     /**
-     * From the snapshot's summary and the rows written: with merge-on-read each update is one
-     * position delete; with copy-on-write a rewritten file's copied rows are both added and
-     * deleted, so the matched rows are split by {@code split} (a precombine field) or are all
-     * updates (none: every matched row is updated).
+     * From the snapshot's summary and the rows written: with merge-on-read each update and each
+     * delete is one position delete; with copy-on-write a rewritten file's copied rows are both
+     * added and deleted, so the matched rows are split by {@code split} (a precombine field) or
+     * are all updates (none: every matched row is updated). The deleted rows are the split's
+     * (there is one whenever the rows carry deletes).
      */
     static Counts of(WriteMode mode, boolean mergeOnRead, Map<String, String> summary, long rows,
         Optional<Counts> split) {
@@ -456,9 +547,10 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         return inserted(added);
       }
       long positionDeletes = number(summary, "added-position-deletes") - number(summary, "removed-position-deletes");
-      long inserted = added - number(summary, "deleted-records") - positionDeletes;
-      long updated = mergeOnRead ? positionDeletes : split.map(Counts::updated).orElse(rows - inserted);
-      return new Counts(inserted, updated, rows - inserted - updated);
+      long deleted = split.map(Counts::deleted).orElse(0L);
+      long inserted = added - number(summary, "deleted-records") - positionDeletes + deleted;
+      long updated = mergeOnRead ? positionDeletes - deleted : split.map(Counts::updated).orElse(rows - inserted);
+      return new Counts(inserted, updated, rows - inserted - updated - deleted, deleted);
     }
 
     private static long number(Map<String, String> summary, String property) {
@@ -467,7 +559,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     }
 
     long written() {
-      return inserted + updated;
+      return inserted + updated + deleted;
     }
   }
 }
