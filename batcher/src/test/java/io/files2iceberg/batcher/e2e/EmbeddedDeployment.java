@@ -1,7 +1,9 @@
 package io.files2iceberg.batcher.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.launch.WarmLocalLauncher;
 import io.files2iceberg.batcher.local.LandingNotifier;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.batcher.plan.BatchEvent;
@@ -32,8 +34,10 @@ import java.util.function.Consumer;
 /**
  * One embedded deployment for a test class, the way {@code bin/files2iceberg local} runs it: a home
  * (SQLite ledger, JDBC-on-SQLite catalog), a folder of profiles, a landing folder, the real
- * listener as a child process, the notifier posting to it, and batch runners with the local Spark
- * launcher (real Spark child JVMs). Rows are read back through {@code sql}, as a user would.
+ * listener as a child process, the notifier posting to it, and batch runners with the local
+ * launcher of the deployment's {@code job.mode}, as the batcher picks it: the home's warm driver
+ * (a real Spark child JVM, one for the class's tests) by default, a Spark child JVM per batch with
+ * {@code job.mode = per-batch}. Rows are read back through {@code sql}, as a user would.
  */
 final class EmbeddedDeployment implements AutoCloseable {
   final Home home;
@@ -43,7 +47,10 @@ final class EmbeddedDeployment implements AutoCloseable {
   private final ListenerProcess listener;
   final LandingNotifier notifier;
   final Ledger ledger;
-  final LocalSparkLauncher launcher;
+  /** The launcher of {@code job.mode = per-batch}: a Spark child JVM per batch. */
+  final LocalSparkLauncher perBatch;
+  /** The warm launchers handed out, whose driver (one per home) {@link #close} stops. */
+  private final List<WarmLocalLauncher> warm = Collections.synchronizedList(new ArrayList<>());
 
   /**
    * @param profileTexts profile file name (without {@code .conf}) to HOCON, in which
@@ -58,7 +65,7 @@ final class EmbeddedDeployment implements AutoCloseable {
           profile.getValue().replace("LANDING", landing.toString()));
     }
     this.sparkJobTarget = LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of(""));
-    this.launcher = new LocalSparkLauncher(sparkJobTarget, home);
+    this.perBatch = new LocalSparkLauncher(sparkJobTarget, home);
     this.ledger = SqliteLedger.open(home.ledgerDb(), Clock.systemUTC());
     this.listener = ListenerProcess.start(ListenerProcess.locateTarget(System.getenv(), Path.of("")), profiles, home,
         Duration.ofSeconds(90));
@@ -83,13 +90,26 @@ final class EmbeddedDeployment implements AutoCloseable {
     }
   }
 
-  /** A batch runner for one profile, with the local Spark launcher; events go to the list too. */
+  /**
+   * The local launcher of the deployment's {@code job.mode}, as the batcher's is
+   * ({@link LocalSparkLauncher#forMode}): the home's warm driver unless it says {@code per-batch}.
+   */
+  Launcher launcher(ProfileRegistry registry) {
+    Launcher launcher = LocalSparkLauncher.forMode(sparkJobTarget, home, registry.deployment().job());
+    if (launcher instanceof WarmLocalLauncher driver) {
+      warm.add(driver);
+    }
+    return launcher;
+  }
+
+  /** A batch runner for one profile, with the local launcher of its mode; events go to the list too. */
   BatchRunner runner(String profile, List<BatchEvent> events, Consumer<BatchEvent> also) {
     return runner(profile(profile), events, also);
   }
 
-  /** A batch runner for the profiles, with the local Spark launcher; events go to the list too. */
+  /** A batch runner for the profiles, with the local launcher of their mode; events go to the list too. */
   BatchRunner runner(ProfileRegistry registry, List<BatchEvent> events, Consumer<BatchEvent> also) {
+    Launcher launcher = launcher(registry);
     return BatchRunner.builder(registry, ledger, p -> launcher)
         .options(new RunOptions(1, Duration.ofMinutes(5)))
         .events(event -> {
@@ -146,7 +166,15 @@ final class EmbeddedDeployment implements AutoCloseable {
     try {
       listener.close();
     } finally {
-      ledger.close();
+      try {
+        synchronized (warm) {
+          for (WarmLocalLauncher driver : warm) {
+            driver.driverPid().flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+          }
+        }
+      } finally {
+        ledger.close();
+      }
     }
   }
 }

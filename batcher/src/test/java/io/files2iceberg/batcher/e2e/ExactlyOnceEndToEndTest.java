@@ -48,6 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The embedded default end to end: files in the landing folder, the notifier's real push envelopes
  * to the real listener, the batcher with real Spark child JVMs, rows read back through {@code sql}.
  * Each test has a table of its own; every one checks that each row is in the table exactly once.
+ * Batches run in the home's warm driver (the default {@code job.mode}), except those of the test
+ * that stops a job of its own between the Iceberg commit and the ledger commit ({@code per-batch}).
  */
 class ExactlyOnceEndToEndTest {
   private static final String PARTITIONED = """
@@ -64,6 +66,8 @@ class ExactlyOnceEndToEndTest {
   static EmbeddedDeployment deployment;
   /** The deployment of the batchers that die: a lease of 2 s, so that the tests need not wait long. */
   static Optional<Path> shortLease;
+  /** {@link #shortLease} with a Spark child JVM per batch: a job process of its own to stop. */
+  static Optional<Path> perBatchShortLease;
 
   @BeforeAll
   static void start() throws Exception {
@@ -75,6 +79,8 @@ class ExactlyOnceEndToEndTest {
         "last", profile("last", "last", ""),
         "full", profile("full", "full", "")));
     shortLease = Optional.of(Files.writeString(root.resolve("short-lease.conf"), JOB + "job.lease-timeout = 2s\n"));
+    perBatchShortLease = Optional.of(Files.writeString(root.resolve("per-batch-short-lease.conf"),
+        JOB + "job.lease-timeout = 2s\njob.mode = per-batch\n"));
   }
 
   @AfterAll
@@ -195,7 +201,7 @@ class ExactlyOnceEndToEndTest {
 
     // A batcher claims, writes the manifest, marks the batch RUNNING and launches the job, as
     // BatchRunner does, and then dies: nobody settles the batch.
-    ProfileRegistry registry = deployment.profile("commitcrash", shortLease);
+    ProfileRegistry registry = deployment.profile("commitcrash", perBatchShortLease);
     TableProfile profile = registry.profiles().get(0);
     BatchRecord claimed = deployment.ledger.claimPartitions(
         new ClaimPartitions(table, 100, registry.deployment().job().leaseTimeout(), true)).orElseThrow();
@@ -204,7 +210,7 @@ class ExactlyOnceEndToEndTest {
     Path manifestFile = root.resolve("commitcrash-manifest.json");
     Files.writeString(manifestFile, BatchManifestCodec.toJson(manifest));
     deployment.ledger.markRunning(claimed.batchId(), registry.deployment().job().leaseTimeout());
-    LaunchedJob job = deployment.launcher.launch(manifest, manifestFile.toString(), 1);
+    LaunchedJob job = deployment.perBatch.launch(manifest, manifestFile.toString(), 1);
     // Another writer holds the ledger's write lock from just after the job opened the ledger: the
     // job's Iceberg commit goes through, its ledger checkpoint cannot.
     Path log = deployment.home.metadata("commitcrash").resolve("logs").resolve(claimed.batchId() + "-attempt1.log");
@@ -228,7 +234,8 @@ class ExactlyOnceEndToEndTest {
         Duration.between(Instant.now(), deployment.ledger.batch(claimed.batchId()).orElseThrow().leaseUntil()
             .orElseThrow()).toMillis()) + 300);
     List<BatchEvent> events = EmbeddedDeployment.events();
-    RunSummary rerun = deployment.runner(deployment.profile("commitcrash", shortLease), events, e -> {}).runOnce();
+    RunSummary rerun = deployment.runner(deployment.profile("commitcrash", perBatchShortLease), events, e -> {})
+        .runOnce();
 
     assertThat(rerun.isClean()).as(rerun.toString()).isTrue();
     assertThat(events).first().isEqualTo(new BatchRecovered(table, claimed.batchId(), 2));

@@ -133,7 +133,7 @@ class MaintainEndToEndTest {
         claimed.createdAt(), deployment.ledger.filesOfBatch(claimed.batchId()));
     Path manifestFile = root.resolve("dying-manifest.json");
     Files.writeString(manifestFile, BatchManifestCodec.toJson(dying));
-    JobResult died = deployment.launcher.launch(dying, manifestFile.toString(), 1).await(Duration.ofMinutes(3))
+    JobResult died = deployment.launcher(registry).launch(dying, manifestFile.toString(), 1).await(Duration.ofMinutes(3))
         .orElseThrow();
     assertThat(died.exit()).as(died.describe()).isEqualTo(JobExit.LOADED);
     long snapshotOfC = died.report().orElseThrow().snapshotId();

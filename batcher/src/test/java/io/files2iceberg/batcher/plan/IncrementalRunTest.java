@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.launch.WarmLocalLauncher;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
@@ -16,6 +16,7 @@ import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.TableStatus;
+import io.files2iceberg.core.manifest.WarmRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -30,9 +31,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The incremental path with real Spark child JVMs: two tables in parallel, one of them with a
- * partition larger than {@code max-batch-size}. One run carries every assertion (each job takes
- * seconds).
+ * The incremental path with a real Spark child JVM (the warm driver, the local default): two tables
+ * in parallel, one of them with a partition larger than {@code max-batch-size}. One run carries
+ * every assertion.
  */
 class IncrementalRunTest {
   private static final String CLICKS = "local.test.clicks";
@@ -62,7 +63,7 @@ class IncrementalRunTest {
 
       List<Seen> seen = new CopyOnWriteArrayList<>();
       Map<String, Optional<BatchRecord>> claimWhileInFlight = new ConcurrentHashMap<>();
-      LocalSparkLauncher launcher = landing.launcher();
+      WarmLocalLauncher launcher = landing.warmLauncher(Duration.ofMinutes(2));
       BatchRunner runner = BatchRunner.builder(landing.registry(), landing.ledger, profile -> launcher)
           .options(new RunOptions(3, Duration.ofMinutes(5)))
           .events(event -> {
@@ -116,12 +117,13 @@ class IncrementalRunTest {
       });
       assertThat(landing.ledger.batch(first)).isEmpty();
 
-      // The manifest and the job's log of each batch are under the profile's metadata path.
+      // The manifest of each batch is under the profile's metadata path; what its job logged, the
+      // metrics line included, is in the warm driver's log.
       Path metadata = landing.home.metadata("clicks");
       assertThat(metadata.resolve("batches").resolve(second + ".json")).isRegularFile();
-      Path log = metadata.resolve("logs").resolve(second + "-attempt1.log");
+      Path log = launcher.driverFolder().resolve(WarmRequest.DRIVER_LOG);
       assertThat(log).isRegularFile();
-      assertThat(Files.readString(log)).contains("files2iceberg-metrics");
+      assertThat(Files.readString(log)).contains(clicksCommits.get(1).report().toMetricsLine());
 
       // Nothing READY: the next run claims nothing.
       RunSummary idle = runner.runOnce();

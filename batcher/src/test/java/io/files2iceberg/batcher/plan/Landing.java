@@ -42,6 +42,7 @@ final class Landing implements AutoCloseable {
   final MutableClock clock = new MutableClock(Instant.now());
   final SqliteLedger ledger;
   private final AtomicInteger events = new AtomicInteger();
+  private final List<WarmLocalLauncher> warmLaunchers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   Landing(Path root) throws IOException {
     this.root = root;
@@ -170,12 +171,18 @@ final class Landing implements AutoCloseable {
         List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
   }
 
-  /** The warm launcher on this home's driver folder, its driver as small as {@link #launcher()}'s jobs. */
+  /**
+   * The warm launcher on this home's driver folder, its driver as small as {@link #launcher()}'s
+   * jobs; {@link #close} stops its driver.
+   */
   WarmLocalLauncher warmLauncher(java.time.Duration idleTimeout) {
     var job = registry().deployment().job();
-    return new WarmLocalLauncher(launcher(), WarmLocalLauncher.folder(home), new io.files2iceberg.core.profile.JobSettings(
-        job.sparkProperties(), job.master(), job.dataprocRegion(), job.runtimeVersion(), job.serviceAccount(),
-        job.subnetwork(), job.jarUri(), job.leaseTimeout(), job.maxAttempts(), job.mode(), idleTimeout));
+    WarmLocalLauncher warm = new WarmLocalLauncher(launcher(), WarmLocalLauncher.folder(home),
+        new io.files2iceberg.core.profile.JobSettings(job.sparkProperties(), job.master(), job.dataprocRegion(),
+            job.runtimeVersion(), job.serviceAccount(), job.subnetwork(), job.jarUri(), job.leaseTimeout(),
+            job.maxAttempts(), job.mode(), idleTimeout));
+    warmLaunchers.add(warm);
+    return warm;
   }
 
   /** Every job log under the home, its last lines: what a failed assertion shows. */
@@ -195,6 +202,12 @@ final class Landing implements AutoCloseable {
 
   @Override
   public void close() {
-    ledger.close();
+    try {
+      for (WarmLocalLauncher warm : warmLaunchers) {
+        warm.driverPid().flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    } finally {
+      ledger.close();
+    }
   }
 }

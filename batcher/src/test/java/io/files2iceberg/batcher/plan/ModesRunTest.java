@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.launch.WarmLocalLauncher;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
@@ -81,7 +82,7 @@ class ModesRunTest {
       List<String> ledgerTablesBefore = landing.ledger.tables();
 
       List<BatchEvent> events = new CopyOnWriteArrayList<>();
-      LocalSparkLauncher launcher = landing.launcher();
+      WarmLocalLauncher launcher = landing.warmLauncher(Duration.ofMinutes(2));
       RunSummary summary = BatchRunner.builder(landing.registry(), landing.ledger, profile -> launcher)
           .options(new RunOptions(3, Duration.ofMinutes(5)))
           .events(events::add)
