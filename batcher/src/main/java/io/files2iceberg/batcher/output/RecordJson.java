@@ -22,7 +22,7 @@ import java.util.Optional;
  */
 public final class RecordJson {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-  private static final ObjectWriter LINE = new ObjectMapper().writer();
+  private static final ObjectWriter LINE = JSON.writer().without(SerializationFeature.INDENT_OUTPUT);
 
   private RecordJson() {}
 
