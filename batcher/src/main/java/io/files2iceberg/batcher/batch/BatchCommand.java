@@ -2,11 +2,15 @@ package io.files2iceberg.batcher.batch;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
+import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
+import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.output.EventJson;
+import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.batcher.plan.RunSummary;
@@ -25,6 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -55,7 +60,7 @@ public final class BatchCommand implements Runnable {
 
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    throw ErrorOutput.missingCommand(spec);
   }
 
   /** The options both triggers take. */
@@ -100,7 +105,17 @@ public final class BatchCommand implements Runnable {
       this.runner = runner;
     }
 
+    /** With each event printed on {@code out} as a line for people. */
     static Optional<Planner> open(RunSettings settings, Home home, PrintWriter out, PrintWriter err) {
+      return open(settings, home, event -> {
+        synchronized (out) {
+          out.println(event.describe());
+          out.flush();
+        }
+      }, err);
+    }
+
+    static Optional<Planner> open(RunSettings settings, Home home, Consumer<BatchEvent> events, PrintWriter err) {
       if (settings.concurrency < 1) {
         ConfigProblems.print(err, "the options", List.of("--concurrency: must be at least 1, got "
             + settings.concurrency));
@@ -126,12 +141,7 @@ public final class BatchCommand implements Runnable {
       }
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
           .options(new RunOptions(settings.concurrency, settings.jobTimeout))
-          .events(event -> {
-            synchronized (out) {
-              out.println(event.describe());
-              out.flush();
-            }
-          })
+          .events(events)
           .build();
       return Optional.of(new Planner(profiles, ledger, launchers, runner));
     }
@@ -165,27 +175,33 @@ public final class BatchCommand implements Runnable {
             + " table that lists storage.")
     List<String> tables = new ArrayList<>();
 
+    @Mixin JsonEventsOption json;
+
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<Planner> opened = Planner.open(settings, batch.home(home), out, err);
+      Optional<Planner> opened = json.json()
+          ? Planner.open(settings, batch.home(home), event -> EventJson.print(out, EventJson.batch(event)), err)
+          : Planner.open(settings, batch.home(home), out, err);
       if (opened.isEmpty()) {
         return Files2Iceberg.EXIT_INVALID;
       }
       try (Planner planner = opened.get()) {
         List<String> unknown = tables.stream().filter(t -> planner.profiles.byTable(t).isEmpty()).toList();
         if (!unknown.isEmpty()) {
-          err.println("error: --table " + String.join(", ", unknown) + ": no profile in " + settings.config
+          ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config
               + " loads it");
-          err.flush();
           return Files2Iceberg.EXIT_INVALID;
         }
         RunSummary summary = tables.isEmpty() ? planner.runner.runOnce() : planner.runner.runOnce(tables);
-        out.println("run: " + summary.describe());
-        summary.errors().forEach(error -> err.println("error: " + error));
-        out.flush();
-        err.flush();
+        if (json.json()) {
+          EventJson.print(out, EventJson.runFinished(summary));
+        } else {
+          out.println("run: " + summary.describe());
+          out.flush();
+        }
+        summary.errors().forEach(error -> ErrorOutput.print(err, error));
         return summary.isClean() ? 0 : Files2Iceberg.EXIT_FAILED;
       }
     }

@@ -29,7 +29,7 @@ public final class ConfigProblems {
    */
   public static Optional<ProfileRegistry> load(Path config, Home home, PrintWriter err) {
     if (!Files.exists(config)) {
-      err.println("error: " + config + ": no such file or folder");
+      ErrorOutput.print(err, config + ": no such file or folder");
       err.flush();
       return Optional.empty();
     }
@@ -43,7 +43,7 @@ public final class ConfigProblems {
 
   /** {@code error: N problem(s) in WHERE:} and one indented line per problem. */
   public static void print(PrintWriter err, String where, List<String> problems) {
-    err.println("error: " + problems.size() + " problem(s) in " + where + ":");
+    ErrorOutput.print(err, problems.size() + " problem(s) in " + where + ":");
     for (String problem : problems) {
       err.println("  " + problem);
     }

@@ -66,17 +66,14 @@ public final class Files2Iceberg implements Runnable {
     DeploymentFile.choose(Optional.empty());
     CommandLine commandLine = new CommandLine(new Files2Iceberg());
     withVersion(commandLine, new Version());
-    commandLine.setExecutionExceptionHandler(
-        (exception, cmd, parseResult) -> {
-          cmd.getErr().println(cmd.getColorScheme().errorText("error: " + exception.getMessage()));
-          return EXIT_FAILED;
-        });
+    commandLine.setParameterExceptionHandler(ErrorOutput::usageError);
+    commandLine.setExecutionExceptionHandler(ErrorOutput::failure);
     return commandLine;
   }
 
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    throw ErrorOutput.missingCommand(spec);
   }
 
   /** Every command's {@code -V}/{@code --version} prints the top level's version. */

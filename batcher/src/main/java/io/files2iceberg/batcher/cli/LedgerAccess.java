@@ -72,7 +72,7 @@ public final class LedgerAccess {
       ConfigProblems.print(err, String.valueOf(config), List.of("ledger: " + e.getMessage()));
       return new Failed(Files2Iceberg.EXIT_INVALID);
     } catch (LedgerUnavailableException e) {
-      err.println("error: the ledger is not available: " + e.getMessage());
+      ErrorOutput.print(err, "the ledger is not available: " + e.getMessage());
       err.flush();
       return new Failed(Files2Iceberg.EXIT_FAILED);
     }

@@ -43,7 +43,7 @@ public final class OperatorRun {
     try (LedgerAccess.Opened opened = ((LedgerAccess.Ok) result).opened()) {
       return body.run(opened, out, err);
     } catch (NotInLedgerException | IllegalArgumentException e) {
-      err.println("error: " + e.getMessage());
+      ErrorOutput.print(err, e.getMessage());
       return Files2Iceberg.EXIT_INVALID;
     } finally {
       out.flush();

@@ -67,7 +67,7 @@ public final class OperatorTable {
   /** {@code run: <summary>} on stdout, each error on stderr; 0 when clean, else {@link Files2Iceberg#EXIT_FAILED}. */
   public static int summarize(RunSummary summary, PrintWriter out, PrintWriter err) {
     out.println("run: " + summary.describe());
-    summary.errors().forEach(error -> err.println("error: " + error));
+    summary.errors().forEach(error -> ErrorOutput.print(err, error));
     out.flush();
     err.flush();
     return summary.isClean() ? 0 : Files2Iceberg.EXIT_FAILED;

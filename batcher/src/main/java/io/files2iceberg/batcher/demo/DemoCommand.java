@@ -1,13 +1,20 @@
 package io.files2iceberg.batcher.demo;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.cli.DurationConverter;
+import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.batcher.local.LocalCommand;
 import io.files2iceberg.batcher.local.LocalPipeline;
+import io.files2iceberg.batcher.local.PipelineOutput;
 import io.files2iceberg.batcher.local.SparkMain;
+import io.files2iceberg.batcher.output.EventJson;
+import io.files2iceberg.batcher.output.RecordJson;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.Home;
@@ -64,39 +71,45 @@ public final class DemoCommand implements Callable<Integer> {
       description = "The longest the demo waits for the table to catch up (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
+  @Mixin JsonEventsOption json;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    PipelineOutput output = json.json() ? PipelineOutput.json(out, err) : PipelineOutput.lines(out, err, PREFIX);
     Instant started = Instant.now();
     Home resolved = home.resolve();
     DemoLanding demo = new DemoLanding(resolved);
     AtomicBoolean stop = LocalCommand.interruptOnStop();
+    output.fact("home " + resolved.root(), () -> EventJson.event("started").put("home", resolved.root().toString()));
     SparkMain spark = SparkMain.locate(System.getenv(), resolved.root());
-
-    say(out, "home " + resolved.root());
     Path profile = demo.writeProfile();
     if (demo.isWritten()) {
-      say(out, "landing folder " + demo.landing() + " holds the sample data already");
+      output.fact("landing folder " + demo.landing() + " holds the sample data already",
+          () -> EventJson.event("sample_data_found").put("landing", demo.landing().toString()));
     } else {
-      say(out, "writing " + DemoLanding.DAYS + " days of sample click data (Parquet, _SUCCESS markers last) into "
+      output.say("writing " + DemoLanding.DAYS + " days of sample click data (Parquet, _SUCCESS markers last) into "
           + demo.landing());
       SparkMain.Result written = spark.run(SparkMain.WRITE_DEMO_LANDING, demo.writerArguments(), Duration.ofMinutes(10));
       if (!written.isSuccess()) {
-        err.println("error: writing the sample data failed (exit " + written.exitCode() + "):");
-        err.println(written.stderr().strip());
+        ErrorOutput.print(err, "writing the sample data failed (exit " + written.exitCode() + "):"
+            + System.lineSeparator() + written.stderr().strip());
         return Files2Iceberg.EXIT_FAILED;
       }
+      output.event(() -> EventJson.event("sample_data_written").put("landing", demo.landing().toString())
+          .put("days", DemoLanding.DAYS));
     }
-    say(out, "profile " + profile + " loads them into " + DemoLanding.TABLE);
+    output.fact("profile " + profile + " loads them into " + DemoLanding.TABLE,
+        () -> EventJson.event("profile_written").put("profile", profile.toString()).put("table", DemoLanding.TABLE));
 
     ProfileRegistry profiles;
     try {
       profiles = ProfileRegistry.load(demo.profiles(), resolved);
     } catch (ProfileException e) {
-      err.println("error: " + e.getMessage());
+      ErrorOutput.print(err, e.getMessage());
       return Files2Iceberg.EXIT_INVALID;
     }
     List<PartitionRecord> failed;
@@ -106,9 +119,9 @@ public final class DemoCommand implements Callable<Integer> {
       opened = LocalPipeline.start(profiles, demo.profiles(), resolved, demo.landing(),
           LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
           ListenerProcess.locateTarget(System.getenv(), Path.of("")),
-          new RunOptions(1, Duration.ofMinutes(30)), out, PREFIX);
+          new RunOptions(1, Duration.ofMinutes(30)), output);
     } catch (IllegalArgumentException e) {
-      err.println("error: " + e.getMessage());
+      ErrorOutput.print(err, e.getMessage());
       return Files2Iceberg.EXIT_INVALID;
     }
     try (LocalPipeline pipeline = opened) {
@@ -116,8 +129,10 @@ public final class DemoCommand implements Callable<Integer> {
       failed = pipeline.catchUp(interval, timeout).failedPartitions();
       Optional<Path> late = demo.landLateFile(Clock.systemUTC());
       if (late.isPresent() && failed.isEmpty()) {
-        pipeline.say("a late file lands in " + late.get().getParent().getFileName() + " after that day was loaded: "
-            + late.get().getFileName());
+        String day = late.get().getParent().getFileName().toString();
+        String file = late.get().getFileName().toString();
+        output.fact("a late file lands in " + day + " after that day was loaded: " + file,
+            () -> EventJson.event("late_file_landed").put("folder", day).put("file", file));
         failed = pipeline.catchUp(interval, timeout).failedPartitions();
       }
       pipeline.printSummary(Duration.between(started, Instant.now()));
@@ -135,34 +150,67 @@ public final class DemoCommand implements Callable<Integer> {
     }
     if (!failed.isEmpty()) {
       for (PartitionRecord partition : failed) {
-        err.println("error: partition " + partition.partition() + " of " + partition.table() + " FAILED: "
+        output.error("partition " + partition.partition() + " of " + partition.table() + " FAILED: "
             + partition.lastError().orElse("no error recorded"));
       }
       return Files2Iceberg.EXIT_FAILED;
     }
 
-    out.println();
-    out.flush();
-    int query = spark.runInheritingOutput(SparkMain.SQL,
-        List.of("--home", resolved.root().toString(), "--echo", COUNT_QUERY, SNAPSHOT_QUERY));
+    int query = json.json() ? queryEvents(spark, resolved, output, err) : query(spark, resolved, out);
     if (query != 0) {
-      err.println("error: the query of " + DemoLanding.TABLE + " failed (exit " + query + ")");
+      ErrorOutput.print(err, "the query of " + DemoLanding.TABLE + " failed (exit " + query + ")");
       return Files2Iceberg.EXIT_FAILED;
     }
-    out.println();
     String homeOption = home.home == null ? "" : " --home " + resolved.root();
-    out.println("Look around:");
-    out.println("  bin/files2iceberg sql" + homeOption + " \"SELECT * FROM local.demo.clicks LIMIT 10\"");
-    out.println("  bin/files2iceberg sql" + homeOption
+    output.text("");
+    output.text("Look around:");
+    output.text("  bin/files2iceberg sql" + homeOption + " \"SELECT * FROM local.demo.clicks LIMIT 10\"");
+    output.text("  bin/files2iceberg sql" + homeOption
         + " \"SELECT count(*) FROM local.demo.clicks VERSION AS OF "
         + firstSnapshot.map(String::valueOf).orElse("<snapshot_id>") + "\"");
-    out.println("  bin/files2iceberg status --config " + demo.profiles() + homeOption);
-    out.flush();
+    output.text("  bin/files2iceberg status --config " + demo.profiles() + homeOption);
     return 0;
   }
 
-  private static void say(PrintWriter out, String line) {
-    out.println(PREFIX + " " + line);
+  /** The queries' tables, printed by the SQL runner on this process's stdout; its exit code. */
+  private static int query(SparkMain spark, Home home, PrintWriter out) throws InterruptedException {
+    out.println();
     out.flush();
+    return spark.runInheritingOutput(SparkMain.SQL,
+        List.of("--home", home.root().toString(), "--echo", COUNT_QUERY, SNAPSHOT_QUERY));
+  }
+
+  /**
+   * The queries' rows as events: {@code clicks} per day ({@code dt}, {@code clicks}, {@code
+   * users}), then {@code snapshot} per snapshot of the table ({@code snapshotId}, {@code batchId},
+   * {@code operation}, {@code tableRows}); the SQL runner's exit code.
+   */
+  private static int queryEvents(SparkMain spark, Home home, PipelineOutput output, PrintWriter err)
+      throws InterruptedException {
+    SparkMain.Result result = spark.run(SparkMain.SQL,
+        List.of("--home", home.root().toString(), "--json", COUNT_QUERY, SNAPSHOT_QUERY), Duration.ofMinutes(10));
+    if (!result.isSuccess()) {
+      err.println(result.stderr().strip());
+      return result.exitCode();
+    }
+    for (String line : result.stdout().lines().filter(line -> line.startsWith("{")).toList()) {
+      JsonNode row = RecordJson.parse(line);
+      // The two queries' rows, told apart by their columns.
+      ObjectNode event;
+      if (row.has("snapshot_id")) {
+        event = EventJson.event("snapshot");
+        event.set("snapshotId", row.get("snapshot_id"));
+        event.set("batchId", row.get("batch_id"));
+        event.set("operation", row.get("operation"));
+        event.set("tableRows", row.get("table_rows"));
+      } else {
+        event = EventJson.event("clicks");
+        event.set("dt", row.get("dt"));
+        event.set("clicks", row.get("clicks"));
+        event.set("users", row.get("users"));
+      }
+      output.event(() -> event);
+    }
+    return 0;
   }
 }

@@ -1,13 +1,18 @@
 package io.files2iceberg.batcher.local;
 
+import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
+import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileError;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
@@ -86,22 +91,25 @@ public final class LocalCommand implements Callable<Integer> {
 
   @Mixin HomeOption home;
 
+  @Mixin JsonEventsOption json;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    PipelineOutput output = json.json() ? PipelineOutput.json(spec.commandLine().getOut(), err)
+        : PipelineOutput.lines(spec.commandLine().getOut(), err, PREFIX);
     if (!Files.isDirectory(landing)) {
-      err.println("error: --landing " + landing + ": no such folder");
+      ErrorOutput.print(err, "--landing " + landing + ": no such folder");
       return Files2Iceberg.EXIT_INVALID;
     }
     if (!Files.exists(config)) {
-      err.println("error: --config " + config + ": no such file or folder");
+      ErrorOutput.print(err, "--config " + config + ": no such file or folder");
       return Files2Iceberg.EXIT_INVALID;
     }
     if (concurrency < 1) {
-      err.println("error: --concurrency must be at least 1, was " + concurrency);
+      ErrorOutput.print(err, "--concurrency must be at least 1, was " + concurrency);
       return Files2Iceberg.EXIT_INVALID;
     }
     Home resolved = home.resolve();
@@ -109,8 +117,7 @@ public final class LocalCommand implements Callable<Integer> {
     try {
       profiles = ProfileRegistry.load(config, resolved);
     } catch (ProfileException e) {
-      err.println("error: " + e.errors().size() + " problem(s) in " + config + ":");
-      e.errors().forEach(error -> err.println("  " + error));
+      ConfigProblems.print(err, config.toString(), e.errors().stream().map(ProfileError::toString).toList());
       return Files2Iceberg.EXIT_INVALID;
     }
     AtomicBoolean stop = interruptOnStop();
@@ -121,22 +128,27 @@ public final class LocalCommand implements Callable<Integer> {
       opened = LocalPipeline.start(profiles, config, resolved, landing,
           LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
           ListenerProcess.locateTarget(System.getenv(), Path.of("")),
-          new RunOptions(concurrency, jobTimeout), out, PREFIX);
+          new RunOptions(concurrency, jobTimeout), output);
     } catch (IllegalArgumentException e) {
-      err.println("error: " + e.getMessage());
+      ErrorOutput.print(err, e.getMessage());
       return Files2Iceberg.EXIT_INVALID;
     }
     try (LocalPipeline pipeline = opened) {
-      pipeline.say("watching " + landing.toAbsolutePath().normalize() + " every " + interval.toMillis() + "ms"
-          + (untilIdle ? " until idle" : "; Ctrl-C stops"));
+      output.fact("watching " + landing.toAbsolutePath().normalize() + " every " + interval.toMillis() + "ms"
+          + (untilIdle ? " until idle" : "; Ctrl-C stops"), () -> EventJson.event("watching")
+          .put("landing", landing.toAbsolutePath().normalize().toString()).put("intervalMillis", interval.toMillis())
+          .put("untilIdle", untilIdle));
       try {
         while (true) {
           LocalPipeline.Progress progress = pipeline.catchUp(interval, Duration.ofDays(3650));
           for (PartitionRecord partition : progress.failedPartitions()) {
             if (reported.add(partition.table() + "|" + partition.partition())) {
-              pipeline.say("partition " + partition.partition() + " of " + partition.table() + " FAILED: "
+              output.fact("partition " + partition.partition() + " of " + partition.table() + " FAILED: "
                   + partition.lastError().orElse("no error recorded")
-                  + " (bin/files2iceberg status shows it; fix the input or profile, then retry)");
+                  + " (bin/files2iceberg status shows it; fix the input or profile, then retry)",
+                  () -> EventJson.event("partition_failed").put("table", partition.table())
+                      .put("partition", partition.partition())
+                      .put("error", partition.lastError().orElse("no error recorded")));
             }
           }
           if (untilIdle) {
@@ -149,7 +161,7 @@ public final class LocalCommand implements Callable<Integer> {
         if (!stop.get()) {
           throw e;
         }
-        pipeline.say("stopping: the listener finishes its messages in flight");
+        output.fact("stopping: the listener finishes its messages in flight", () -> EventJson.event("stopping"));
         pipeline.printSummary(Duration.between(started, Instant.now()));
         return 0;
       }

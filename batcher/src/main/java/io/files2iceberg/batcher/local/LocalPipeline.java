@@ -1,7 +1,9 @@
 package io.files2iceberg.batcher.local;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
@@ -24,18 +26,19 @@ import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -46,7 +49,7 @@ import java.util.stream.Collectors;
  * default) and the {@link BatchRunner} with the launcher of each profile (the local Spark launcher
  * unless a profile names Dataproc).
  *
- * <p>Progress goes to {@code out} as one line per fact, each starting with the prefix; every batch
+ * <p>Progress goes to the {@link PipelineOutput}, one line or JSON event per fact; every batch
  * that committed while this pipeline ran is kept for {@link #committed()}.
  */
 public final class LocalPipeline implements AutoCloseable {
@@ -59,8 +62,7 @@ public final class LocalPipeline implements AutoCloseable {
   private final ListenerProcess listener;
   private final LandingNotifier notifier;
   private final BatchRunner runner;
-  private final PrintWriter out;
-  private final String prefix;
+  private final PipelineOutput output;
   private final Clock clock;
   private final Map<String, BatchClaimed> claims = new LinkedHashMap<>();
   private final List<CommittedBatch> committed = new ArrayList<>();
@@ -69,14 +71,13 @@ public final class LocalPipeline implements AutoCloseable {
   private boolean ranOnce;
 
   private LocalPipeline(ProfileRegistry profiles, Ledger ledger, Launchers launchers, ListenerProcess listener,
-      LandingNotifier notifier, RunOptions options, PrintWriter out, String prefix, Clock clock) {
+      LandingNotifier notifier, RunOptions options, PipelineOutput output, Clock clock) {
     this.profiles = profiles;
     this.ledger = ledger;
     this.launchers = launchers;
     this.listener = listener;
     this.notifier = notifier;
-    this.out = out;
-    this.prefix = prefix;
+    this.output = output;
     this.clock = clock;
     this.runner = BatchRunner.builder(profiles, ledger, launchers)
         .clock(clock)
@@ -98,7 +99,7 @@ public final class LocalPipeline implements AutoCloseable {
    * @throws IllegalStateException when the listener does not come up
    */
   public static LocalPipeline start(ProfileRegistry profiles, Path config, Home home, Path landing,
-      Path sparkJobTarget, Path listenerTarget, RunOptions options, PrintWriter out, String prefix)
+      Path sparkJobTarget, Path listenerTarget, RunOptions options, PipelineOutput output)
       throws InterruptedException {
     Clock clock = Clock.systemUTC();
     Launchers launchers = Launchers.discover(profiles.deployment(), () -> LocalSparkLauncher.forMode(sparkJobTarget, home,
@@ -126,8 +127,10 @@ public final class LocalPipeline implements AutoCloseable {
     LandingNotifier notifier =
         new LandingNotifier(landing, listener.pushUri(profiles.deployment().listener().pushPath()), markers, clock);
     LocalPipeline pipeline =
-        new LocalPipeline(profiles, ledger, launchers, listener, notifier, options, out, prefix, clock);
-    pipeline.say("listener up on " + listener.baseUri() + " (pid " + listener.pid() + ", log " + listener.log() + ")");
+        new LocalPipeline(profiles, ledger, launchers, listener, notifier, options, output, clock);
+    output.fact("listener up on " + listener.baseUri() + " (pid " + listener.pid() + ", log " + listener.log() + ")",
+        () -> EventJson.event("listener_started").put("uri", listener.baseUri().toString()).put("pid", listener.pid())
+            .put("log", listener.log().toString()));
     return pipeline;
   }
 
@@ -135,7 +138,7 @@ public final class LocalPipeline implements AutoCloseable {
   public LandingNotifier.ScanResult scan() throws InterruptedException {
     LandingNotifier.ScanResult result = notifier.scan();
     if (result.posted() > 0 || result.pending() > 0) {
-      say("posted " + result.describe());
+      output.fact("posted " + result.describe(), () -> posted(result));
     }
     return result;
   }
@@ -167,7 +170,7 @@ public final class LocalPipeline implements AutoCloseable {
       ranOnce = true;
       if (work) {
         RunSummary summary = runner.runOnce();
-        summary.errors().forEach(error -> say("error: " + error));
+        summary.errors().forEach(output::error);
       }
       Map<String, TableStatus> after = statuses();
       Map<String, List<TableStops.Stop>> stops = stops();
@@ -230,8 +233,14 @@ public final class LocalPipeline implements AutoCloseable {
     held.ifPresent(batch -> {
       if (!waitingFor.equals(Optional.of(batch.batchId()))) {
         waitingFor = Optional.of(batch.batchId());
-        say("batch " + batch.batchId() + " of " + batch.table() + " is " + batch.state().code()
-            + batch.leaseUntil().map(until -> "; recovered once its lease expires at " + until).orElse(""));
+        output.fact("batch " + batch.batchId() + " of " + batch.table() + " is " + batch.state().code()
+            + batch.leaseUntil().map(until -> "; recovered once its lease expires at " + until).orElse(""),
+            () -> {
+              ObjectNode node = EventJson.event("waiting").put("table", batch.table()).put("batchId", batch.batchId())
+                  .put("state", batch.state().code());
+              return batch.leaseUntil().isPresent() ? node.put("leaseUntil", batch.leaseUntil().get().toString())
+                  : node.putNull("leaseUntil");
+            });
       }
     });
   }
@@ -289,21 +298,6 @@ public final class LocalPipeline implements AutoCloseable {
       synchronized (claims) {
         claims.put(claimed.batchId(), claimed);
       }
-      say("batch " + claimed.batchId() + " claimed: " + claimed.files() + (claimed.files() == 1 ? " file" : " files")
-          + " in " + partitions(claimed.partitions()) + " (" + claimed.table() + ", mode "
-          + claimed.mode().code() + ")");
-    } else if (event instanceof BatchLaunched launched) {
-      say("batch " + launched.batchId() + " launched: " + launched.jobId()
-          + (launched.attempt() > 1 ? " (attempt " + launched.attempt() + ")" : ""));
-    } else if (event instanceof BatchRecovered recovered) {
-      say("batch " + recovered.batchId() + " recovered after its lease expired; launching attempt "
-          + recovered.attempt());
-    } else if (event instanceof BatchReattached reattached) {
-      say("batch " + reattached.batchId() + " recovered after its lease expired; its attempt "
-          + reattached.attempt() + " (" + reattached.jobId() + ") still runs, waiting for it");
-    } else if (event instanceof PartitionsSuperseded superseded) {
-      say("partitions " + partitions(superseded.partitions()) + " superseded by batch " + superseded.batchId()
-          + " (mode last loads only the newest)");
     } else if (event instanceof BatchCommitted done) {
       BatchLoadReport report = done.report();
       BatchClaimed claimed;
@@ -315,17 +309,41 @@ public final class LocalPipeline implements AutoCloseable {
             claimed == null ? List.of() : claimed.partitions(),
             claimed == null ? (int) report.metrics().files() : claimed.files(), report));
       }
-      if (report.alreadyCommitted()) {
-        say("batch " + done.batchId() + " committed: already in snapshot " + report.snapshotId()
-            + " (ledger finalized)");
-      } else {
-        say("batch " + done.batchId() + " committed: snapshot " + report.snapshotId() + ", "
-            + report.metrics().rowsInserted() + " rows inserted, " + report.metrics().rowsUpdated() + " updated");
-      }
-    } else if (event instanceof BatchFailed batchFailed) {
-      say("batch " + batchFailed.batchId() + " failed: " + batchFailed.error() + " ("
-          + batchFailed.after().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ")");
     }
+    output.fact(line(event), () -> EventJson.batch(event));
+  }
+
+  /** The event as a line for people. */
+  private static String line(BatchEvent event) {
+    if (event instanceof BatchClaimed claimed) {
+      return "batch " + claimed.batchId() + " claimed: " + claimed.files() + (claimed.files() == 1 ? " file" : " files")
+          + " in " + partitions(claimed.partitions()) + " (" + claimed.table() + ", mode "
+          + claimed.mode().code() + ")";
+    } else if (event instanceof BatchLaunched launched) {
+      return "batch " + launched.batchId() + " launched: " + launched.jobId()
+          + (launched.attempt() > 1 ? " (attempt " + launched.attempt() + ")" : "");
+    } else if (event instanceof BatchRecovered recovered) {
+      return "batch " + recovered.batchId() + " recovered after its lease expired; launching attempt "
+          + recovered.attempt();
+    } else if (event instanceof BatchReattached reattached) {
+      return "batch " + reattached.batchId() + " recovered after its lease expired; its attempt "
+          + reattached.attempt() + " (" + reattached.jobId() + ") still runs, waiting for it";
+    } else if (event instanceof PartitionsSuperseded superseded) {
+      return "partitions " + partitions(superseded.partitions()) + " superseded by batch " + superseded.batchId()
+          + " (mode last loads only the newest)";
+    } else if (event instanceof BatchCommitted done) {
+      BatchLoadReport report = done.report();
+      if (report.alreadyCommitted()) {
+        return "batch " + done.batchId() + " committed: already in snapshot " + report.snapshotId()
+            + " (ledger finalized)";
+      }
+      return "batch " + done.batchId() + " committed: snapshot " + report.snapshotId() + ", "
+          + report.metrics().rowsInserted() + " rows inserted, " + report.metrics().rowsUpdated() + " updated";
+    } else if (event instanceof BatchFailed batchFailed) {
+      return "batch " + batchFailed.batchId() + " failed: " + batchFailed.error() + " ("
+          + batchFailed.after().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ")";
+    }
+    return event.describe();
   }
 
   /**
@@ -336,6 +354,10 @@ public final class LocalPipeline implements AutoCloseable {
   public void printSummary(Duration elapsed) {
     Map<String, TableStatus> statuses = statuses();
     List<CommittedBatch> batches = committed();
+    if (output.isJson()) {
+      printSummaryEvents(elapsed, statuses.values(), batches);
+      return;
+    }
     if (batches.isEmpty()) {
       for (TableStatus status : statuses.values()) {
         say("nothing new; table " + status.table() + " unchanged ("
@@ -377,15 +399,55 @@ public final class LocalPipeline implements AutoCloseable {
         String padding = " ".repeat(widths[i] - row[i].length());
         line.append(number ? padding + row[i] : row[i] + (i < row.length - 1 ? padding : "")).append("  ");
       }
-      synchronized (out) {
-        out.println(line.toString().stripTrailing());
-      }
+      output.text(line.toString().stripTrailing());
     }
     for (TableStatus status : statuses.values()) {
       say("table " + status.table() + ": " + ingested(status)
           + status.lastCommitted().flatMap(BatchRecord::snapshotId).map(id -> ", current snapshot " + id).orElse(""));
     }
-    out.flush();
+  }
+
+  /**
+   * The summary as events: {@code summary} (batches committed, their partitions, files and rows;
+   * all zero when nothing was new), then a {@code table} event per table with its partitions and
+   * files by state and its current snapshot.
+   */
+  private void printSummaryEvents(Duration elapsed, Collection<TableStatus> statuses, List<CommittedBatch> batches) {
+    Set<String> partitions = new TreeSet<>();
+    batches.forEach(batch -> batch.partitions().forEach(p -> partitions.add(batch.table() + "|" + p)));
+    ObjectNode summary = EventJson.event("summary").put("elapsedMillis", elapsed.toMillis())
+        .put("batchesCommitted", batches.size()).put("partitions", partitions.size())
+        .put("files", batches.stream().mapToLong(CommittedBatch::files).sum())
+        .put("rowsInserted", batches.stream().mapToLong(b -> b.report().metrics().rowsInserted()).sum())
+        .put("rowsUpdated", batches.stream().mapToLong(b -> b.report().metrics().rowsUpdated()).sum())
+        .put("rowsDeleted", batches.stream().mapToLong(b -> b.report().metrics().rowsDeleted()).sum());
+    output.event(() -> summary);
+    for (TableStatus status : statuses) {
+      ObjectNode table = EventJson.event("table").put("table", status.table());
+      Optional<Long> snapshot = status.lastCommitted().flatMap(BatchRecord::snapshotId);
+      if (snapshot.isPresent()) {
+        table.put("snapshotId", snapshot.get());
+      } else {
+        table.putNull("snapshotId");
+      }
+      ObjectNode byState = table.putObject("partitions");
+      status.partitionsByState().forEach((state, count) -> byState.put(state.code(), count));
+      ObjectNode files = table.putObject("files");
+      status.filesByState().forEach((state, count) -> files.put(state.code(), count));
+      output.event(() -> table);
+    }
+  }
+
+  /** {@code posted}: what one scan of the landing folder posted, by the listener's outcome. */
+  private static ObjectNode posted(LandingNotifier.ScanResult scan) {
+    ObjectNode node = EventJson.event("posted").put("posted", scan.posted()).put("markers", scan.markers());
+    ObjectNode outcomes = node.putObject("outcomes");
+    for (LandingNotifier.Outcome outcome : LandingNotifier.Outcome.values()) {
+      if (scan.count(outcome) > 0) {
+        outcomes.put(outcome.code(), scan.count(outcome));
+      }
+    }
+    return node.put("pending", scan.pending());
   }
 
   /** {@code 3 partitions ingested (10 files)}, plus any partitions in other states. */
@@ -414,12 +476,9 @@ public final class LocalPipeline implements AutoCloseable {
     return String.join(", ", partitions.subList(0, 3)) + " and " + (partitions.size() - 3) + " more";
   }
 
-  /** One progress line. */
-  public void say(String line) {
-    synchronized (out) {
-      out.println(prefix + " " + line);
-      out.flush();
-    }
+  /** A line for people (none with {@code --json}). */
+  private void say(String line) {
+    output.say(line);
   }
 
   /** Stops the listener (gracefully), then closes the launchers and the ledger. */

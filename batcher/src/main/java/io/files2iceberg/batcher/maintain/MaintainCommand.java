@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.maintain;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
+import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
@@ -112,7 +113,7 @@ public final class MaintainCommand implements Callable<Integer> {
       List<TableProfile> profiles = access.registry().profiles().stream()
           .filter(p -> only.table() == null || p.table().equals(only.table())).toList();
       if (profiles.isEmpty()) {
-        err.println("error: no profile of " + config + " loads table " + only.table());
+        ErrorOutput.print(err, "no profile of " + config + " loads table " + only.table());
         return Files2Iceberg.EXIT_INVALID;
       }
       Optional<Launchers> checked = JobLaunchers.open(profiles, access.registry().deployment(), resolvedHome, config, err);
@@ -135,7 +136,7 @@ public final class MaintainCommand implements Callable<Integer> {
         Instant now = Instant.now();
         MaintenanceGuard.Decision decision = MaintenanceGuard.decide(access.ledger(), profile, now);
         if (decision instanceof MaintenanceGuard.Refused refusal) {
-          err.println("error: " + refusal.message());
+          ErrorOutput.print(err, refusal.message());
           refused.add(refusal);
           continue;
         }
@@ -152,7 +153,7 @@ public final class MaintainCommand implements Callable<Integer> {
           out.flush();
         }
       } catch (MaintainRun.MaintainFailedException | LaunchException | LedgerUnavailableException e) {
-        err.println("error: " + e.getMessage());
+        ErrorOutput.print(err, e.getMessage());
         failed.put(profile.table(), e.getMessage());
       }
       err.flush();

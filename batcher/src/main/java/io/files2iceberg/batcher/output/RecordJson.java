@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.output;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,6 +22,7 @@ import java.util.Optional;
  */
 public final class RecordJson {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectWriter LINE = JSON.writer().without(SerializationFeature.INDENT_OUTPUT);
 
   private RecordJson() {}
 
@@ -29,7 +31,6 @@ public final class RecordJson {
     return JSON.createObjectNode();
   }
 
-  /** Indented, with a final newline. */
   /** A JSON text another record's own codec wrote, to nest in the output as it is. */
   public static JsonNode parse(String json) {
     try {
@@ -39,9 +40,19 @@ public final class RecordJson {
     }
   }
 
+  /** Indented, with a final newline. */
   public static String write(JsonNode node) {
     try {
       return JSON.writeValueAsString(node) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write JSON", e);
+    }
+  }
+
+  /** On one line, without the newline: one event of a stream of JSON lines. */
+  public static String line(JsonNode node) {
+    try {
+      return LINE.writeValueAsString(node);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("Cannot write JSON", e);
     }

@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.quarantine;
 
 import com.google.cloud.storage.StorageOptions;
+import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonOption;
@@ -40,7 +41,7 @@ public final class QuarantineCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "say list or release");
+    throw ErrorOutput.missingCommand(spec);
   }
 
   /** {@code quarantine list}. */
@@ -119,7 +120,7 @@ public final class QuarantineCommand implements Runnable {
           try {
             out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun), json.json()));
           } catch (IllegalStateException e) {
-            err.println("error: " + e.getMessage());
+            ErrorOutput.print(err, e.getMessage());
             return Files2Iceberg.EXIT_FAILED;
           }
           return 0;

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.retry;
 
+import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
@@ -80,7 +81,7 @@ public final class RetryCommand implements Callable<Integer> {
         });
       } catch (IllegalTransitionException e) {
         // A batch to revive whose file or partition moved since: nothing of it changed.
-        err.println("error: " + e.getMessage());
+        ErrorOutput.print(err, e.getMessage());
         return Files2Iceberg.EXIT_FAILED;
       }
       out.print(options.json() ? RetryFormat.json(plan, applied, dryRun) : RetryFormat.human(plan, applied, dryRun));

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.sql;
 
+import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.local.SparkMain;
@@ -59,11 +60,11 @@ public final class SqlCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (config != null && !Files.exists(config)) {
-      spec.commandLine().getErr().println("error: --config " + config + ": no such file or folder");
+      ErrorOutput.print(spec.commandLine().getErr(), "--config " + config + ": no such file or folder");
       return Files2Iceberg.EXIT_INVALID;
     }
     if (maxRows < 0) {
-      spec.commandLine().getErr().println("error: --max-rows must be 0 or more, was " + maxRows);
+      ErrorOutput.print(spec.commandLine().getErr(), "--max-rows must be 0 or more, was " + maxRows);
       return Files2Iceberg.EXIT_INVALID;
     }
     Home resolved = home.resolve();

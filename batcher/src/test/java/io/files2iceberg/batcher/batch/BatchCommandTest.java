@@ -2,6 +2,8 @@ package io.files2iceberg.batcher.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.EventLines;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import java.io.PrintWriter;
@@ -9,6 +11,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -65,6 +68,36 @@ class BatchCommandTest {
     assertThat(exit).as(err.toString()).isZero();
     assertThat(out.toString()).startsWith("run: 0 committed (0 rows), 0 failed, 0 recovered in ");
     assertThat(home.resolve("ledger.db")).isRegularFile();
+  }
+
+  @Test
+  void runOnceWithJsonAndNothingReadyPrintsOnlyTheRunFinishedEvent() throws Exception {
+    validProfile();
+
+    int exit = run("batch", "run-once", "--json", "--config", config.toString(), "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    List<JsonNode> events = EventLines.parse(out.toString());
+    assertThat(EventLines.kinds(events)).containsExactly("run_finished");
+    JsonNode run = events.get(0);
+    assertThat(run.get("committed").asInt()).isZero();
+    assertThat(run.get("failed").asInt()).isZero();
+    assertThat(run.get("recovered").asInt()).isZero();
+    assertThat(run.get("rowsWritten").asLong()).isZero();
+    assertThat(run.get("errors").isArray() && run.get("errors").isEmpty()).isTrue();
+    assertThat(run.get("elapsedMillis").canConvertToLong()).isTrue();
+  }
+
+  @Test
+  void runOnceWithJsonKeepsStdoutEmptyOnConfigurationAndUsageErrors() throws Exception {
+    validProfile();
+
+    int unknownTable = run("batch", "run-once", "--json", "--config", config.toString(), "--home", home.toString(),
+        "--table", "local.test.nope");
+
+    assertThat(unknownTable).isEqualTo(2);
+    assertThat(out.toString()).isEmpty();
+    assertThat(err.toString()).isEqualTo("error: --table local.test.nope: no profile in " + config + " loads it\n");
   }
 
   @Test

@@ -37,7 +37,7 @@ class OperatorCommandsTest extends OperatorCommandsFixture {
     assertThat(err.toString()).contains("--limit: must be 0 (all) or more, got -1");
 
     assertThat(run("reconcile", "--home", home.toString())).isEqualTo(2);
-    assertThat(err.toString()).contains("Missing required option: '--config=FILE|DIR'");
+    assertThat(err.toString()).contains("error: missing required option: '--config=FILE|DIR'");
   }
 
   @Test

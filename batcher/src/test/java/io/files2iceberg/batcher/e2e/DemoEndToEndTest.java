@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.EventLines;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.core.profile.Home;
 import java.io.PrintWriter;
@@ -22,19 +23,23 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoEndToEndTest {
   @TempDir Path root;
 
-  private record Run(int code, String out) {}
+  private record Run(int code, String out, String err) {}
 
-  private Run demo(Path home) {
+  /** The demo with stdout and stderr as one, as a terminal shows them; or, with {@code --json}, apart. */
+  private Run demo(Path home, String... more) {
     StringWriter out = new StringWriter();
+    StringWriter err = more.length == 0 ? out : new StringWriter();
     var commandLine = Files2Iceberg.newCommandLine();
     commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(out));
-    int code = commandLine.execute("demo", "--home", home.toString());
-    return new Run(code, out.toString());
+    commandLine.setErr(new PrintWriter(err));
+    List<String> args = new java.util.ArrayList<>(List.of("demo", "--home", home.toString()));
+    args.addAll(List.of(more));
+    int code = commandLine.execute(args.toArray(String[]::new));
+    return new Run(code, out.toString(), err.toString());
   }
 
   @Test
-  void demoLandsEveryClickOnceInItsNewestVersionAndASecondRunChangesNothing() throws Exception {
+  void demoLandsEveryClickOnceInItsNewestVersionAndASecondRunWithJsonReportsNothingChanged() throws Exception {
     Path home = root.resolve("home");
 
     Run first = demo(home);
@@ -49,15 +54,30 @@ class DemoEndToEndTest {
     assertThat(first.out().lines().filter(line -> line.contains(" committed: snapshot "))).hasSize(4);
     String snapshot = currentSnapshot(first.out());
 
-    Run second = demo(home);
+    Run second = demo(home, "--json");
 
-    assertThat(second.code()).as(second.out()).isZero();
-    assertThat(second.out())
-        .contains("[demo] landing folder " + home.resolve("demo/landing") + " holds the sample data already")
-        .contains("[demo] posted 13 notifications (3 markers): 13 duplicate\n")
-        .contains("[demo] nothing new; table local.demo.clicks unchanged (snapshot " + snapshot + ", 3 partitions"
-            + " ingested (10 files))")
-        .doesNotContain(" claimed: ");
+    assertThat(second.code()).as(second.err()).isZero();
+    assertThat(second.err()).doesNotContain("error:");
+    List<JsonNode> events = EventLines.parse(second.out());
+    assertThat(EventLines.kinds(events)).containsExactly("started", "sample_data_found", "profile_written",
+        "listener_started", "posted", "summary", "table", "clicks", "clicks", "clicks", "snapshot", "snapshot",
+        "snapshot", "snapshot");
+    assertThat(events.get(1).get("landing").asText()).isEqualTo(home.resolve("demo/landing").toString());
+    JsonNode posted = EventLines.of("posted", events).get(0);
+    assertThat(posted.get("posted").asInt()).isEqualTo(13);
+    assertThat(posted.get("markers").asInt()).isEqualTo(3);
+    assertThat(posted.get("outcomes").toString()).isEqualTo("{\"duplicate\":13}");
+    assertThat(EventLines.of("summary", events).get(0).get("batchesCommitted").asInt()).isZero();
+    JsonNode table = EventLines.of("table", events).get(0);
+    assertThat(table.get("table").asText()).isEqualTo("local.demo.clicks");
+    assertThat(table.get("snapshotId").asText()).isEqualTo(snapshot);
+    assertThat(table.at("/partitions/ingested").asInt()).isEqualTo(3);
+    assertThat(table.at("/files/ingested").asInt()).isEqualTo(10);
+    assertThat(EventLines.of("clicks", events)).extracting(e -> e.get("dt").asText())
+        .containsExactly("2026-11-27", "2026-11-28", "2026-11-29");
+    List<JsonNode> snapshots = EventLines.of("snapshot", events);
+    assertThat(snapshots.get(3).get("snapshotId").asText()).isEqualTo(snapshot);
+    assertThat(snapshots).extracting(e -> e.get("batchId").asText()).doesNotHaveDuplicates();
 
     String landing = "parquet.`" + home.resolve("demo/landing/clicks").toUri() + "`";
     List<JsonNode> result = SqlQueries.sql(new Home(home),

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.EventLines;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchedJob;
@@ -128,7 +129,7 @@ class ExactlyOnceEndToEndTest {
 
   @Test
   void partitionWithMoreFilesThanMaxBatchSizeIsSplitAcrossBatchesAndLandsOnce() throws Exception {
-    // Its own landing folder and `local --until-idle`, as a user runs it.
+    // Its own landing folder and `local --until-idle --json`, as a script runs it.
     deployment.write("split/dt=2026-11-27/part-0.json", rows(row("a1", 1, 1), row("a2", 1, 2)));
     deployment.write("split/dt=2026-11-27/part-1.json", rows(row("a1", 2, 11), row("a3", 1, 3)));
     deployment.write("split/dt=2026-11-27/part-2.json", rows(row("a2", 3, 22), row("a4", 1, 4)));
@@ -137,22 +138,41 @@ class ExactlyOnceEndToEndTest {
     deployment.write("split/dt=2026-11-27/_SUCCESS", "");
     Path home = root.resolve("home-split");
     StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
     var commandLine = Files2Iceberg.newCommandLine();
     commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(out));
+    commandLine.setErr(new PrintWriter(err));
 
     int code = commandLine.execute("local", "--config", deployment.profiles.resolve("split.conf").toString(),
         "--landing", deployment.landing.resolve("split").toString(), "--home", home.toString(), "--until-idle",
-        "--interval", "500ms");
+        "--interval", "500ms", "--json");
 
-    String printed = out.toString();
-    assertThat(code).as(printed).isZero();
-    assertThat(printed)
-        .contains("[local] posted 6 notifications (1 marker): 5 recorded, 1 partition_ready")
-        .contains("claimed: 2 files in 2026-11-27", "claimed: 1 file in 2026-11-27")
-        .contains("[local] table local.e2e.split: 1 partition ingested (5 files)");
-    assertThat(printed.lines().filter(line -> line.contains(" claimed: "))).hasSize(3);
-    assertThat(printed.lines().filter(line -> line.contains(" committed: snapshot "))).hasSize(3);
+    assertThat(code).as(out + "\n" + err).isZero();
+    List<JsonNode> events = EventLines.parse(out.toString());
+    List<String> kinds = EventLines.kinds(events);
+    assertThat(kinds.subList(0, 3)).containsExactly("listener_started", "watching", "posted");
+    assertThat(kinds.subList(kinds.size() - 2, kinds.size())).containsExactly("summary", "table");
+    JsonNode posted = events.get(2);
+    assertThat(posted.get("posted").asInt()).isEqualTo(6);
+    assertThat(posted.get("markers").asInt()).isEqualTo(1);
+    assertThat(posted.get("outcomes").toString()).isEqualTo("{\"recorded\":5,\"partition_ready\":1}");
+    // Five files, at most two a batch: three batches, each claimed, launched and committed in turn.
+    assertThat(EventLines.of("claimed", events)).extracting(e -> e.get("files").asInt()).containsExactly(2, 2, 1);
+    assertThat(EventLines.of("claimed", events)).extracting(e -> e.get("partitions").toString())
+        .containsOnly("[\"2026-11-27\"]");
+    assertThat(kinds.stream().filter(kind -> kind.equals("claimed") || kind.equals("committed")).toList())
+        .containsExactly("claimed", "committed", "claimed", "committed", "claimed", "committed");
+    assertThat(EventLines.of("committed", events)).extracting(e -> e.get("batchId").asText())
+        .isEqualTo(EventLines.of("claimed", events).stream().map(e -> e.get("batchId").asText()).toList());
+    JsonNode summary = EventLines.of("summary", events).get(0);
+    assertThat(summary.get("batchesCommitted").asInt()).isEqualTo(3);
+    assertThat(summary.get("files").asInt()).isEqualTo(5);
+    JsonNode table = EventLines.of("table", events).get(0);
+    assertThat(table.get("table").asText()).isEqualTo("local.e2e.split");
+    assertThat(table.at("/partitions/ingested").asInt()).isEqualTo(1);
+    assertThat(table.at("/files/ingested").asInt()).isEqualTo(5);
+    assertThat(table.get("snapshotId").asLong())
+        .isEqualTo(EventLines.of("committed", events).get(2).get("snapshotId").asLong());
     // The split table lives in that home: read it there.
     List<JsonNode> result = SqlQueries.sql(new Home(home), contents("local.e2e.split"));
     assertThat(result.get(0).toString())

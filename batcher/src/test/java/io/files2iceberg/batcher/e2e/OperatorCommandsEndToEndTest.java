@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.EventLines;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -141,14 +142,17 @@ class OperatorCommandsEndToEndTest {
     assertThat(clean.out()).contains(": no drift");
   }
 
-  private static Run runOnce(String profile) {
+  private static Run runOnce(String profile, String... more) {
     StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
     var commandLine = Files2Iceberg.newCommandLine();
     commandLine.setOut(new PrintWriter(out, true));
-    commandLine.setErr(new PrintWriter(out, true));
-    int code = commandLine.execute("batch", "run-once", "--config",
-        deployment.profiles.resolve(profile + ".conf").toString(), "--home", deployment.home.root().toString());
-    return new Run(code, out.toString(), "");
+    commandLine.setErr(new PrintWriter(err, true));
+    List<String> args = new ArrayList<>(List.of("batch", "run-once", "--config",
+        deployment.profiles.resolve(profile + ".conf").toString(), "--home", deployment.home.root().toString()));
+    args.addAll(List.of(more));
+    int code = commandLine.execute(args.toArray(String[]::new));
+    return new Run(code, out.toString(), err.toString());
   }
 
   @Test
@@ -158,7 +162,31 @@ class OperatorCommandsEndToEndTest {
     deployment.write("replay/dt=2026-11-05/part-1.json", row("p3", 1, 3));
     deployment.write("replay/dt=2026-11-05/_SUCCESS", "");
     deployment.notifierFor(folder("replay", "2026-11-05")).scan();
-    assertThat(runOnce("replay").code()).isZero();
+    Run first = runOnce("replay", "--json");
+    assertThat(first.code()).as(first.toString()).isZero();
+    // With --json stdout is the run's events, one JSON object a line, and nothing else.
+    List<JsonNode> events = EventLines.parse(first.out());
+    assertThat(EventLines.kinds(events)).containsExactly("claimed", "launched", "committed", "run_finished");
+    JsonNode claimed = events.get(0);
+    String batchId = claimed.get("batchId").asText();
+    assertThat(claimed.get("table").asText()).isEqualTo(table);
+    assertThat(claimed.get("partitions").toString()).isEqualTo("[\"2026-11-05\"]");
+    assertThat(claimed.get("files").asInt()).isEqualTo(2);
+    assertThat(claimed.get("mode").asText()).isEqualTo("incremental");
+    assertThat(events.get(1).get("batchId").asText()).isEqualTo(batchId);
+    assertThat(events.get(1).get("attempt").asInt()).isEqualTo(1);
+    JsonNode committed = events.get(2);
+    assertThat(committed.get("batchId").asText()).isEqualTo(batchId);
+    assertThat(committed.get("alreadyCommitted").asBoolean()).isFalse();
+    assertThat(committed.get("files").asInt()).isEqualTo(2);
+    assertThat(committed.get("rowsInserted").asLong()).isEqualTo(3);
+    assertThat(committed.get("rowsUpdated").asLong()).isZero();
+    assertThat(committed.get("snapshotId").asLong())
+        .isEqualTo(deployment.ledger.batch(batchId).orElseThrow().snapshotId().orElseThrow());
+    JsonNode run = events.get(3);
+    assertThat(run.get("committed").asInt()).isEqualTo(1);
+    assertThat(run.get("failed").asInt()).isZero();
+    assertThat(run.get("rowsWritten").asLong()).isEqualTo(3);
     // Rows are read back (a Spark run each) only where they say something new: the snapshot count
     // after the change proves the unchanged replay committed nothing.
 

@@ -50,7 +50,7 @@ class MaintainCommandTest {
   @Test
   void withoutConfigItIsAUsageError() {
     assertThat(run("maintain", "--home", home.toString())).isEqualTo(Files2Iceberg.EXIT_INVALID);
-    assertThat(err.toString()).contains("Missing required option: '--config=FILE|DIR'");
+    assertThat(err.toString()).contains("error: missing required option: '--config=FILE|DIR'");
   }
 
   @Test

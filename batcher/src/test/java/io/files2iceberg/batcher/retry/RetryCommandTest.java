@@ -123,7 +123,7 @@ class RetryCommandTest {
     assertThat(fixture.run("retry", "--batch", fixture.failedBatch, "--all")).isEqualTo(2);
     assertThat(fixture.err.toString()).contains("mutually exclusive");
     assertThat(fixture.run("retry")).isEqualTo(2);
-    assertThat(fixture.err.toString()).contains("Missing required argument");
+    assertThat(fixture.err.toString()).contains("error: missing required argument");
     assertThat(fixture.run("retry", "--all", "--partition", "d2")).isEqualTo(2);
     assertThat(fixture.err.toString()).contains("--partition needs --table");
     assertThat(partition("d2").state()).isEqualTo(PartitionState.FAILED);
@@ -230,7 +230,7 @@ class RetryCommandTest {
     int exit = fixture.run("retry", "--batch", batchId);
 
     assertThat(exit).isEqualTo(1);
-    assertThat(fixture.err.toString()).isEqualTo("error: Cannot revive batch " + batchId + ": its file "
+    assertThat(fixture.err.toString()).isEqualTo("error: cannot revive batch " + batchId + ": its file "
         + before.fileIds().get(1) + " (file:///unknown/d2/a.csv) was claimed or loaded since: expected state"
         + " RECORDED, actual CLAIMED\n");
     assertThat(batch(batchId)).isEqualTo(before);
