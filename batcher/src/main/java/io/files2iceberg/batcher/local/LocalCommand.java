@@ -12,8 +12,6 @@ import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.Home;
-import io.files2iceberg.core.profile.ProfileError;
-import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -21,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -113,13 +112,13 @@ public final class LocalCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     Home resolved = home.resolve();
-    ProfileRegistry profiles;
-    try {
-      profiles = ProfileRegistry.load(config, resolved);
-    } catch (ProfileException e) {
-      ConfigProblems.print(err, config.toString(), e.errors().stream().map(ProfileError::toString).toList());
+    // The deployment file the option or the environment names, as every other command reads it; the
+    // listener child is then started on the same file (LocalPipeline passes it on).
+    Optional<ProfileRegistry> loaded = ConfigProblems.load(config, resolved, err);
+    if (loaded.isEmpty()) {
       return Files2Iceberg.EXIT_INVALID;
     }
+    ProfileRegistry profiles = loaded.get();
     AtomicBoolean stop = interruptOnStop();
     Instant started = Instant.now();
     Set<String> reported = new HashSet<>();
