@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 /**
  * Every key a table profile may set: its dotted path, its value type and where the resolved value
  * lives in a {@link TableProfile}. The one list that the parser's unknown-key check, the JSON
- * rendering and the README test all read. The deployment's keys ({@code ledger}, {@code listener},
+ * rendering, the reference page and the JSON Schema ({@link ProfileReference}) all read. The deployment's keys ({@code ledger}, {@code listener},
  * {@code job}) are {@link DeploymentKeys}.
  */
 final class ProfileKeys {

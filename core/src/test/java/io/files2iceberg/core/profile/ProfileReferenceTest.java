@@ -55,7 +55,7 @@ class ProfileReferenceTest {
   @Test
   void everyExampleProfilePassesTheSchema() throws IOException {
     List<Path> examples = new ArrayList<>();
-    for (String folder : List.of("examples/profiles", "examples/local")) {
+    for (String folder : List.of("examples/profiles", "examples/local", "examples/csv")) {
       try (Stream<Path> files = Files.list(ROOT.resolve(folder))) {
         files.filter(f -> f.getFileName().toString().matches(".+\\.(conf|ya?ml)"))
             .filter(f -> !f.getFileName().toString().startsWith("deployment."))
@@ -63,7 +63,7 @@ class ProfileReferenceTest {
             .forEach(examples::add);
       }
     }
-    assertThat(examples).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(examples).hasSizeGreaterThanOrEqualTo(3);
 
     for (Path example : examples) {
       assertThat(errors(asJson(example))).as(example.toString()).isEmpty();
