@@ -93,7 +93,7 @@ public final class ProfileLoader {
       + " decided by its _delta_log (files removed by updates, deletes and compactions, deletion vectors, column"
       + " mapping), so loading its Parquet files one by one as they land would load deleted and rewritten rows"
       + " again. Export the table's rows (or its change data feed) as parquet files into a landing folder with a"
-      + " _SUCCESS marker, or expose it as Iceberg with Delta UniForm; see docs/limitations.md";
+      + " _SUCCESS marker, or expose it as Iceberg with Delta UniForm; see Limitations in docs/limitations.md";
 
   static final int DEFAULT_KEEP_CHECKPOINTS = 50;
   static final int DEFAULT_MAX_BATCH_SIZE = 100;

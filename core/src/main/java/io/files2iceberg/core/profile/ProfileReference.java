@@ -60,7 +60,6 @@ final class ProfileReference {
   static String jsonSchema() {
     ObjectNode schema = JSON.createObjectNode();
     schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
-    schema.put("$id", "https://files2iceberg.io/profile.schema.json");
     schema.put("title", "files2iceberg table profile");
     schema.put("description", "One table: where its files land, how to read and transform them, which"
         + " Iceberg table they go to. Generated from ProfileKeys; see docs/reference/profile-keys.md.");
