@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/reference/cli.md and docs/reference/exit-codes.md are what {@link ReferencePages} generates
+ * docs/reference/cli.md and docs/reference/exit-codes.md are what {@link CommandLineReference} and {@link ExitCodesReference} generate
  * from the command line; {@code -Dfiles2iceberg.docs.regenerate=true} rewrites them.
  */
 class ReferencePagesTest {
@@ -18,7 +18,7 @@ class ReferencePagesTest {
 
   @Test
   void commandLinePageIsEveryCommandsUsageHelp() throws IOException {
-    String page = assertGenerated(ReferencePages.CLI_PAGE, ReferencePages.cli());
+    String page = assertGenerated(ReferencePages.CLI_PAGE, CommandLineReference.page());
 
     assertThat(page).contains("## `files2iceberg batch run-once`", "## `files2iceberg quarantine release`",
         "## `files2iceberg reconcile`", "--stuck-after");
@@ -26,7 +26,7 @@ class ReferencePagesTest {
 
   @Test
   void exitCodesPageListsTheCommandsAndTheJobsCodes() throws IOException {
-    String page = assertGenerated(ReferencePages.EXIT_CODES_PAGE, ReferencePages.exitCodes());
+    String page = assertGenerated(ReferencePages.EXIT_CODES_PAGE, ExitCodesReference.page());
 
     assertThat(page).contains("| `2` | invalid configuration or usage", "| `4` | `REJECTED` | no |");
   }
