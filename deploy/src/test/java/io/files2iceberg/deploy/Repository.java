@@ -15,6 +15,7 @@ final class Repository {
   static final Path EXAMPLE = TERRAFORM.resolve("examples/basic");
   static final Path INDEX_FILE = TERRAFORM.resolve("firestore-indexes.json");
   static final Path README = ROOT.resolve("README.md");
+  static final Path DOCS = ROOT.resolve("docs");
 
   private Repository() {}
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's lineage recipe: with every lineage column, each stored row names the object, the
+ * The lineage recipe of docs/recipes.md: with every lineage column, each stored row names the object, the
  * generation and the batch it came from, and the batch id is that of the snapshot which committed
  * it; an update replaces the row's lineage with the winner's.
  */

@@ -36,7 +36,7 @@ class MergeIntoTableTest {
     fixture = JobFixture.embedded(home);
   }
 
-  /** The example profile of the README, on parquet files in the landing folder. */
+  /** The example profile of docs/profiles.md, on parquet files in the landing folder. */
   static TableProfile clicks(String table) {
     return fixture.profile(table, """
         extract {

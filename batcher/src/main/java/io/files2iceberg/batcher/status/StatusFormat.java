@@ -103,7 +103,7 @@ public final class StatusFormat {
     return out.toString();
   }
 
-  /** The JSON form; see the README's {@code ## Status} for its shape. */
+  /** The JSON form; see docs/batcher.md, {@code status}, for its shape. */
   public static String json(StatusReport report) {
     ObjectNode root = JSON.createObjectNode();
     root.put("generatedAt", report.generatedAt().toString());

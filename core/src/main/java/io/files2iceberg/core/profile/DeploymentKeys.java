@@ -15,7 +15,7 @@ import java.util.function.Function;
 /**
  * Every key the deployment file may set ({@code ledger}, {@code listener}, {@code job}): its dotted
  * path, its value type and where the resolved value lives in a {@link Deployment}. The one list that
- * the deployment loader, its rendering and the README test read.
+ * the deployment loader, its rendering and the documentation test read.
  */
 final class DeploymentKeys {
 

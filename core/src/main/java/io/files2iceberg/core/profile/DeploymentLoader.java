@@ -45,7 +45,7 @@ import java.util.Optional;
 /**
  * Reads the deployment file, HOCON ({@code deployment.conf}) or YAML ({@code deployment.yaml},
  * {@code deployment.yml}), into a validated {@link Deployment} with every default filled in. Its
- * keys are listed in the README's "Deployment file" section. The ledger's type names a {@link
+ * keys are listed in docs/deployment-file.md. The ledger's type names a {@link
  * LedgerProvider} on the classpath, which checks the ledger's settings.
  */
 public final class DeploymentLoader {

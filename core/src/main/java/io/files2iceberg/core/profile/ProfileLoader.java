@@ -77,7 +77,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads one table profile, HOCON ({@code .conf}) or YAML ({@code .yaml}, {@code .yml}), into a
  * validated {@link TableProfile} with every default filled in. The keys, their defaults and their
- * meaning are listed in the README's "Table profiles" section.
+ * meaning are listed in docs/reference/profile-keys.md, generated from {@link ProfileKeys}.
  */
 public final class ProfileLoader {
 
@@ -93,7 +93,7 @@ public final class ProfileLoader {
       + " decided by its _delta_log (files removed by updates, deletes and compactions, deletion vectors, column"
       + " mapping), so loading its Parquet files one by one as they land would load deleted and rewritten rows"
       + " again. Export the table's rows (or its change data feed) as parquet files into a landing folder with a"
-      + " _SUCCESS marker, or expose it as Iceberg with Delta UniForm; see the README, Limitations";
+      + " _SUCCESS marker, or expose it as Iceberg with Delta UniForm; see Limitations in docs/limitations.md";
 
   static final int DEFAULT_KEEP_CHECKPOINTS = 50;
   static final int DEFAULT_MAX_BATCH_SIZE = 100;

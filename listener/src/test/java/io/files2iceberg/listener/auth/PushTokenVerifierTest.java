@@ -89,8 +89,8 @@ class PushTokenVerifierTest {
   }
 
   @Test
-  void everyPropertyHasAReadmeRow() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"));
+  void everyPropertyHasARowInTheListenerPage() throws IOException {
+    String readme = Files.readString(Path.of("..", "docs", "listener.md"));
     for (RecordComponent component : OidcConfiguration.class.getRecordComponents()) {
       String property =
           OidcConfiguration.PREFIX + "."

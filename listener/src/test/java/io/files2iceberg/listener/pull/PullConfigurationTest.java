@@ -106,8 +106,8 @@ class PullConfigurationTest {
   }
 
   @Test
-  void everyPropertyHasAReadmeRow() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
+  void everyPropertyHasARowInTheListenerPage() throws Exception {
+    String readme = Files.readString(Path.of("..", "docs", "listener.md"));
     for (RecordComponent component : PullConfiguration.class.getRecordComponents()) {
       String property = PullConfiguration.PREFIX + "." + kebab(component.getName());
       assertThat(readme).as(property).contains("| `" + property + "` |");

@@ -13,7 +13,7 @@ import java.util.Map;
 
 /**
  * The Spark properties that make a profile's Iceberg catalog available to the job, in one place:
- * the README's "Catalogs" table lists exactly what this class produces.
+ * the "Catalogs" table of docs/spark-job.md lists exactly what this class produces.
  *
  * <p>The catalog is named by the first part of {@code load.iceberg.table} and is always Iceberg's
  * {@code SparkCatalog}; {@code catalog.type} picks the implementation behind it:

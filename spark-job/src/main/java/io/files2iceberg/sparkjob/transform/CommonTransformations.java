@@ -30,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The profile's transforms, in this order (the README documents it):
+ * The profile's transforms, in this order (docs/spark-job.md documents it):
  *
  * <ol>
  *   <li>{@code transform.filter}: Spark SQL predicates on the <em>source</em> column names; a row is

@@ -15,12 +15,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's "Table profiles" section and {@link ProfileKeys} describe the same keys, and its
- * "Deployment file" section and {@link DeploymentKeys} do.
+ * The documentation's key tables and {@link ProfileKeys} describe the same keys (the generated
+ * docs/reference/profile-keys.md), and docs/deployment-file.md and {@link DeploymentKeys} do; the
+ * YAML example of docs/profiles.md is the example profile.
  */
-class ReadmeDocumentsEveryKeyTest {
+class DocumentationListsEveryKeyTest {
 
-  private static final Path README = Path.of("../README.md");
+  private static final Path PROFILE_KEYS = Path.of("../docs/reference/profile-keys.md");
+  private static final Path PROFILES = Path.of("../docs/profiles.md");
+  private static final Path DEPLOYMENT_FILE = Path.of("../docs/deployment-file.md");
   private static final String START = "<!-- profile-keys:start -->";
   private static final String END = "<!-- profile-keys:end -->";
   private static final String DEPLOYMENT_START = "<!-- deployment-keys:start -->";
@@ -30,16 +33,19 @@ class ReadmeDocumentsEveryKeyTest {
 
   private static String section;
   private static String deploymentSection;
+  private static String profilesPage;
 
   @TempDir Path dir;
 
   @BeforeAll
   static void readSection() throws IOException {
-    String readme = Files.readString(README);
-    assertThat(readme).contains(START, END);
-    section = readme.substring(readme.indexOf(START), readme.indexOf(END));
-    assertThat(readme).contains(DEPLOYMENT_START, DEPLOYMENT_END);
-    deploymentSection = readme.substring(readme.indexOf(DEPLOYMENT_START), readme.indexOf(DEPLOYMENT_END));
+    String keys = Files.readString(PROFILE_KEYS);
+    assertThat(keys).contains(START, END);
+    section = keys.substring(keys.indexOf(START), keys.indexOf(END));
+    String deployment = Files.readString(DEPLOYMENT_FILE);
+    assertThat(deployment).contains(DEPLOYMENT_START, DEPLOYMENT_END);
+    deploymentSection = deployment.substring(deployment.indexOf(DEPLOYMENT_START), deployment.indexOf(DEPLOYMENT_END));
+    profilesPage = Files.readString(PROFILES);
   }
 
   @Test
@@ -74,14 +80,14 @@ class ReadmeDocumentsEveryKeyTest {
 
   @Test
   void yamlExampleIsTheHoconExample() throws Exception {
-    Matcher yaml = YAML_BLOCK.matcher(section);
-    assertThat(yaml.find()).as("a ```yaml block in the section").isTrue();
+    Matcher yaml = YAML_BLOCK.matcher(profilesPage);
+    assertThat(yaml.find()).as("a ```yaml block in %s", PROFILES).isTrue();
     Home home = new Home(dir.resolve("home"));
     TableProfile hocon = ProfileLoader.load(Path.of("../examples/profiles/clickstream.conf"), home);
 
-    TableProfile fromReadme =
+    TableProfile fromDocs =
         ProfileLoader.load(write(dir, "clickstream.yaml", yaml.group(1)), home);
 
-    assertThat(withSource(fromReadme, hocon.source())).isEqualTo(hocon);
+    assertThat(withSource(fromDocs, hocon.source())).isEqualTo(hocon);
   }
 }
