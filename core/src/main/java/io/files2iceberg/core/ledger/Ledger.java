@@ -241,6 +241,13 @@ public interface Ledger extends AutoCloseable {
   List<BatchRecord> batchesOfPartition(String table, String partition);
 
   /**
+   * {@code history}: the table's COMMITTED and FAILED batches whose last change (their commit or
+   * failure) is at or after {@code since}, newest first. Pruned batches are gone, so the history
+   * reaches back as far as the committed batches the ledger keeps.
+   */
+  List<BatchRecord> batchesSettledSince(String table, java.time.Instant since);
+
+  /**
    * Why the store cannot take a write now, or empty while it can. Each ledger writes one probe
    * record that nothing else reads (SQLite: the one row of {@code probe}; Firestore: this
    * process's document in {@code <prefix>probe}), bounded as any other call, so a store that
