@@ -183,10 +183,7 @@ class AllLoadFeaturesTogetherTest {
   @Test
   void theTableReadThroughIcebergEqualsTheNewestChangePerKeyComputedBySqlOverTheFiles() throws Exception {
     // Expected, independently: plain Spark SQL over the fixture files.
-    deployment.spark.read().option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet")
-        .parquet(deployment.landing.resolve("combined").toString())
-        .withColumn("f", functions.input_file_name())
-        .createOrReplaceTempView("combined_fixture");
+    fixtureView("combined_fixture");
     List<Row> expectedRows = deployment.spark.sql("""
         SELECT id, seq, name, try_cast(amount AS INT) AS amount,
                CASE WHEN amount IS NOT NULL AND try_cast(amount AS INT) IS NULL THEN amount END AS rescued_amount,
@@ -254,10 +251,7 @@ class AllLoadFeaturesTogetherTest {
 
   @Test
   void historyGivesEachFilesBatchSnapshotAndTheRowsReadRejectedAndRescuedThatSqlCounts() throws Exception {
-    deployment.spark.read().option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet")
-        .parquet(deployment.landing.resolve("combined").toString())
-        .withColumn("f", functions.input_file_name())
-        .createOrReplaceTempView("combined_counts");
+    fixtureView("combined_counts");
     Map<String, String> expected = new TreeMap<>();
     for (Row r : deployment.spark.sql("""
         SELECT f, count(*),
@@ -314,6 +308,17 @@ class AllLoadFeaturesTogetherTest {
     }
     assertThat(packed).as("a batch of several partitions: %s", byBatch).isTrue();
     assertThat(day3Batches).as("day 3 split: %s", byBatch).hasSizeGreaterThan(1);
+  }
+
+  /**
+   * The fixture's Parquet files as a view, read by Spark alone (no partition inference from the
+   * {@code dt=} folders), with each row's file URI in {@code f}.
+   */
+  private void fixtureView(String name) {
+    deployment.spark.read().option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet")
+        .parquet(deployment.landing.resolve("combined").toString())
+        .withColumn("f", functions.input_file_name())
+        .createOrReplaceTempView(name);
   }
 
   /** {@code history --json} since the scenario began, each file's load by its local path. */

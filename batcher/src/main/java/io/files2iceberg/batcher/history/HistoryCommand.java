@@ -17,13 +17,17 @@ import picocli.CommandLine.Option;
     name = "history",
     mixinStandardHelpOptions = true,
     description = {
-      "Lists each file load of one table since a time, newest first: when, the file (URI and generation), what",
-      "became of it (ingested, failed, quarantined, superseded, ignored), its batch, the Iceberg snapshot that holds",
-      "its rows, and the rows the job read from it, rejected (to <table>__rejected) and rescued. A count the ledger",
-      "does not know (a file loaded by an older release, or settled without the job's result) shows as unknown,",
-      "never 0. The history reaches back as far as the ledger keeps committed batches.",
+      "Lists each file load of one table since a time, newest first, as Snowpipe's COPY_HISTORY does.",
+      "Each line: when (the batch's commit or failure), what became of the file (ingested, failed, quarantined,"
+          + " superseded, ignored), its batch, the Iceberg snapshot that holds its rows, the rows the job read from"
+          + " it, rejected (to <table>__rejected) and rescued (into transform.rescued-data-column), its generation"
+          + " and URI.",
+      "A count the ledger does not know (a file loaded by an older release, or a batch settled without its job's"
+          + " result) shows as unknown (JSON null), never 0.",
+      "The history reaches back as far as the ledger keeps committed batches (they are pruned).",
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db.",
-      "Exit codes: 0 listed (also when empty), 2 invalid usage or a table the ledger does not know, 1 failure."
+      "Exit codes: 0 listed (also when nothing was loaded), 2 invalid usage or a table the ledger does not know,"
+          + " 1 failure (the ledger unavailable)."
     })
 public final class HistoryCommand implements Callable<Integer> {
 

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import picocli.CommandLine;
 
 /**
@@ -21,7 +22,8 @@ public sealed interface Since {
   record Ago(Duration duration) implements Since {
     @Override
     public Instant from(Clock clock) {
-      return clock.instant().minus(duration);
+      // To the second: a window a fraction of a second wider, and a start that reads well.
+      return clock.instant().minus(duration).truncatedTo(ChronoUnit.SECONDS);
     }
 
     @Override
