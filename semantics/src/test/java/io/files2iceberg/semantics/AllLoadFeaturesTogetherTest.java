@@ -159,14 +159,7 @@ class AllLoadFeaturesTogetherTest {
 
   @AfterAll
   void close() throws IOException {
-    if (deployment != null) {
-      deployment.close();
-    }
-    if (dir != null) {
-      try (var walk = Files.walk(dir)) {
-        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    Deployment.closeAndDelete(deployment, dir);
   }
 
   @Test
