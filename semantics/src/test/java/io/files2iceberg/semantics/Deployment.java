@@ -226,6 +226,18 @@ final class Deployment implements AutoCloseable {
     return ledger.filesOfPartition(NAMESPACE + profile, token);
   }
 
+  /** A test class's end: the deployment (when it started) closed, then its folder (when made) deleted. */
+  static void closeAndDelete(Deployment deployment, Path dir) throws IOException {
+    if (deployment != null) {
+      deployment.close();
+    }
+    if (dir != null) {
+      try (var walk = Files.walk(dir)) {
+        walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
   @Override
   public void close() {
     try {

@@ -141,14 +141,7 @@ abstract class MatrixScenario {
 
   @AfterAll
   void close() throws IOException {
-    if (deployment != null) {
-      deployment.close();
-    }
-    if (dir != null) {
-      try (var walk = Files.walk(dir)) {
-        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    Deployment.closeAndDelete(deployment, dir);
   }
 
   private void run() throws InterruptedException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.BatchLoadReport;
@@ -14,6 +15,7 @@ import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.JobFixture.Landed;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -165,6 +167,7 @@ class BadInputTest {
         .containsExactly("[{\"amount\":\"ten\",\"id\":\"o2\",\"partition\":\"p1\"}]");
     assertThat(report.metrics().rowsRejected()).isEqualTo(3);
     assertThat(report.metrics().rowsRead()).isEqualTo(4);
+    assertThat(report.fileRows()).isEqualTo(Map.of(batch.files().get(0).fileId(), new FileRows(4, 3, 0)));
     assertThat(report.rejectedTable()).contains("local.bad.rejects__rejected");
   }
 

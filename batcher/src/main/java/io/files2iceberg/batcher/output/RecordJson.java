@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
+import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import java.time.Instant;
@@ -90,6 +92,27 @@ public final class RecordJson {
     text(node, "batchId", file.batchId());
     text(node, "quarantineReason", file.quarantineReason());
     node.put("recordedAt", file.recordedAt().toString());
+    if (file.snapshotId().isPresent()) {
+      node.put("snapshotId", file.snapshotId().get());
+    } else {
+      node.putNull("snapshotId");
+    }
+    rows(node, file.rows());
+    return node;
+  }
+
+  /**
+   * A file's counts: {@code rowsRead}, {@code rowsRejected}, {@code rowsRescued}, each {@code
+   * null} when unknown (never 0 for unknown).
+   */
+  public static ObjectNode rows(ObjectNode node, Optional<FileRows> rows) {
+    for (String field : List.of(LedgerSchema.ROWS_READ, LedgerSchema.ROWS_REJECTED, LedgerSchema.ROWS_RESCUED)) {
+      if (rows.isPresent()) {
+        node.put(field, rows.get().toMap().get(field));
+      } else {
+        node.putNull(field);
+      }
+    }
     return node;
   }
 

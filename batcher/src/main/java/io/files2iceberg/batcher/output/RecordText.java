@@ -3,6 +3,8 @@ package io.files2iceberg.batcher.output;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
+import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import java.time.Instant;
 import java.util.Optional;
@@ -33,6 +35,8 @@ public final class RecordText {
         + ", event " + file.eventId() + " at " + file.eventTime()
         + file.overwroteGeneration().map(g -> ", overwrote generation " + g).orElse("")
         + ", batch " + file.batchId().orElse(NONE)
+        + file.snapshotId().map(snapshot -> ", snapshot " + snapshot).orElse("")
+        + (file.state() == FileState.INGESTED ? file.rows().map(RecordText::rows).orElse(", rows unknown") : "")
         // Why it is left out: quarantined, superseded or ignored.
         + file.quarantineReason().map(reason -> ", " + file.state().code() + ": " + reason).orElse("");
   }
@@ -59,6 +63,11 @@ public final class RecordText {
   private static String metrics(BatchMetrics metrics) {
     return ", rows read " + metrics.rowsRead() + " inserted " + metrics.rowsInserted() + " updated "
         + metrics.rowsUpdated() + " rejected " + metrics.rowsRejected() + ", lag " + metrics.lagMillis() + " ms";
+  }
+
+  /** {@code , rows read 10 rejected 1 rescued 0}. */
+  private static String rows(FileRows rows) {
+    return ", rows read " + rows.read() + " rejected " + rows.rejected() + " rescued " + rows.rescued();
   }
 
   private static String time(Optional<Instant> time) {

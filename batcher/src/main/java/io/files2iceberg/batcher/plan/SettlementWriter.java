@@ -105,12 +105,10 @@ final class SettlementWriter {
     boolean inLedger = ledger.batch(batch.batchId()).map(b -> b.state() == BatchState.COMMITTED).orElse(false);
     if (!inLedger) {
       try {
-        boolean already = ledger.commitBatch(new CommitBatch(batch.batchId(), report.snapshotId(), report.metrics()))
-            .alreadyCommitted();
-        BatchLoadReport finalized = new BatchLoadReport(report.table(), report.batchId(), report.alreadyCommitted(),
-            report.snapshotId(), already ? BatchLoadReport.Checkpoint.ALREADY_COMMITTED
-                : BatchLoadReport.Checkpoint.COMMITTED, Optional.empty(), report.metrics(),
-            report.quarantinedFiles(), report.rejectedTable());
+        boolean already = ledger.commitBatch(new CommitBatch(batch.batchId(), report.snapshotId(), report.metrics(),
+            report.fileRows())).alreadyCommitted();
+        BatchLoadReport finalized = report.withCheckpoint(already ? BatchLoadReport.Checkpoint.ALREADY_COMMITTED
+            : BatchLoadReport.Checkpoint.COMMITTED, Optional.empty());
         result = new JobResult(JobExit.LOADED, Optional.of(finalized), latest.detail(), true, Optional.empty());
       } catch (RuntimeException e) {
         return apply(batch.batchId(), Settlement.leaveForRecoveryOrGiveUp("the table holds the batch ("

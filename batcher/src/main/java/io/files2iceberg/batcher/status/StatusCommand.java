@@ -4,6 +4,7 @@ import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
+import io.files2iceberg.batcher.history.Since;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
@@ -36,6 +37,14 @@ public final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print JSON for scripts instead of the table.")
   boolean json;
 
+  @Option(names = "--files", arity = "0..1", paramLabel = "SINCE", fallbackValue = "1d",
+      converter = Since.Converter.class,
+      description = {"Also list each table's file loads since then, newest first, as the history command does:"
+          + " time, URI, generation, state, batch, snapshot, rows read, rejected and rescued (unknown, never 0, when"
+          + " the ledger does not know them). A duration back from now (12h, 1d) or an ISO-8601 instant;"
+          + " without a value, 1d. In JSON, each table gets a fileLoads array."})
+  Since files;
+
   @Mixin TableOption only;
 
   @Mixin HomeOption home;
@@ -54,7 +63,9 @@ public final class StatusCommand implements Callable<Integer> {
     Optional<ProfileRegistry> profiles = opened.profiles();
     Ledger ledger = opened.ledger();
     try (ledger) {
-      StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(only.table()), Clock.systemUTC());
+      Clock clock = Clock.systemUTC();
+      StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(only.table()),
+          Optional.ofNullable(files).map(since -> since.from(clock)), clock);
       if (only.table() != null && report.tables().isEmpty()) {
         err.println("error: no table " + only.table() + " in the ledger"
             + (profiles.isPresent() ? " or the profiles" : ""));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.history.HistoryFormat;
 import io.files2iceberg.batcher.plan.TableStops;
 import io.files2iceberg.batcher.status.StatusReport.TableView;
 import io.files2iceberg.core.ledger.BatchMetrics;
@@ -96,6 +97,10 @@ public final class StatusFormat {
       out.append("\nFAILED BATCHES (newest first)\n");
       failedBatches.forEach(line -> out.append(line).append('\n'));
     }
+    for (TableView table : report.tables()) {
+      table.fileLoads().ifPresent(loads -> out.append('\n')
+          .append(HistoryFormat.human(table.table(), report.filesSince().orElseThrow(), loads)));
+    }
     if (report.quarantinedMessages() > 0) {
       out.append("\n").append(report.quarantinedMessages())
           .append(" quarantined notification(s): messages that could never be recorded\n");
@@ -108,6 +113,7 @@ public final class StatusFormat {
     ObjectNode root = JSON.createObjectNode();
     root.put("generatedAt", report.generatedAt().toString());
     root.put("quarantinedMessages", report.quarantinedMessages());
+    report.filesSince().ifPresent(since -> root.put("filesSince", since.toString()));
     ArrayNode tables = root.putArray("tables");
     for (TableView view : report.tables()) {
       ObjectNode table = tables.addObject();
@@ -162,6 +168,7 @@ public final class StatusFormat {
         putOptional(node, "error", batch.error());
         node.put("updatedAt", batch.updatedAt().toString());
       }
+      view.fileLoads().ifPresent(loads -> HistoryFormat.loads(table.putArray("fileLoads"), loads));
       ArrayNode stoppedBy = table.putArray("stoppedBy");
       for (TableStops.Stop stop : view.stoppedBy()) {
         ObjectNode node = stoppedBy.addObject();

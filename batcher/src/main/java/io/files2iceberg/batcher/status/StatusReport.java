@@ -1,5 +1,7 @@
 package io.files2iceberg.batcher.status;
 
+import io.files2iceberg.batcher.history.FileLoad;
+import io.files2iceberg.batcher.history.LoadHistory;
 import io.files2iceberg.batcher.plan.TableStops;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileState;
@@ -26,11 +28,14 @@ import java.util.TreeSet;
  * @param generatedAt when it was read
  * @param tables sorted by table
  * @param quarantinedMessages notifications that could never be recorded (the whole deployment)
+ * @param filesSince with {@code status --files}: where each table's file loads start
  */
-public record StatusReport(Instant generatedAt, List<TableView> tables, int quarantinedMessages) {
+public record StatusReport(Instant generatedAt, List<TableView> tables, int quarantinedMessages,
+    Optional<Instant> filesSince) {
 
   public StatusReport {
     Objects.requireNonNull(generatedAt, "generatedAt");
+    Objects.requireNonNull(filesSince, "filesSince");
     tables = List.copyOf(tables);
   }
 
@@ -43,6 +48,8 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
    * @param lag how long the oldest READY partition has been waiting; empty when none waits
    * @param stoppedBy quarantined files that stop the table's runs (strict-pattern); known only
    *     when the profiles are given
+   * @param fileLoads with {@code status --files}: the table's file loads since then, newest first
+   *     ({@link LoadHistory})
    */
   public record TableView(
       String table,
@@ -56,9 +63,11 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
       Optional<Duration> lag,
       List<PartitionRecord> failedPartitions,
       List<BatchRecord> failedBatches,
-      List<TableStops.Stop> stoppedBy) {
+      List<TableStops.Stop> stoppedBy,
+      Optional<List<FileLoad>> fileLoads) {
 
     public TableView {
+      fileLoads = fileLoads.map(List::copyOf);
       stoppedBy = List.copyOf(stoppedBy);
       partitions = Map.copyOf(partitions);
       files = Map.copyOf(files);
@@ -77,6 +86,15 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
    */
   public static StatusReport read(Ledger ledger, Optional<ProfileRegistry> profiles, Optional<String> table,
       Clock clock) {
+    return read(ledger, profiles, table, Optional.empty(), clock);
+  }
+
+  /**
+   * {@link #read(Ledger, Optional, Optional, Clock)}, with each table's file loads since {@code
+   * filesSince} when given.
+   */
+  public static StatusReport read(Ledger ledger, Optional<ProfileRegistry> profiles, Optional<String> table,
+      Optional<Instant> filesSince, Clock clock) {
     Instant now = clock.instant();
     TreeSet<String> tables = new TreeSet<>(ledger.tables());
     profiles.ifPresent(registry -> registry.profiles().forEach(p -> tables.add(p.table())));
@@ -91,8 +109,9 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
       return new TableView(name, profile.map(TableProfile::name),
           profile.map(p -> p.extract().batchFile().ingestionType()), status.partitionsByState(),
           status.filesByState(), status.inFlight(), status.lastCommitted(), status.oldestReadyAt(), lag,
-          status.failedPartitions(), status.failedBatches(), stops.getOrDefault(name, List.of()));
+          status.failedPartitions(), status.failedBatches(), stops.getOrDefault(name, List.of()),
+          filesSince.map(since -> LoadHistory.read(ledger, name, since)));
     }).toList();
-    return new StatusReport(now, views, ledger.quarantinedMessages().size());
+    return new StatusReport(now, views, ledger.quarantinedMessages().size(), filesSince);
   }
 }

@@ -5,6 +5,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.SqliteLedger;
@@ -14,12 +15,14 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine;
 
 /**
  * The operator command tests' ledger, written through the ledger's own API in a temp home:
- * partition d1 committed (snapshot 4242), d2 FAILED by batch {@link #failedBatch} (its error
+ * partition d1 committed (snapshot 4242; its part-0 with 3 rows read and 1 rejected, its part-1
+ * with counts unknown), d2 FAILED by batch {@link #failedBatch} (its error
  * {@link #ERROR}), d3 READY; and a command line capturing out and err.
  */
 public final class OperatorLedger {
@@ -57,7 +60,9 @@ public final class OperatorLedger {
       }
       BatchRecord first = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
       ledger.markRunning(first.batchId(), Duration.ofMinutes(5));
-      ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 0, 1, 1, 1, 1)));
+      // part-0 counted by the job (one row rejected); part-1 as a file loaded before files were counted.
+      ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 1, 1, 1, 1, 1),
+          Map.of(first.fileIds().get(0), new FileRows(3, 1, 0))));
       committedBatch = first.batchId();
       BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
       ledger.failBatch(new FailBatch(second.batchId(), ERROR, 1, false));

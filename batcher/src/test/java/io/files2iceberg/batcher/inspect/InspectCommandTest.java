@@ -70,6 +70,12 @@ class InspectCommandTest {
     assertThat(json.get("uri").asText()).isEqualTo(OperatorLedger.uri("d1", 0));
     assertThat(json.at("/generations/0/generation").asLong()).isEqualTo(1);
     assertThat(json.at("/generations/0/state").asText()).isEqualTo("ingested");
+    assertThat(json.at("/generations/0/batchId").asText()).isEqualTo(fixture.committedBatch);
+    assertThat(json.at("/generations/0/snapshotId").asLong()).isEqualTo(4242);
+    assertThat(json.at("/generations/0/rowsRead").asLong()).isEqualTo(3);
+    assertThat(json.at("/generations/0/rowsRejected").asLong()).isEqualTo(1);
+    assertThat(json.at("/generations/1/snapshotId").isNull()).isTrue();
+    assertThat(json.at("/generations/1/rowsRead").isNull()).isTrue();
     assertThat(json.at("/generations/1/generation").asLong()).isEqualTo(2);
     assertThat(json.at("/generations/1/overwroteGeneration").asLong()).isEqualTo(1);
     assertThat(json.at("/generations/1/state").asText()).isEqualTo("recorded");
@@ -79,6 +85,16 @@ class InspectCommandTest {
     assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 0), "--generation", "2")).isZero();
     assertThat(fixture.out.toString()).contains("GENERATIONS (1, oldest first)\n  " + OperatorLedger.uri("d1", 0)
         + " generation 2: RECORDED").contains("overwrote generation 1").contains("BATCHES (0");
+  }
+
+  @Test
+  void eachLoadedGenerationShowsItsBatchSnapshotAndRowsAndUnknownCountsSayUnknown() {
+    assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 0))).isZero();
+    assertThat(fixture.out.toString()).contains(OperatorLedger.uri("d1", 0) + " generation 1: INGESTED")
+        .contains(", batch " + fixture.committedBatch + ", snapshot 4242, rows read 3 rejected 1 rescued 0\n");
+
+    assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 1))).isZero();
+    assertThat(fixture.out.toString()).contains(", snapshot 4242, rows unknown\n").doesNotContain("rows read 0");
   }
 
   @Test

@@ -21,6 +21,8 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
@@ -39,6 +41,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
@@ -337,7 +340,8 @@ class RecoveryRunTest {
       landing.ledger.markRunning(rejected.batchId(), lease);
       BatchLoadReport report = new BatchLoadReport(LOCKED, committed.batchId(), false, 4242L,
           BatchLoadReport.Checkpoint.FAILED, Optional.of("SQLITE_BUSY"),
-          new io.files2iceberg.core.ledger.BatchMetrics(1, 10, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1), List.of(), Optional.empty());
+          new io.files2iceberg.core.ledger.BatchMetrics(1, 10, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1), List.of(), Optional.empty(),
+          Map.of(committed.fileIds().get(0), new FileRows(1, 0, 0)));
       writeResult(landing, "locked", new AttemptResult(LOCKED, committed.batchId(), 1, 3, JobExit.CHECKPOINT_FAILED,
           Optional.of(report), Optional.of("files2iceberg: table " + LOCKED + " batch " + committed.batchId()
               + " is committed to Iceberg as snapshot 4242 but its ledger checkpoint failed: SQLITE_BUSY"), 1,
@@ -357,6 +361,10 @@ class RecoveryRunTest {
       BatchRecord settled = landing.ledger.batch(committed.batchId()).orElseThrow();
       assertThat(settled.state()).isEqualTo(BatchState.COMMITTED);
       assertThat(settled.snapshotId()).contains(4242L);
+      // The file's counts come from the result too.
+      FileRecord file = landing.ledger.file(committed.fileIds().get(0)).orElseThrow();
+      assertThat(file.snapshotId()).contains(4242L);
+      assertThat(file.rows()).contains(new FileRows(1, 0, 0));
       assertThat(landing.ledger.partition(LOCKED, "p1").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
       BatchFailed failed = (BatchFailed) events.stream().filter(BatchFailed.class::isInstance).findFirst().orElseThrow();
       assertThat(failed.batchId()).isEqualTo(rejected.batchId());

@@ -1,6 +1,7 @@
 package io.files2iceberg.core.ledger;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -239,6 +240,13 @@ public interface Ledger extends AutoCloseable {
 
   /** The stored batches (pruned ones are gone) that claimed the partition, oldest first. */
   List<BatchRecord> batchesOfPartition(String table, String partition);
+
+  /**
+   * {@code history}: the table's COMMITTED and FAILED batches whose last change (their commit or
+   * failure) is at or after {@code since}, newest first. Pruned batches are gone, so the history
+   * reaches back as far as the committed batches the ledger keeps.
+   */
+  List<BatchRecord> batchesSettledSince(String table, Instant since);
 
   /**
    * Why the store cannot take a write now, or empty while it can. Each ledger writes one probe

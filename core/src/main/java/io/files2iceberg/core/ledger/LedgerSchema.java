@@ -18,7 +18,7 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 3;
+  public static final int VERSION = 4;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";
@@ -51,6 +51,17 @@ public final class LedgerSchema {
   public static final String BATCH_KEY = "batchKey";
   public static final String QUARANTINE_REASON = "quarantineReason";
   public static final String RECORDED_AT = "recordedAt";
+  /*
+   * A file's load, written with its move to INGESTED (the same write: no document of its own):
+   * the snapshot of its batch ({@link #SNAPSHOT_ID}, also a batches field) and {@link FileRows}.
+   * Absent on a file recorded before version 4, or loaded without the job's per-file counts.
+   */
+  /** {@link FileRows#read}. */
+  public static final String ROWS_READ = "rowsRead";
+  /** {@link FileRows#rejected}. */
+  public static final String ROWS_REJECTED = "rowsRejected";
+  /** {@link FileRows#rescued}. */
+  public static final String ROWS_RESCUED = "rowsRescued";
 
   // partitions (also TABLE, PARTITION, STATE, BATCH_ID)
   public static final String PARTITION_ID = "partitionId";

@@ -302,7 +302,8 @@ public final class SqliteLedger implements Ledger {
         return new BatchCommitted(batch, true);
       }
       writeBatch(c, committed.get());
-      writeFiles(c, FileRules.afterCommit(selectFiles(c, batch.fileIds()), batchId), null);
+      writeFiles(c, FileRules.afterCommit(selectFiles(c, batch.fileIds()), batchId, command.snapshotId(),
+          command.fileRows()), null);
       for (String token : batch.partitions()) {
         boolean pending = countPending(c, batch.table(), token) > 0;
         releasePartition(c, batch, token, p -> PartitionRules.afterCommit(p, batchId, pending, now));
@@ -547,6 +548,12 @@ public final class SqliteLedger implements Ledger {
   public List<BatchRecord> batchesOfPartition(String table, String partition) {
     return store.read("batchesOfPartition", "partition " + table + "/" + partition,
         c -> SqliteQueries.batchesOfPartition(c, table, partition));
+  }
+
+  @Override
+  public List<BatchRecord> batchesSettledSince(String table, Instant since) {
+    return store.read("batchesSettledSince", "table " + table + " since " + since,
+        c -> SqliteQueries.settledSince(c, table, since));
   }
 
   @Override

@@ -33,6 +33,9 @@ import static io.files2iceberg.core.ledger.LedgerSchema.PREFIX;
 import static io.files2iceberg.core.ledger.LedgerSchema.PROBE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE;
 import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
 import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
 import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
@@ -93,7 +96,8 @@ final class SqliteQueries {
   private static final String UPDATE_FILE =
       "UPDATE " + q(FILES) + " SET " + q(STATE) + " = ?, " + q(BATCH_ID) + " = ?, " + q(BATCH_POSITION)
           + " = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(?, " + q(BATCH_POSITION) + ") END, "
-          + q(QUARANTINE_REASON) + " = ? WHERE " + q(FILE_ID) + " = ?";
+          + q(QUARANTINE_REASON) + " = ?, " + q(SNAPSHOT_ID) + " = ?, " + q(ROWS_READ) + " = ?, " + q(ROWS_REJECTED)
+          + " = ?, " + q(ROWS_RESCUED) + " = ? WHERE " + q(FILE_ID) + " = ?";
   private static final String COUNT_PENDING =
       "SELECT COUNT(*) FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION)
           + " = ? AND " + q(STATE) + " = " + sqlString(FileState.RECORDED.code());
@@ -173,6 +177,10 @@ final class SqliteQueries {
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
           + sqlString(BatchState.FAILED.code()) + " ORDER BY " + q(UPDATED_AT) + " DESC, " + q(BATCH_ID)
           + " DESC LIMIT " + FAILED_BATCHES_SHOWN;
+  private static final String SELECT_SETTLED_SINCE =
+      "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN ("
+          + sqlString(BatchState.COMMITTED.code()) + ", " + sqlString(BatchState.FAILED.code()) + ") AND "
+          + q(UPDATED_AT) + " >= ? ORDER BY " + q(UPDATED_AT) + " DESC, " + q(BATCH_ID) + " DESC";
   // The batch row lists its partitions as a JSON array; json_each looks inside it.
   private static final String SELECT_BATCHES_OF_PARTITION =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND EXISTS (SELECT 1 FROM json_each("
@@ -304,6 +312,10 @@ final class SqliteQueries {
     return list(c, SELECT_FILES_NAMED, SqliteRows::file, bucket, name);
   }
 
+  static List<BatchRecord> settledSince(Connection c, String table, Instant since) throws SQLException {
+    return list(c, SELECT_SETTLED_SINCE, SqliteRows::batch, table, since.toEpochMilli());
+  }
+
   static List<BatchRecord> batchesOfPartition(Connection c, String table, String partition) throws SQLException {
     return list(c, SELECT_BATCHES_OF_PARTITION, SqliteRows::batch, table, partition);
   }
@@ -369,8 +381,11 @@ final class SqliteQueries {
       for (int i = 0; i < files.size(); i++) {
         FileRecord file = files.get(i);
         String batchId = file.batchId().orElse(null);
+        Optional<FileRows> rows = file.rows();
         bind(statement, file.state().code(), batchId, batchId, positions == null ? null : positions.get(i),
-            file.quarantineReason().orElse(null), file.fileId());
+            file.quarantineReason().orElse(null), file.snapshotId().orElse(null),
+            rows.map(FileRows::read).orElse(null), rows.map(FileRows::rejected).orElse(null),
+            rows.map(FileRows::rescued).orElse(null), file.fileId());
         statement.addBatch();
       }
       for (int count : statement.executeBatch()) {

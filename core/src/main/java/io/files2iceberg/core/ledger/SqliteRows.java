@@ -30,6 +30,9 @@ import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
 import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
@@ -43,6 +46,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -71,14 +75,25 @@ final class SqliteRows {
         FileState.fromCode(rs.getString(STATE)),
         Optional.ofNullable(rs.getString(BATCH_ID)),
         Optional.ofNullable(rs.getString(QUARANTINE_REASON)),
-        instant(rs, RECORDED_AT));
+        instant(rs, RECORDED_AT),
+        optionalLong(rs, SNAPSHOT_ID),
+        fileRows(rs));
+  }
+
+  private static Optional<FileRows> fileRows(ResultSet rs) throws SQLException {
+    Map<String, Object> counts = new HashMap<>();
+    for (String column : List.of(ROWS_READ, ROWS_REJECTED, ROWS_RESCUED)) {
+      optionalLong(rs, column).ifPresent(value -> counts.put(column, value));
+    }
+    return FileRows.fromMap(counts);
   }
 
   /** A file as {@link #file} reads it back once written: its times kept to the millisecond. */
   static FileRecord asStored(FileRecord f) {
     return new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(),
         f.size(), f.eventId(), Instant.ofEpochMilli(f.eventTime().toEpochMilli()), f.overwroteGeneration(), f.state(),
-        f.batchId(), f.quarantineReason(), Instant.ofEpochMilli(f.recordedAt().toEpochMilli()));
+        f.batchId(), f.quarantineReason(), Instant.ofEpochMilli(f.recordedAt().toEpochMilli()), f.snapshotId(),
+        f.rows());
   }
 
   static PartitionRecord partition(ResultSet rs) throws SQLException {

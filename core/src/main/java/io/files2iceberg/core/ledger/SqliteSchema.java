@@ -38,6 +38,9 @@ import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
 import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
@@ -82,7 +85,11 @@ final class SqliteSchema {
             + q(BATCH_ID) + " TEXT, "
             + q(BATCH_POSITION) + " INTEGER, "
             + q(QUARANTINE_REASON) + " TEXT, "
-            + q(RECORDED_AT) + " INTEGER NOT NULL)",
+            + q(RECORDED_AT) + " INTEGER NOT NULL, "
+            + q(SNAPSHOT_ID) + " INTEGER, "
+            + q(ROWS_READ) + " INTEGER, "
+            + q(ROWS_REJECTED) + " INTEGER, "
+            + q(ROWS_RESCUED) + " INTEGER)",
         // The claim walk: a partition's pending files in claim order, without a sort.
         index(FILES, TABLE, PARTITION, STATE, URI, GENERATION),
         // Status counts by state.
@@ -144,6 +151,7 @@ final class SqliteSchema {
    * earlier batch's launches are its attempts (a batch revived before the upgrade cannot be told
    * apart, and relaunches at its attempt count). Version 3 added the batches' outcome-unknown flag:
    * an earlier batch has it when its error says so ({@link LedgerSchema#legacyOutcomeUnknown}).
+   * Version 4 added the files' load (snapshot and row counts): an earlier file has none (unknown).
    */
   static List<String> upgrade(int fromVersion) {
     List<String> statements = new ArrayList<>();
@@ -156,6 +164,11 @@ final class SqliteSchema {
       // instr, not LIKE: the phrase is matched case-sensitively, as LedgerSchema.legacyOutcomeUnknown does.
       statements.add("UPDATE " + q(BATCHES) + " SET " + q(OUTCOME_UNKNOWN) + " = 1 WHERE instr(" + q(ERROR) + ", '"
           + LedgerSchema.LEGACY_OUTCOME_UNKNOWN_PHRASE + "') > 0");
+    }
+    if (fromVersion < 4) {
+      for (String column : List.of(SNAPSHOT_ID, ROWS_READ, ROWS_REJECTED, ROWS_RESCUED)) {
+        statements.add("ALTER TABLE " + q(FILES) + " ADD COLUMN " + q(column) + " INTEGER");
+      }
     }
     return statements;
   }

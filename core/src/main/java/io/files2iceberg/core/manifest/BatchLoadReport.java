@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.FileRows;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,8 @@ import java.util.Optional;
  *  "alreadyCommitted":false,"snapshotId":4242,"checkpoint":"committed","files":2,"bytes":2048,
  *  "rowsRead":10,"rowsFiltered":1,"rowsInserted":7,"rowsUpdated":2,"rowsUnchanged":0,
  *  "rowsRejected":0,"readMillis":900,"mergeMillis":1500,"commitMillis":40,"lagMillis":61000,"rowsDeleted":0,
- *  "quarantinedFiles":[],"rejectedTable":null}}
+ *  "quarantinedFiles":[],"rejectedTable":null,
+ *  "fileRows":[{"fileId":"9f2c...","rowsRead":6,"rowsRejected":1,"rowsRescued":0},...]}}
  * }</pre>
  *
  * @param alreadyCommitted the table held the batch already; nothing was written and the metrics
@@ -33,6 +36,8 @@ import java.util.Optional;
  * @param checkpointError why the checkpoint failed, when it did
  * @param quarantinedFiles files of the batch that could not be read and were left out
  * @param rejectedTable where this run put bad records, when there were any
+ * @param fileRows what the run counted per file it read, by file id (none when it wrote nothing,
+ *     or was written before files were counted)
  */
 public record BatchLoadReport(
     String table,
@@ -43,10 +48,13 @@ public record BatchLoadReport(
     Optional<String> checkpointError,
     BatchMetrics metrics,
     List<QuarantinedFile> quarantinedFiles,
-    Optional<String> rejectedTable) {
+    Optional<String> rejectedTable,
+    Map<String, FileRows> fileRows) {
 
   /** The key of the one-line JSON object. */
   public static final String METRICS_KEY = "files2iceberg-metrics";
+  /** The key of the per-file counts in the report. */
+  private static final String FILE_ROWS = "fileRows";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -58,6 +66,21 @@ public record BatchLoadReport(
     Objects.requireNonNull(metrics, "metrics");
     quarantinedFiles = List.copyOf(quarantinedFiles);
     Objects.requireNonNull(rejectedTable, "rejectedTable");
+    fileRows = Collections.unmodifiableMap(new LinkedHashMap<>(fileRows));
+  }
+
+  /** A report without per-file counts. */
+  public BatchLoadReport(String table, String batchId, boolean alreadyCommitted, long snapshotId,
+      Checkpoint checkpoint, Optional<String> checkpointError, BatchMetrics metrics,
+      List<QuarantinedFile> quarantinedFiles, Optional<String> rejectedTable) {
+    this(table, batchId, alreadyCommitted, snapshotId, checkpoint, checkpointError, metrics, quarantinedFiles,
+        rejectedTable, Map.of());
+  }
+
+  /** This report with its checkpoint (and the checkpoint's error) replaced. */
+  public BatchLoadReport withCheckpoint(Checkpoint checkpoint, Optional<String> checkpointError) {
+    return new BatchLoadReport(table, batchId, alreadyCommitted, snapshotId, checkpoint, checkpointError, metrics,
+        quarantinedFiles, rejectedTable, fileRows);
   }
 
   /** What became of the ledger checkpoint after the Iceberg commit. Codes are what the line says. */
@@ -120,6 +143,11 @@ public record BatchLoadReport(
     } else {
       node.putNull("rejectedTable");
     }
+    ArrayNode counted = node.putArray(FILE_ROWS);
+    fileRows.forEach((fileId, rows) -> {
+      ObjectNode file = counted.addObject().put("fileId", fileId);
+      rows.toMap().forEach(file::put);
+    });
   }
 
   /** The report on a line of the job's stdout; empty for any other line. */
@@ -160,6 +188,16 @@ public record BatchLoadReport(
       quarantined.add(new QuarantinedFile(file.path("fileId").asText(), file.path("uri").asText(),
           file.path("reason").asText()));
     }
+    Map<String, FileRows> fileRows = new LinkedHashMap<>();
+    for (JsonNode file : node.path(FILE_ROWS)) {
+      Map<String, Object> counts = new LinkedHashMap<>();
+      file.fields().forEachRemaining(field -> {
+        if (field.getValue().isNumber()) {
+          counts.put(field.getKey(), field.getValue().longValue());
+        }
+      });
+      FileRows.fromMap(counts).ifPresent(rows -> fileRows.put(file.path("fileId").asText(), rows));
+    }
     JsonNode rejected = node.get("rejectedTable");
     JsonNode error = node.get("checkpointError");
     return new BatchLoadReport(
@@ -171,6 +209,7 @@ public record BatchLoadReport(
         error == null || error.isNull() ? Optional.empty() : Optional.of(error.asText()),
         metrics,
         quarantined,
-        rejected == null || rejected.isNull() ? Optional.empty() : Optional.of(rejected.asText()));
+        rejected == null || rejected.isNull() ? Optional.empty() : Optional.of(rejected.asText()),
+        fileRows);
   }
 }

@@ -684,6 +684,80 @@ public abstract class LedgerContractTest {
   }
 
   @Test
+  void commitStoresEachFilesSnapshotAndRowCountsAndAFileWithoutCountsReadsAsUnknown() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 3);
+    BatchRecord claimed = claim(10).orElseThrow();
+    ledger.markRunning(claimed.batchId(), LEASE);
+
+    ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS,
+        Map.of(files.get(0), new FileRows(6, 1, 2), files.get(1), new FileRows(4, 0, 0))));
+
+    FileRecord withRejects = openAnother(clock).file(files.get(0)).orElseThrow();
+    assertThat(withRejects.snapshotId()).contains(42L);
+    assertThat(withRejects.rows()).contains(new FileRows(6, 1, 2));
+    assertThat(ledger.file(files.get(1)).orElseThrow().rows()).contains(new FileRows(4, 0, 0));
+    FileRecord uncounted = ledger.file(files.get(2)).orElseThrow();
+    assertThat(uncounted.snapshotId()).contains(42L);
+    assertThat(uncounted.rows()).isEmpty();
+    assertThat(ledger.filesOfBatch(claimed.batchId())).extracting(FileRecord::rows)
+        .containsExactly(Optional.of(new FileRows(6, 1, 2)), Optional.of(new FileRows(4, 0, 0)), Optional.empty());
+  }
+
+  @Test
+  void aFileNotLoadedYetHasNoSnapshotAndNoCounts() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord claimed = claim(10).orElseThrow();
+
+    ledger.failBatch(new FailBatch(claimed.batchId(), "executor lost", 3, false));
+
+    FileRecord file = ledger.file(files.get(0)).orElseThrow();
+    assertThat(file.state()).isEqualTo(FileState.RECORDED);
+    assertThat(file.snapshotId()).isEmpty();
+    assertThat(file.rows()).isEmpty();
+  }
+
+  @Test
+  void replayForgetsTheLoadOfTheFilesItReopens() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord claimed = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS, Map.of(files.get(0), new FileRows(6, 1, 0))));
+
+    ledger.reopenPartition(TABLE, "2024-01-01");
+
+    FileRecord file = ledger.file(files.get(0)).orElseThrow();
+    assertThat(file.state()).isEqualTo(FileState.RECORDED);
+    assertThat(file.snapshotId()).isEmpty();
+    assertThat(file.rows()).isEmpty();
+  }
+
+  @Test
+  void batchesSettledSinceListsTheTablesCommittedAndFailedBatchesNewestFirst() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord old = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(old.batchId(), 1L, METRICS));
+    clock.advance(Duration.ofHours(2));
+    Instant since = clock.instant();
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord failed = claim(10).orElseThrow();
+    ledger.failBatch(new FailBatch(failed.batchId(), "executor lost", 3, false));
+    clock.advance(Duration.ofMinutes(1));
+    BatchRecord committed = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(committed.batchId(), 2L, METRICS));
+    clock.advance(Duration.ofMinutes(1));
+    readyPartition(TABLE, "2024-01-03", 1);
+    BatchRecord inFlight = claim(10).orElseThrow();
+    readyPartition("lake.other", "2024-01-01", 1);
+    ledger.commitBatch(new CommitBatch(ledger.claimPartitions(new ClaimPartitions("lake.other", 10, LEASE, false))
+        .orElseThrow().batchId(), 3L, METRICS));
+
+    List<BatchRecord> settled = openAnother(clock).batchesSettledSince(TABLE, since);
+
+    assertThat(settled).extracting(BatchRecord::batchId).containsExactly(committed.batchId(), failed.batchId())
+        .doesNotContain(old.batchId(), inFlight.batchId());
+    assertThat(settled).extracting(BatchRecord::state).containsExactly(BatchState.COMMITTED, BatchState.FAILED);
+  }
+
+  @Test
   void committingTwiceWithTheSameSnapshotIsReportedAlreadyCommitted() {
     readyPartition(TABLE, "2024-01-01", 1);
     BatchRecord claimed = claim(10).orElseThrow();

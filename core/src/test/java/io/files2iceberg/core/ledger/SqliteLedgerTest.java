@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -106,6 +107,7 @@ class SqliteLedgerTest extends LedgerContractTest {
         Statement statement = connection.createStatement()) {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"launches\"");
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"outcomeUnknown\"");
+      dropFileLoadColumns(statement);
       statement.execute("PRAGMA user_version = 1");
     }
 
@@ -132,6 +134,7 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"outcomeUnknown\"");
+      dropFileLoadColumns(statement);
       statement.execute("PRAGMA user_version = 2");
     }
 
@@ -143,6 +146,44 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+  }
+
+  @Test
+  void aVersionThreeLedgerIsUpgradedWithItsLoadedFilesCountsUnknown() throws SQLException {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 9L, METRICS));
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord next = claim(10).orElseThrow();
+    ledger.close();
+    // A version-3 build stored no load on its files.
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      dropFileLoadColumns(statement);
+      statement.execute("PRAGMA user_version = 3");
+    }
+
+    Ledger upgraded = openAnother(clock);
+
+    FileRecord old = upgraded.file(files.get(0)).orElseThrow();
+    assertThat(old.state()).isEqualTo(FileState.INGESTED);
+    assertThat(old.snapshotId()).isEmpty();
+    assertThat(old.rows()).isEmpty();
+    String nextFile = next.fileIds().get(0);
+    upgraded.commitBatch(new CommitBatch(next.batchId(), 10L, METRICS, Map.of(nextFile, new FileRows(3, 1, 0))));
+    assertThat(upgraded.file(nextFile).orElseThrow().rows()).contains(new FileRows(3, 1, 0));
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+  }
+
+  /** The files as a build before version 4 left them: no load columns. */
+  private static void dropFileLoadColumns(Statement statement) throws SQLException {
+    for (String column : List.of(LedgerSchema.SNAPSHOT_ID, LedgerSchema.ROWS_READ, LedgerSchema.ROWS_REJECTED,
+        LedgerSchema.ROWS_RESCUED)) {
+      statement.execute("ALTER TABLE \"files\" DROP COLUMN \"" + column + "\"");
     }
   }
 

@@ -3,8 +3,10 @@ package io.files2iceberg.core.manifest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.manifest.BatchLoadReport.Checkpoint;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +17,8 @@ class BatchLoadReportTest {
       4242L, Checkpoint.FAILED, Optional.of("LedgerUnavailableException: busy"),
       new BatchMetrics(2, 2048, 10, 1, 7, 2, 0, 1, 900, 1500, 40, 61_000),
       List.of(new QuarantinedFile("f9", "gs://b/raw/dt=2024-05-01/bad.parquet", "not a Parquet file")),
-      Optional.of("local.demo.clicks__rejected"));
+      Optional.of("local.demo.clicks__rejected"),
+      Map.of("f1", new FileRows(6, 1, 2), "f2", new FileRows(4, 0, 0)));
 
   @Test
   void metricsLineIsOneLineUnderItsKeyAndReadsBackAsWritten() {
@@ -33,6 +36,16 @@ class BatchLoadReportTest {
     assertThat(already.toMetricsLine()).contains("\"alreadyCommitted\":true,\"snapshotId\":7,\"checkpoint\":\"already-committed\"")
         .contains("\"rowsInserted\":0").contains("\"rejectedTable\":null");
     assertThat(BatchLoadReport.fromMetricsLine(already.toMetricsLine())).contains(already);
+  }
+
+  @Test
+  void eachFilesCountsAreWrittenUnderItsIdAndAReportWithoutThemReadsBackWithNone() {
+    assertThat(REPORT.toMetricsLine())
+        .contains("{\"fileId\":\"f1\",\"rowsRead\":6,\"rowsRejected\":1,\"rowsRescued\":2}");
+    String older = REPORT.toMetricsLine().replaceAll(",\"fileRows\":\\[[^\\]]*\\]", "");
+
+    assertThat(older).doesNotContain("fileRows");
+    assertThat(BatchLoadReport.fromMetricsLine(older).orElseThrow().fileRows()).isEmpty();
   }
 
   @Test

@@ -34,6 +34,9 @@ import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
+import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLED_FILES;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING_MAX_ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
@@ -48,6 +51,7 @@ import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
@@ -93,7 +97,9 @@ final class FirestoreDocuments {
         FileState.fromCode(string(doc, STATE)),
         optionalString(doc, BATCH_ID),
         optionalString(doc, QUARANTINE_REASON),
-        instant(doc, RECORDED_AT));
+        instant(doc, RECORDED_AT),
+        optionalNumber(doc, SNAPSHOT_ID),
+        FileRows.fromMap(doc));
   }
 
   static PartitionRecord partition(Map<String, Object> doc) {
@@ -173,6 +179,11 @@ final class FirestoreDocuments {
       doc.put(BATCH_POSITION, (long) position);
     }
     putOrClear(doc, QUARANTINE_REASON, f.quarantineReason());
+    // The load rides on the file's own write (its move to INGESTED): no write of its own.
+    putOrClear(doc, SNAPSHOT_ID, f.snapshotId());
+    for (String field : List.of(ROWS_READ, ROWS_REJECTED, ROWS_RESCUED)) {
+      putOrClear(doc, field, f.rows().map(rows -> rows.toMap().get(field)));
+    }
     return doc;
   }
 

@@ -343,12 +343,12 @@ public final class FirestoreLedger extends FirestoreReads {
         FirestoreSettling.owe(doc, FileState.INGESTED);
       }
       BatchRecord written = write(t, doc, committed.get());
-      settling.moveFiles(t, files, FileState.INGESTED, batchId);
+      settling.moveFiles(t, files, FileState.INGESTED, committed.get(), command.fileRows());
       for (Release release : releases) {
         settling.release(t, stored, release, p -> PartitionRules.afterCommit(p, batchId, release.pending(), now));
       }
       return new Decided<>(new BatchCommitted(written, false), !inline, List.of());
-    }, "committed");
+    }, "committed", command.fileRows());
     if (!decided.result().alreadyCommitted()) {
       LOG.info("Committed batch {} of table {} with snapshot {}", batchId, decided.result().batch().table(),
           command.snapshotId());
@@ -371,7 +371,7 @@ public final class FirestoreLedger extends FirestoreReads {
         doc.put(SETTLING_MAX_ATTEMPTS, (long) command.maxAttempts());
       }
       BatchRecord written = write(t, doc, failed);
-      settling.moveFiles(t, files, FileState.RECORDED, batchId);
+      settling.moveFiles(t, files, FileState.RECORDED, failed, Map.of());
       List<String> exhausted = new ArrayList<>();
       for (Release release : releases) {
         settling.releaseFailed(t, written, release, command.maxAttempts(), now).ifPresent(exhausted::add);

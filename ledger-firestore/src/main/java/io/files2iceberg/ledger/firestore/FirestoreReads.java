@@ -154,6 +154,20 @@ abstract class FirestoreReads implements Ledger {
   }
 
   @Override
+  public List<BatchRecord> batchesSettledSince(String table, Instant since) {
+    return store.read("batchesSettledSince", store.batches.getPath() + " (table " + table + " since " + since + ")",
+        () -> {
+          List<BatchRecord> found = new ArrayList<>();
+          for (BatchState state : List.of(BatchState.COMMITTED, BatchState.FAILED)) {
+            found.addAll(batchList(LedgerQuery.BATCHES_IN_STATE_UPDATED_SINCE.on(store.batches, table, state.code(),
+                FirestoreDocuments.timestamp(since.toEpochMilli()))));
+          }
+          found.sort(Comparator.comparing(BatchRecord::updatedAt).thenComparing(BatchRecord::batchId).reversed());
+          return found;
+        });
+  }
+
+  @Override
   public List<BatchRecord> findExpiredLeases() {
     return store.read("findExpiredLeases", store.batches.getPath(), () -> batchList(LedgerQuery.EXPIRED_LEASES
         .on(store.batches, IN_FLIGHT, FirestoreDocuments.timestamp(store.clock.millis()))));

@@ -33,6 +33,7 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.Transaction;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
@@ -124,6 +125,16 @@ final class FirestoreSettling {
    * @return the partitions a failure left FAILED, for the log
    */
   List<String> settle(String batchId) {
+    return settle(batchId, Map.of());
+  }
+
+  /**
+   * {@link #settle(String)}, a commit's files taking their counts from {@code fileRows} (by file
+   * id). The counts are held only by the process that committed (the batch document has no room
+   * for them beside its file list: 10,000 ids are most of its megabyte); a settler that resumes
+   * after it died writes the rest of the files without counts: unknown, which is what they are.
+   */
+  List<String> settle(String batchId, Map<String, FileRows> fileRows) {
     DocumentReference ref = store.batches.document(batchId);
     List<String> exhausted = new ArrayList<>();
     // A batch's file list never changes once claimed: read whole once, the commits after it read
@@ -169,7 +180,8 @@ final class FirestoreSettling {
           for (int i = 0; i < docs.size(); i++) {
             Optional<Map<String, Object>> file = optional(docs.get(i));
             if (file.isPresent()) {
-              Optional<FileRecord> moved = FileRules.settled(FirestoreDocuments.file(file.get()), target, batchId);
+              Optional<FileRecord> moved = FileRules.settled(FirestoreDocuments.file(file.get()), target, batchId,
+                  stored.snapshotId(), fileRows);
               if (moved.isPresent()) {
                 store.set(t, file.get(), moved.get(), from + i);
               }
@@ -240,6 +252,12 @@ final class FirestoreSettling {
    * where a process may die) the writes it owes.
    */
   <T> Decided<T> decide(String operation, String batchId, String action, Decision<T> decision, String step) {
+    return decide(operation, batchId, action, decision, step, Map.of());
+  }
+
+  /** {@link #decide(String, String, String, Decision, String)} of a commit, with its files' counts. */
+  <T> Decided<T> decide(String operation, String batchId, String action, Decision<T> decision, String step,
+      Map<String, FileRows> fileRows) {
     while (true) {
       Optional<Decided<T>> decided = store.batchTransition(operation, batchId, action, (t, doc, checked) ->
           doc.get(SETTLING) != null ? Optional.<Decided<T>>empty()
@@ -253,7 +271,7 @@ final class FirestoreSettling {
       }
       betweenCommits.reached(step, batchId);
       List<String> exhausted = new ArrayList<>(decided.get().exhausted());
-      exhausted.addAll(settle(batchId));
+      exhausted.addAll(settle(batchId, fileRows));
       return new Decided<>(decided.get().result(), true, exhausted);
     }
   }
@@ -264,9 +282,11 @@ final class FirestoreSettling {
   }
 
   /** Moves the batch's files (their documents, read in the transaction) to {@code target}, in this commit. */
-  void moveFiles(Transaction t, List<Map<String, Object>> files, FileState target, String batchId) {
+  void moveFiles(Transaction t, List<Map<String, Object>> files, FileState target, BatchRecord batch,
+      Map<String, FileRows> fileRows) {
     for (Map<String, Object> file : files) {
-      FileRules.settled(FirestoreDocuments.file(file), target, batchId).ifPresent(f -> store.set(t, file, f, null));
+      FileRules.settled(FirestoreDocuments.file(file), target, batch.batchId(), batch.snapshotId(), fileRows)
+          .ifPresent(f -> store.set(t, file, f, null));
     }
   }
 

@@ -60,6 +60,15 @@ enum LedgerQuery {
   BATCHES_IN_STATE_BY_COMMITTED_AT(BATCHES, List.of(eq(TABLE), eq(STATE)), List.of(desc(COMMITTED_AT), descId())),
   /** Status: failed batches, newest first. */
   BATCHES_IN_STATE_BY_UPDATED_AT(BATCHES, List.of(eq(TABLE), eq(STATE)), List.of(desc(UPDATED_AT), descId())),
+  /**
+   * {@code history}: a table's batches in one state (COMMITTED, FAILED) changed since a time,
+   * newest first. The files collection has no index on a time (one that only grows would take
+   * every write at one end); the batches are few and their updatedAt index (table, state,
+   * updatedAt) is the one failed batches are listed by, so a history reads the batches settled in
+   * its window, then their files by id. It ends where pruning ended the batches.
+   */
+  BATCHES_IN_STATE_UPDATED_SINCE(BATCHES, List.of(eq(TABLE), eq(STATE), atLeast(UPDATED_AT)),
+      List.of(desc(UPDATED_AT), descId())),
   /** Recovery: in-flight batches of every table whose lease ended, oldest lease first. */
   EXPIRED_LEASES(BATCHES, List.of(in(STATE), lt(LEASE_UNTIL)), List.of(asc(LEASE_UNTIL), ascId())),
 
@@ -77,7 +86,7 @@ enum LedgerQuery {
   /** The pseudo-field of the document id; every index ends with it implicitly. */
   static final String DOCUMENT_ID = FieldPath.documentId().toString();
 
-  enum Op { EQUAL, IN, LESS_THAN, GREATER_THAN }
+  enum Op { EQUAL, IN, LESS_THAN, GREATER_THAN, AT_LEAST }
 
   record Filter(String field, Op op) {
     boolean isEquality() {
@@ -114,6 +123,7 @@ enum LedgerQuery {
         case IN -> query.whereIn(filter.field(), (List<?>) value);
         case LESS_THAN -> query.whereLessThan(filter.field(), value);
         case GREATER_THAN -> query.whereGreaterThan(filter.field(), value);
+        case AT_LEAST -> query.whereGreaterThanOrEqualTo(filter.field(), value);
       };
     }
     for (Order order : orders) {
@@ -149,6 +159,10 @@ enum LedgerQuery {
 
   private static Filter gt(String field) {
     return new Filter(field, Op.GREATER_THAN);
+  }
+
+  private static Filter atLeast(String field) {
+    return new Filter(field, Op.AT_LEAST);
   }
 
   private static Order asc(String field) {

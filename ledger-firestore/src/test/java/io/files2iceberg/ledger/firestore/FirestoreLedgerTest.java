@@ -20,6 +20,7 @@ import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRecorded;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.LedgerContractTest;
@@ -406,6 +407,29 @@ class FirestoreLedgerTest extends LedgerContractTest {
     assertThat(ledger.file(late).orElseThrow().state()).isEqualTo(FileState.RECORDED);
     assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
     assertThat(claim(1_000).orElseThrow().fileIds()).containsExactly(late);
+  }
+
+  @Test
+  void commitLargerThanOneWriteCarriesEachFilesCountsOnItsOwnWriteAndAResumedSettlingLeavesThemUnknown() {
+    List<String> files = largeReadyPartition(TABLE, "2024-01-01", CRASH_FILES);
+    BatchRecord batch = claim(1_000).orElseThrow();
+    Map<String, FileRows> counts = new HashMap<>();
+    for (int i = 0; i < files.size(); i++) {
+      counts.put(files.get(i), new FileRows(i + 1, i % 2, 0));
+    }
+
+    assertThatThrownBy(() -> dyingAt("settled", 1).commitBatch(new CommitBatch(batch.batchId(), 33L, METRICS, counts)))
+        .isInstanceOf(Died.class);
+    openAnother(clock).commitBatch(new CommitBatch(batch.batchId(), 33L, METRICS));
+
+    List<FileRecord> settled = ledger.filesOfBatch(batch.batchId());
+    assertThat(settled).extracting(FileRecord::snapshotId).containsOnly(Optional.of(33L));
+    // The files the committing process wrote have their counts; those a later settler wrote are unknown.
+    int written = FirestoreLedger.SETTLE_FILES_PER_COMMIT;
+    for (int i = 0; i < settled.size(); i++) {
+      assertThat(settled.get(i).rows()).as("file %s", i)
+          .isEqualTo(i < written ? Optional.of(counts.get(files.get(i))) : Optional.empty());
+    }
   }
 
   @Test

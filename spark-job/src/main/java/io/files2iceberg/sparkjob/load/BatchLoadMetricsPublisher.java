@@ -1,6 +1,7 @@
 package io.files2iceberg.sparkjob.load;
 
 import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
@@ -15,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -66,7 +68,7 @@ public final class BatchLoadMetricsPublisher implements Sink<TransformedBatch, B
         lag(batch.manifest()),
         committed.rowsDeleted());
     return publish(batch, false, committed.snapshotId(), metrics, input.extracted().quarantined(),
-        rejects.flatMap(RejectsWritten::table));
+        rejects.flatMap(RejectsWritten::table), input.fileRows());
   }
 
   /**
@@ -74,14 +76,14 @@ public final class BatchLoadMetricsPublisher implements Sink<TransformedBatch, B
    * zero metrics, and the checkpoint with the snapshot that holds it.
    */
   public BatchLoadReport publishAlreadyCommitted(LoadBatch batch, long snapshotId) {
-    return publish(batch, true, snapshotId, BatchMetrics.EMPTY, List.of(), Optional.empty());
+    return publish(batch, true, snapshotId, BatchMetrics.EMPTY, List.of(), Optional.empty(), Map.of());
   }
 
   private BatchLoadReport publish(LoadBatch batch, boolean alreadyCommitted, long snapshotId, BatchMetrics metrics,
-      List<QuarantinedFile> quarantined, Optional<String> rejectedTable) {
-    LedgerCheckpoint.Result result = checkpoint.commit(batch.table(), batch.batchId(), snapshotId, metrics);
+      List<QuarantinedFile> quarantined, Optional<String> rejectedTable, Map<String, FileRows> fileRows) {
+    LedgerCheckpoint.Result result = checkpoint.commit(batch.table(), batch.batchId(), snapshotId, metrics, fileRows);
     BatchLoadReport report = new BatchLoadReport(batch.table(), batch.batchId(), alreadyCommitted, snapshotId,
-        result.checkpoint(), result.error(), metrics, quarantined, rejectedTable);
+        result.checkpoint(), result.error(), metrics, quarantined, rejectedTable, fileRows);
     String line = report.toMetricsLine();
     LOG.info("Table {} batch {}: {}", batch.table(), batch.batchId(), line);
     out.println(line);

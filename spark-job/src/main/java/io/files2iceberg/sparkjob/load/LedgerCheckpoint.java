@@ -2,10 +2,12 @@ package io.files2iceberg.sparkjob.load;
 
 import io.files2iceberg.core.ledger.BatchCommitted;
 import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.BatchLoadReport.Checkpoint;
 import io.files2iceberg.core.manifest.BatchLoadReport;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,13 +28,13 @@ final class LedgerCheckpoint {
     this.ledger = ledger;
   }
 
-  Result commit(String table, String batchId, long snapshotId, BatchMetrics metrics) {
+  Result commit(String table, String batchId, long snapshotId, BatchMetrics metrics, Map<String, FileRows> fileRows) {
     if (ledger.isEmpty()) {
       LOG.info("Table {} batch {}: no checkpoint (the manifest says saveCheckpoint = false)", table, batchId);
       return new Result(Checkpoint.SKIPPED, Optional.empty());
     }
     try {
-      BatchCommitted committed = ledger.get().commitBatch(new CommitBatch(batchId, snapshotId, metrics));
+      BatchCommitted committed = ledger.get().commitBatch(new CommitBatch(batchId, snapshotId, metrics, fileRows));
       LOG.info("Table {} batch {}: checkpoint {} with snapshot {}", table, batchId,
           committed.alreadyCommitted() ? "was already committed" : "committed", snapshotId);
       return new Result(committed.alreadyCommitted() ? Checkpoint.ALREADY_COMMITTED : Checkpoint.COMMITTED,

@@ -3,6 +3,8 @@ package io.files2iceberg.sparkjob.transform;
 import static io.files2iceberg.sparkjob.extract.SqlNames.column;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 
+import io.files2iceberg.core.ledger.FileRows;
+import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import io.files2iceberg.core.profile.Transform;
 import io.files2iceberg.sparkjob.extract.ExtractedBatch;
@@ -102,17 +104,37 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     select.add(functions.when(pass.and(badReason.isNotNull()), sourceRecord(extracted)).as(BAD_RECORD));
     Dataset<Row> staged = batch.scope().cache(input.select(select.toArray(Column[]::new)));
 
-    Row counts = staged.agg(
+    // The one pass over the cached rows counts per file (a row per file, keyed by its manifest
+    // order); the batch's counts are their sums.
+    List<Row> perFile = staged.groupBy(column(InternalColumns.ORDER)).agg(
             functions.count(functions.lit(1)),
             functions.sum(functions.when(column(PASS), 0).otherwise(1)),
             functions.sum(functions.when(column(PASS).and(column(BAD_REASON).isNotNull()), 1).otherwise(0)),
             functions.sum(rescuedColumn.map(name -> functions.when(column(PASS).and(column(BAD_REASON).isNull())
                 .and(column(name).isNotNull()), 1).otherwise(0)).orElse(functions.lit(0))))
-        .first();
-    long read = counts.getLong(0);
-    long filtered = counts.isNullAt(1) ? 0 : counts.getLong(1);
-    long bad = counts.isNullAt(2) ? 0 : counts.getLong(2);
-    long rescued = counts.isNullAt(3) ? 0 : counts.getLong(3);
+        .collectAsList();
+    long read = 0;
+    long filtered = 0;
+    long bad = 0;
+    long rescued = 0;
+    Map<String, FileRows> fileRows = new LinkedHashMap<>();
+    // A file read with no row has no group: it read nothing.
+    for (ManifestFile file : extracted.filesRead()) {
+      fileRows.put(file.fileId(), new FileRows(0, 0, 0));
+    }
+    for (Row counts : perFile) {
+      long fileRead = counts.getLong(1);
+      long fileBad = longOrZero(counts, 3);
+      long fileRescued = longOrZero(counts, 4);
+      read += fileRead;
+      filtered += longOrZero(counts, 2);
+      bad += fileBad;
+      rescued += fileRescued;
+      if (!counts.isNullAt(0)) {
+        String fileId = batch.filesToRead().get(counts.getInt(0)).fileId();
+        fileRows.put(fileId, new FileRows(fileRead, fileBad, fileRescued));
+      }
+    }
     Column isBad = column(PASS).and(column(BAD_REASON).isNotNull());
     if (bad > 0 && transform.onBadRecord() == BadRecordPolicy.FAIL) {
       Row first = staged.filter(isBad)
@@ -147,7 +169,11 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
         + " rescued data{}", batch.table(), batch.batchId(), read, filtered, bad, transform.onBadRecord().code(),
         read - filtered - bad, rescued, rescuedColumn.map(name -> " in " + name).orElse(" (no rescued data column)"));
     return new TransformedBatch(extracted, rows, targets.stream().map(Target::column).toList(), rejected,
-        read, filtered, bad, readTime);
+        read, filtered, bad, readTime, fileRows);
+  }
+
+  private static long longOrZero(Row row, int i) {
+    return row.isNullAt(i) ? 0 : row.getLong(i);
   }
 
   /** All of {@code transform.filter}, as one condition on the source columns; NULL counts as false. */

@@ -3,7 +3,11 @@ package io.files2iceberg.sparkjob.transform;
 import io.files2iceberg.sparkjob.extract.ExtractedBatch;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SourceColumn;
+import io.files2iceberg.core.ledger.FileRows;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Objects;
 import org.apache.spark.sql.Dataset;
@@ -23,6 +27,7 @@ import org.apache.spark.sql.Row;
  * @param rowsRejected bad records: a failed cast, a null primary key, a line the reader could not
  *     parse
  * @param readTime opening the files, reading, transforming and counting every row
+ * @param fileRows the counts of each file read, by file id: rows read, rejected, rescued
  */
 public record TransformedBatch(
     ExtractedBatch extracted,
@@ -32,7 +37,8 @@ public record TransformedBatch(
     long rowsRead,
     long rowsFiltered,
     long rowsRejected,
-    Duration readTime) {
+    Duration readTime,
+    Map<String, FileRows> fileRows) {
 
   public TransformedBatch {
     Objects.requireNonNull(extracted, "extracted");
@@ -40,6 +46,7 @@ public record TransformedBatch(
     columns = List.copyOf(columns);
     Objects.requireNonNull(rejected, "rejected");
     Objects.requireNonNull(readTime, "readTime");
+    fileRows = Collections.unmodifiableMap(new LinkedHashMap<>(fileRows));
   }
 
   public LoadBatch batch() {

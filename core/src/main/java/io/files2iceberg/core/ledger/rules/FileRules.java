@@ -2,6 +2,7 @@ package io.files2iceberg.core.ledger.rules;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.States;
@@ -37,34 +38,48 @@ public final class FileRules {
   }
 
   /**
-   * Its batch committed: CLAIMED by it becomes INGESTED. Empty for a file the batch no longer
-   * holds: QUARANTINED, SUPERSEDED or IGNORED while in flight, they stay so.
+   * Its batch committed: CLAIMED by it becomes INGESTED, with the batch's snapshot and what the
+   * job counted of its rows (empty: unknown). Empty for a file the batch no longer holds:
+   * QUARANTINED, SUPERSEDED or IGNORED while in flight, they stay so.
    */
-  public static Optional<FileRecord> afterCommit(FileRecord file, String batchId) {
-    return isClaimedBy(file, batchId)
-        ? Optional.of(with(file, FileState.INGESTED, file.batchId(), file.quarantineReason())) : Optional.empty();
+  public static Optional<FileRecord> afterCommit(FileRecord file, String batchId, long snapshotId,
+      Optional<FileRows> rows) {
+    if (!isClaimedBy(file, batchId)) {
+      return Optional.empty();
+    }
+    FileRecord f = file;
+    return Optional.of(new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(),
+        f.uri(), f.size(), f.eventId(), f.eventTime(), f.overwroteGeneration(), FileState.INGESTED, f.batchId(),
+        f.quarantineReason(), f.recordedAt(), Optional.of(snapshotId), rows));
   }
 
   /**
    * One file's move while a store writes a batch's transition over several commits (after the one
    * that decided it) to {@code target}: CLAIMED (a claim or revival: a RECORDED file, claimed by
-   * this batch's own claim, which holds its partition), INGESTED (a commit) or RECORDED (a
-   * failure). Empty when the file is not the batch's to move: moved already (a settling that
+   * this batch's own claim, which holds its partition), INGESTED (a commit, with the batch's
+   * {@code snapshotId} and the file's counts from {@code rows} by file id, none there: unknown) or
+   * RECORDED (a failure). Empty when the file is not the batch's to move: moved already (a settling that
    * resumes), or left out while the batch was in flight (QUARANTINED, SUPERSEDED, IGNORED, or
    * released from the quarantine: RECORDED without a batch).
    */
-  public static Optional<FileRecord> settled(FileRecord file, FileState target, String batchId) {
+  public static Optional<FileRecord> settled(FileRecord file, FileState target, String batchId,
+      Optional<Long> snapshotId, Map<String, FileRows> rows) {
     return switch (target) {
       case CLAIMED -> file.state() == FileState.RECORDED ? Optional.of(claimed(file, batchId)) : Optional.empty();
-      case INGESTED -> afterCommit(file, batchId);
+      case INGESTED -> afterCommit(file, batchId, snapshotId.orElseThrow(() -> new IllegalStateException(
+          "Batch " + batchId + " settles its files as committed but has no snapshot id")),
+          Optional.ofNullable(rows.get(file.fileId())));
       case RECORDED -> afterFailure(file, batchId);
       default -> throw new IllegalArgumentException("Batch " + batchId + " cannot settle its files to " + target);
     };
   }
 
-  /** {@link #afterCommit} of each file: those that change. */
-  public static List<FileRecord> afterCommit(List<FileRecord> files, String batchId) {
-    return files.stream().flatMap(file -> afterCommit(file, batchId).stream()).toList();
+  /** {@link #afterCommit} of each file, its counts from {@code rows} by file id: those that change. */
+  public static List<FileRecord> afterCommit(List<FileRecord> files, String batchId, long snapshotId,
+      Map<String, FileRows> rows) {
+    return files.stream()
+        .flatMap(file -> afterCommit(file, batchId, snapshotId, Optional.ofNullable(rows.get(file.fileId()))).stream())
+        .toList();
   }
 
   /** {@link #afterFailure} of each file: those that change. */
@@ -153,8 +168,11 @@ public final class FileRules {
     return file.state() == FileState.CLAIMED && file.batchId().equals(Optional.of(batchId));
   }
 
+  /** A file that forgets its batch forgets that batch's load (snapshot and counts) with it. */
   private static FileRecord with(FileRecord f, FileState state, Optional<String> batchId, Optional<String> reason) {
+    boolean sameLoad = batchId.isPresent() && batchId.equals(f.batchId());
     return new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(),
-        f.size(), f.eventId(), f.eventTime(), f.overwroteGeneration(), state, batchId, reason, f.recordedAt());
+        f.size(), f.eventId(), f.eventTime(), f.overwroteGeneration(), state, batchId, reason, f.recordedAt(),
+        sameLoad ? f.snapshotId() : Optional.empty(), sameLoad ? f.rows() : Optional.empty());
   }
 }

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,7 +41,7 @@ class FileRulesTest {
   void aBatchSettlesOnlyTheFilesItStillHolds(FileState state, String batchId, String afterCommit, String afterFailure) {
     FileRecord file = stored(state, batchId);
 
-    Optional<FileRecord> committed = FileRules.afterCommit(file, "b-1");
+    Optional<FileRecord> committed = FileRules.afterCommit(file, "b-1", 42L, Optional.empty());
     Optional<FileRecord> failed = FileRules.afterFailure(file, "b-1");
 
     assertThat(committed.map(f -> f.state().name()).orElse("-")).isEqualTo(afterCommit);
@@ -56,9 +58,33 @@ class FileRulesTest {
       "CLAIMED, b-1, RECORDED, RECORDED", "RECORDED, -, RECORDED, -", "IGNORED, b-1, RECORDED, -",
       "CLAIMED, b-2, RECORDED, -"})
   void aSettlingBatchMovesOnlyItsOwnFilesOnce(FileState state, String batchId, FileState target, String expected) {
-    Optional<FileRecord> moved = FileRules.settled(stored(state, batchId), target, "b-1");
+    Optional<FileRecord> moved = FileRules.settled(stored(state, batchId), target, "b-1", Optional.of(42L), Map.of());
 
     assertThat(moved.map(f -> f.state().name()).orElse("-")).isEqualTo(expected);
+  }
+
+  @Test
+  void aCommitWritesTheSnapshotAndTheFilesCountsAndAFileWithoutCountsStaysUnknown() {
+    FileRecord counted = FileRules.afterCommit(stored(FileState.CLAIMED, "b-1"), "b-1", 42L,
+        Optional.of(new FileRows(10, 2, 1))).orElseThrow();
+    FileRecord unknown = FileRules.settled(stored(FileState.CLAIMED, "b-1"), FileState.INGESTED, "b-1",
+        Optional.of(42L), Map.of("another-file", new FileRows(1, 0, 0))).orElseThrow();
+
+    assertThat(counted.snapshotId()).contains(42L);
+    assertThat(counted.rows()).contains(new FileRows(10, 2, 1));
+    assertThat(unknown.snapshotId()).contains(42L);
+    assertThat(unknown.rows()).isEmpty();
+  }
+
+  @Test
+  void aFileThatForgetsItsBatchForgetsThatLoad() {
+    FileRecord loaded = FileRules.afterCommit(stored(FileState.CLAIMED, "b-1"), "b-1", 42L,
+        Optional.of(new FileRows(10, 2, 1))).orElseThrow();
+
+    FileRecord reopened = FileRules.reopened(loaded).orElseThrow();
+
+    assertThat(reopened.snapshotId()).isEmpty();
+    assertThat(reopened.rows()).isEmpty();
   }
 
   @ParameterizedTest(name = "revival of {0}: {1}")

@@ -1,0 +1,62 @@
+package io.files2iceberg.batcher.history;
+
+import io.files2iceberg.batcher.cli.LedgerOptions;
+import io.files2iceberg.batcher.cli.NotInLedgerException;
+import io.files2iceberg.batcher.cli.OperatorRun;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code history}: each file a table loaded (or failed to) since a time, as Snowpipe's COPY_HISTORY. */
+@Command(
+    name = "history",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Lists each file load of one table since a time, newest first, as Snowpipe's COPY_HISTORY does.",
+      "Each line: when (the batch's commit or failure), what became of the file (ingested, failed, quarantined,"
+          + " superseded, ignored), its batch, the Iceberg snapshot that holds its rows, the rows the job read from"
+          + " it, rejected (to <table>__rejected) and rescued (into transform.rescued-data-column), its generation"
+          + " and URI.",
+      "A count the ledger does not know (a file loaded by an older release, or a batch settled without its job's"
+          + " result) shows as unknown (JSON null), never 0.",
+      "The history reaches back as far as the ledger keeps committed batches (they are pruned).",
+      "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db.",
+      "Exit codes: 0 listed (also when nothing was loaded), 2 invalid usage or a table the ledger does not know,"
+          + " 1 failure (the ledger unavailable)."
+    })
+public final class HistoryCommand implements Callable<Integer> {
+
+  @Option(names = "--table", required = true, paramLabel = "TABLE",
+      description = "The table (catalog.namespace.table).")
+  String table;
+
+  @Option(names = "--since", paramLabel = "WHEN", defaultValue = "1d", converter = Since.Converter.class,
+      description = "How far back: a duration back from now (90m, 12h, 1d, 7d) or an ISO-8601 instant"
+          + " (2026-12-01T00:00:00Z). Default: ${DEFAULT-VALUE}.")
+  Since since;
+
+  @Mixin LedgerOptions options;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    Instant from = since.from(Clock.systemUTC());
+    return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
+      boolean known = opened.ledger().tables().contains(table)
+          || opened.profiles().flatMap(registry -> registry.byTable(table)).isPresent();
+      if (!known) {
+        throw new NotInLedgerException("no table " + table + " in the ledger"
+            + (opened.profiles().isPresent() ? " or the profiles" : ""));
+      }
+      List<FileLoad> loads = LoadHistory.read(opened.ledger(), table, from);
+      out.print(options.json() ? HistoryFormat.json(table, from, loads) : HistoryFormat.human(table, from, loads));
+      return 0;
+    });
+  }
+}

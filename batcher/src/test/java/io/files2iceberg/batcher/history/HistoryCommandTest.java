@@ -1,0 +1,125 @@
+package io.files2iceberg.batcher.history;
+
+import static io.files2iceberg.batcher.cli.OperatorLedger.ERROR;
+import static io.files2iceberg.batcher.cli.OperatorLedger.TABLE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.OperatorLedger;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code history} and {@code status --files} over an embedded ledger written through the ledger's API. */
+class HistoryCommandTest {
+  @TempDir Path home;
+  private OperatorLedger fixture;
+
+  @BeforeEach
+  void ledger() {
+    fixture = new OperatorLedger(home).write();
+  }
+
+  @Test
+  void historyListsEachFileLoadNewestFirstWithItsBatchSnapshotAndCountsAsJson() throws Exception {
+    int exit = fixture.run("history", "--table", TABLE, "--since", "1d", "--json");
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
+    assertThat(json.get("table").asText()).isEqualTo(TABLE);
+    JsonNode files = json.get("files");
+    List<String> lines = new ArrayList<>();
+    files.forEach(file -> lines.add(file.get("state").asText() + " " + file.get("uri").asText() + " "
+        + file.get("batchId").asText() + " " + file.get("snapshotId") + " " + file.get("rowsRead") + " "
+        + file.get("rowsRejected")));
+    // Newest first; the fixture's two batches may settle within one millisecond, so their order is not asserted.
+    List<String> times = new ArrayList<>();
+    files.forEach(file -> times.add(file.get("time").asText()));
+    assertThat(times).isSortedAccordingTo(java.util.Comparator.<String>naturalOrder().reversed());
+    assertThat(lines).containsExactlyInAnyOrder(
+        "failed " + OperatorLedger.uri("d2", 0) + " " + fixture.failedBatch + " null null null",
+        "failed " + OperatorLedger.uri("d2", 1) + " " + fixture.failedBatch + " null null null",
+        "ingested " + OperatorLedger.uri("d1", 0) + " " + fixture.committedBatch + " 4242 3 1",
+        "ingested " + OperatorLedger.uri("d1", 1) + " " + fixture.committedBatch + " 4242 null null");
+    for (JsonNode file : files) {
+      assertThat(file.get("generation").asLong()).isEqualTo(1);
+      if (file.get("state").asText().equals("failed")) {
+        assertThat(file.get("detail").asText()).isEqualTo(ERROR);
+      } else {
+        assertThat(file.get("detail").isNull()).isTrue();
+      }
+      if (file.get("uri").asText().equals(OperatorLedger.uri("d1", 0))) {
+        assertThat(file.get("rowsRescued").asLong()).isZero();
+      }
+    }
+  }
+
+  @Test
+  void historyForPeopleIsOneLinePerLoadAndSaysUnknownForCountsTheLedgerDoesNotKnow() {
+    int exit = fixture.run("history", "--table", TABLE);
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    String out = fixture.out.toString();
+    assertThat(out).startsWith("HISTORY " + TABLE + " since ").contains("(4 file load(s), newest first)\n")
+        .containsPattern("TIME +STATE +BATCH +SNAPSHOT +ROWS READ +REJECTED +RESCUED +GENERATION +URI\n")
+        .containsPattern("ingested +" + fixture.committedBatch + " +4242 +3 +1 +0 +1 +"
+            + OperatorLedger.uri("d1", 0).replace(".", "\\.") + "\n")
+        .containsPattern("ingested +" + fixture.committedBatch + " +4242 +unknown +unknown +unknown +1 +"
+            + OperatorLedger.uri("d1", 1).replace(".", "\\.") + "\n")
+        .contains("  failed " + OperatorLedger.uri("d2", 0) + " generation 1: " + ERROR + "\n");
+  }
+
+  @Test
+  void historySinceAnInstantAfterTheLoadsListsNone() throws Exception {
+    assertThat(fixture.run("history", "--table", TABLE, "--since", "2999-01-01T00:00:00Z", "--json")).isZero();
+
+    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
+    assertThat(json.get("since").asText()).isEqualTo("2999-01-01T00:00:00Z");
+    assertThat(json.get("files")).isEmpty();
+  }
+
+  @Test
+  void unknownTableExitsTwoNamingIt() {
+    assertThat(fixture.run("history", "--table", "local.demo.nope")).isEqualTo(2);
+
+    assertThat(fixture.err.toString()).isEqualTo("error: no table local.demo.nope in the ledger\n");
+  }
+
+  @Test
+  void badSinceExitsTwoNamingTheValueAndTheAcceptedForms() {
+    assertThat(fixture.run("history", "--table", TABLE, "--since", "yesterday")).isEqualTo(2);
+
+    assertThat(fixture.err.toString()).contains("Invalid value for option '--since': 'yesterday' is neither a"
+        + " duration with a unit (90m, 12h, 1d) nor an ISO-8601 instant (2026-12-01T00:00:00Z)");
+    assertThat(fixture.run("history", "--table", TABLE, "--since", "2026-13-01T00:00:00Z")).isEqualTo(2);
+    assertThat(fixture.err.toString()).contains("'2026-13-01T00:00:00Z' is neither a duration");
+  }
+
+  @Test
+  void missingTableIsAUsageError() {
+    assertThat(fixture.run("history")).isEqualTo(2);
+
+    assertThat(fixture.err.toString()).contains("Missing required option: '--table=TABLE'");
+  }
+
+  @Test
+  void statusWithFilesGivesEachTablesFileLoadsInJsonAndKeepsItsShapeWithout() throws Exception {
+    assertThat(fixture.run("status", "--json", "--files")).as(fixture.err.toString()).isZero();
+
+    JsonNode table = new ObjectMapper().readTree(fixture.out.toString()).at("/tables/0");
+    assertThat(table.get("table").asText()).isEqualTo(TABLE);
+    assertThat(table.get("fileLoads")).hasSize(4);
+    List<String> counts = new ArrayList<>();
+    table.get("fileLoads").forEach(load -> counts.add(load.get("uri").asText() + " " + load.get("rowsRejected")));
+    assertThat(counts).contains(OperatorLedger.uri("d1", 0) + " 1", OperatorLedger.uri("d1", 1) + " null");
+
+    assertThat(fixture.run("status", "--json")).isZero();
+    assertThat(new ObjectMapper().readTree(fixture.out.toString()).at("/tables/0").has("fileLoads")).isFalse();
+    assertThat(fixture.run("status", "--files", "12h")).isZero();
+    assertThat(fixture.out.toString()).contains("HISTORY " + TABLE + " since ").contains("4 file load(s)");
+  }
+}

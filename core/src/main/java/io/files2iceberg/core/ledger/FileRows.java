@@ -1,0 +1,65 @@
+package io.files2iceberg.core.ledger;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the job counted of one file's rows in the batch that loaded it, as Snowpipe's COPY_HISTORY
+ * reports per file. Set on the file's record when its batch commits, from the job's result; a file
+ * loaded before the job counted per file, or whose batch was settled without the job's result
+ * (recovery found it in the table), has none: unknown, never 0.
+ *
+ * <p>One codec for every place that stores or reports them (the SQLite ledger's columns, the
+ * Firestore ledger's fields, the job's report): {@link #toMap} and {@link #fromMap}, keyed by the
+ * {@link LedgerSchema} names.
+ *
+ * @param read every row the job read from the file
+ * @param rejected its bad records, which went to {@code <table>__rejected} ({@code
+ *     transform.on-bad-record = reject})
+ * @param rescued its rows that carry a value in {@code transform.rescued-data-column}
+ */
+public record FileRows(long read, long rejected, long rescued) {
+
+  public FileRows {
+    if (read < 0 || rejected < 0 || rescued < 0) {
+      throw new IllegalArgumentException("Row counts cannot be negative: read " + read + ", rejected " + rejected
+          + ", rescued " + rescued);
+    }
+  }
+
+  /** The counts under {@link LedgerSchema#ROWS_READ}, {@link LedgerSchema#ROWS_REJECTED}, {@link LedgerSchema#ROWS_RESCUED}. */
+  public Map<String, Long> toMap() {
+    Map<String, Long> map = new LinkedHashMap<>();
+    map.put(LedgerSchema.ROWS_READ, read);
+    map.put(LedgerSchema.ROWS_REJECTED, rejected);
+    map.put(LedgerSchema.ROWS_RESCUED, rescued);
+    return map;
+  }
+
+  /**
+   * The counts a map (a document, a JSON object, a row read as a map) holds; empty when it has no
+   * {@link LedgerSchema#ROWS_READ} (a record written before files were counted). A missing
+   * rescued count is 0 (a file read without a rescued data column rescues nothing).
+   *
+   * @throws IllegalArgumentException naming the key whose value is not a number
+   */
+  public static Optional<FileRows> fromMap(Map<String, ?> values) {
+    if (values.get(LedgerSchema.ROWS_READ) == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new FileRows(number(values, LedgerSchema.ROWS_READ), number(values, LedgerSchema.ROWS_REJECTED),
+        number(values, LedgerSchema.ROWS_RESCUED)));
+  }
+
+  private static long number(Map<String, ?> values, String key) {
+    Object value = values.get(key);
+    if (value == null) {
+      return 0;
+    }
+    if (!(value instanceof Number number)) {
+      throw new IllegalArgumentException("File row count '" + key + "' is not a number: " + value);
+    }
+    return number.longValue();
+  }
+}
