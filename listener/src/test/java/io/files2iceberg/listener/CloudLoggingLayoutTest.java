@@ -41,6 +41,46 @@ class CloudLoggingLayoutTest {
   }
 
   @Test
+  void traceAndLabelsComeFromTheMdcUnderCloudLoggingsFieldNames() throws Exception {
+    LoggerContext context = new LoggerContext();
+    LoggingEvent event = new LoggingEvent("fqcn", context.getLogger("x"), Level.INFO, "committed", null, null);
+    event.setMDCPropertyMap(Map.of("traceId", "4bf92f3577b34da6a3ce929d0e0e4736", "spanId", "00f067aa0ba902b7",
+        "traceSampled", "false", "table", "cat.db.clicks", "partition", "2024-05-01", "batchId", "b-1"));
+    CloudLoggingLayout layout = new CloudLoggingLayout();
+    layout.setProject("p-1");
+
+    JsonNode json = new ObjectMapper().readTree(layout.doLayout(event));
+
+    assertThat(json.get("logging.googleapis.com/trace").asText())
+        .isEqualTo("projects/p-1/traces/4bf92f3577b34da6a3ce929d0e0e4736");
+    assertThat(json.get("logging.googleapis.com/spanId").asText()).isEqualTo("00f067aa0ba902b7");
+    assertThat(json.get("logging.googleapis.com/trace_sampled").isBoolean()).isTrue();
+    assertThat(json.get("logging.googleapis.com/trace_sampled").asBoolean()).isFalse();
+    JsonNode labels = json.get("logging.googleapis.com/labels");
+    assertThat(labels.get("table").asText()).isEqualTo("cat.db.clicks");
+    assertThat(labels.get("partition").asText()).isEqualTo("2024-05-01");
+    assertThat(labels.get("batch_id").asText()).isEqualTo("b-1");
+    assertThat(labels.has("object_uri")).isFalse();
+    assertThat(json.has("traceId")).isFalse();
+    assertThat(json.get("batchId").asText()).isEqualTo("b-1");
+  }
+
+  @Test
+  void withoutAProjectTheTraceIsTheBareTraceId() throws Exception {
+    LoggerContext context = new LoggerContext();
+    LoggingEvent event = new LoggingEvent("fqcn", context.getLogger("x"), Level.INFO, "m", null, null);
+    event.setMDCPropertyMap(Map.of("traceId", "4bf92f3577b34da6a3ce929d0e0e4736", "spanId", "00f067aa0ba902b7",
+        "traceSampled", "true"));
+    CloudLoggingLayout layout = new CloudLoggingLayout();
+    layout.setProject("");
+
+    JsonNode json = new ObjectMapper().readTree(layout.doLayout(event));
+
+    assertThat(json.get("logging.googleapis.com/trace").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+    assertThat(json.has("logging.googleapis.com/labels")).isFalse();
+  }
+
+  @Test
   void levelsMapToCloudLoggingSeverities() {
     assertThat(CloudLoggingLayout.severity(Level.ERROR)).isEqualTo("ERROR");
     assertThat(CloudLoggingLayout.severity(Level.WARN)).isEqualTo("WARNING");

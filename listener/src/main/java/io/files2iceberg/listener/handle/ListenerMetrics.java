@@ -3,6 +3,8 @@ package io.files2iceberg.listener.handle;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -19,6 +21,13 @@ final class ListenerMetrics {
   static final String MARKER_LISTINGS = "files2iceberg.listener.marker.listings";
   static final String LISTED_FILES = "files2iceberg.listener.listed.files";
   static final String LEDGER_WRITES = "files2iceberg.listener.ledger.writes";
+  /** The {@code table} tag of a ledger write before the object matched a table (a quarantine). */
+  static final String NO_TABLE = "none";
+  /** The upper bounds of the ledger-write latency histogram's buckets. */
+  static final List<Duration> LEDGER_WRITE_BUCKETS = List.of(Duration.ofMillis(5), Duration.ofMillis(10),
+      Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+      Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5),
+      Duration.ofSeconds(10));
 
   private final MeterRegistry registry;
   private final Counter duplicates;
@@ -76,12 +85,14 @@ final class ListenerMetrics {
     listedFiles.increment(newFiles);
   }
 
-  /** Times one ledger write, whether it succeeds or throws. */
-  <T> T ledgerWrite(String operation, Supplier<T> write) {
+  /** Times one ledger write for {@code table}, whether it succeeds or throws. */
+  <T> T ledgerWrite(String operation, String table, Supplier<T> write) {
     Timer timer =
         Timer.builder(LEDGER_WRITES)
-            .description("Latency of the listener's ledger writes, by operation")
+            .description("Latency of the listener's ledger writes, by operation and table")
             .tag("operation", operation)
+            .tag("table", table)
+            .serviceLevelObjectives(LEDGER_WRITE_BUCKETS.toArray(Duration[]::new))
             .register(registry);
     return timer.record(write);
   }
