@@ -16,6 +16,7 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.logging.CloudLoggingLayout;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.listener.push.PushController;
 import io.micronaut.core.type.Argument;

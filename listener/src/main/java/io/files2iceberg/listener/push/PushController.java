@@ -1,6 +1,6 @@
 package io.files2iceberg.listener.push;
 
-import io.files2iceberg.listener.CloudLoggingLayout;
+import io.files2iceberg.core.logging.CloudLoggingLayout;
 import io.files2iceberg.listener.handle.NotificationHandler;
 import io.files2iceberg.listener.handle.Outcome;
 import io.files2iceberg.listener.handle.QuarantineReason;

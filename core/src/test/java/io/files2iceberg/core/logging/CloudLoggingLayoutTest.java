@@ -1,4 +1,4 @@
-package io.files2iceberg.listener;
+package io.files2iceberg.core.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

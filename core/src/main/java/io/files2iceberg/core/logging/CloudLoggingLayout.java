@@ -1,4 +1,4 @@
-package io.files2iceberg.listener;
+package io.files2iceberg.core.logging;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -32,6 +32,10 @@ public final class CloudLoggingLayout extends LayoutBase<ILoggingEvent> {
   public static final String MDC_SPAN_ID = "spanId";
   /** MDC key of whether the request's trace is sampled ({@code true}, {@code false}). */
   public static final String MDC_TRACE_SAMPLED = "traceSampled";
+  /** MDC key of the table a line is about. */
+  public static final String MDC_TABLE = "table";
+  /** MDC key of the batch a line is about. */
+  public static final String MDC_BATCH_ID = "batchId";
   /** MDC keys that become entry labels, with the label each becomes. */
   public static final Map<String, String> LABELS = new TreeMap<>(Map.of(
       "table", "table",
