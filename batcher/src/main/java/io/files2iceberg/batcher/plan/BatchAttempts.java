@@ -12,7 +12,7 @@ import io.files2iceberg.batcher.plan.Settlement.Relaunch;
 import io.files2iceberg.batcher.plan.Settlement.Settle;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.logging.CloudLoggingLayout;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.TableProfile;
 import java.time.Duration;
@@ -64,7 +64,7 @@ final class BatchAttempts {
   }
 
   private boolean settle(BatchManifest manifest, boolean mayHold, Optional<Watched> watched) {
-    try (MDC.MDCCloseable labelled = MDC.putCloseable(CloudLoggingLayout.MDC_BATCH_ID, manifest.batchId())) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_BATCH_ID, manifest.batchId())) {
       return settleLabelled(manifest, mayHold, watched);
     }
   }

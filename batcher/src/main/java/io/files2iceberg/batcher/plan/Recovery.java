@@ -21,7 +21,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.logging.CloudLoggingLayout;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.TableProfile;
@@ -70,7 +70,7 @@ final class Recovery {
 
   /** Recovers the batch; false when the table keeps a batch in flight (claims wait for it). */
   boolean recover(BatchRecord batch) {
-    try (MDC.MDCCloseable labelled = MDC.putCloseable(CloudLoggingLayout.MDC_BATCH_ID, batch.batchId())) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_BATCH_ID, batch.batchId())) {
       return recoverLabelled(batch);
     }
   }

@@ -14,7 +14,7 @@ import io.files2iceberg.batcher.plan.Launch.Refused;
 import io.files2iceberg.batcher.plan.Launch.Started;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.logging.CloudLoggingLayout;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.ManifestFile;
@@ -87,7 +87,7 @@ final class TableTurn {
 
   void run(List<BatchRecord> stale, List<TableStops.Stop> stoppedBy) {
     // Every line of the turn names its table (a label of the JSON logs); its batches add theirs.
-    try (MDC.MDCCloseable labelled = MDC.putCloseable(CloudLoggingLayout.MDC_TABLE, table)) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_TABLE, table)) {
       runLabelled(stale, stoppedBy);
     }
   }
@@ -127,7 +127,7 @@ final class TableTurn {
    * listing and the ledger is neither read nor written.
    */
   void runListed(IngestionType mode, List<ManifestFile> files) {
-    try (MDC.MDCCloseable labelled = MDC.putCloseable(CloudLoggingLayout.MDC_TABLE, table)) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_TABLE, table)) {
       runListedLabelled(mode, files);
     }
   }
@@ -146,7 +146,7 @@ final class TableTurn {
   }
 
   private boolean runListedBatch(BatchManifest manifest) {
-    try (MDC.MDCCloseable labelled = MDC.putCloseable(CloudLoggingLayout.MDC_BATCH_ID, manifest.batchId())) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_BATCH_ID, manifest.batchId())) {
       return runListedBatchLabelled(manifest);
     }
   }

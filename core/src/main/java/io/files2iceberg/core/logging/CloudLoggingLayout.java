@@ -32,17 +32,8 @@ public final class CloudLoggingLayout extends LayoutBase<ILoggingEvent> {
   public static final String MDC_SPAN_ID = "spanId";
   /** MDC key of whether the request's trace is sampled ({@code true}, {@code false}). */
   public static final String MDC_TRACE_SAMPLED = "traceSampled";
-  /** MDC key of the table a line is about. */
-  public static final String MDC_TABLE = "table";
-  /** MDC key of the batch a line is about. */
-  public static final String MDC_BATCH_ID = "batchId";
-  /** MDC keys that become entry labels, with the label each becomes. */
-  public static final Map<String, String> LABELS = new TreeMap<>(Map.of(
-      "table", "table",
-      "partition", "partition",
-      "batchId", "batch_id",
-      "objectUri", "object_uri",
-      "messageId", "message_id"));
+  /** MDC keys that become entry labels, with the label each becomes ({@link LogLabels}). */
+  public static final Map<String, String> LABELS = LogLabels.LABELS;
 
   private String project = System.getenv("GOOGLE_CLOUD_PROJECT");
 

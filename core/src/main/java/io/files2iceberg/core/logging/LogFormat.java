@@ -1,6 +1,5 @@
 package io.files2iceberg.core.logging;
 
-import ch.qos.logback.core.PropertyDefinerBase;
 import java.util.Locale;
 import java.util.Map;
 
@@ -11,17 +10,21 @@ import java.util.Map;
  * without it, JSON on Cloud Run (a service sets {@code K_SERVICE}, a job {@code CLOUD_RUN_JOB}) and
  * text anywhere else, such as a terminal.
  *
- * <p>A logback property definer: {@code <define name="format" class="...LogFormat"/>}, then
- * {@code <appender-ref ref="${format}"/>}.
+ * <p>The batcher's logback.xml asks {@link LogFormatDefiner}; the Spark job reads {@value
+ * #SPARK_PROPERTY}, which the Dataproc launchers set to {@code JSON}.
  */
-public final class LogFormat extends PropertyDefinerBase {
+public final class LogFormat {
   /** The environment variable that chooses the format. */
   public static final String ENV = "FILES2ICEBERG_LOG_FORMAT";
   /** The system property that chooses the format (wins over the environment variable). */
   public static final String PROPERTY = "files2iceberg.log-format";
+  /** The Spark property that chooses the job driver's format ({@code JSON} or {@code TEXT}). */
+  public static final String SPARK_PROPERTY = "spark.files2iceberg.log-format";
 
-  @Override
-  public String getPropertyValue() {
+  private LogFormat() {}
+
+  /** The format of this process. */
+  public static String current() {
     return of(System.getenv(), System.getProperty(PROPERTY));
   }
 
@@ -29,7 +32,7 @@ public final class LogFormat extends PropertyDefinerBase {
    * The format for a process with this environment and {@value #PROPERTY}; an unknown value is
    * text, with the value named on stderr (logging is not configured yet).
    */
-  static String of(Map<String, String> env, String property) {
+  public static String of(Map<String, String> env, String property) {
     String chosen = property != null && !property.isBlank() ? property : env.get(ENV);
     if (chosen != null && !chosen.isBlank()) {
       String format = chosen.strip().toUpperCase(Locale.ROOT);
