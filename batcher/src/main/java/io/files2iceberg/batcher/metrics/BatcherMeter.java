@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.metrics;
 
+import io.files2iceberg.core.metrics.MeterDescription;
 import java.time.Duration;
 import java.util.List;
 
@@ -36,39 +37,23 @@ public enum BatcherMeter {
     private LagBuckets() {}
   }
 
-  private final String prometheusName;
-  private final String type;
-  private final List<String> labels;
-  private final String meaning;
+  private final MeterDescription description;
 
   BatcherMeter(String prometheusName, String type, List<String> labels, String meaning) {
-    this.prometheusName = prometheusName;
-    this.type = type;
-    this.labels = labels;
-    this.meaning = meaning;
+    this.description = new MeterDescription(prometheusName, type, labels, meaning);
   }
 
-  /** The name as scraped (a counter with its {@code _total}, a timer with its {@code _seconds}). */
-  public String prometheusName() {
-    return prometheusName;
+  /** Its name, type, labels and meaning. */
+  public MeterDescription description() {
+    return description;
   }
 
-  /** gauge, counter or histogram. */
-  public String type() {
-    return type;
-  }
-
-  public List<String> labels() {
-    return labels;
-  }
-
-  public String meaning() {
-    return meaning;
-  }
-
-  /** Micrometer's dotted name, without the unit and {@code _total} the Prometheus registry adds. */
   String micrometerName() {
-    return prometheusName.replaceFirst("_(total|seconds)$", "").replace('_', '.');
+    return description.micrometerName();
+  }
+
+  String meaning() {
+    return description.meaning();
   }
 
   private static String bucketList() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.logging.LogLabels;
+import io.files2iceberg.core.metrics.MeterDescription;
 import io.files2iceberg.listener.handle.ListenerMeter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -64,7 +65,7 @@ class ReferencePagesTest {
 
         """);
     table(md, List.of(BatcherMeter.values()).stream()
-        .map(m -> new Row(m.prometheusName(), m.type(), m.labels(), m.meaning())).toList());
+        .map(m -> m.description()).toList());
     md.append("""
 
         ## Listener
@@ -74,7 +75,7 @@ class ReferencePagesTest {
 
         """);
     table(md, List.of(ListenerMeter.values()).stream()
-        .map(m -> new Row(m.prometheusName(), m.type(), m.labels(), m.meaning())).toList());
+        .map(m -> m.description()).toList());
     md.append("""
 
         ## Alerts (Terraform)
@@ -140,12 +141,10 @@ class ReferencePagesTest {
     return md.toString();
   }
 
-  private record Row(String name, String type, List<String> labels, String meaning) {}
-
-  private static void table(StringBuilder md, List<Row> rows) {
+  private static void table(StringBuilder md, List<MeterDescription> rows) {
     md.append("| Metric | Type | Labels | Meaning |\n|---|---|---|---|\n");
-    for (Row row : rows) {
-      md.append("| `").append(row.name()).append("` | ").append(row.type()).append(" | ")
+    for (MeterDescription row : rows) {
+      md.append("| `").append(row.prometheusName()).append("` | ").append(row.type()).append(" | ")
           .append(row.labels().isEmpty() ? "" : "`" + String.join("`, `", row.labels()) + "`").append(" | ")
           .append(row.meaning()).append(" |\n");
     }

@@ -1,5 +1,6 @@
 package io.files2iceberg.listener.handle;
 
+import io.files2iceberg.core.metrics.MeterDescription;
 import java.time.Duration;
 import java.util.List;
 
@@ -37,33 +38,23 @@ public enum ListenerMeter {
     private LedgerWriteBuckets() {}
   }
 
-  private final String prometheusName;
-  private final String type;
-  private final List<String> labels;
-  private final String meaning;
+  private final MeterDescription description;
 
   ListenerMeter(String prometheusName, String type, List<String> labels, String meaning) {
-    this.prometheusName = prometheusName;
-    this.type = type;
-    this.labels = labels;
-    this.meaning = meaning;
+    this.description = new MeterDescription(prometheusName, type, labels, meaning);
   }
 
-  public String prometheusName() {
-    return prometheusName;
+  /** Its name, type, labels and meaning. */
+  public MeterDescription description() {
+    return description;
   }
 
-  /** gauge, counter or histogram. */
-  public String type() {
-    return type;
+  String micrometerName() {
+    return description.micrometerName();
   }
 
-  public List<String> labels() {
-    return labels;
-  }
-
-  public String meaning() {
-    return meaning;
+  String meaning() {
+    return description.meaning();
   }
 
   private static String bucketList() {
@@ -75,8 +66,4 @@ public enum ListenerMeter {
     return list.toString();
   }
 
-  /** Micrometer's dotted name, without the unit and {@code _total} the Prometheus registry adds. */
-  String micrometerName() {
-    return prometheusName.replaceFirst("_(total|seconds)$", "").replace('_', '.');
-  }
 }
