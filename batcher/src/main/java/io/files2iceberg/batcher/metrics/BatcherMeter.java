@@ -25,7 +25,7 @@ public enum BatcherMeter {
   LAG("files2iceberg_batcher_lag_seconds", "histogram", List.of("table"),
       "Time from the oldest event of a committed batch to its commit (the batch's lagMillis); batches"
           + " without an event time (ingestion-type full) are not observed. Buckets (le, seconds): "
-          + BatcherMeter.bucketList() + ", +Inf; also _count, _sum and _max.");
+          + MeterDescription.seconds(LagBuckets.BOUNDS) + ", +Inf; also _count, _sum and _max.");
 
   /** The upper bounds of {@link #LAG}'s buckets (a holder: enum constants are built before statics). */
   static final class LagBuckets {
@@ -54,13 +54,5 @@ public enum BatcherMeter {
 
   String meaning() {
     return description.meaning();
-  }
-
-  private static String bucketList() {
-    StringBuilder list = new StringBuilder();
-    for (Duration bucket : LagBuckets.BOUNDS) {
-      list.append(list.isEmpty() ? "" : ", ").append(bucket.toSeconds());
-    }
-    return list.toString();
   }
 }

@@ -1,5 +1,7 @@
 package io.files2iceberg.core.metrics;
 
+import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -15,6 +17,18 @@ import java.util.List;
 public record MeterDescription(String prometheusName, String type, List<String> labels, String meaning) {
   public MeterDescription {
     labels = List.copyOf(labels);
+  }
+
+  /**
+   * A histogram's bucket bounds in seconds, as its meaning lists them: {@code 0.005, 0.5, 1, 30}.
+   */
+  public static String seconds(List<Duration> bounds) {
+    StringBuilder list = new StringBuilder();
+    for (Duration bound : bounds) {
+      list.append(list.isEmpty() ? "" : ", ")
+          .append(BigDecimal.valueOf(bound.toMillis(), 3).stripTrailingZeros().toPlainString());
+    }
+    return list.toString();
   }
 
   /** Micrometer's dotted name, without the unit and {@code _total} the Prometheus registry adds. */

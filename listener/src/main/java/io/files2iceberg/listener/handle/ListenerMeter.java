@@ -26,7 +26,7 @@ public enum ListenerMeter {
   LEDGER_WRITES("files2iceberg_listener_ledger_writes_seconds", "histogram", List.of("operation", "table"),
       "Latency of the listener's ledger writes, by operation (record-file, record-files, mark-ready,"
           + " quarantine-message) and table (none before the object matched one). Buckets (le, seconds): "
-          + ListenerMeter.bucketList() + ", +Inf; also _count, _sum and _max.");
+          + MeterDescription.seconds(LedgerWriteBuckets.BOUNDS) + ", +Inf; also _count, _sum and _max.");
 
   /** The upper bounds of {@link #LEDGER_WRITES}' buckets (a holder: enum constants are built before statics). */
   static final class LedgerWriteBuckets {
@@ -55,15 +55,6 @@ public enum ListenerMeter {
 
   String meaning() {
     return description.meaning();
-  }
-
-  private static String bucketList() {
-    StringBuilder list = new StringBuilder();
-    for (Duration bucket : LedgerWriteBuckets.BOUNDS) {
-      list.append(list.isEmpty() ? "" : ", ")
-          .append(java.math.BigDecimal.valueOf(bucket.toMillis(), 3).stripTrailingZeros().toPlainString());
-    }
-    return list.toString();
   }
 
 }

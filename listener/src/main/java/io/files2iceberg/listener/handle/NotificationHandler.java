@@ -8,6 +8,7 @@ import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.match.ObjectLocation;
 import io.files2iceberg.core.match.ObjectMatch;
 import io.files2iceberg.core.match.ObjectMatch.DataFile;
@@ -62,13 +63,13 @@ public final class NotificationHandler {
   private static final Logger LOG = LoggerFactory.getLogger(NotificationHandler.class);
 
   /** MDC key of the Pub/Sub message id while a message is handled. */
-  public static final String MDC_MESSAGE_ID = "messageId";
+  public static final String MDC_MESSAGE_ID = LogLabels.MDC_MESSAGE_ID;
   /** MDC key of the object URI while a message is handled. */
-  public static final String MDC_OBJECT_URI = "objectUri";
+  public static final String MDC_OBJECT_URI = LogLabels.MDC_OBJECT_URI;
   /** MDC key of the table, once the object matched a profile. */
-  public static final String MDC_TABLE = "table";
+  public static final String MDC_TABLE = LogLabels.MDC_TABLE;
   /** MDC key of the partition token, once the object matched a profile. */
-  public static final String MDC_PARTITION = "partition";
+  public static final String MDC_PARTITION = LogLabels.MDC_PARTITION;
   /** The event id prefix of files recorded from a marker's listing: {@code listing:<messageId>}. */
   public static final String LISTING_EVENT_PREFIX = "listing:";
   /** The reason code of notifications for tables whose batcher lists storage (mode full). */
