@@ -145,6 +145,20 @@ class BatchCommandTest {
   }
 
   @Test
+  void aMetricsPortInUseIsAConfigurationErrorNamingTheOptionAndThePort() throws Exception {
+    validProfile();
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int exit = run("batch", "serve", "--config", config.toString(), "--home", home.toString(),
+          "--metrics-address", "127.0.0.1", "--metrics-port", String.valueOf(taken.getLocalPort()));
+
+      assertThat(exit).isEqualTo(2);
+      assertThat(err.toString()).startsWith("error: --metrics-port: Cannot serve /prometheus on 127.0.0.1:"
+          + taken.getLocalPort() + ": ");
+      assertThat(out.toString()).isEmpty();
+    }
+  }
+
+  @Test
   void everyCommandHasHelp() {
     for (String[] args : new String[][] {{"batch", "--help"}, {"batch", "run-once", "--help"},
         {"batch", "serve", "--help"}, {"status", "--help"}}) {
