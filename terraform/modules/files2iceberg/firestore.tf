@@ -7,6 +7,8 @@ resource "google_firestore_database" "ledger" {
   type                    = "FIRESTORE_NATIVE"
   delete_protection_state = "DELETE_PROTECTION_ENABLED"
   deletion_policy         = "ABANDON"
+
+  depends_on = [google_project_service.apis]
 }
 
 # One index per entry of terraform/firestore-indexes.json (the file the ledger's tests check

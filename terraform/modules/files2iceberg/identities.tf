@@ -6,30 +6,40 @@ resource "google_service_account" "listener" {
   project      = var.project_id
   account_id   = "${var.name}-listener"
   display_name = "files2iceberg listener: records notifications in the ledger"
+
+  depends_on = [google_project_service.apis]
 }
 
 resource "google_service_account" "batcher" {
   project      = var.project_id
   account_id   = "${var.name}-batcher"
   display_name = "files2iceberg batcher: claims partitions, submits Dataproc batches"
+
+  depends_on = [google_project_service.apis]
 }
 
 resource "google_service_account" "job" {
   project      = var.project_id
   account_id   = "${var.name}-job"
   display_name = "files2iceberg Spark job: loads batches into Iceberg"
+
+  depends_on = [google_project_service.apis]
 }
 
 resource "google_service_account" "push" {
   project      = var.project_id
   account_id   = "${var.name}-push"
   display_name = "files2iceberg push: identity of Pub/Sub's pushes to the listener"
+
+  depends_on = [google_project_service.apis]
 }
 
 resource "google_service_account" "scheduler" {
   project      = var.project_id
   account_id   = "${var.name}-scheduler"
   display_name = "files2iceberg scheduler: starts the batcher and maintenance jobs"
+
+  depends_on = [google_project_service.apis]
 }
 
 # --- The ledger (Firestore has no per-database IAM binding in the provider) -------------------
@@ -110,6 +120,8 @@ resource "google_project_iam_custom_role" "batch_submitter" {
     "dataproc.operations.get",
     "dataproc.operations.cancel",
   ]
+
+  depends_on = [google_project_service.apis]
 }
 
 resource "google_project_iam_member" "batcher_submits_batches" {

@@ -66,6 +66,8 @@ resource "google_storage_bucket" "config" {
   versioning {
     enabled = true
   }
+
+  depends_on = [google_project_service.apis]
 }
 
 resource "google_storage_bucket_object" "profiles" {
@@ -91,4 +93,6 @@ resource "google_storage_bucket" "metadata" {
   location                    = var.region
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
+
+  depends_on = [google_project_service.apis]
 }

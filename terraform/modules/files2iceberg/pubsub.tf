@@ -5,6 +5,8 @@ data "google_storage_project_service_account" "gcs" {
 resource "google_pubsub_topic" "notifications" {
   project = var.project_id
   name    = "${var.name}-notifications"
+
+  depends_on = [google_project_service.apis]
 }
 
 # One notification config for the whole bucket: GCS allows 10 per event type per bucket, so all
@@ -22,6 +24,8 @@ resource "google_storage_notification" "landing" {
 resource "google_pubsub_topic" "dead_letter" {
   project = var.project_id
   name    = "${var.name}-dead-letter"
+
+  depends_on = [google_project_service.apis]
 }
 
 # A topic keeps nothing by itself: this subscription holds the dead letters for an operator.

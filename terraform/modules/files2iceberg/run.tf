@@ -25,7 +25,13 @@ resource "google_cloud_run_v2_service" "listener" {
     }
 
     containers {
+      name  = "listener"
       image = var.listener_image
+
+      # Pub/Sub's pushes, /health and /prometheus (scraped by the sidecar below).
+      ports {
+        container_port = 8080
+      }
 
       env {
         name  = "FILES2ICEBERG_CONFIG"
@@ -66,6 +72,23 @@ resource "google_cloud_run_v2_service" "listener" {
       }
     }
 
+    # The Managed Service for Prometheus sidecar: scrapes the listener's /prometheus into Cloud
+    # Monitoring, as its RunMonitoring config (monitoring.tf) says.
+    dynamic "containers" {
+      for_each = local.sidecar ? [1] : []
+
+      content {
+        name       = "collector"
+        image      = var.prometheus_sidecar_image
+        depends_on = ["listener"]
+
+        volume_mounts {
+          name       = "run-monitoring"
+          mount_path = local.run_monitoring_dir
+        }
+      }
+    }
+
     volumes {
       name = "profiles"
       gcs {
@@ -73,20 +96,152 @@ resource "google_cloud_run_v2_service" "listener" {
         read_only = true
       }
     }
+
+    dynamic "volumes" {
+      for_each = local.sidecar ? [1] : []
+
+      content {
+        name = "run-monitoring"
+        secret {
+          secret = google_secret_manager_secret.run_monitoring[0].secret_id
+          items {
+            version = "latest"
+            path    = "config.yaml"
+          }
+        }
+      }
+    }
   }
 
   depends_on = [
+    google_project_service.apis,
     google_storage_bucket_object.profiles,
     google_storage_bucket_object.deployment,
     google_storage_bucket_iam_member.config_viewers,
     google_project_iam_member.ledger_users,
+    google_secret_manager_secret_version.run_monitoring,
+    google_secret_manager_secret_iam_member.sidecar_reads_config,
   ]
 }
 
-# The jobs of the batcher image, started by Cloud Scheduler: `batch run-once` and `maintain`. Jobs
-# rather than services: each run does its work and exits, and no instance idles between runs (a
-# Cloud Run service must also answer HTTP, which the batcher does not). Both run as the batcher's
-# account with the profiles mounted; only their command, timeout and schedule differ.
+# With batcher_serve: the batcher as a service running `batch serve`, one instance with its CPU
+# always allocated (it works between requests), exporting its metrics on /prometheus to the
+# sidecar. It replaces the scheduled run-once job; maintenance and reconcile stay jobs.
+resource "google_cloud_run_v2_service" "batcher" {
+  count = var.batcher_serve ? 1 : 0
+
+  project             = var.project_id
+  name                = "${var.name}-batcher"
+  location            = var.region
+  ingress             = "INGRESS_TRAFFIC_INTERNAL_ONLY"
+  deletion_protection = false
+
+  template {
+    service_account       = google_service_account.batcher.email
+    execution_environment = "EXECUTION_ENVIRONMENT_GEN2"
+
+    # One planner: the ledger's claims make a second one safe, but never faster.
+    scaling {
+      min_instance_count = 1
+      max_instance_count = 1
+    }
+
+    containers {
+      name  = "batcher"
+      image = var.batcher_image
+      args = [
+        "batch", "serve",
+        "--config", local.profiles_dir,
+        "--concurrency", tostring(var.batcher_concurrency),
+        "--job-timeout", "${local.batcher_job_timeout_seconds}s",
+        "--interval", var.batcher_serve_interval,
+        "--metrics-port", "8080",
+      ]
+
+      ports {
+        container_port = 8080
+      }
+
+      env {
+        name  = "FILES2ICEBERG_HOME"
+        value = local.home_dir
+      }
+      env {
+        name  = "GOOGLE_CLOUD_PROJECT"
+        value = var.project_id
+      }
+      env {
+        name  = "FILES2ICEBERG_PROFILES_VERSION"
+        value = sha256(jsonencode([module.settings.profiles, module.settings.deployment_file]))
+      }
+
+      resources {
+        limits = {
+          cpu    = var.batcher_cpu
+          memory = var.batcher_memory
+        }
+        cpu_idle = false
+      }
+
+      volume_mounts {
+        name       = "profiles"
+        mount_path = local.profiles_dir
+      }
+    }
+
+    dynamic "containers" {
+      for_each = local.sidecar ? [1] : []
+
+      content {
+        name       = "collector"
+        image      = var.prometheus_sidecar_image
+        depends_on = ["batcher"]
+
+        volume_mounts {
+          name       = "run-monitoring"
+          mount_path = local.run_monitoring_dir
+        }
+      }
+    }
+
+    volumes {
+      name = "profiles"
+      gcs {
+        bucket    = google_storage_bucket.config.name
+        read_only = true
+      }
+    }
+
+    dynamic "volumes" {
+      for_each = local.sidecar ? [1] : []
+
+      content {
+        name = "run-monitoring"
+        secret {
+          secret = google_secret_manager_secret.run_monitoring[0].secret_id
+          items {
+            version = "latest"
+            path    = "config.yaml"
+          }
+        }
+      }
+    }
+  }
+
+  depends_on = [
+    google_project_service.apis,
+    google_storage_bucket_object.profiles,
+    google_storage_bucket_object.deployment,
+    google_storage_bucket_iam_member.config_viewers,
+    google_secret_manager_secret_version.run_monitoring,
+    google_secret_manager_secret_iam_member.sidecar_reads_config,
+  ]
+}
+
+# The jobs of the batcher image, started by Cloud Scheduler: `batch run-once`, `maintain` and
+# `reconcile`. Jobs rather than services: each run does its work and exits, and no instance idles
+# between runs (batcher_serve trades that for the batcher's metrics: the service above). All run as
+# the batcher's account with the profiles mounted; only their command, timeout and schedule differ.
 locals {
   batcher_image_jobs = {
     # run-once recovers, loads what is READY and exits. No retries: the next scheduled run
@@ -115,6 +270,24 @@ locals {
       timeout_seconds = var.maintenance_task_timeout_seconds
       schedule        = var.maintenance_schedule
     }
+    # reconcile compares the bucket with the ledger ("designed for a schedule"): it exits 3 on
+    # drift it did not fix, which fails the execution, and the failed-execution alert fires.
+    reconcile = {
+      args = concat([
+        "reconcile",
+        "--config", local.profiles_dir,
+        "--stuck-after", var.reconcile_stuck_after,
+      ], var.reconcile_fix ? ["--fix"] : [])
+      timeout_seconds = var.reconcile_task_timeout_seconds
+      schedule        = var.reconcile_schedule
+    }
+  }
+  # Which of them run as scheduled jobs: run-once only without batcher_serve (the service runs
+  # the planner then), the others when enabled.
+  image_job_enabled = {
+    batcher     = !var.batcher_serve
+    maintenance = var.maintenance_enabled
+    reconcile   = var.reconcile_enabled
   }
   # A table that lists storage (ingestion-type = full, save-checkpoint = false) runs only when it
   # is named, never as part of the run-once above: one job and schedule per entry of
@@ -132,7 +305,7 @@ locals {
       schedule        = var.listing_table_schedules[table]
     }]
   )
-  image_jobs   = var.maintenance_enabled ? tomap(local.batcher_image_jobs) : tomap({ batcher = local.batcher_image_jobs.batcher })
+  image_jobs   = { for key, job in local.batcher_image_jobs : key => job if local.image_job_enabled[key] }
   batcher_jobs = merge(local.image_jobs, local.listing_table_jobs)
 }
 
@@ -195,6 +368,7 @@ resource "google_cloud_run_v2_job" "batcher" {
   }
 
   depends_on = [
+    google_project_service.apis,
     google_storage_bucket_object.profiles,
     google_storage_bucket_object.deployment,
     google_storage_bucket_iam_member.config_viewers,
@@ -220,7 +394,7 @@ resource "google_cloud_scheduler_job" "batcher" {
     }
   }
 
-  depends_on = [google_cloud_run_v2_job_iam_member.scheduler_runs_batcher]
+  depends_on = [google_project_service.apis, google_cloud_run_v2_job_iam_member.scheduler_runs_batcher]
 }
 
 # The batcher job and its schedule existed before the maintenance job: keep them in the state.

@@ -333,3 +333,111 @@ variable "maintenance_task_timeout_seconds" {
     error_message = "maintenance_task_timeout_seconds: 600 to 86400 (Cloud Run's limit of 24 hours)."
   }
 }
+
+# --- Reconcile: the bucket against the ledger, on a schedule
+
+variable "reconcile_enabled" {
+  description = "Create the reconcile job (reconcile: the bucket against the ledger; exits 3, a failed execution, on drift it did not fix) and its schedule."
+  type        = bool
+  default     = true
+}
+
+variable "reconcile_schedule" {
+  description = "Cloud Scheduler cron of the reconcile job, in batcher_time_zone."
+  type        = string
+  default     = "30 * * * *"
+}
+
+variable "reconcile_stuck_after" {
+  description = "reconcile --stuck-after: a partition READY for longer is reported stuck (90s, 30m, 6h)."
+  type        = string
+  default     = "6h"
+
+  validation {
+    condition     = can(regex("^[0-9]+(ms|s|m|h|d)$", var.reconcile_stuck_after))
+    error_message = "reconcile_stuck_after: a duration with a unit such as 90s, 30m or 6h."
+  }
+}
+
+variable "reconcile_fix" {
+  description = "reconcile --fix: record the data files and markers no notification recorded, as if notified; false: report only (the run fails on drift, for the alert)."
+  type        = bool
+  default     = false
+}
+
+variable "reconcile_task_timeout_seconds" {
+  description = "Cloud Run job task timeout of one reconcile run (it lists every partition folder of every table)."
+  type        = number
+  default     = 3600
+
+  validation {
+    condition     = var.reconcile_task_timeout_seconds >= 60 && var.reconcile_task_timeout_seconds <= 86400
+    error_message = "reconcile_task_timeout_seconds: 60 to 86400 (Cloud Run's limit of 24 hours)."
+  }
+}
+
+# --- Observability: APIs, metrics, alerts
+
+variable "enable_apis" {
+  description = "Enable the Google APIs the deployment uses (google_project_service, never disabled on destroy); false when a project's APIs are managed elsewhere."
+  type        = bool
+  default     = true
+}
+
+variable "batcher_serve" {
+  description = "Run the batcher as a Cloud Run service (batch serve, one instance, CPU always allocated) that exports its metrics on /prometheus through the Managed Service for Prometheus sidecar, instead of the scheduled run-once job. The alerts on the oldest READY partition and on FAILED batches read those metrics, so they exist only then; with the scheduled job, a failed run-once execution alerts instead."
+  type        = bool
+  default     = false
+}
+
+variable "batcher_serve_interval" {
+  description = "batch serve --interval: time from the end of one run to the start of the next (30s, 5m)."
+  type        = string
+  default     = "60s"
+}
+
+variable "prometheus_sidecar_image" {
+  description = "Image of the Managed Service for Prometheus sidecar that scrapes /prometheus of the listener (and of the batcher service) into Cloud Monitoring; empty: no sidecar."
+  type        = string
+  default     = "us-docker.pkg.dev/cloud-ops-agents-artifacts/cloud-run-gmp-sidecar/cloud-run-gmp-sidecar:1.2.0"
+}
+
+variable "prometheus_scrape_interval" {
+  description = "How often the sidecar scrapes /prometheus (RunMonitoring interval)."
+  type        = string
+  default     = "30s"
+}
+
+variable "alert_notification_channels" {
+  description = "Cloud Monitoring notification channel ids (projects/P/notificationChannels/N) every alert policy notifies; empty: the alerts show in the console only."
+  type        = list(string)
+  default     = []
+}
+
+variable "alert_oldest_ready_seconds" {
+  description = "Alert when a table's oldest READY partition has waited longer than this many seconds (files2iceberg_batcher_oldest_ready_partition_age_seconds; needs batcher_serve)."
+  type        = number
+  default     = 3600
+}
+
+variable "alert_listener_5xx_ratio" {
+  description = "Alert when more than this fraction of the listener's requests get a 5xx reply over alert_window (Pub/Sub redelivers them; a lasting ratio means the ledger or storage is failing)."
+  type        = number
+  default     = 0.05
+
+  validation {
+    condition     = var.alert_listener_5xx_ratio > 0 && var.alert_listener_5xx_ratio <= 1
+    error_message = "alert_listener_5xx_ratio: a fraction above 0, at most 1."
+  }
+}
+
+variable "alert_window" {
+  description = "How long a condition must hold before an alert opens, and the window of the rates it compares (a duration in seconds such as 300s)."
+  type        = string
+  default     = "300s"
+
+  validation {
+    condition     = can(regex("^[0-9]+s$", var.alert_window))
+    error_message = "alert_window: seconds with the unit s, such as 300s."
+  }
+}

@@ -84,6 +84,48 @@ class ContainersTest {
   }
 
   @Test
+  void theReconcileJobsArgumentsAreAReconcileCommandTheCliAccepts() {
+    String stuckAfter = String.valueOf(Hcl.at(Hcl.parse(Repository.MODULE).variables(), "reconcile_stuck_after",
+        "default"));
+    for (boolean fix : List.of(false, true)) {
+      List<String> args = new ArrayList<>(List.of("reconcile", "--config", PROFILES_DIR, "--stuck-after", stuckAfter));
+      if (fix) {
+        args.add("--fix");
+      }
+      ParseResult parsed = Files2Iceberg.newCommandLine().parseArgs(args.toArray(String[]::new));
+
+      assertThat(parsed.asCommandLineList()).extracting(CommandLine::getCommandName)
+          .containsExactly("files2iceberg", "reconcile");
+      assertThat(parsed.subcommand().matchedOptionValue("--stuck-after", (Object) null)).hasToString("PT6H");
+      assertThat(parsed.subcommand().hasMatchedOption("--fix")).isEqualTo(fix);
+    }
+  }
+
+  @Test
+  void theBatcherServicesArgumentsAreAServeCommandTheCliAccepts() {
+    Map<String, Object> container = Hcl.map(Hcl.map(
+        Hcl.parse(Repository.MODULE).resource("google_cloud_run_v2_service", "batcher"), "template", "batcher"),
+        "containers", "batcher template");
+    List<String> terraform = Hcl.list(container.get("args")).stream().map(String::valueOf).toList();
+    List<String> args = new ArrayList<>();
+    for (int i = 0; i < terraform.size(); i++) {
+      String arg = terraform.get(i);
+      args.add(i == 0 ? arg : switch (terraform.get(i - 1)) {
+        case "--interval" -> "60s";
+        default -> sampleValue(terraform.get(i - 1), arg);
+      });
+    }
+
+    ParseResult parsed = Files2Iceberg.newCommandLine().parseArgs(args.toArray(String[]::new));
+
+    assertThat(parsed.asCommandLineList()).extracting(CommandLine::getCommandName)
+        .containsExactly("files2iceberg", "batch", "serve");
+    ParseResult serve = parsed.subcommand().subcommand();
+    assertThat(serve.matchedOptionValue("--metrics-port", 0)).isEqualTo(8080);
+    assertThat(serve.hasMatchedOption("--interval")).isTrue();
+  }
+
+  @Test
   void theDefaultRetentionIsOneMaintainAccepts(@TempDir Path emptyProfiles) {
     // maintain checks --retention when it runs, before it opens the profiles: the default passes
     // that check (and the run stops at the empty profile folder), a retention without a unit not.

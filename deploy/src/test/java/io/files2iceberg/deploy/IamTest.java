@@ -30,6 +30,8 @@ class IamTest {
           "roles/run.invoker", // push -> listener, scheduler -> batcher job
           "roles/biglake.editor", // the Iceberg REST catalog
           "roles/serviceusage.serviceUsageConsumer", // the catalog's x-goog-user-project
+          "roles/monitoring.metricWriter", // the Prometheus sidecar writes the metrics it scrapes
+          "roles/secretmanager.secretAccessor", // the sidecar reads its RunMonitoring config
           "google_project_iam_custom_role.batch_submitter.id"); // Dataproc batch submit
 
   /** Roles that may be granted on the whole project: the ones whose resources have no IAM. */
@@ -39,6 +41,7 @@ class IamTest {
           "roles/dataproc.worker",
           "roles/biglake.editor",
           "roles/serviceusage.serviceUsageConsumer",
+          "roles/monitoring.metricWriter",
           "google_project_iam_custom_role.batch_submitter.id");
 
   private final Hcl module = Hcl.parse(Repository.MODULE);

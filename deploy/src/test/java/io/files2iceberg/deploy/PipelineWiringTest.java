@@ -165,14 +165,16 @@ class PipelineWiringTest {
     Map<String, Object> invoker =
         module.resource("google_cloud_run_v2_job_iam_member", "scheduler_runs_batcher");
 
-    // One job, one schedule and one invoker grant per entry: batcher, and maintenance when enabled.
+    // One job, one schedule and one invoker grant per entry: batcher (unless batcher_serve), and
+    // maintenance and reconcile when enabled.
     assertThat(job.get("for_each")).isEqualTo("local.batcher_jobs");
     assertThat(scheduler.get("for_each")).isEqualTo("local.batcher_jobs");
     assertThat(invoker.get("for_each")).isEqualTo("local.batcher_jobs");
     // hcl4j does not evaluate the conditional: check its source text.
     assertThat(Repository.read(Repository.MODULE.resolve("run.tf")))
         .contains(
-            "image_jobs   = var.maintenance_enabled ? tomap(local.batcher_image_jobs) : tomap({ batcher = local.batcher_image_jobs.batcher })")
+            "image_jobs   = { for key, job in local.batcher_image_jobs : key => job if local.image_job_enabled[key] }")
+        .contains("maintenance = var.maintenance_enabled")
         .contains("batcher_jobs = merge(local.image_jobs, local.listing_table_jobs)");
     // The scheduler of an entry runs that entry's job, as the scheduler account, which may
     // invoke exactly those jobs.

@@ -16,6 +16,7 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.logging.CloudLoggingLayout;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.listener.push.PushController;
 import io.micronaut.core.type.Argument;
@@ -685,9 +686,69 @@ class PushEndpointTest implements TestPropertyProvider {
   void prometheusShowsTheOutcomeCountersAndTheLedgerWriteTimer() {
     post(Envelopes.finalized("m-prom", BUCKET, "raw/clicks/dt=2024-05-13/part-0.parquet", 16001, 10));
 
+    // The ledger-write timer: by operation and table, with histogram buckets.
     assertThat(prometheus())
         .contains("files2iceberg_listener_messages_total{outcome=\"recorded\",reason=\"new-file\"}")
-        .contains("files2iceberg_listener_ledger_writes_seconds_count{operation=\"record-file\"}");
+        .contains("files2iceberg_listener_ledger_writes_seconds_count{operation=\"record-file\",table=\"" + CLICKS
+            + "\"}")
+        .contains("files2iceberg_listener_ledger_writes_seconds_bucket{operation=\"record-file\",table=\"" + CLICKS
+            + "\",le=\"0.1\"}")
+        .contains("files2iceberg_listener_ledger_writes_seconds_bucket{operation=\"record-file\",table=\"" + CLICKS
+            + "\",le=\"+Inf\"}");
+  }
+
+  @Test
+  void jsonLogLinesCarryThePushRequestsTraceAndTheMessagesLabels() throws Exception {
+    String name = "raw/clicks/dt=2024-05-14/part-0.parquet";
+    ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+        org.slf4j.Logger.ROOT_LOGGER_NAME);
+    java.io.ByteArrayOutputStream stdout = new java.io.ByteArrayOutputStream();
+    ch.qos.logback.core.OutputStreamAppender<ch.qos.logback.classic.spi.ILoggingEvent> json =
+        new ch.qos.logback.core.OutputStreamAppender<>();
+    CloudLoggingLayout layout = new CloudLoggingLayout();
+    layout.setProject("demo-project");
+    layout.setContext(root.getLoggerContext());
+    layout.start();
+    ch.qos.logback.core.encoder.LayoutWrappingEncoder<ch.qos.logback.classic.spi.ILoggingEvent> encoder =
+        new ch.qos.logback.core.encoder.LayoutWrappingEncoder<>();
+    encoder.setLayout(layout);
+    encoder.setContext(root.getLoggerContext());
+    encoder.start();
+    json.setEncoder(encoder);
+    json.setOutputStream(stdout);
+    json.setContext(root.getLoggerContext());
+    json.start();
+    root.addAppender(json);
+    HttpResponse<?> response;
+    try {
+      response = post(Envelopes.finalized("m-trace", BUCKET, name, 17001, 10), MediaType.APPLICATION_JSON_TYPE,
+          Map.of("X-Cloud-Trace-Context", "4bf92f3577b34da6a3ce929d0e0e4736/12345678901234567;o=1"));
+    } finally {
+      root.detachAppender(json);
+      json.stop();
+    }
+
+    assertThat(outcome(response)).isEqualTo("recorded");
+    com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+    List<com.fasterxml.jackson.databind.JsonNode> lines = new java.util.ArrayList<>();
+    for (String line : stdout.toString(StandardCharsets.UTF_8).split("\n")) {
+      lines.add(mapper.readTree(line));
+    }
+    com.fasterxml.jackson.databind.JsonNode recorded = lines.stream()
+        .filter(line -> line.get("message").asText().startsWith("Message m-trace for gs://landing/" + name))
+        .findFirst().orElseThrow(() -> new AssertionError("no line of the message in " + lines));
+    assertThat(recorded.get("severity").asText()).isEqualTo("INFO");
+    assertThat(recorded.get("logging.googleapis.com/trace").asText())
+        .isEqualTo("projects/demo-project/traces/4bf92f3577b34da6a3ce929d0e0e4736");
+    // 12345678901234567 in hex, as Cloud Logging wants the span.
+    assertThat(recorded.get("logging.googleapis.com/spanId").asText()).isEqualTo("002bdc545d6b4b87");
+    assertThat(recorded.get("logging.googleapis.com/trace_sampled").asBoolean()).isTrue();
+    com.fasterxml.jackson.databind.JsonNode labels = recorded.get("logging.googleapis.com/labels");
+    assertThat(labels.get("table").asText()).isEqualTo(CLICKS);
+    assertThat(labels.get("partition").asText()).isEqualTo("2024-05-14");
+    assertThat(labels.get("object_uri").asText()).isEqualTo("gs://landing/" + name);
+    assertThat(labels.get("message_id").asText()).isEqualTo("m-trace");
+    assertThat(recorded.has("traceId")).isFalse();
   }
 
   // --- helpers ----------------------------------------------------------------------------------
@@ -707,8 +768,13 @@ class PushEndpointTest implements TestPropertyProvider {
   }
 
   private HttpResponse<?> post(String body, MediaType contentType) {
+    return post(body, contentType, Map.of());
+  }
+
+  private HttpResponse<?> post(String body, MediaType contentType, Map<String, String> headers) {
     try {
-      return client.toBlocking().exchange(HttpRequest.POST("/pubsub/push", body).contentType(contentType));
+      return client.toBlocking().exchange(HttpRequest.POST("/pubsub/push", body).contentType(contentType)
+          .headers(h -> headers.forEach(h::add)));
     } catch (HttpClientResponseException e) {
       return e.getResponse();
     }

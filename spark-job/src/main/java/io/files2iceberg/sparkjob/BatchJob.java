@@ -6,6 +6,7 @@ import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
@@ -50,6 +51,7 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The Spark job: loads exactly one batch into its Iceberg table, exactly once.
@@ -150,6 +152,7 @@ public final class BatchJob {
   }
 
   public static void main(String[] args) {
+    JobLogging.configure();
     int code;
     try {
       code = new BatchJob().execute(args);
@@ -178,7 +181,13 @@ public final class BatchJob {
       return EXIT_INVALID_MANIFEST;
     }
     String manifestUri = arguments.get().manifest();
-    Ended ended = load(manifestUri);
+    Ended ended;
+    try {
+      ended = load(manifestUri);
+    } finally {
+      MDC.remove(LogLabels.MDC_TABLE);
+      MDC.remove(LogLabels.MDC_BATCH_ID);
+    }
     arguments.get().attempt().ifPresent(attempt -> writeResult(AttemptResult.locationBeside(manifestUri, attempt),
         new AttemptResult(ended.table(), ended.batchId().orElse(AttemptResult.batchIdOf(manifestUri)), attempt,
             ended.exit().code(), ended.exit(), ended.report(), ended.error(), ProcessHandle.current().pid(), started,
@@ -203,6 +212,9 @@ public final class BatchJob {
     }
     String table = manifest.table();
     Optional<String> batchId = Optional.of(manifest.batchId());
+    // The driver's lines about the batch carry its table and id (labels of the JSON logs).
+    MDC.put(LogLabels.MDC_TABLE, table);
+    MDC.put(LogLabels.MDC_BATCH_ID, manifest.batchId());
     Optional<Ledger> ledger = Optional.empty();
     try {
       SparkSession spark = sessions.apply(manifest);

@@ -9,6 +9,8 @@ import io.files2iceberg.batcher.cli.JobLaunchers;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.metrics.BatcherMetrics;
+import io.files2iceberg.batcher.metrics.MetricsEndpoint;
 import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchRunner;
@@ -19,7 +21,9 @@ import io.files2iceberg.core.ledger.Ledgers;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -229,6 +233,21 @@ public final class BatchCommand implements Runnable {
         description = "Time from the end of one run to the start of the next (30s, 5m). Default: ${DEFAULT-VALUE}.")
     Duration interval;
 
+    @Option(
+        names = "--metrics-port",
+        paramLabel = "PORT",
+        defaultValue = "${env:PORT:-9464}",
+        description = "Port of the HTTP endpoint /prometheus (the batcher's metrics; 0: any free port, -1: none)."
+            + " Default: $PORT (Cloud Run's), else 9464.")
+    int metricsPort;
+
+    @Option(
+        names = "--metrics-address",
+        paramLabel = "HOST",
+        defaultValue = "0.0.0.0",
+        description = "Address /prometheus listens on. Default: ${DEFAULT-VALUE} (every interface).")
+    String metricsAddress;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     private final CountDownLatch stop = new CountDownLatch(1);
@@ -251,24 +270,42 @@ public final class BatchCommand implements Runnable {
       if (handleSignals) {
         StopSignals.onTermination(this::requestStop);
       }
-      try (Planner planner = opened.get()) {
+      BatcherMetrics metrics = new BatcherMetrics(Clock.systemUTC());
+      MetricsEndpoint endpoint = null;
+      try {
+        endpoint = metricsPort < 0 ? null
+            : MetricsEndpoint.start(new InetSocketAddress(metricsAddress, metricsPort), metrics::scrape);
+      } catch (IOException e) {
+        opened.get().close();
+        ErrorOutput.print(err, "--metrics-port: " + e.getMessage());
+        err.flush();
+        return Files2Iceberg.EXIT_INVALID;
+      }
+      // A null endpoint (--metrics-port -1) is skipped by try-with-resources.
+      try (Planner planner = opened.get(); MetricsEndpoint served = endpoint) {
         for (TableProfile profile : planner.profiles.profiles()) {
           if (!BatchRunner.isLedgerDriven(profile)) {
             LOG.warn("Table {} lists storage (ingestion-type = full or save-checkpoint = false): serve does not run"
                 + " it; run it with batch run-once --table {}", profile.table(), profile.table());
           }
         }
-        out.println("serving " + planner.profiles.profiles().size() + " table(s), a run every " + interval);
+        List<String> tables = planner.profiles.profiles().stream().filter(BatchRunner::isLedgerDriven)
+            .map(TableProfile::table).toList();
+        metrics.refresh(planner.ledger, tables);
+        out.println("serving " + planner.profiles.profiles().size() + " table(s), a run every " + interval
+            + (served == null ? "" : ", metrics at " + served.uri()));
         out.flush();
         while (stop.getCount() > 0) {
           try {
             RunSummary summary = planner.runner.runOnce();
+            metrics.record(summary);
+            metrics.refresh(planner.ledger, tables);
             out.println("run: " + summary.describe());
-            summary.errors().forEach(error -> err.println("error: " + error));
+            summary.errors().forEach(error -> ErrorOutput.print(err, error));
           } catch (RuntimeException e) {
             // The next run tries again: the ledger may be back by then.
             LOG.error("The run failed: {}", e.toString(), e);
-            err.println("error: the run failed: " + e.getMessage());
+            ErrorOutput.print(err, "the run failed: " + e.getMessage());
           }
           out.flush();
           err.flush();

@@ -12,12 +12,14 @@ import io.files2iceberg.batcher.plan.Settlement.Relaunch;
 import io.files2iceberg.batcher.plan.Settlement.Settle;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.TableProfile;
 import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Runs a ledger batch until it is settled: launch, watch, {@link Settlement#decide}, {@link
@@ -62,6 +64,12 @@ final class BatchAttempts {
   }
 
   private boolean settle(BatchManifest manifest, boolean mayHold, Optional<Watched> watched) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_BATCH_ID, manifest.batchId())) {
+      return settleLabelled(manifest, mayHold, watched);
+    }
+  }
+
+  private boolean settleLabelled(BatchManifest manifest, boolean mayHold, Optional<Watched> watched) {
     String batchId = manifest.batchId();
     boolean checkpointRelaunched = false;
     while (true) {

@@ -21,6 +21,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.TableProfile;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Recovers one table's batches whose lease expired (a batcher died, or a run left them for
@@ -68,6 +70,12 @@ final class Recovery {
 
   /** Recovers the batch; false when the table keeps a batch in flight (claims wait for it). */
   boolean recover(BatchRecord batch) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_BATCH_ID, batch.batchId())) {
+      return recoverLabelled(batch);
+    }
+  }
+
+  private boolean recoverLabelled(BatchRecord batch) {
     String batchId = batch.batchId();
     BatchManifest manifest = planner.recovered(batch);
     String manifestUri = ManifestStore.location(profile, batchId);

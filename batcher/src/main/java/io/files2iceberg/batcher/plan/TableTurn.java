@@ -14,6 +14,7 @@ import io.files2iceberg.batcher.plan.Launch.Refused;
 import io.files2iceberg.batcher.plan.Launch.Started;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.ManifestFile;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * One table's turn in a run, on one worker thread: its expired batches are recovered ({@link
@@ -84,6 +86,13 @@ final class TableTurn {
   }
 
   void run(List<BatchRecord> stale, List<TableStops.Stop> stoppedBy) {
+    // Every line of the turn names its table (a label of the JSON logs); its batches add theirs.
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_TABLE, table)) {
+      runLabelled(stale, stoppedBy);
+    }
+  }
+
+  private void runLabelled(List<BatchRecord> stale, List<TableStops.Stop> stoppedBy) {
     for (BatchRecord batch : stale) {
       if (!withPermit(() -> recovery.recover(batch))) {
         return; // the table keeps a batch in flight; claims are exclusive anyway
@@ -118,6 +127,12 @@ final class TableTurn {
    * listing and the ledger is neither read nor written.
    */
   void runListed(IngestionType mode, List<ManifestFile> files) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_TABLE, table)) {
+      runListedLabelled(mode, files);
+    }
+  }
+
+  private void runListedLabelled(IngestionType mode, List<ManifestFile> files) {
     List<List<ManifestFile>> chunks = planner.listedChunks(mode, files);
     if (chunks.isEmpty()) {
       LOG.info("Table {}: no files match {}; nothing to load", table, profile.extract().path());
@@ -131,6 +146,12 @@ final class TableTurn {
   }
 
   private boolean runListedBatch(BatchManifest manifest) {
+    try (MDC.MDCCloseable labelled = MDC.putCloseable(LogLabels.MDC_BATCH_ID, manifest.batchId())) {
+      return runListedBatchLabelled(manifest);
+    }
+  }
+
+  private boolean runListedBatchLabelled(BatchManifest manifest) {
     String batchId = manifest.batchId();
     List<String> partitions = manifest.files().stream().map(ManifestFile::partition).distinct().sorted().toList();
     events.emit(new BatchClaimed(table, batchId, manifest.mode(), false, partitions, manifest.files().size()));

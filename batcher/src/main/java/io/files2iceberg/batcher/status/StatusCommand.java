@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.status;
 
+import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
@@ -67,7 +68,7 @@ public final class StatusCommand implements Callable<Integer> {
       StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(only.table()),
           Optional.ofNullable(files).map(since -> since.from(clock)), clock);
       if (only.table() != null && report.tables().isEmpty()) {
-        err.println("error: no table " + only.table() + " in the ledger"
+        ErrorOutput.print(err, "no table " + only.table() + " in the ledger"
             + (profiles.isPresent() ? " or the profiles" : ""));
         return Files2Iceberg.EXIT_INVALID;
       }

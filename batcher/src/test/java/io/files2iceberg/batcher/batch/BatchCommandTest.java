@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.EventLines;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.metrics.PrometheusText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -149,16 +151,44 @@ class BatchCommandTest {
     serve.handleSignals = false;
 
     CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> commandLine.execute(
-        "batch", "serve", "--config", config.toString(), "--home", home.toString(), "--interval", "100ms"));
+        "batch", "serve", "--config", config.toString(), "--home", home.toString(), "--interval", "100ms",
+        "--metrics-port", "0", "--metrics-address", "127.0.0.1"));
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (out.toString().lines().filter(line -> line.startsWith("run: ")).count() < 2 && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
+    // /prometheus while serving: the table's gauges, read from the ledger (nothing in it yet).
+    String serving = out.toString().lines().findFirst().orElseThrow();
+    URI metrics = URI.create(serving.substring(serving.indexOf("metrics at ") + "metrics at ".length()));
+    PrometheusText scraped = PrometheusText.scrape(metrics);
+    PrometheusText elsewhere = PrometheusText.scrape(metrics.resolve("/metrics"));
     serve.requestStop();
 
     assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();
-    assertThat(out.toString()).startsWith("serving 1 table(s), a run every PT0.1S\n").endsWith("stopped\n");
+    assertThat(serving).matches("serving 1 table\\(s\\), a run every PT0\\.1S, metrics at"
+        + " http://127\\.0\\.0\\.1:\\d+/prometheus");
+    assertThat(scraped.status()).isEqualTo(200);
+    assertThat(scraped.value("files2iceberg_batcher_files", "state", "recorded", "table", "local.test.clicks"))
+        .isZero();
+    assertThat(scraped.value("files2iceberg_batcher_oldest_ready_partition_age_seconds", "table",
+        "local.test.clicks")).isZero();
+    assertThat(elsewhere.status()).isEqualTo(404);
+    assertThat(out.toString()).endsWith("stopped\n");
     assertThat(out.toString().lines().filter(line -> line.startsWith("run: ")).count()).isGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void aMetricsPortInUseIsAConfigurationErrorNamingTheOptionAndThePort() throws Exception {
+    validProfile();
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int exit = run("batch", "serve", "--config", config.toString(), "--home", home.toString(),
+          "--metrics-address", "127.0.0.1", "--metrics-port", String.valueOf(taken.getLocalPort()));
+
+      assertThat(exit).isEqualTo(2);
+      assertThat(err.toString()).startsWith("error: --metrics-port: Cannot serve /prometheus on 127.0.0.1:"
+          + taken.getLocalPort() + ": ");
+      assertThat(out.toString()).isEmpty();
+    }
   }
 
   @Test

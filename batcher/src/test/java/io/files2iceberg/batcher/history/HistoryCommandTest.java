@@ -93,7 +93,7 @@ class HistoryCommandTest {
   void badSinceExitsTwoNamingTheValueAndTheAcceptedForms() {
     assertThat(fixture.run("history", "--table", TABLE, "--since", "yesterday")).isEqualTo(2);
 
-    assertThat(fixture.err.toString()).contains("Invalid value for option '--since': 'yesterday' is neither a"
+    assertThat(fixture.err.toString()).contains("error: invalid value for option '--since': 'yesterday' is neither a"
         + " duration with a unit (90m, 12h, 1d) nor an ISO-8601 instant (2026-12-01T00:00:00Z)");
     assertThat(fixture.run("history", "--table", TABLE, "--since", "2026-13-01T00:00:00Z")).isEqualTo(2);
     assertThat(fixture.err.toString()).contains("'2026-13-01T00:00:00Z' is neither a duration");
@@ -103,7 +103,7 @@ class HistoryCommandTest {
   void missingTableIsAUsageError() {
     assertThat(fixture.run("history")).isEqualTo(2);
 
-    assertThat(fixture.err.toString()).contains("Missing required option: '--table=TABLE'");
+    assertThat(fixture.err.toString()).contains("error: missing required option: '--table=TABLE'");
   }
 
   @Test

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.launch.WarmLocalLauncher;
+import io.files2iceberg.batcher.metrics.BatcherMetrics;
+import io.files2iceberg.batcher.metrics.MetricsEndpoint;
+import io.files2iceberg.batcher.metrics.PrometheusText;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
@@ -17,6 +20,7 @@ import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.manifest.WarmRequest;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -76,6 +80,16 @@ class IncrementalRunTest {
           })
           .build();
 
+      // serve's metrics, read from the ledger before the run: four files recorded, p1 READY for
+      // five minutes by the metrics' clock.
+      BatcherMetrics metrics = new BatcherMetrics(Clock.offset(landing.clock, Duration.ofMinutes(5)));
+      metrics.refresh(landing.ledger, List.of(CLICKS));
+      PrometheusText before = PrometheusText.parseOf(metrics.scrape());
+      assertThat(before.value("files2iceberg_batcher_files", "state", "recorded", "table", CLICKS)).isEqualTo(4);
+      assertThat(before.value("files2iceberg_batcher_files", "state", "ingested", "table", CLICKS)).isZero();
+      assertThat(before.value("files2iceberg_batcher_oldest_ready_partition_age_seconds", "table", CLICKS))
+          .isBetween(300.0, 330.0);
+
       RunSummary summary = runner.runOnce();
 
       assertThat(summary.failed()).as(landing::jobLogs).isEmpty();
@@ -116,6 +130,33 @@ class IncrementalRunTest {
         assertThat(batch.snapshotId()).contains(clicksCommits.get(1).report().snapshotId());
       });
       assertThat(landing.ledger.batch(first)).isEmpty();
+
+      // The same, scraped from /prometheus over HTTP after the run: the counters follow the
+      // settled batches, the gauges what the ledger now says.
+      metrics.record(summary);
+      metrics.refresh(landing.ledger, List.of(CLICKS));
+      PrometheusText scraped;
+      try (MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), metrics::scrape)) {
+        scraped = PrometheusText.scrape(endpoint.uri());
+      }
+      assertThat(scraped.status()).isEqualTo(200);
+      assertThat(scraped.contentType()).startsWith("text/plain");
+      assertThat(scraped.value("files2iceberg_batcher_files", "state", "ingested", "table", CLICKS)).isEqualTo(4);
+      assertThat(scraped.value("files2iceberg_batcher_files", "state", "recorded", "table", CLICKS)).isZero();
+      assertThat(scraped.value("files2iceberg_batcher_oldest_ready_partition_age_seconds", "table", CLICKS)).isZero();
+      assertThat(scraped.value("files2iceberg_batcher_batches_total", "outcome", "committed", "table", CLICKS))
+          .isEqualTo(2);
+      assertThat(scraped.value("files2iceberg_batcher_rows_total", "change", "inserted", "table", CLICKS))
+          .isEqualTo(4);
+      assertThat(scraped.value("files2iceberg_batcher_rows_total", "change", "updated", "table", CLICKS)).isEqualTo(1);
+      assertThat(scraped.value("files2iceberg_batcher_rows_total", "change", "deleted", "table", CLICKS)).isZero();
+      assertThat(scraped.value("files2iceberg_batcher_rows_total", "change", "rejected", "table", CLICKS)).isZero();
+      long lagged = clicksCommits.stream().filter(c -> c.report().metrics().lagMillis() > 0).count();
+      assertThat(scraped.value("files2iceberg_batcher_lag_seconds_count", "table", CLICKS)).isEqualTo(lagged);
+      assertThat(scraped.value("files2iceberg_batcher_lag_seconds_bucket", "table", CLICKS, "le", "+Inf"))
+          .isEqualTo(lagged);
+      assertThat(scraped.samples()).containsKey("files2iceberg_batcher_lag_seconds_bucket{table=\"" + CLICKS
+          + "\",le=\"300.0\"}");
 
       // The manifest of each batch is under the profile's metadata path; what its job logged, the
       // metrics line included, is in the warm driver's log.

@@ -3,6 +3,8 @@ package io.files2iceberg.listener.handle;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -12,13 +14,17 @@ import java.util.function.Supplier;
  * bounded sets of codes, never object names.
  */
 final class ListenerMetrics {
-  static final String MESSAGES = "files2iceberg.listener.messages";
-  static final String DUPLICATES = "files2iceberg.listener.duplicates";
-  static final String QUARANTINED = "files2iceberg.listener.quarantined";
-  static final String PATTERN_MISMATCHES = "files2iceberg.listener.pattern.mismatches";
-  static final String MARKER_LISTINGS = "files2iceberg.listener.marker.listings";
-  static final String LISTED_FILES = "files2iceberg.listener.listed.files";
-  static final String LEDGER_WRITES = "files2iceberg.listener.ledger.writes";
+  static final String MESSAGES = ListenerMeter.MESSAGES.micrometerName();
+  static final String DUPLICATES = ListenerMeter.DUPLICATES.micrometerName();
+  static final String QUARANTINED = ListenerMeter.QUARANTINED.micrometerName();
+  static final String PATTERN_MISMATCHES = ListenerMeter.PATTERN_MISMATCHES.micrometerName();
+  static final String MARKER_LISTINGS = ListenerMeter.MARKER_LISTINGS.micrometerName();
+  static final String LISTED_FILES = ListenerMeter.LISTED_FILES.micrometerName();
+  static final String LEDGER_WRITES = ListenerMeter.LEDGER_WRITES.micrometerName();
+  /** The {@code table} tag of a ledger write before the object matched a table (a quarantine). */
+  static final String NO_TABLE = "none";
+  /** The upper bounds of the ledger-write latency histogram's buckets. */
+  static final List<Duration> LEDGER_WRITE_BUCKETS = ListenerMeter.LedgerWriteBuckets.BOUNDS;
 
   private final MeterRegistry registry;
   private final Counter duplicates;
@@ -29,22 +35,22 @@ final class ListenerMetrics {
     this.registry = registry;
     this.duplicates =
         Counter.builder(DUPLICATES)
-            .description("Notifications that changed nothing: a file generation already recorded, a marker of an ingested partition")
+            .description(ListenerMeter.DUPLICATES.meaning())
             .register(registry);
     this.markerListings =
         Counter.builder(MARKER_LISTINGS)
-            .description("Partition folders listed when their success marker arrived")
+            .description(ListenerMeter.MARKER_LISTINGS.meaning())
             .register(registry);
     this.listedFiles =
         Counter.builder(LISTED_FILES)
-            .description("Data files recorded from a marker's listing before their notification")
+            .description(ListenerMeter.LISTED_FILES.meaning())
             .register(registry);
   }
 
   /** One handled message. */
   void handled(Outcome outcome, String reason) {
     Counter.builder(MESSAGES)
-        .description("Messages handled, by outcome and reason")
+        .description(ListenerMeter.MESSAGES.meaning())
         .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
         .tag("reason", reason)
         .register(registry)
@@ -56,7 +62,7 @@ final class ListenerMetrics {
 
   void quarantined(QuarantineReason reason) {
     Counter.builder(QUARANTINED)
-        .description("Messages quarantined as never able to succeed, by reason")
+        .description(ListenerMeter.QUARANTINED.meaning())
         .tag("reason", reason.code())
         .register(registry)
         .increment();
@@ -65,7 +71,7 @@ final class ListenerMetrics {
   /** A file of {@code table} that misses its pattern with strict-pattern off (a warning). */
   void patternMismatch(String table) {
     Counter.builder(PATTERN_MISMATCHES)
-        .description("Files that match a profile's glob but not its pattern (strict-pattern off), quarantined")
+        .description(ListenerMeter.PATTERN_MISMATCHES.meaning())
         .tag("table", table)
         .register(registry)
         .increment();
@@ -76,12 +82,14 @@ final class ListenerMetrics {
     listedFiles.increment(newFiles);
   }
 
-  /** Times one ledger write, whether it succeeds or throws. */
-  <T> T ledgerWrite(String operation, Supplier<T> write) {
+  /** Times one ledger write for {@code table}, whether it succeeds or throws. */
+  <T> T ledgerWrite(String operation, String table, Supplier<T> write) {
     Timer timer =
         Timer.builder(LEDGER_WRITES)
-            .description("Latency of the listener's ledger writes, by operation")
+            .description(ListenerMeter.LEDGER_WRITES.meaning())
             .tag("operation", operation)
+            .tag("table", table)
+            .serviceLevelObjectives(LEDGER_WRITE_BUCKETS.toArray(Duration[]::new))
             .register(registry);
     return timer.record(write);
   }

@@ -8,6 +8,7 @@ import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.match.ObjectLocation;
 import io.files2iceberg.core.match.ObjectMatch;
 import io.files2iceberg.core.match.ObjectMatch.DataFile;
@@ -62,9 +63,13 @@ public final class NotificationHandler {
   private static final Logger LOG = LoggerFactory.getLogger(NotificationHandler.class);
 
   /** MDC key of the Pub/Sub message id while a message is handled. */
-  public static final String MDC_MESSAGE_ID = "messageId";
+  public static final String MDC_MESSAGE_ID = LogLabels.MDC_MESSAGE_ID;
   /** MDC key of the object URI while a message is handled. */
-  public static final String MDC_OBJECT_URI = "objectUri";
+  public static final String MDC_OBJECT_URI = LogLabels.MDC_OBJECT_URI;
+  /** MDC key of the table, once the object matched a profile. */
+  public static final String MDC_TABLE = LogLabels.MDC_TABLE;
+  /** MDC key of the partition token, once the object matched a profile. */
+  public static final String MDC_PARTITION = LogLabels.MDC_PARTITION;
   /** The event id prefix of files recorded from a marker's listing: {@code listing:<messageId>}. */
   public static final String LISTING_EVENT_PREFIX = "listing:";
   /** The reason code of notifications for tables whose batcher lists storage (mode full). */
@@ -111,6 +116,8 @@ public final class NotificationHandler {
       return finish(message.messageId(), Optional.empty(), new Handled(Outcome.RETRY, "unexpected-error", e.toString()))
           .outcome();
     } finally {
+      MDC.remove(MDC_PARTITION);
+      MDC.remove(MDC_TABLE);
       MDC.remove(MDC_OBJECT_URI);
       MDC.remove(MDC_MESSAGE_ID);
     }
@@ -179,9 +186,13 @@ public final class NotificationHandler {
           + " save-checkpoint = false): nothing to record");
     }
     if (match instanceof DataFile dataFile) {
+      MDC.put(MDC_TABLE, dataFile.partition().table());
+      MDC.put(MDC_PARTITION, dataFile.partition().token());
       return record(message.messageId(), finalized, dataFile);
     }
     if (match instanceof SuccessMarker marker) {
+      MDC.put(MDC_TABLE, marker.partition().table());
+      MDC.put(MDC_PARTITION, marker.partition().token());
       return markerLanded(message, finalized, marker);
     }
     if (match instanceof Ignored ignored) {
@@ -196,6 +207,7 @@ public final class NotificationHandler {
               message.messageId(), QuarantineReason.PATTERN_MISMATCH, reason, message.rawPayload(),
               Optional.of(finalized.object().uri()));
       metrics.patternMismatch(rejected.profile().table());
+      MDC.put(MDC_TABLE, rejected.profile().table());
       return handled;
     }
     if (rejected.stopsTheTable()) {
@@ -226,7 +238,7 @@ public final class NotificationHandler {
             finalized.eventTime(),
             finalized.overwroteGeneration(),
             !dataFile.profile().extract().batchFile().successFileFilter());
-    FileRecorded recorded = metrics.ledgerWrite("record-file", () -> ledger.recordFile(command));
+    FileRecorded recorded = metrics.ledgerWrite("record-file", partition.table(), () -> ledger.recordFile(command));
     if (!recorded.isNew()) {
       return new Handled(
           Outcome.DUPLICATE,
@@ -263,6 +275,7 @@ public final class NotificationHandler {
     PartitionRecord ready =
         metrics.ledgerWrite(
             "mark-ready",
+            partition.table(),
             () ->
                 ledger.markReady(
                     new MarkReady(
@@ -321,7 +334,8 @@ public final class NotificationHandler {
               false));
     }
     List<FileRecorded> recorded =
-        commands.isEmpty() ? List.of() : metrics.ledgerWrite("record-files", () -> ledger.recordFiles(commands));
+        commands.isEmpty() ? List.of() : metrics.ledgerWrite("record-files", partition.table(),
+            () -> ledger.recordFiles(commands));
     int found = 0;
     for (FileRecorded file : recorded) {
       if (file.isNew()) {
@@ -348,6 +362,7 @@ public final class NotificationHandler {
       Optional<String> objectUri) {
     metrics.ledgerWrite(
         "quarantine-message",
+        Optional.ofNullable(MDC.get(MDC_TABLE)).orElse(ListenerMetrics.NO_TABLE),
         () -> {
           ledger.quarantineMessage(
               new QuarantinedMessage(messageId, reason, rawPayload, objectUri, clock.instant()));

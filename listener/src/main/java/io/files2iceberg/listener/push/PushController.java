@@ -1,5 +1,6 @@
 package io.files2iceberg.listener.push;
 
+import io.files2iceberg.core.logging.CloudLoggingLayout;
 import io.files2iceberg.listener.handle.NotificationHandler;
 import io.files2iceberg.listener.handle.Outcome;
 import io.files2iceberg.listener.handle.QuarantineReason;
@@ -46,6 +47,17 @@ public final class PushController {
   @ExecuteOn(TaskExecutors.BLOCKING)
   @Consumes(MediaType.ALL)
   public HttpResponse<Void> push(HttpRequest<?> request, @Nullable @Body String body) {
+    Optional<TraceContext> trace = TraceContext.of(request.getHeaders().get(TraceContext.TRACEPARENT),
+        request.getHeaders().get(TraceContext.CLOUD_TRACE_CONTEXT));
+    trace.ifPresent(t -> CloudLoggingLayout.putTrace(t.traceId(), t.spanId(), t.sampled()));
+    try {
+      return handled(request, body);
+    } finally {
+      CloudLoggingLayout.removeTrace();
+    }
+  }
+
+  private HttpResponse<Void> handled(HttpRequest<?> request, @Nullable String body) {
     String payload = body == null ? "" : body;
     Optional<MediaType> contentType = request.getContentType();
     Outcome outcome;

@@ -3,6 +3,7 @@ package io.files2iceberg.sparkjob.warm;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
+import io.files2iceberg.sparkjob.JobLogging;
 import io.files2iceberg.sparkjob.BatchJob;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import java.io.IOException;
@@ -108,6 +109,7 @@ public final class WarmDriver {
     // Spark's logging (its defaults: INFO to the console, the driver's log) before the first
     // line: the context starts only with the first request.
     new org.apache.spark.SparkConf().initializeLogIfNecessary(false);
+    JobLogging.configure();
     int code;
     try {
       code = driver.get().serve();

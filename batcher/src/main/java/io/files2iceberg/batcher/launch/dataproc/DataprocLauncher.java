@@ -20,6 +20,7 @@ import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.SparkMainRun;
+import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.JobSettings;
@@ -235,6 +236,16 @@ public final class DataprocLauncher implements Launcher {
         consoleUrl(dataprocId), resultLocation, results);
   }
 
+  /**
+   * The Spark properties of a Dataproc batch: the job's, and the driver's logs as JSON lines for
+   * Cloud Logging ({@link LogFormat#SPARK_PROPERTY}) unless the job's properties say otherwise.
+   */
+  static Map<String, String> runtimeProperties(Map<String, String> sparkProperties) {
+    Map<String, String> properties = new java.util.LinkedHashMap<>(sparkProperties);
+    properties.putIfAbsent(LogFormat.SPARK_PROPERTY, "JSON");
+    return properties;
+  }
+
   /** The request that creates the batch of one attempt. */
   CreateBatchRequest createBatchRequest(BatchManifest manifest, String manifestUri, int attempt) {
     return request(manifest.table(), manifest.batchId(), DataprocNames.batchId(manifest.batchId(), attempt),
@@ -258,7 +269,7 @@ public final class DataprocLauncher implements Launcher {
             .addAllArgs(args))
         .setRuntimeConfig(RuntimeConfig.newBuilder()
             .setVersion(job.runtimeVersion())
-            .putAllProperties(job.sparkProperties()))
+            .putAllProperties(runtimeProperties(job.sparkProperties())))
         .setEnvironmentConfig(EnvironmentConfig.newBuilder().setExecutionConfig(execution))
         .putAllLabels(Map.of(
             TABLE_LABEL, DataprocNames.labelValue(table),

@@ -55,7 +55,7 @@ final class ServerlessWarmDrivers implements WarmDrivers {
             .addAllArgs(args))
         .setRuntimeConfig(RuntimeConfig.newBuilder()
             .setVersion(job.runtimeVersion())
-            .putAllProperties(job.sparkProperties()))
+            .putAllProperties(DataprocLauncher.runtimeProperties(job.sparkProperties())))
         .setEnvironmentConfig(EnvironmentConfig.newBuilder().setExecutionConfig(execution))
         .putLabels(DataprocWarmLauncher.FOLDER_LABEL, folderLabel)
         .build();

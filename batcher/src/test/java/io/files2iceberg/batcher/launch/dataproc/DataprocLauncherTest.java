@@ -150,7 +150,8 @@ class DataprocLauncherTest {
             .setRuntimeConfig(RuntimeConfig.newBuilder()
                 .setVersion("2.2")
                 .putProperties("spark.executor.instances", "4")
-                .putProperties("spark.dynamicAllocation.enabled", "false"))
+                .putProperties("spark.dynamicAllocation.enabled", "false")
+                .putProperties("spark.files2iceberg.log-format", "JSON"))
             .setEnvironmentConfig(EnvironmentConfig.newBuilder()
                 .setExecutionConfig(ExecutionConfig.newBuilder()
                     .setServiceAccount(SERVICE_ACCOUNT)
@@ -184,7 +185,24 @@ class DataprocLauncherTest {
 
     Batch sent = dataproc.creates.get(0).getBatch();
     assertThat(sent.getEnvironmentConfig().getExecutionConfig()).isEqualTo(ExecutionConfig.getDefaultInstance());
-    assertThat(sent.getRuntimeConfig()).isEqualTo(RuntimeConfig.newBuilder().setVersion("2.3").build());
+    // The driver logs JSON lines for Cloud Logging (JobLogging), whatever else the job sets.
+    assertThat(sent.getRuntimeConfig()).isEqualTo(RuntimeConfig.newBuilder().setVersion("2.3")
+        .putProperties("spark.files2iceberg.log-format", "JSON").build());
+  }
+
+  @Test
+  void aLogFormatTheJobsPropertiesSetIsLeftAsItIs() throws Exception {
+    String textLogs = """
+        extract.path = "gs://lake-landing/clicks/dt=*/*.parquet"
+        load.iceberg.table = "lake.web.clicks"
+        job { dataproc-region = europe-west1, jar-uri = "%s", spark-properties { "spark.files2iceberg.log-format" = TEXT } }
+        """.formatted(JAR);
+    try (DataprocLauncher text = launcher(deployment(textLogs).job())) {
+      text.launch(manifest(profile(textLogs)), MANIFEST_URI, 1);
+    }
+
+    assertThat(dataproc.creates.get(0).getBatch().getRuntimeConfig().getPropertiesMap())
+        .containsEntry("spark.files2iceberg.log-format", "TEXT");
   }
 
   @Test
@@ -620,7 +638,8 @@ class DataprocLauncherTest {
             .setRuntimeConfig(RuntimeConfig.newBuilder()
                 .setVersion("2.2")
                 .putProperties("spark.executor.instances", "4")
-                .putProperties("spark.dynamicAllocation.enabled", "false"))
+                .putProperties("spark.dynamicAllocation.enabled", "false")
+                .putProperties("spark.files2iceberg.log-format", "JSON"))
             .setEnvironmentConfig(EnvironmentConfig.newBuilder()
                 .setExecutionConfig(ExecutionConfig.newBuilder()
                     .setServiceAccount(SERVICE_ACCOUNT)

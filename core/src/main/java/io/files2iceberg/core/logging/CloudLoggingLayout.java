@@ -1,4 +1,4 @@
-package io.files2iceberg.listener;
+package io.files2iceberg.core.logging;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -9,6 +9,7 @@ import ch.qos.logback.core.LayoutBase;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
+import org.slf4j.MDC;
 
 /**
  * One JSON object per line, in the shape Cloud Logging reads from a container's stdout: {@code
@@ -16,8 +17,43 @@ import java.util.TreeMap;
  * {@code logger}, {@code thread} and every MDC entry (the handler's {@code messageId} and {@code
  * objectUri}) stay as fields of the JSON payload. A stack trace is appended to the message, where
  * Error Reporting looks for it.
+ *
+ * <p>The trace set at the push edge ({@link #putTrace}) becomes {@code logging.googleapis.com/trace}
+ * ({@code projects/<project>/traces/<trace id>}, the project from {@code GOOGLE_CLOUD_PROJECT}; the
+ * bare trace id without one), {@code logging.googleapis.com/spanId} and {@code
+ * logging.googleapis.com/trace_sampled}, so that the entries of one request group under it. The MDC
+ * keys of {@link #LABELS} also become {@code logging.googleapis.com/labels}, which Cloud Logging
+ * indexes: {@code table}, {@code partition}, {@code batch_id}, {@code object_uri}, {@code message_id}.
  */
 public final class CloudLoggingLayout extends LayoutBase<ILoggingEvent> {
+  /** MDC key of the request's trace id (32 hex digits). */
+  public static final String MDC_TRACE_ID = "traceId";
+  /** MDC key of the request's span id (16 hex digits). */
+  public static final String MDC_SPAN_ID = "spanId";
+  /** MDC key of whether the request's trace is sampled ({@code true}, {@code false}). */
+  public static final String MDC_TRACE_SAMPLED = "traceSampled";
+  /** MDC keys that become entry labels, with the label each becomes ({@link LogLabels}). */
+  public static final Map<String, String> LABELS = LogLabels.LABELS;
+
+  private String project = System.getenv("GOOGLE_CLOUD_PROJECT");
+
+  /** The project that qualifies trace ids; default {@code GOOGLE_CLOUD_PROJECT}. */
+  public void setProject(String project) {
+    this.project = project;
+  }
+
+  /** Puts a request's trace into the MDC, for every line logged until {@link #removeTrace}. */
+  public static void putTrace(String traceId, String spanId, boolean sampled) {
+    MDC.put(MDC_TRACE_ID, traceId);
+    MDC.put(MDC_SPAN_ID, spanId);
+    MDC.put(MDC_TRACE_SAMPLED, Boolean.toString(sampled));
+  }
+
+  public static void removeTrace() {
+    MDC.remove(MDC_TRACE_ID);
+    MDC.remove(MDC_SPAN_ID);
+    MDC.remove(MDC_TRACE_SAMPLED);
+  }
 
   @Override
   public String doLayout(ILoggingEvent event) {
@@ -39,7 +75,35 @@ public final class CloudLoggingLayout extends LayoutBase<ILoggingEvent> {
     field(json, "thread", event.getThreadName());
     Map<String, String> mdc = event.getMDCPropertyMap();
     if (mdc != null) {
+      String traceId = mdc.get(MDC_TRACE_ID);
+      if (traceId != null) {
+        json.append(',');
+        field(json, "logging.googleapis.com/trace",
+            project == null || project.isBlank() ? traceId : "projects/" + project + "/traces/" + traceId);
+        String spanId = mdc.get(MDC_SPAN_ID);
+        if (spanId != null) {
+          json.append(',');
+          field(json, "logging.googleapis.com/spanId", spanId);
+        }
+        json.append(",\"logging.googleapis.com/trace_sampled\":")
+            .append(Boolean.parseBoolean(mdc.get(MDC_TRACE_SAMPLED)));
+      }
+      StringBuilder labels = new StringBuilder();
+      for (Map.Entry<String, String> label : LABELS.entrySet()) {
+        String value = mdc.get(label.getKey());
+        if (value != null) {
+          labels.append(labels.isEmpty() ? "" : ",");
+          field(labels, label.getValue(), value);
+        }
+      }
+      if (!labels.isEmpty()) {
+        json.append(",\"logging.googleapis.com/labels\":{").append(labels).append('}');
+      }
       for (Map.Entry<String, String> entry : new TreeMap<>(mdc).entrySet()) {
+        if (entry.getKey().equals(MDC_TRACE_ID) || entry.getKey().equals(MDC_SPAN_ID)
+            || entry.getKey().equals(MDC_TRACE_SAMPLED)) {
+          continue;
+        }
         json.append(',');
         field(json, entry.getKey(), entry.getValue());
       }

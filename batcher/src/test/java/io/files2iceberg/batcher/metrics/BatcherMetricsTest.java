@@ -1,0 +1,76 @@
+package io.files2iceberg.batcher.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.files2iceberg.batcher.plan.BatchEvent.AfterFailure;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
+import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.manifest.BatchLoadReport;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** What settled batches do to the counters and the lag histogram (the gauges: IncrementalRunTest). */
+class BatcherMetricsTest {
+  private static final String CLICKS = "lake.web.clicks";
+
+  @Test
+  void committedAndFailedBatchesCountByOutcomeAndTheirRowsAndLagByTable() {
+    BatcherMetrics metrics = new BatcherMetrics(Clock.systemUTC());
+    // rows inserted 10, updated 2, rejected 3, deleted 1; 90 s from the oldest event to the commit
+    BatchMetrics loaded = new BatchMetrics(2, 100, 16, 0, 10, 2, 0, 3, 1, 1, 1, 90_000, 1);
+
+    metrics.record(summary(List.of(committed("b-1", false, loaded)), List.of(failed("b-2"))));
+    metrics.record(summary(List.of(committed("b-3", false, loaded)), List.of()));
+    PrometheusText scraped = PrometheusText.parseOf(metrics.scrape());
+
+    assertThat(scraped.value("files2iceberg_batcher_batches_total", "outcome", "committed", "table", CLICKS))
+        .isEqualTo(2);
+    assertThat(scraped.value("files2iceberg_batcher_batches_total", "outcome", "failed", "table", CLICKS))
+        .isEqualTo(1);
+    assertThat(scraped.value("files2iceberg_batcher_rows_total", "change", "inserted", "table", CLICKS)).isEqualTo(20);
+    assertThat(scraped.value("files2iceberg_batcher_rows_total", "change", "updated", "table", CLICKS)).isEqualTo(4);
+    assertThat(scraped.value("files2iceberg_batcher_rows_total", "change", "deleted", "table", CLICKS)).isEqualTo(2);
+    assertThat(scraped.value("files2iceberg_batcher_rows_total", "change", "rejected", "table", CLICKS)).isEqualTo(6);
+    assertThat(scraped.value("files2iceberg_batcher_lag_seconds_count", "table", CLICKS)).isEqualTo(2);
+    assertThat(scraped.value("files2iceberg_batcher_lag_seconds_sum", "table", CLICKS)).isEqualTo(180);
+    // 90 s: above the 60 s bucket, within the 120 s one.
+    assertThat(scraped.value("files2iceberg_batcher_lag_seconds_bucket", "table", CLICKS, "le", "60.0")).isZero();
+    assertThat(scraped.value("files2iceberg_batcher_lag_seconds_bucket", "table", CLICKS, "le", "120.0"))
+        .isEqualTo(2);
+  }
+
+  @Test
+  void aBatchFinalizedFromTheTableCountsAsCommittedButItsRowsAndLagAreNotCountedAgain() {
+    BatcherMetrics metrics = new BatcherMetrics(Clock.systemUTC());
+    BatchMetrics loaded = new BatchMetrics(2, 100, 16, 0, 10, 2, 0, 3, 1, 1, 1, 90_000, 1);
+
+    metrics.record(summary(List.of(committed("b-1", true, loaded)), List.of()));
+    PrometheusText scraped = PrometheusText.parseOf(metrics.scrape());
+
+    assertThat(scraped.value("files2iceberg_batcher_batches_total", "outcome", "committed", "table", CLICKS))
+        .isEqualTo(1);
+    assertThat(scraped.samples()).doesNotContainKey(
+        "files2iceberg_batcher_rows_total{change=\"inserted\",table=\"" + CLICKS + "\"}");
+    assertThat(scraped.samples()).doesNotContainKey("files2iceberg_batcher_lag_seconds_count{table=\"" + CLICKS
+        + "\"}");
+  }
+
+  private static RunSummary summary(List<BatchCommitted> committed, List<BatchFailed> failed) {
+    return new RunSummary(committed, failed, List.of(), List.of(), Duration.ofSeconds(1));
+  }
+
+  private static BatchCommitted committed(String batchId, boolean already, BatchMetrics metrics) {
+    return new BatchCommitted(CLICKS, batchId, new BatchLoadReport(CLICKS, batchId, already, 7L,
+        already ? BatchLoadReport.Checkpoint.ALREADY_COMMITTED : BatchLoadReport.Checkpoint.COMMITTED,
+        Optional.empty(), metrics, List.of(), Optional.empty()));
+  }
+
+  private static BatchFailed failed(String batchId) {
+    return new BatchFailed(CLICKS, batchId, "the job failed", Optional.empty(), AfterFailure.RETRIED_LATER);
+  }
+}
