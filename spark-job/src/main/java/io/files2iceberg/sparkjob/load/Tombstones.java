@@ -66,16 +66,16 @@ final class Tombstones {
    *
    * @param rows the batch's rows, one per key, with the key, the precombine field and {@code
    *     deleteColumn}
-   * @return the deletes the batch carries
+   * @param count how many of the rows are deletes (the caller counted them with the rows)
    */
-  static long record(LoadBatch batch, Dataset<Row> rows, Load load, String deleteColumn, Map<String, String> marker) {
+  static void record(LoadBatch batch, Dataset<Row> rows, Load load, String deleteColumn, long count,
+      Map<String, String> marker) {
+    if (count == 0) {
+      return;
+    }
     SparkSession spark = batch.spark();
     String name = tableOf(batch.table());
     Dataset<Row> deletes = rows.where(column(deleteColumn));
-    long count = deletes.count();
-    if (count == 0) {
-      return 0;
-    }
     List<String> columns = columns(load);
     StructType schema = rows.schema();
     List<SourceColumn> definitions = new ArrayList<>();
@@ -93,7 +93,7 @@ final class Tombstones {
     }
     if (CommitMarker.find(table, batch.batchId()).isPresent()) {
       LOG.info("Table {} batch {}: its {} delete(s) are in {} already", batch.table(), batch.batchId(), count, name);
-      return count;
+      return;
     }
     List<Column> select = new ArrayList<>();
     columns.forEach(c -> select.add(column(c)));
@@ -112,7 +112,6 @@ final class Tombstones {
         + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
     IcebergTables.writeMarked(marker, () -> spark.sql(merge));
     LOG.info("Table {} batch {}: {} delete(s) recorded in {}", batch.table(), batch.batchId(), count, name);
-    return count;
   }
 
   /**
@@ -120,6 +119,8 @@ final class Tombstones {
    * of their key with a precombine value strictly higher than theirs (a row without a value is
    * older than any tombstone with one). Deletes pass: the MERGE's own precombine condition decides
    * them.
+   *
+   * @return {@code rows} itself when the table has no tombstone yet
    */
   static Dataset<Row> withoutOlderThanTombstones(SparkSession spark, String table, Dataset<Row> rows, Load load,
       String deleteColumn) {
