@@ -321,7 +321,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     String name = batch.table();
     switch (mode) {
       case MERGE -> {
-        String view = "files2iceberg_batch_" + batch.batchId().replaceAll("[^A-Za-z0-9_]", "_");
+        String view = MergeSql.view("batch", batch.batchId());
         batch.scope().view(view, source);
         List<String> tableColumns = List.of(source.columns()).stream().filter(c -> !InternalColumns.isInternal(c))
             .toList();
@@ -378,16 +378,12 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
    */
   private static String mergeInto(String table, String view, Load load, Optional<String> restriction,
       boolean deletes, String update, String insert) {
-    List<String> on = new ArrayList<>();
-    for (String key : load.primaryKey()) {
-      on.add("t." + quote(key) + " = s." + quote(key));
-    }
-    restriction.ifPresent(on::add);
+    String on = MergeSql.keysMatch(load.primaryKey()) + restriction.map(r -> " AND " + r).orElse("");
     String matched = load.precombineField()
         .map(field -> " AND (t." + quote(field) + " IS NULL OR s." + quote(field) + " >= t." + quote(field) + ")")
         .orElse("");
     String delete = "s." + quote(DELETE);
-    return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + String.join(" AND ", on)
+    return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + on
         + (deletes ? " WHEN MATCHED" + matched + " AND " + delete + " THEN DELETE" : "")
         + " WHEN MATCHED" + matched + " THEN " + update
         + " WHEN NOT MATCHED" + (deletes ? " AND NOT " + delete : "") + " THEN " + insert;

@@ -99,15 +99,11 @@ final class Tombstones {
     columns.forEach(c -> select.add(column(c)));
     select.add(functions.lit(batch.batchId()).as(BATCH_ID));
     select.add(functions.lit(Timestamp.from(batch.startedAt())).as(DELETED_AT));
-    String view = "files2iceberg_deletes_" + batch.batchId().replaceAll("[^A-Za-z0-9_]", "_");
+    String view = MergeSql.view("deletes", batch.batchId());
     batch.scope().view(view, deletes.select(select.toArray(Column[]::new)));
-    List<String> on = new ArrayList<>();
-    for (String key : load.primaryKey()) {
-      on.add("t." + quote(key) + " = s." + quote(key));
-    }
     String pre = quote(load.precombineField().orElseThrow());
     String merge = "MERGE INTO " + quoteTable(name) + " AS t USING " + quote(view) + " AS s ON "
-        + String.join(" AND ", on)
+        + MergeSql.keysMatch(load.primaryKey())
         + " WHEN MATCHED AND s." + pre + " IS NOT NULL AND (t." + pre + " IS NULL OR s." + pre + " > t." + pre + ")"
         + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
     IcebergTables.writeMarked(marker, () -> spark.sql(merge));
