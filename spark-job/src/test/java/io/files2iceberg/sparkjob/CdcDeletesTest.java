@@ -6,6 +6,7 @@ import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.JobFixture.Landed;
+import io.files2iceberg.sparkjob.extract.LiveGenerations;
 import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.util.ArrayList;
@@ -13,6 +14,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
@@ -63,6 +66,11 @@ class CdcDeletesTest {
   }
 
   static TableProfile changes(String table, String extra) {
+    return byDay(table, "cdc { op-column = op, delete-values = [\"D\"] }", extra);
+  }
+
+  /** Keyed on id, partitioned by day, precombined on ts, with {@code cdc} in its load section. */
+  private static TableProfile byDay(String table, String cdc, String extra) {
     return fixture.profile(table, """
         extract {
           path = "file://%s/dt=*/*.parquet"
@@ -78,10 +86,10 @@ class CdcDeletesTest {
           primary-key = [id]
           partition-by = [dt]
           iceberg.precombine-field = ts
-          cdc { op-column = op, delete-values = ["D"] }
+          %s
         }
         %s
-        """.formatted(fixture.landing(table), table, extra));
+        """.formatted(fixture.landing(table), table, cdc, extra));
   }
 
   /** Writes and loads each batch in turn; returns each batch's report and the changes in load order. */
@@ -227,6 +235,58 @@ class CdcDeletesTest {
     assertThat(third.alreadyCommitted()).isTrue();
     assertThat(fixture.rows("SELECT id, val, CAST(dt AS STRING) FROM local.cdc.replayed ORDER BY id")).isEqualTo(once);
     assertThat(fixture.snapshotCount("local.cdc.replayed__deletes")).isEqualTo(tombstoneSnapshots);
+  }
+
+  @Test
+  void eachFileIsCheckedOnceBeforeItIsReadAndOnceBeforeTheTombstoneCommitWhichIsTheBatchsFirst() {
+    String table = "checked";
+    TableProfile profile = changes(table, "");
+    Path a = fixture.writeFile("parquet", table + "/dt=2024-01-01/a.parquet", CHANGES, List.of(
+        new Change("k1", "I", "10:00:00", "v1", "", 0, 0, 0).toRow(),
+        new Change("k2", "D", "10:00:00", null, "", 0, 0, 1).toRow()));
+    Path b = fixture.writeFile("parquet", table + "/dt=2024-01-02/b.parquet", CHANGES, List.of(
+        new Change("k3", "I", "10:00:00", "v1", "", 0, 1, 0).toRow()));
+    Path manifest = fixture.writeManifest(fixture.claimBatch(profile, Landed.of(a, "2024-01-01"),
+        Landed.of(b, "2024-01-02")));
+    // Per object, at each question: whether the tombstone table (the batch's first commit) exists yet.
+    Map<String, List<Boolean>> asked = new ConcurrentHashMap<>();
+    LiveGenerations storage = LiveGenerations.byScheme();
+    LiveGenerations counting = object -> {
+      asked.computeIfAbsent(object.uri(), u -> new CopyOnWriteArrayList<>())
+          .add(fixture.spark.catalog().tableExists("local.cdc.checked__deletes"));
+      return storage.of(object);
+    };
+
+    int code = fixture.runJob(manifest, counting);
+
+    assertThat(code).as("stderr: %s", fixture.stderr).isEqualTo(BatchJob.EXIT_OK);
+    assertThat(asked).containsOnlyKeys(JobFixture.uri(a), JobFixture.uri(b));
+    assertThat(asked.values()).allSatisfy(questions -> assertThat(questions)
+        .as("whether the tombstones were committed at each generation read").containsExactly(false, false));
+    assertThat(fixture.rows("SELECT id FROM local.cdc.checked__deletes")).containsExactly("[k2]");
+    assertThat(fixture.rows("SELECT id, val FROM local.cdc.checked ORDER BY id")).containsExactly("[k1,v1]", "[k3,v1]");
+  }
+
+  @Test
+  void aChangeBatchWithoutDeletesRunsAsManySparkJobsAsTheSameBatchWithoutCdc() throws Exception {
+    TableProfile withCdc = changes("nodeletes", "");
+    TableProfile withoutCdc = byDay("plain", "", "");
+    List<Row> rows = List.of(new Change("k1", "I", "10:00:00", "v1", "", 0, 0, 0).toRow(),
+        new Change("k2", "U", "10:00:00", "v1", "", 0, 0, 1).toRow(),
+        new Change("k1", "U", "10:05:00", "v2", "", 0, 0, 2).toRow());
+    BatchManifest cdcBatch = fixture.claimBatch(withCdc, Landed.of(
+        fixture.writeFile("parquet", "nodeletes/dt=2024-01-01/a.parquet", CHANGES, rows), "2024-01-01"));
+    BatchManifest plainBatch = fixture.claimBatch(withoutCdc, Landed.of(
+        fixture.writeFile("parquet", "plain/dt=2024-01-01/a.parquet", CHANGES, rows), "2024-01-01"));
+
+    int cdcJobs = fixture.sparkJobs(() -> fixture.load(cdcBatch));
+    int plainJobs = fixture.sparkJobs(() -> fixture.load(plainBatch));
+
+    assertThat(fixture.rows("SELECT id, val FROM local.cdc.nodeletes ORDER BY id"))
+        .isEqualTo(fixture.rows("SELECT id, val FROM local.cdc.plain ORDER BY id"))
+        .containsExactly("[k1,v2]", "[k2,v1]");
+    assertThat(fixture.spark.catalog().tableExists("local.cdc.nodeletes__deletes")).isFalse();
+    assertThat(cdcJobs).as("Spark jobs with load.cdc, against %s without", plainJobs).isEqualTo(plainJobs);
   }
 
   @Test

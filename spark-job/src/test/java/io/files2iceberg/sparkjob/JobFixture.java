@@ -43,9 +43,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
@@ -266,6 +269,26 @@ final class JobFixture {
   /** The query's rows, each as Spark prints a row: {@code [c1,42,2024-01-01]}. */
   List<String> rows(String sql) {
     return spark.sql(sql).collectAsList().stream().map(Row::toString).toList();
+  }
+
+  /** The Spark jobs this session starts while {@code work} runs. */
+  int sparkJobs(Runnable work) throws TimeoutException {
+    AtomicInteger jobs = new AtomicInteger();
+    SparkListener counter = new SparkListener() {
+      @Override
+      public void onJobStart(SparkListenerJobStart jobStart) {
+        jobs.incrementAndGet();
+      }
+    };
+    spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
+    spark.sparkContext().addSparkListener(counter);
+    try {
+      work.run();
+      spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
+    } finally {
+      spark.sparkContext().removeSparkListener(counter);
+    }
+    return jobs.get();
   }
 
   long snapshotCount(String table) {

@@ -14,10 +14,7 @@ import io.files2iceberg.sparkjob.JobFixture.Landed;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -201,22 +198,8 @@ class OneReadTest {
       landed.add(file(table, "2024-01-0" + (1 + i % 2), "f" + i + ".parquet", 1, ORDERS, row(table + i, 1, i, "n")));
     }
     BatchManifest batch = fixture.claimBatch(profile, landed.toArray(Landed[]::new));
-    AtomicInteger jobs = new AtomicInteger();
-    SparkListener counter = new SparkListener() {
-      @Override
-      public void onJobStart(SparkListenerJobStart jobStart) {
-        jobs.incrementAndGet();
-      }
-    };
-    fixture.spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
-    fixture.spark.sparkContext().addSparkListener(counter);
-    try {
-      fixture.load(batch);
-      fixture.spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
-    } finally {
-      fixture.spark.sparkContext().removeSparkListener(counter);
-    }
+    int jobs = fixture.sparkJobs(() -> fixture.load(batch));
     assertThat(fixture.rows("SELECT count(*) FROM local.oneread." + table)).containsExactly("[" + files + "]");
-    return jobs.get();
+    return jobs;
   }
 }

@@ -113,7 +113,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
   private final GenerationCheck generations;
 
   /**
-   * @param generations checked once the rows are materialized and before the commit: a file whose
+   * @param generations checked once, when the rows are materialized and before the batch's first
+   *     commit (with {@code load.cdc} and a precombine field, the tombstones'): a file whose
    *     generation moved during the read fails the batch (transient) instead of committing rows
    *     that may be another generation's
    */
@@ -206,37 +207,54 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     Dataset<Row> source;
     SourceSide side;
     long olderThanTombstones = 0;  // rows dropped by a tombstone: unchanged
+    // With tombstones the batch's first commit is theirs, before the table's.
+    boolean tombstones = cdc.isPresent() && load.precombineField().isPresent();
     if (load.primaryKey().isEmpty()) {
       // The transform's cache fixed the rows and counted them; no key means no window, and every
       // row is written.
       source = alignTo(input.rows(), target, false, false);
       side = new SourceSide(input.rowsRead() - input.rowsFiltered() - input.rowsRejected(), Optional.empty());
+    } else if (tombstones) {
+      // The tombstones are committed first: they must hold before any row they guard against can
+      // reach the table.
+      source = batch.scope().materialize(alignTo(oneRowPerKey(rows, load), target, keepMissing.isPresent(), true));
+      // One pass computes and keeps the rows, and counts them and their deletes.
+      Row counted = source.agg(functions.count(functions.lit(1)),
+          functions.sum(functions.when(column(DELETE), 1).otherwise(0))).first();
+      long chosen = counted.getLong(0);
+      // Ordering: the generations are checked after the rows are computed and kept (above) and
+      // before the batch's first commit, the tombstones' (the table's creation and schema
+      // changes carry no rows): no commit, of tombstones or of rows, is made from a generation
+      // that moved. What follows reads the kept rows only, so this one check covers the table's
+      // commit too.
+      generations.requireUnchanged(batch, input.extracted().filesRead());
+      Tombstones.record(batch, source, load, DELETE, longOrZero(counted, 1), marker);
+      List<String> scope = SourceSide.scopeColumns(table, load);
+      Dataset<Row> kept = Tombstones.withoutOlderThanTombstones(spark, name, source, load, DELETE);
+      if (kept == source) {
+        // No tombstone to leave a row out: the rows to write are the chosen ones, counted above.
+        side = scope.isEmpty() ? new SourceSide(chosen, Optional.empty()) : SourceSide.of(source, scope);
+      } else {
+        source = batch.scope().materialize(kept);
+        side = SourceSide.of(source, scope);
+      }
+      olderThanTombstones = chosen - side.rows();
+      if (olderThanTombstones > 0) {
+        LOG.info("Table {} batch {}: {} row(s) left out: their key was deleted with a newer precombine value",
+            name, batch.batchId(), olderThanTombstones);
+      }
     } else {
       source = batch.scope().materialize(alignTo(oneRowPerKey(rows, load), target, keepMissing.isPresent(),
           cdc.isPresent()));
-      if (cdc.isPresent() && load.precombineField().isPresent()) {
-        // The tombstones are committed first: they must hold before any row they guard against
-        // can reach the table. A commit is made only of the manifest's generations, checked once
-        // the rows are computed and kept (the count does that).
-        long chosen = source.count();
-        generations.requireUnchanged(batch, input.extracted().filesRead());
-        Tombstones.record(batch, source, load, DELETE, marker);
-        source = batch.scope().materialize(Tombstones.withoutOlderThanTombstones(spark, name, source, load, DELETE));
-        side = SourceSide.of(source, SourceSide.scopeColumns(table, load));
-        olderThanTombstones = chosen - side.rows();
-        if (olderThanTombstones > 0) {
-          LOG.info("Table {} batch {}: {} row(s) left out: their key was deleted with a newer precombine value",
-              name, batch.batchId(), olderThanTombstones);
-        }
-      } else {
-        side = SourceSide.of(source, mode == WriteMode.MERGE ? SourceSide.scopeColumns(table, load) : List.of());
-      }
+      side = SourceSide.of(source, mode == WriteMode.MERGE ? SourceSide.scopeColumns(table, load) : List.of());
     }
     side.restriction().ifPresent(on -> LOG.info("Table {} batch {}: the MERGE reads only the batch's partitions: {}",
         name, batch.batchId(), on));
-    // The rows are fixed now (cached, materialized): they are the manifest's generations only if
-    // no object moved since it was opened.
-    generations.requireUnchanged(batch, input.extracted().filesRead());
+    if (!tombstones) {
+      // The rows are fixed now (cached, materialized): they are the manifest's generations only if
+      // no object moved since it was opened. Checked before the batch's one commit.
+      generations.requireUnchanged(batch, input.extracted().filesRead());
+    }
 
     if (side.rows() == 0) {
       return commitMarkerOnly(batch, table, marker, mode, new Counts(0, 0, olderThanTombstones, 0));
@@ -303,7 +321,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     String name = batch.table();
     switch (mode) {
       case MERGE -> {
-        String view = "files2iceberg_batch_" + batch.batchId().replaceAll("[^A-Za-z0-9_]", "_");
+        String view = MergeSql.view("batch", batch.batchId());
         batch.scope().view(view, source);
         List<String> tableColumns = List.of(source.columns()).stream().filter(c -> !InternalColumns.isInternal(c))
             .toList();
@@ -360,16 +378,12 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
    */
   private static String mergeInto(String table, String view, Load load, Optional<String> restriction,
       boolean deletes, String update, String insert) {
-    List<String> on = new ArrayList<>();
-    for (String key : load.primaryKey()) {
-      on.add("t." + quote(key) + " = s." + quote(key));
-    }
-    restriction.ifPresent(on::add);
+    String on = MergeSql.keysMatch(load.primaryKey()) + restriction.map(r -> " AND " + r).orElse("");
     String matched = load.precombineField()
         .map(field -> " AND (t." + quote(field) + " IS NULL OR s." + quote(field) + " >= t." + quote(field) + ")")
         .orElse("");
     String delete = "s." + quote(DELETE);
-    return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + String.join(" AND ", on)
+    return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + on
         + (deletes ? " WHEN MATCHED" + matched + " AND " + delete + " THEN DELETE" : "")
         + " WHEN MATCHED" + matched + " THEN " + update
         + " WHEN NOT MATCHED" + (deletes ? " AND NOT " + delete : "") + " THEN " + insert;

@@ -66,16 +66,16 @@ final class Tombstones {
    *
    * @param rows the batch's rows, one per key, with the key, the precombine field and {@code
    *     deleteColumn}
-   * @return the deletes the batch carries
+   * @param count how many of the rows are deletes (the caller counted them with the rows)
    */
-  static long record(LoadBatch batch, Dataset<Row> rows, Load load, String deleteColumn, Map<String, String> marker) {
+  static void record(LoadBatch batch, Dataset<Row> rows, Load load, String deleteColumn, long count,
+      Map<String, String> marker) {
+    if (count == 0) {
+      return;
+    }
     SparkSession spark = batch.spark();
     String name = tableOf(batch.table());
     Dataset<Row> deletes = rows.where(column(deleteColumn));
-    long count = deletes.count();
-    if (count == 0) {
-      return 0;
-    }
     List<String> columns = columns(load);
     StructType schema = rows.schema();
     List<SourceColumn> definitions = new ArrayList<>();
@@ -93,26 +93,21 @@ final class Tombstones {
     }
     if (CommitMarker.find(table, batch.batchId()).isPresent()) {
       LOG.info("Table {} batch {}: its {} delete(s) are in {} already", batch.table(), batch.batchId(), count, name);
-      return count;
+      return;
     }
     List<Column> select = new ArrayList<>();
     columns.forEach(c -> select.add(column(c)));
     select.add(functions.lit(batch.batchId()).as(BATCH_ID));
     select.add(functions.lit(Timestamp.from(batch.startedAt())).as(DELETED_AT));
-    String view = "files2iceberg_deletes_" + batch.batchId().replaceAll("[^A-Za-z0-9_]", "_");
+    String view = MergeSql.view("deletes", batch.batchId());
     batch.scope().view(view, deletes.select(select.toArray(Column[]::new)));
-    List<String> on = new ArrayList<>();
-    for (String key : load.primaryKey()) {
-      on.add("t." + quote(key) + " = s." + quote(key));
-    }
     String pre = quote(load.precombineField().orElseThrow());
     String merge = "MERGE INTO " + quoteTable(name) + " AS t USING " + quote(view) + " AS s ON "
-        + String.join(" AND ", on)
+        + MergeSql.keysMatch(load.primaryKey())
         + " WHEN MATCHED AND s." + pre + " IS NOT NULL AND (t." + pre + " IS NULL OR s." + pre + " > t." + pre + ")"
         + " THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
     IcebergTables.writeMarked(marker, () -> spark.sql(merge));
     LOG.info("Table {} batch {}: {} delete(s) recorded in {}", batch.table(), batch.batchId(), count, name);
-    return count;
   }
 
   /**
@@ -120,6 +115,8 @@ final class Tombstones {
    * of their key with a precombine value strictly higher than theirs (a row without a value is
    * older than any tombstone with one). Deletes pass: the MERGE's own precombine condition decides
    * them.
+   *
+   * @return {@code rows} itself when the table has no tombstone yet
    */
   static Dataset<Row> withoutOlderThanTombstones(SparkSession spark, String table, Dataset<Row> rows, Load load,
       String deleteColumn) {
