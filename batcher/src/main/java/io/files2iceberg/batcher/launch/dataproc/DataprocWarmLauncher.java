@@ -193,17 +193,19 @@ public final class DataprocWarmLauncher implements Launcher {
     String name = WarmRequest.name(manifest.batchId(), attempt);
     WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
         WarmRequest.fingerprint(manifest.deployment().job()));
-    Optional<String> runner = folder.runner(name);
+    // Ordering: the request is looked for before its runner. A driver creates running/<name>
+    // before it deletes the request, so a request found absent was taken (or finished) before
+    // that read, and its runner, if any, is already there for the next one. Read the other way
+    // round, a driver taking the request between the two reads would hide a live attempt.
     String jobId;
-    if (runner.isPresent()) {
-      if (!isAlive(folder, runner.get())) {
+    if (folder.waiting(name).isPresent()) {
+      jobId = "warm driver";
+    } else {
+      Optional<String> runner = folder.runner(name);
+      if (runner.isEmpty() || !isAlive(folder, runner.get())) {
         return Optional.empty();
       }
       jobId = runner.get();
-    } else if (folder.waiting(name).isPresent()) {
-      jobId = "warm driver";
-    } else {
-      return Optional.empty();
     }
     LOG.info("Table {} batch {}: attempt {} is still with the warm driver in {}", manifest.table(), manifest.batchId(),
         attempt, folder);
