@@ -1,16 +1,13 @@
 package io.files2iceberg.batcher.launch;
 
-import io.files2iceberg.core.manifest.AtomicFile;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
-import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.JobSettings;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -54,8 +51,10 @@ public final class WarmLocalLauncher implements Launcher {
 
   private final LocalSparkLauncher perBatch;
   private final Path folder;
+  private final LocalWarmFolder requests;
   private final JobSettings job;
   private final AttemptResults results = AttemptResults.withDefaultStorage();
+  private final WarmJob.Drivers drivers = new LocalDrivers();
 
   /**
    * @param perBatch the job's build, whose command starts the driver; it also runs {@link #launchMain}
@@ -67,6 +66,7 @@ public final class WarmLocalLauncher implements Launcher {
   public WarmLocalLauncher(LocalSparkLauncher perBatch, Path folder, JobSettings job) {
     this.perBatch = Objects.requireNonNull(perBatch, "perBatch");
     this.folder = folder.toAbsolutePath().normalize();
+    this.requests = new LocalWarmFolder(this.folder);
     this.job = Objects.requireNonNull(job, "job");
   }
 
@@ -112,10 +112,8 @@ public final class WarmLocalLauncher implements Launcher {
     Objects.requireNonNull(manifest, "manifest");
     WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
         WarmRequest.fingerprint(manifest.deployment().job()));
-    Path requests = folder.resolve(WarmRequest.REQUESTS);
     try {
-      Files.createDirectories(requests);
-      AtomicFile.replace(requests.resolve(request.name()), request.toJson());
+      requests.write(request);
     } catch (IOException e) {
       throw new LaunchException("Cannot hand table " + manifest.table() + " batch " + manifest.batchId() + " attempt "
           + attempt + " to the warm driver in " + folder + ": " + e, true, e);
@@ -123,8 +121,7 @@ public final class WarmLocalLauncher implements Launcher {
     long pid = ensureDriver(manifest.deployment().job(), manifest.table(), manifest.batchId());
     LOG.info("Table {} batch {}: attempt {} handed to the warm driver (pid {}), log {}", manifest.table(),
         manifest.batchId(), attempt, pid, log());
-    return new WarmJob(request, manifest.deployment().job(), AttemptResult.locationBeside(manifestUri, attempt),
-        "warm driver pid " + pid);
+    return watch(request, manifest.deployment().job(), manifestUri, attempt, "warm driver pid " + pid);
   }
 
   /**
@@ -134,17 +131,16 @@ public final class WarmLocalLauncher implements Launcher {
   @Override
   public Optional<LaunchedJob> reattach(BatchManifest manifest, String manifestUri, int attempt) {
     String name = WarmRequest.name(manifest.batchId(), attempt);
-    Path waiting = folder.resolve(WarmRequest.REQUESTS).resolve(name);
     WarmRequest request;
     String jobId = "warm driver";
-    if (Files.isRegularFile(waiting)) {
+    if (requests.isWaiting(name)) {
       try {
-        request = WarmRequest.fromJson(Files.readString(waiting), waiting.toString());
+        request = requests.readWaiting(name);
       } catch (IOException | IllegalArgumentException e) {
         return Optional.empty();
       }
     } else {
-      Optional<Long> runner = runningPid(name);
+      Optional<Long> runner = requests.runningPid(name);
       if (runner.isEmpty() || !isDriver(runner.get())) {
         return Optional.empty();
       }
@@ -154,8 +150,13 @@ public final class WarmLocalLauncher implements Launcher {
     }
     LOG.info("Table {} batch {}: attempt {} is still with the warm driver in {}", manifest.table(), manifest.batchId(),
         attempt, folder);
-    return Optional.of(new WarmJob(request, manifest.deployment().job(),
-        AttemptResult.locationBeside(manifestUri, attempt), jobId));
+    return Optional.of(watch(request, manifest.deployment().job(), manifestUri, attempt, jobId));
+  }
+
+  /** The job that watches the attempt's request; its result is read beside the manifest. */
+  private WarmJob watch(WarmRequest request, JobSettings settings, String manifestUri, int attempt, String jobId) {
+    return new WarmJob(requests, drivers, results, POLL, request, settings,
+        AttemptResult.locationBeside(manifestUri, attempt), jobId);
   }
 
   /** Another main runs in a JVM of its own, as {@link LocalSparkLauncher#launchMain} runs it. */
@@ -259,25 +260,6 @@ public final class WarmLocalLauncher implements Launcher {
         + folder.resolve(WarmRequest.DRIVER_LOG), true);
   }
 
-  /** The pid of the driver that has taken the request, when one has. */
-  private Optional<Long> runningPid(String name) {
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder.resolve(WarmRequest.RUNNING), name + ".*")) {
-      for (Path running : stream) {
-        String pid = running.getFileName().toString().substring(name.length() + 1);
-        try {
-          return Optional.of(Long.parseLong(pid));
-        } catch (NumberFormatException e) {
-          LOG.warn("Ignoring {}: not a running request", running);
-        }
-      }
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new LaunchException("Cannot read " + folder.resolve(WarmRequest.RUNNING) + ": " + e, true, e);
-    }
-    return Optional.empty();
-  }
-
   private static void sleep() {
     try {
       TimeUnit.MILLISECONDS.sleep(POLL.toMillis());
@@ -293,110 +275,29 @@ public final class WarmLocalLauncher implements Launcher {
   }
 
   /**
-   * One batch with the warm driver, watched through its request: waiting, running under a driver's
-   * pid, then ended with its result beside the manifest. A request looks to move only forward, so
-   * its states are read in that order.
+   * The drivers of this folder, as its warm jobs ask after them: a driver is a live process of
+   * this folder, named by its pid.
    */
-  private final class WarmJob implements LaunchedJob {
-    private final WarmRequest request;
-    private final JobSettings settings;
-    private final String resultLocation;
-    private final String jobId;
-    private volatile boolean cancelled;
-    private JobResult result;
-
-    WarmJob(WarmRequest request, JobSettings settings, String resultLocation, String jobId) {
-      this.request = request;
-      this.settings = settings;
-      this.resultLocation = resultLocation;
-      this.jobId = jobId;
-    }
-
-    /** {@code warm driver pid <pid>}: the driver alive when the request was handed over. */
+  private final class LocalDrivers implements WarmJob.Drivers {
     @Override
-    public String jobId() {
-      return jobId;
+    public boolean isAlive(String driverId) {
+      return isDriver(Long.parseLong(driverId));
     }
 
     @Override
-    public Optional<String> log() {
+    public String name(String driverId) {
+      return "(pid " + driverId + ")";
+    }
+
+    @Override
+    public void ensureDriver(JobSettings settings, String table, String batchId) {
+      WarmLocalLauncher.this.ensureDriver(settings, table, batchId);
+    }
+
+    /** Every run's output goes to the one {@code driver.log}. */
+    @Override
+    public Optional<String> log(String jobId) {
       return WarmLocalLauncher.this.log();
-    }
-
-    @Override
-    public synchronized Optional<JobResult> await(Duration timeout) throws InterruptedException {
-      long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-      while (result == null) {
-        result = poll().orElse(null);
-        if (result != null) {
-          LOG.info("Table {} batch {}: attempt {} with the warm driver ended: {}", request.table(), request.batchId(),
-              request.attempt(), result.detail());
-          break;
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return Optional.empty();
-        }
-        TimeUnit.NANOSECONDS.sleep(Math.min(left, POLL.toNanos()));
-      }
-      return Optional.of(result);
-    }
-
-    /** The run's result once it has ended; empty while it waits or runs. */
-    private Optional<JobResult> poll() {
-      if (Files.isRegularFile(folder.resolve(WarmRequest.REQUESTS).resolve(request.name()))) {
-        if (liveDriver().isEmpty()) {
-          // The driver exited (idle, retired, killed) after the request was written.
-          ensureDriver(settings, request.table(), request.batchId());
-        }
-        return Optional.empty();
-      }
-      Optional<Long> runner = runningPid(request.name());
-      if (runner.isPresent() && isDriver(runner.get())) {
-        return Optional.empty();
-      }
-      Optional<AttemptResult> written = results.read(resultLocation);
-      if (written.isPresent() && !cancelled) {
-        return Optional.of(AttemptResults.toJobResult(written.get(), log()));
-      }
-      String detail;
-      if (cancelled) {
-        detail = "the job was cancelled (its Spark job group " + request.jobGroup() + " in the warm driver)";
-      } else if (runner.isPresent()) {
-        detail = "the warm driver (pid " + runner.get() + ") ended while running attempt " + request.attempt()
-            + ", without writing its result";
-      } else {
-        detail = "the request of attempt " + request.attempt() + " left the warm driver's folder " + folder
-            + " without a result";
-      }
-      return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(), detail, false, log()));
-    }
-
-    /**
-     * A waiting request is withdrawn (no driver runs it); a running one's job group is cancelled
-     * by its driver, which then writes its result as the job does.
-     */
-    @Override
-    public void cancel() {
-      if (result != null) {
-        return;
-      }
-      cancelled = true;
-      try {
-        if (Files.deleteIfExists(folder.resolve(WarmRequest.REQUESTS).resolve(request.name()))) {
-          LOG.warn("Table {} batch {}: attempt {} withdrawn before the warm driver took it", request.table(),
-              request.batchId(), request.attempt());
-          return;
-        }
-        Path cancel = folder.resolve(WarmRequest.CANCEL).resolve(request.name());
-        Files.createDirectories(cancel.getParent());
-        Files.writeString(cancel, "");
-        LOG.warn("Table {} batch {}: cancelling attempt {} (job group {}) in the warm driver", request.table(),
-            request.batchId(), request.attempt(), request.jobGroup());
-      } catch (IOException e) {
-        LOG.error("Table {} batch {}: cannot cancel attempt {} in the warm driver in {}: {}", request.table(),
-            request.batchId(), request.attempt(), folder, e.toString());
-      }
     }
   }
 }

@@ -7,15 +7,14 @@ import com.google.cloud.dataproc.v1.JobControllerSettings;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.batcher.launch.AttemptResults;
-import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.batcher.launch.SparkMainRun;
+import io.files2iceberg.batcher.launch.WarmJob;
 import io.files2iceberg.batcher.launch.dataproc.WarmDrivers.DriverState;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
-import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.JobSettings;
@@ -24,7 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -32,7 +30,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -179,8 +176,7 @@ public final class DataprocWarmLauncher implements Launcher {
     String driver = ensureDriver(folder, manifest.deployment().job(), manifest.table(), manifest.batchId());
     LOG.info("Table {} batch {}: attempt {} handed to the warm driver {} in {}: {}", manifest.table(),
         manifest.batchId(), attempt, driver, folder, drivers.consoleUrl(driver));
-    return new WarmJob(folder, request, manifest.deployment().job(),
-        AttemptResult.locationBeside(manifestUri, attempt), driver);
+    return watch(folder, request, manifest.deployment().job(), manifestUri, attempt, driver);
   }
 
   /**
@@ -197,22 +193,30 @@ public final class DataprocWarmLauncher implements Launcher {
     String name = WarmRequest.name(manifest.batchId(), attempt);
     WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
         WarmRequest.fingerprint(manifest.deployment().job()));
-    Optional<String> runner = folder.runner(name);
+    // Ordering: the request is looked for before its runner. A driver creates running/<name>
+    // before it deletes the request, so a request found absent was taken (or finished) before
+    // that read, and its runner, if any, is already there for the next one. Read the other way
+    // round, a driver taking the request between the two reads would hide a live attempt.
     String jobId;
-    if (runner.isPresent()) {
-      if (!isAlive(folder, runner.get())) {
+    if (folder.waiting(name).isPresent()) {
+      jobId = "warm driver";
+    } else {
+      Optional<String> runner = folder.runner(name);
+      if (runner.isEmpty() || !isAlive(folder, runner.get())) {
         return Optional.empty();
       }
       jobId = runner.get();
-    } else if (folder.waiting(name).isPresent()) {
-      jobId = "warm driver";
-    } else {
-      return Optional.empty();
     }
     LOG.info("Table {} batch {}: attempt {} is still with the warm driver in {}", manifest.table(), manifest.batchId(),
         attempt, folder);
-    return Optional.of(new WarmJob(folder, request, manifest.deployment().job(),
-        AttemptResult.locationBeside(manifestUri, attempt), jobId));
+    return Optional.of(watch(folder, request, manifest.deployment().job(), manifestUri, attempt, jobId));
+  }
+
+  /** The job that watches the attempt's request; its result is read beside the manifest. */
+  private WarmJob watch(GcsWarmFolder folder, WarmRequest request, JobSettings settings, String manifestUri,
+      int attempt, String jobId) {
+    return new WarmJob(folder, new FolderDrivers(folder), results, polling.interval(), request, settings,
+        AttemptResult.locationBeside(manifestUri, attempt), jobId);
   }
 
   /** Another main runs as a Dataproc Serverless batch of its own, as {@link DataprocLauncher} runs it. */
@@ -289,113 +293,35 @@ public final class DataprocWarmLauncher implements Launcher {
   }
 
   /**
-   * One batch with a warm driver on Dataproc, watched through its request: waiting, taken by a
-   * driver, then ended with its result beside the manifest. A request moves only forward, so its
-   * states are read in that order.
+   * The drivers of one folder, as its warm jobs ask after them: a driver is a Dataproc batch or
+   * job, named by its id, alive as {@link #isAlive} decides.
    */
-  private final class WarmJob implements LaunchedJob {
+  private final class FolderDrivers implements WarmJob.Drivers {
     private final GcsWarmFolder folder;
-    private final WarmRequest request;
-    private final JobSettings settings;
-    private final String resultLocation;
-    private final String jobId;
-    private volatile boolean cancelled;
-    private JobResult result;
 
-    WarmJob(GcsWarmFolder folder, WarmRequest request, JobSettings settings, String resultLocation, String jobId) {
+    FolderDrivers(GcsWarmFolder folder) {
       this.folder = folder;
-      this.request = request;
-      this.settings = settings;
-      this.resultLocation = resultLocation;
-      this.jobId = jobId;
-    }
-
-    /** The driver's Dataproc id when the request was handed over. */
-    @Override
-    public String jobId() {
-      return jobId;
     }
 
     @Override
-    public Optional<String> log() {
+    public boolean isAlive(String driverId) {
+      return DataprocWarmLauncher.this.isAlive(folder, driverId);
+    }
+
+    @Override
+    public String name(String driverId) {
+      return driverId;
+    }
+
+    @Override
+    public void ensureDriver(JobSettings settings, String table, String batchId) {
+      DataprocWarmLauncher.this.ensureDriver(folder, settings, table, batchId);
+    }
+
+    /** The driver's console page, when the job id names a driver (not a request still waiting). */
+    @Override
+    public Optional<String> log(String jobId) {
       return jobId.startsWith("f2i-warm-") ? Optional.of(drivers.consoleUrl(jobId)) : Optional.empty();
-    }
-
-    @Override
-    public synchronized Optional<JobResult> await(Duration timeout) throws InterruptedException {
-      long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-      while (result == null) {
-        result = poll().orElse(null);
-        if (result != null) {
-          LOG.info("Table {} batch {}: attempt {} with the warm driver ended: {}", request.table(), request.batchId(),
-              request.attempt(), result.detail());
-          break;
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return Optional.empty();
-        }
-        TimeUnit.NANOSECONDS.sleep(Math.min(left, polling.interval().toNanos()));
-      }
-      return Optional.of(result);
-    }
-
-    /** The run's result once it has ended; empty while it waits or runs. */
-    private Optional<JobResult> poll() {
-      String name = request.name();
-      boolean waiting = folder.isWaiting(name);
-      Optional<String> runner = folder.runner(name);
-      if (runner.isPresent()) {
-        if (isAlive(folder, runner.get())) {
-          return Optional.empty();
-        }
-      } else if (waiting) {
-        if (!cancelled) {
-          // The driver may have exited (idle, retired, ended) after the request was written.
-          ensureDriver(folder, settings, request.table(), request.batchId());
-        }
-        return Optional.empty();
-      }
-      Optional<AttemptResult> written = results.read(resultLocation);
-      if (written.isPresent() && !cancelled) {
-        return Optional.of(AttemptResults.toJobResult(written.get(), log()));
-      }
-      String detail;
-      if (cancelled) {
-        detail = "the job was cancelled (its Spark job group " + request.jobGroup() + " in the warm driver)";
-      } else if (runner.isPresent()) {
-        detail = "the warm driver " + runner.get() + " ended while running attempt " + request.attempt()
-            + ", without writing its result";
-      } else {
-        detail = "the request of attempt " + request.attempt() + " left the warm driver's folder " + folder
-            + " without a result";
-      }
-      return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(), detail, false, log()));
-    }
-
-    /**
-     * A waiting request is withdrawn (no driver runs it); a taken one's job group is cancelled by
-     * its driver, which then writes its result as the job does.
-     */
-    @Override
-    public void cancel() {
-      if (result != null) {
-        return;
-      }
-      cancelled = true;
-      try {
-        if (folder.withdraw(request.name())) {
-          LOG.warn("Table {} batch {}: attempt {} withdrawn before a warm driver took it", request.table(),
-              request.batchId(), request.attempt());
-          return;
-        }
-        folder.cancel(request.name());
-        LOG.warn("Table {} batch {}: cancelling attempt {} (job group {}) in the warm driver", request.table(),
-            request.batchId(), request.attempt(), request.jobGroup());
-      } catch (LaunchException e) {
-        LOG.error("Table {} batch {}: cannot cancel attempt {} in the warm driver in {}: {}", request.table(),
-            request.batchId(), request.attempt(), folder, e.getMessage());
-      }
     }
   }
 }

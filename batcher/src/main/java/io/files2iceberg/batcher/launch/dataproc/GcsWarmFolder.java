@@ -6,6 +6,7 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import io.files2iceberg.batcher.launch.LaunchException;
+import io.files2iceberg.batcher.launch.WarmFolder;
 import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,7 @@ import java.util.Optional;
  * it writes requests, withdraws or cancels them, and reads who took them and who holds the
  * folder. The driver's side is {@code io.files2iceberg.sparkjob.warm.GcsDriverFolder}.
  */
-final class GcsWarmFolder {
+final class GcsWarmFolder implements WarmFolder {
   private final Storage storage;
   private final String bucket;
   private final String prefix;
@@ -36,7 +37,8 @@ final class GcsWarmFolder {
   }
 
   /** {@code gs://<bucket>/<prefix>/}, as the driver is given it. */
-  String location() {
+  @Override
+  public String location() {
     return "gs://" + bucket + "/" + prefix;
   }
 
@@ -52,9 +54,18 @@ final class GcsWarmFolder {
     }
   }
 
-  /** Whether the request is still in {@code requests/} (waiting, or taken and not yet removed). */
-  boolean isWaiting(String name) {
-    return get(WarmRequest.REQUESTS + "/" + name).isPresent();
+  /**
+   * Taken while {@code running/<name>} exists, even while the request is still in {@code
+   * requests/} too: a driver creates {@code running/<name>} before it deletes the request.
+   */
+  @Override
+  public RequestState state(String name) {
+    boolean waiting = get(WarmRequest.REQUESTS + "/" + name).isPresent();
+    Optional<String> runner = runner(name);
+    if (runner.isPresent()) {
+      return RequestState.takenBy(runner.get());
+    }
+    return waiting ? RequestState.waiting() : RequestState.gone();
   }
 
   /** The request's waiting JSON, when it waits. */
@@ -77,7 +88,8 @@ final class GcsWarmFolder {
    * Deletes the waiting request. True when this delete removed it: then no driver runs it (a
    * driver runs only a request its own delete removed).
    */
-  boolean withdraw(String name) {
+  @Override
+  public boolean withdraw(String name) {
     BlobId id = object(WarmRequest.REQUESTS + "/" + name);
     try {
       return storage.delete(id);
@@ -87,7 +99,8 @@ final class GcsWarmFolder {
   }
 
   /** Asks the driver running the request to cancel its Spark job group. */
-  void cancel(String name) {
+  @Override
+  public void cancel(String name) {
     BlobId id = object(WarmRequest.CANCEL + "/" + name);
     try {
       storage.create(BlobInfo.newBuilder(id).build(), new byte[0]);

@@ -34,6 +34,10 @@ import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.warm.DriverFolder;
 import io.files2iceberg.sparkjob.warm.GcsDriverFolder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,6 +47,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -291,6 +296,27 @@ class DataprocWarmLauncherTest {
   }
 
   @Test
+  void recoveryReattachesToARequestADriverTakesWhileRecoveryLooksForIt() throws Exception {
+    serverless().launch(manifest(BATCH_ID), MANIFEST_URI, 1);
+    DataprocWarmLauncher recovering = serverless();
+    String name = WarmRequest.name(BATCH_ID, 1);
+    // The driver takes the request (running/ created, then the request deleted) right after
+    // recovery's first look into the folder, whichever object that look reads.
+    afterFirstFolderRead.set(() -> {
+      try {
+        assertThat(driverSide().take(name, DRIVER_1)).isEqualTo(DriverFolder.Take.TAKEN);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+
+    Optional<LaunchedJob> reattached = recovering.reattach(manifest(BATCH_ID), MANIFEST_URI, 1);
+
+    assertThat(afterFirstFolderRead.get()).as("the driver took the request during the lookup").isNull();
+    assertThat(reattached).as("an attempt a live driver runs is reattached, never taken for dead").isPresent();
+  }
+
+  @Test
   void aClusterDriverWithoutAClusterIsAConfigurationErrorNamingTheKey() {
     JobSettings noCluster = job.withWarmDataproc(JobSettings.WarmPlace.CLUSTER, Optional.empty());
 
@@ -319,6 +345,34 @@ class DataprocWarmLauncherTest {
         StandardCharsets.UTF_8);
   }
 
+  /** Run once, right after the launcher's next read of a request or of its runner; then cleared. */
+  private final AtomicReference<Runnable> afterFirstFolderRead = new AtomicReference<>();
+
+  /**
+   * The launcher's view of the bucket: the same objects, with {@link #afterFirstFolderRead} run
+   * between one of its folder reads and the next, as a driver taking a request at that moment would.
+   */
+  private Storage racing(Storage bucket) {
+    return (Storage) Proxy.newProxyInstance(Storage.class.getClassLoader(), new Class<?>[] {Storage.class},
+        (proxy, method, args) -> {
+          Object answer;
+          try {
+            answer = method.invoke(bucket, args == null ? new Object[0] : args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+          if (method.getName().equals("get") && args != null && args[0] instanceof BlobId id
+              && (id.getName().contains("/" + WarmRequest.REQUESTS + "/")
+                  || id.getName().contains("/" + WarmRequest.RUNNING + "/"))) {
+            Runnable hook = afterFirstFolderRead.getAndSet(null);
+            if (hook != null) {
+              hook.run();
+            }
+          }
+          return answer;
+        });
+  }
+
   private GcsDriverFolder driverSide() {
     return new GcsDriverFolder(storage, FOLDER, Clock.systemUTC());
   }
@@ -339,7 +393,7 @@ class DataprocWarmLauncherTest {
   private DataprocWarmLauncher launcher(JobSettings settings, WarmDrivers drivers) throws Exception {
     AttemptResults results = new AttemptResults(() -> storage);
     DataprocWarmLauncher launcher = new DataprocWarmLauncher(settings, drivers,
-        new DataprocLauncher(settings, "lake-prod", dataproc.client(), polling(), results), storage, polling(),
+        new DataprocLauncher(settings, "lake-prod", dataproc.client(), polling(), results), racing(storage), polling(),
         results, Clock.systemUTC());
     opened.add(launcher);
     return launcher;
