@@ -360,7 +360,7 @@ variable "reconcile_stuck_after" {
 }
 
 variable "reconcile_fix" {
-  description = "reconcile --fix: record the data files and markers no notification recorded, as if notified; false: report only (the run fails on drift, for the alert)."
+  description = "reconcile --fix: record the data files and markers no notification recorded, as if notified (the run still fails, for the alert, on files gone from the bucket and partitions stuck READY, which it never fixes); false: report only (the run fails on any drift)."
   type        = bool
   default     = false
 }

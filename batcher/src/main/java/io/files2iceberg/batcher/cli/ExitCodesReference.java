@@ -14,14 +14,14 @@ final class ExitCodesReference {
     ReferencePages.header(page, "Exit codes");
     page.append("## `bin/files2iceberg`\n\n")
         .append("| code | meaning |\n|---|---|\n")
-        .append("| `0` | done: nothing failed (`reconcile`: no drift, or drift fixed) |\n")
+        .append("| `0` | done: nothing failed (`reconcile`: no drift, or `--fix` recorded all of it) |\n")
         .append(row(Files2Iceberg.EXIT_FAILED, "failed while running: the message on stderr names the table,"
             + " partition, batch or file at fault (`batch run-once`: a batch failed; `local --until-idle`: a"
             + " partition ran out of attempts)"))
         .append(row(Files2Iceberg.EXIT_INVALID, "invalid configuration or usage: every problem is listed, each"
             + " with the file, the key path or the option and the reason; nothing was changed"))
-        .append(row(ReconcileCommand.EXIT_DRIFT, "`reconcile` found drift and was not asked to `--fix` it,"
-            + " so a scheduled run can alert"))
+        .append(row(ReconcileCommand.EXIT_DRIFT, "`reconcile` left drift: found without `--fix`, or drift `--fix`"
+            + " never fixes (files gone from the bucket, partitions stuck READY), so a scheduled run can alert"))
         .append("| `130` | `demo` interrupted (Ctrl-C): it stopped the listener; the next run finishes the work |\n")
         .append("\n## The Spark job\n\n")
         .append("What a run of the job exits with, and what the batcher does with it (see\n")

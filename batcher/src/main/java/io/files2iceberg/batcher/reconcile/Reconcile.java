@@ -66,6 +66,15 @@ public final class Reconcile {
       return !missingFiles.isEmpty() || !markedNotReady.isEmpty() || !deletedFiles.isEmpty()
           || !stuckPartitions.isEmpty();
     }
+
+    /**
+     * Whether drift is left after this run: a fix records the missing files and markers, never
+     * the gone files or the stuck partitions, which stay for an operator (and for the alert on a
+     * scheduled run).
+     */
+    public boolean hasDriftLeft() {
+      return fixed ? !deletedFiles.isEmpty() || !stuckPartitions.isEmpty() : hasDrift();
+    }
   }
 
   private static final Set<FileState> LEFT_OUT =

@@ -31,11 +31,11 @@ import picocli.CommandLine.Option;
       "reports: data files the ledger never recorded (lost notifications), partitions with a success marker",
       "that are not READY, recorded files gone from the bucket, and partitions READY for longer than",
       "--stuck-after. --fix records the missing files and markers as if notified. Designed for a schedule.",
-      "Exit codes: 0 no drift (or fixed), 3 drift found without --fix, 1 failed while running, 2 invalid",
-      "configuration or usage."
+      "Exit codes: 0 no drift (or all of it fixed), 3 drift left (found without --fix, or gone files and",
+      "stuck partitions, which --fix never fixes), 1 failed while running, 2 invalid configuration or usage."
     })
 public final class ReconcileCommand implements Callable<Integer> {
-  /** Exit code when drift was found and not fixed: a scheduled run alerts on it. */
+  /** Exit code when drift is left after the run (found without --fix, or not fixable by it): a scheduled run alerts on it. */
   public static final int EXIT_DRIFT = 3;
 
   @Mixin OperatorOptions options;
@@ -93,8 +93,7 @@ public final class ReconcileCommand implements Callable<Integer> {
       } else {
         reports.forEach(report -> print(report, out));
       }
-      boolean drift = reports.stream().anyMatch(Reconcile.Report::hasDrift);
-      return drift && !(fix && !dryRun) ? EXIT_DRIFT : 0;
+      return reports.stream().anyMatch(Reconcile.Report::hasDriftLeft) ? EXIT_DRIFT : 0;
     });
   }
 
