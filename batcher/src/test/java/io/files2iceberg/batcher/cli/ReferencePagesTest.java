@@ -2,9 +2,8 @@ package io.files2iceberg.batcher.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.files2iceberg.core.docs.GeneratedFile;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -32,14 +31,6 @@ class ReferencePagesTest {
   }
 
   private static String assertGenerated(String file, String generated) throws IOException {
-    Path path = ROOT.resolve(file);
-    if (Boolean.getBoolean("files2iceberg.docs.regenerate")) {
-      Files.writeString(path, generated, StandardCharsets.UTF_8);
-    }
-    String committed = Files.exists(path) ? Files.readString(path, StandardCharsets.UTF_8) : "";
-    assertThat(committed)
-        .as("%s is not what the command line generates; regenerate it with %s", file, ReferencePages.REGENERATE)
-        .isEqualTo(generated);
-    return committed;
+    return GeneratedFile.assertCommitted(ROOT.resolve(file), generated, "the command line", ReferencePages.REGENERATE);
   }
 }

@@ -2,13 +2,12 @@ package io.files2iceberg.batcher.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.files2iceberg.core.docs.GeneratedFile;
 import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.metrics.MeterDescription;
 import io.files2iceberg.listener.handle.ListenerMeter;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -35,15 +34,8 @@ class ReferencePagesTest {
   }
 
   private static void assertPage(String name, String generated) throws IOException {
-    Path page = DOCS.resolve(name);
-    if (Boolean.getBoolean("files2iceberg.docs.regenerate")) {
-      Files.createDirectories(DOCS);
-      Files.writeString(page, generated, StandardCharsets.UTF_8);
-    }
-    assertThat(page).as("%s exists; generate it with -Dfiles2iceberg.docs.regenerate=true", page).isRegularFile();
-    assertThat(Files.readString(page, StandardCharsets.UTF_8))
-        .as("%s is what the code generates; regenerate it with -Dfiles2iceberg.docs.regenerate=true", page)
-        .isEqualTo(generated);
+    GeneratedFile.assertCommitted(DOCS.resolve(name), generated, "the generator of the meter and label lists",
+        "-D" + GeneratedFile.REGENERATE + "=true");
   }
 
   static String metrics() {

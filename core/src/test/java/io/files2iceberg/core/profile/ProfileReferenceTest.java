@@ -10,8 +10,8 @@ import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigRenderOptions;
+import io.files2iceberg.core.docs.GeneratedFile;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,7 +32,6 @@ class ProfileReferenceTest {
 
   private static final Path ROOT = Path.of("..");
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String REGENERATE = "files2iceberg.docs.regenerate";
 
   @Test
   void referencePageIsTheOneGeneratedFromProfileKeys() throws IOException {
@@ -117,16 +116,8 @@ class ProfileReferenceTest {
   }
 
   private static void assertGenerated(String file, String generated) throws IOException {
-    Path path = ROOT.resolve(file);
-    if (Boolean.getBoolean(REGENERATE)) {
-      Files.createDirectories(path.getParent());
-      Files.writeString(path, generated, StandardCharsets.UTF_8);
-    }
-    String committed = Files.exists(path) ? Files.readString(path, StandardCharsets.UTF_8) : "";
-    assertThat(committed)
-        .as("%s is not what ProfileKeys generates; regenerate it with"
-            + " mvn -o -B -pl core test -Dtest=ProfileReferenceTest -D%s=true", file, REGENERATE)
-        .isEqualTo(generated);
+    GeneratedFile.assertCommitted(ROOT.resolve(file), generated, "ProfileKeys",
+        "mvn -o -B -pl core test -Dtest=ProfileReferenceTest -D" + GeneratedFile.REGENERATE + "=true");
   }
 
   private static Set<ValidationMessage> errors(JsonNode profile) {
