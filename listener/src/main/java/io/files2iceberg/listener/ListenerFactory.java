@@ -1,13 +1,13 @@
 package io.files2iceberg.listener;
 
 import com.google.cloud.storage.Storage;
-import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ListenerSettings;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.storage.StorageClients;
 import io.files2iceberg.listener.handle.NotificationHandler;
 import io.files2iceberg.listener.handle.ObjectListing;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,10 +89,10 @@ final class ListenerFactory {
     return Ledgers.open(profiles.deployment().ledger(), clock);
   }
 
-  /** The Cloud Storage client, with application default credentials. */
+  /** The Cloud Storage client of the deployment's {@code storage} section ({@link StorageClients}). */
   @Singleton
-  Storage storage() {
-    return StorageOptions.getDefaultInstance().getService();
+  Storage storage(ProfileRegistry profiles) {
+    return StorageClients.create(profiles.deployment().storage());
   }
 
   /**

@@ -70,7 +70,7 @@ public final class BackfillCommand implements Callable<Integer> {
         ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
         return Files2Iceberg.EXIT_INVALID;
       }
-      Backfill.Report report = new Backfill(OperatorTable.listing(), opened.ledger(), Clock.systemUTC())
+      Backfill.Report report = new Backfill(OperatorTable.listing(opened.registry()), opened.ledger(), Clock.systemUTC())
           .run(profile.get(), range, limit, dryRun, OperatorTable.progress("backfill", err));
       print(report, out);
       if (!run || dryRun) {

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.google.cloud.storage.Storage;
-import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunOptions;
@@ -14,7 +13,9 @@ import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.core.storage.StorageClients;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,17 +33,10 @@ public final class OperatorTable {
 
   private OperatorTable() {}
 
-  /** The GCS client the commands list with, created on the first {@code gs://} listing. */
-  public static StorageListing listing() {
-    Storage[] storage = new Storage[1];
-    return new StorageListing(() -> {
-      synchronized (storage) {
-        if (storage[0] == null) {
-          storage[0] = StorageOptions.getDefaultInstance().getService();
-        }
-        return storage[0];
-      }
-    });
+  /** The listing through the deployment's GCS client, created on the first {@code gs://} listing. */
+  public static StorageListing listing(ProfileRegistry profiles) {
+    StorageSettings storage = profiles.deployment().storage();
+    return new StorageListing(() -> StorageClients.shared(storage));
   }
 
   /** The profile loading {@code table}, or empty after printing which tables the profiles load. */

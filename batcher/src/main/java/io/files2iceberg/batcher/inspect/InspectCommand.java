@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.inspect;
 import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.launch.AttemptResults;
+import io.files2iceberg.core.profile.StorageSettings;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -61,7 +62,8 @@ public final class InspectCommand implements Callable<Integer> {
       History history = subject.batch != null
           ? History.ofBatch(opened.ledger(), subject.batch, t -> opened.profiles().flatMap(r -> r.byTable(t)),
               opened.profiles().flatMap(r -> r.deployment().job().dataprocRegion()),
-              opened.home().root().resolve("logs"), AttemptResults.withDefaultStorage())
+              opened.home().root().resolve("logs"), AttemptResults.of(
+                  opened.profiles().map(r -> r.deployment().storage()).orElse(StorageSettings.GOOGLE)))
           : subject.file != null ? History.ofFile(opened.ledger(), subject.file, Optional.ofNullable(generation))
           : History.ofPartition(opened.ledger(), table, subject.partition);
       out.print(options.json() ? InspectFormat.json(history) : InspectFormat.human(history));

@@ -4,8 +4,9 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
-import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.core.manifest.AttemptResult;
+import io.files2iceberg.core.profile.StorageSettings;
+import io.files2iceberg.core.storage.StorageClients;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -34,19 +35,10 @@ public final class AttemptResults {
     this.storage = Objects.requireNonNull(storage, "storage");
   }
 
-  /** Results read with a GCS client from the environment's credentials, created on first use. */
-  public static AttemptResults withDefaultStorage() {
-    return new AttemptResults(new Supplier<>() {
-      private Storage client;
-
-      @Override
-      public synchronized Storage get() {
-        if (client == null) {
-          client = StorageOptions.getDefaultInstance().getService();
-        }
-        return client;
-      }
-    });
+  /** Results read with the deployment's Storage client ({@code storage.*}), made on the first {@code gs://} read. */
+  public static AttemptResults of(StorageSettings storage) {
+    Objects.requireNonNull(storage, "storage");
+    return new AttemptResults(() -> StorageClients.shared(storage));
   }
 
   /** The result of the attempt at {@code location} ({@link AttemptResult#locationBeside}); empty when none. */

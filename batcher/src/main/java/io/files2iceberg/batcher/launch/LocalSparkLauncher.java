@@ -6,6 +6,7 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.JobSettings;
+import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -209,8 +210,8 @@ public final class LocalSparkLauncher implements Launcher {
     return sparkJobTarget;
   }
 
-  /** Reads the results the job writes beside its manifest (a {@code gs://} one with the environment's client). */
-  private final AttemptResults results = AttemptResults.withDefaultStorage();
+  /** What a run without a result file (a {@link #launchMain} run) reads it with: never called. */
+  private static final AttemptResults NO_RESULT_FILE = AttemptResults.of(StorageSettings.GOOGLE);
 
   @Override
   public LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt) {
@@ -223,7 +224,7 @@ public final class LocalSparkLauncher implements Launcher {
     full.add(String.valueOf(attempt));
     Path log = logFile(manifest, attempt);
     return start(full, manifest.table(), manifest.batchId(), log, "attempt " + attempt,
-        Optional.of(AttemptResult.locationBeside(manifestUri, attempt)), Optional.of(pidFile(log)));
+        Optional.of(AttemptResult.locationBeside(manifestUri, attempt)), resultsOf(manifest), Optional.of(pidFile(log)));
   }
 
   /** Runs the main as {@link #commandFor} does; its output goes to {@code <fallback logs>/<runId>.log}. */
@@ -232,7 +233,7 @@ public final class LocalSparkLauncher implements Launcher {
     List<String> full = new ArrayList<>(commandFor(run.mainClass()));
     full.addAll(run.args());
     return start(full, run.table(), run.runId(), fallbackLogs.resolve(run.runId() + ".log"), run.mainClass(),
-        Optional.empty(), Optional.empty());
+        Optional.empty(), NO_RESULT_FILE, Optional.empty());
   }
 
   /**
@@ -263,7 +264,12 @@ public final class LocalSparkLauncher implements Launcher {
     LOG.info("Table {} batch {}: attempt {} is still running as process {}, log {}", manifest.table(),
         manifest.batchId(), attempt, pid, log);
     return Optional.of(new LocalJob(manifest.table(), manifest.batchId(), process.get(), Optional.empty(), log,
-        Optional.of(AttemptResult.locationBeside(manifestUri, attempt)), results));
+        Optional.of(AttemptResult.locationBeside(manifestUri, attempt)), resultsOf(manifest)));
+  }
+
+  /** The results beside a manifest, read through its deployment's Storage client where they are on {@code gs://}. */
+  static AttemptResults resultsOf(BatchManifest manifest) {
+    return AttemptResults.of(manifest.deployment().storage());
   }
 
   /** Whether the process runs {@value #MAIN_CLASS} with exactly this manifest and attempt. */
@@ -295,7 +301,7 @@ public final class LocalSparkLauncher implements Launcher {
    * The pid goes to {@code pidFile} at once, for {@link #reattach}.
    */
   private LaunchedJob start(List<String> full, String table, String runId, Path log, String what,
-      Optional<String> resultLocation, Optional<Path> pidFile) {
+      Optional<String> resultLocation, AttemptResults results, Optional<Path> pidFile) {
     Process process;
     try {
       process = startProcess(full, log);

@@ -53,7 +53,6 @@ public final class WarmLocalLauncher implements Launcher {
   private final Path folder;
   private final LocalWarmFolder requests;
   private final JobSettings job;
-  private final AttemptResults results = AttemptResults.withDefaultStorage();
   private final WarmJob.Drivers drivers = new LocalDrivers();
 
   /**
@@ -121,7 +120,7 @@ public final class WarmLocalLauncher implements Launcher {
     long pid = ensureDriver(manifest.deployment().job(), manifest.table(), manifest.batchId());
     LOG.info("Table {} batch {}: attempt {} handed to the warm driver (pid {}), log {}", manifest.table(),
         manifest.batchId(), attempt, pid, log());
-    return watch(request, manifest.deployment().job(), manifestUri, attempt, "warm driver pid " + pid);
+    return watch(request, manifest, manifestUri, attempt, "warm driver pid " + pid);
   }
 
   /**
@@ -150,12 +149,12 @@ public final class WarmLocalLauncher implements Launcher {
     }
     LOG.info("Table {} batch {}: attempt {} is still with the warm driver in {}", manifest.table(), manifest.batchId(),
         attempt, folder);
-    return Optional.of(watch(request, manifest.deployment().job(), manifestUri, attempt, jobId));
+    return Optional.of(watch(request, manifest, manifestUri, attempt, jobId));
   }
 
   /** The job that watches the attempt's request; its result is read beside the manifest. */
-  private WarmJob watch(WarmRequest request, JobSettings settings, String manifestUri, int attempt, String jobId) {
-    return new WarmJob(requests, drivers, results, POLL, request, settings,
+  private WarmJob watch(WarmRequest request, BatchManifest manifest, String manifestUri, int attempt, String jobId) {
+    return new WarmJob(requests, drivers, LocalSparkLauncher.resultsOf(manifest), POLL, request, manifest.deployment().job(),
         AttemptResult.locationBeside(manifestUri, attempt), jobId);
   }
 

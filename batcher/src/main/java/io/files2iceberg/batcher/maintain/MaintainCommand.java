@@ -145,8 +145,8 @@ public final class MaintainCommand implements Callable<Integer> {
         List<String> args = MaintainRun.arguments(profile, access.registry().deployment(), (MaintenanceGuard.Allowed) decision, options, now,
             resultUri);
         MaintainResult result = MaintainRun.run(launchers.apply(profile),
-            new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri, options.timeout(),
-            err);
+            new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri,
+            access.registry().deployment().storage(), options.timeout(), err);
         results.add(result);
         if (!json) {
           out.print(MaintainFormat.human(result));

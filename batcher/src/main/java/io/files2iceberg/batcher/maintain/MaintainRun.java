@@ -1,7 +1,6 @@
 package io.files2iceberg.batcher.maintain;
 
 import com.google.cloud.storage.BlobId;
-import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchedJob;
 import io.files2iceberg.batcher.launch.Launcher;
@@ -10,8 +9,10 @@ import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.DeploymentLoader;
+import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.core.storage.StorageClients;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -84,10 +85,11 @@ public final class MaintainRun {
   /**
    * Launches the run and waits for it.
    *
+   * @param storage where a {@code gs://} result is read (the deployment's {@code storage.*})
    * @throws MaintainFailedException when it fails or prints no result, naming the table and where its log is
    */
-  public static MaintainResult run(Launcher launcher, SparkMainRun run, String resultUri, Duration timeout,
-      PrintWriter progress) throws InterruptedException {
+  public static MaintainResult run(Launcher launcher, SparkMainRun run, String resultUri, StorageSettings storage,
+      Duration timeout, PrintWriter progress) throws InterruptedException {
     LaunchedJob job = launcher.launchMain(run);
     progress.println("maintain " + run.table() + ": started " + job.jobId() + job.log().map(l -> ", log " + l)
         .orElse(""));
@@ -112,15 +114,15 @@ public final class MaintainRun {
     if (ended.exit() != JobExit.LOADED) {
       throw new MaintainFailedException("table " + run.table() + ": maintenance failed: " + ended.describe());
     }
-    return MaintainResult.lastIn(read(resultUri)).orElseThrow(() -> new MaintainFailedException("table "
+    return MaintainResult.lastIn(read(resultUri, storage)).orElseThrow(() -> new MaintainFailedException("table "
         + run.table() + ": maintenance ended without a result in " + resultUri + ended.log().map(l -> " (log: " + l
         + ")").orElse("")));
   }
 
-  private static String read(String uri) {
+  private static String read(String uri, StorageSettings storage) {
     try {
       if (uri.startsWith("gs://")) {
-        byte[] bytes = StorageOptions.getDefaultInstance().getService().readAllBytes(BlobId.fromGsUtilUri(uri));
+        byte[] bytes = StorageClients.shared(storage).readAllBytes(BlobId.fromGsUtilUri(uri));
         return new String(bytes, StandardCharsets.UTF_8);
       }
       Path path = uri.startsWith("file:") ? Path.of(URI.create(uri)) : Path.of(uri);

@@ -1,14 +1,15 @@
 package io.files2iceberg.batcher.plan;
 
 import com.google.cloud.storage.Storage;
-import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.batcher.launch.Launcher;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.core.storage.StorageClients;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -192,10 +193,12 @@ public final class BatchRunner {
     private Clock clock = Clock.systemUTC();
     private RunOptions options = RunOptions.DEFAULTS;
     private Consumer<BatchEvent> events = event -> {};
-    private Supplier<Storage> storage = () -> StorageOptions.getDefaultInstance().getService();
+    private Supplier<Storage> storage;
 
     private Builder(ProfileRegistry profiles, Ledger ledger, Function<TableProfile, Launcher> launchers) {
       this.profiles = Objects.requireNonNull(profiles, "profiles");
+      StorageSettings settings = profiles.deployment().storage();
+      this.storage = () -> StorageClients.shared(settings);
       this.ledger = Objects.requireNonNull(ledger, "ledger");
       this.launchers = Objects.requireNonNull(launchers, "launchers");
     }
@@ -219,7 +222,7 @@ public final class BatchRunner {
 
     /**
      * The GCS client for {@code gs://} manifests and listings, created on first use; by default
-     * from the environment's credentials.
+     * the deployment's ({@code storage.*}, {@link StorageClients}).
      */
     public Builder storage(Supplier<Storage> storage) {
       this.storage = Objects.requireNonNull(storage, "storage");

@@ -1,6 +1,5 @@
 package io.files2iceberg.batcher.quarantine;
 
-import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -10,6 +9,7 @@ import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.storage.StorageClients;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -116,7 +116,7 @@ public final class QuarantineCommand implements Runnable {
       return OperatorRun.run(spec, config, message, parent.home(home), (opened, out, err) -> {
         if (message) {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
-              () -> StorageOptions.getDefaultInstance().getService());
+              () -> StorageClients.shared(opened.registry().deployment().storage()));
           try {
             out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun), json.json()));
           } catch (IllegalStateException e) {

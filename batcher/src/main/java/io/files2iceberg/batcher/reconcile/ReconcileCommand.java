@@ -81,7 +81,7 @@ public final class ReconcileCommand implements Callable<Integer> {
         ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
         return Files2Iceberg.EXIT_INVALID;
       }
-      StorageListing listing = OperatorTable.listing();
+      StorageListing listing = OperatorTable.listing(opened.registry());
       Reconcile reconcile = new Reconcile(listing, opened.ledger(), Clock.systemUTC());
       List<Reconcile.Report> reports = new ArrayList<>();
       for (int i = 0; i < profiles.size(); i++) {

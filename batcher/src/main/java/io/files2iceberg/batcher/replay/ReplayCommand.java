@@ -88,7 +88,7 @@ public final class ReplayCommand implements Callable<Integer> {
         ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
         return Files2Iceberg.EXIT_INVALID;
       }
-      Replay replay = new Replay(OperatorTable.listing(), opened.ledger(), Clock.systemUTC());
+      Replay replay = new Replay(OperatorTable.listing(opened.registry()), opened.ledger(), Clock.systemUTC());
       if (noCheckpoint) {
         return loadWithoutCheckpoint(opened, profile.get(), replay, range, out, err);
       }

@@ -13,7 +13,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Every key the deployment file may set ({@code ledger}, {@code listener}, {@code job}): its dotted
+ * Every key the deployment file may set ({@code ledger}, {@code listener}, {@code job}, {@code
+ * storage}): its dotted
  * path, its value type and where the resolved value lives in a {@link Deployment}. The one list that
  * the deployment loader, its rendering and the documentation test read.
  */
@@ -28,7 +29,7 @@ final class DeploymentKeys {
       implements SettingKey<T> {}
 
   /** The sections of the deployment file, which table profiles of old carried too. */
-  static final List<String> SECTIONS = List.of("ledger", "listener", "job");
+  static final List<String> SECTIONS = List.of("ledger", "listener", "job", "storage");
 
   private static final KeyList<Key<?>> ALL = new KeyList<>();
 
@@ -92,6 +93,11 @@ final class DeploymentKeys {
           "listener.oidc-service-account",
           NON_BLANK,
           d -> d.listener().oidcServiceAccount().orElse(null));
+
+  static final Key<String> STORAGE_ENDPOINT =
+      key("storage.endpoint", NON_BLANK, d -> d.storage().endpoint().orElse(null));
+  static final Key<String> STORAGE_CREDENTIALS =
+      key("storage.credentials", NON_BLANK, d -> d.storage().credentials().code());
 
   private DeploymentKeys() {}
 

@@ -29,6 +29,8 @@ import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_OIDC_SERVICE
 import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PORT;
 import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PUSH_ENABLED;
 import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PUSH_PATH;
+import static io.files2iceberg.core.profile.DeploymentKeys.STORAGE_CREDENTIALS;
+import static io.files2iceberg.core.profile.DeploymentKeys.STORAGE_ENDPOINT;
 
 import io.files2iceberg.core.ledger.LedgerProvider;
 import io.files2iceberg.core.ledger.Ledgers;
@@ -163,7 +165,8 @@ public final class DeploymentLoader {
    * deployment file's or a table profile's of old; problems are recorded in the values' problems.
    */
   static Deployment build(ProfileValues v, Home home) {
-    return new Deployment(ledger(v, home), listener(v), job(v));
+    StorageSettings storage = storage(v);
+    return new Deployment(ledger(v, home), listener(v), job(v, storage), storage);
   }
 
   /** Whether a table profile's tree carries any of the deployment's sections. */
@@ -197,7 +200,25 @@ public final class DeploymentLoader {
   static final Duration MIN_WARM_TTL = Duration.ofMinutes(10);
   static final Duration MAX_WARM_TTL = Duration.ofDays(14);
 
-  private static JobSettings job(ProfileValues v) {
+  private static StorageSettings storage(ProfileValues v) {
+    return new StorageSettings(
+        v.optional(STORAGE_ENDPOINT, StorageSettings::problem).map(DeploymentLoader::withoutSlash),
+        v.choice(STORAGE_CREDENTIALS, StorageSettings.Credentials.APPLICATION_DEFAULT, StorageSettings.Credentials::code)
+            .orElse(StorageSettings.Credentials.APPLICATION_DEFAULT));
+  }
+
+  private static String withoutSlash(String endpoint) {
+    return endpoint.endsWith("/") ? endpoint.substring(0, endpoint.length() - 1) : endpoint;
+  }
+
+  /**
+   * The job's settings; its Spark properties start from the connector settings {@code storage}
+   * implies ({@link StorageSettings#connectorSparkProperties}), which {@code job.spark-properties}
+   * may override key by key, so that a warm driver's settings and every launcher carry them.
+   */
+  private static JobSettings job(ProfileValues v, StorageSettings storage) {
+    Map<String, String> sparkProperties = new LinkedHashMap<>(storage.connectorSparkProperties());
+    sparkProperties.putAll(v.get(JOB_SPARK_PROPERTIES, Map.of()));
     JobSettings.WarmPlace place =
         v.choice(JOB_WARM_DATAPROC, JobSettings.WarmPlace.SERVERLESS, JobSettings.WarmPlace::code)
             .orElse(JobSettings.WarmPlace.SERVERLESS);
@@ -206,7 +227,7 @@ public final class DeploymentLoader {
             ? v.requiredWhen(JOB_DATAPROC_CLUSTER, "job.warm.dataproc = cluster")
             : v.optional(JOB_DATAPROC_CLUSTER);
     return new JobSettings(
-        v.get(JOB_SPARK_PROPERTIES, Map.of()),
+        Map.copyOf(sparkProperties),
         v.get(JOB_MASTER, DEFAULT_MASTER),
         v.optional(JOB_DATAPROC_REGION),
         v.get(JOB_RUNTIME_VERSION, DEFAULT_RUNTIME_VERSION),

@@ -49,7 +49,9 @@ class DeploymentLoaderTest {
     assertThat(deployment.job())
         .isEqualTo(
             new JobSettings(
-                Map.of("spark.executor.memory", "4g", "spark.sql.shuffle.partitions", "8"),
+                Map.of("spark.executor.memory", "4g", "spark.sql.shuffle.partitions", "8",
+                    "spark.hadoop.fs.gs.storage.root.url", "https://storage.example.com:8443/",
+                    "spark.hadoop.fs.gs.auth.type", "UNAUTHENTICATED"),
                 "local[2]",
                 Optional.of("europe-west1"),
                 "2.10",
@@ -74,6 +76,45 @@ class DeploymentLoaderTest {
                 false,
                 Optional.of("https://listener.example.com"),
                 Optional.of("push@sales-project.iam.gserviceaccount.com")));
+    assertThat(deployment.storage())
+        .isEqualTo(new StorageSettings(Optional.of("https://storage.example.com:8443"), StorageSettings.Credentials.NONE));
+  }
+
+  @Test
+  void aStorageEndpointPointsTheJobsConnectorThereUnlessSparkPropertiesSayOtherwise() throws Exception {
+    Deployment deployment = DeploymentLoader.load(write(dir, "deployment.conf", """
+        storage.endpoint = "http://127.0.0.1:9023"
+        job.spark-properties { "spark.hadoop.fs.gs.auth.type" = SERVICE_ACCOUNT_JSON_KEYFILE }
+        """), home());
+
+    assertThat(deployment.storage())
+        .isEqualTo(new StorageSettings(Optional.of("http://127.0.0.1:9023"), StorageSettings.Credentials.APPLICATION_DEFAULT));
+    assertThat(deployment.job().sparkProperties()).isEqualTo(Map.of(
+        "spark.hadoop.fs.gs.storage.root.url", "http://127.0.0.1:9023/",
+        "spark.hadoop.fs.gs.auth.type", "SERVICE_ACCOUNT_JSON_KEYFILE"));
+    assertThat(DeploymentLoader.parse(DeploymentLoader.render(deployment), dir.resolve("r.conf"), home()))
+        .isEqualTo(deployment);
+  }
+
+  @Test
+  void aStorageEndpointThatIsNoHttpRootIsRefusedNamingTheKey() {
+    assertThat(errors("deployment.conf", """
+        storage { endpoint = "127.0.0.1:9023", credentials = anonymous }
+        """)).satisfiesExactlyInAnyOrder(
+            e -> assertThat(e).endsWith("deployment.conf: storage.endpoint: must be an http(s) URL with a host and no"
+                + " path, such as http://127.0.0.1:9023, got \"127.0.0.1:9023\""),
+            e -> assertThat(e).endsWith("deployment.conf: storage.credentials: expected one of application-default,"
+                + " none, got \"anonymous\""));
+    assertThat(errors("deployment.conf", "storage.endpoint = \"http://127.0.0.1:9023/storage/v1\"\n"))
+        .singleElement().asString().contains("storage.endpoint: must be an http(s) URL with a host and no path");
+  }
+
+  @Test
+  void withoutAStorageSectionTheJobKeepsDataprocsOwnConnectorSettings() throws Exception {
+    Deployment deployment = DeploymentLoader.load(write(dir, "deployment.conf", ""), home());
+
+    assertThat(deployment.storage()).isEqualTo(StorageSettings.GOOGLE);
+    assertThat(deployment.job().sparkProperties()).isEmpty();
   }
 
   @Test
@@ -216,7 +257,7 @@ class DeploymentLoaderTest {
     assertThat(errors("deployment.conf", "load.iceberg.table = a.b.c\nlistener.prot = 9090\n"))
         .containsExactly(
             dir.resolve("deployment.conf")
-                + ": load: is a section of a table profile; the deployment file holds ledger, listener, job only",
+                + ": load: is a section of a table profile; the deployment file holds ledger, listener, job, storage only",
             dir.resolve("deployment.conf") + ": listener.prot: unknown key; did you mean 'port'?");
   }
 

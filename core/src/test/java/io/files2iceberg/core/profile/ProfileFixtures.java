@@ -183,6 +183,10 @@ final class ProfileFixtures {
         oidc-audience = "https://listener.example.com"
         oidc-service-account = "push@sales-project.iam.gserviceaccount.com"
       }
+      storage {
+        endpoint = "https://storage.example.com:8443/"
+        credentials = none
+      }
       """;
 
   /** {@link #EVERY_DEPLOYMENT_KEY_HOCON} in YAML. */
@@ -224,6 +228,9 @@ final class ProfileFixtures {
         list-prefix-on-marker: false
         oidc-audience: https://listener.example.com
         oidc-service-account: push@sales-project.iam.gserviceaccount.com
+      storage:
+        endpoint: https://storage.example.com:8443/
+        credentials: none
       """;
 
   private ProfileFixtures() {}

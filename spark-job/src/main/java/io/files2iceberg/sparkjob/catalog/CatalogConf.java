@@ -2,6 +2,7 @@ package io.files2iceberg.sparkjob.catalog;
 
 import io.files2iceberg.core.profile.Catalog;
 import io.files2iceberg.core.profile.JobSettings;
+import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -80,12 +81,17 @@ public final class CatalogConf {
   }
 
   /**
-   * Everything the job's session is built with: the catalog's properties, then {@code
-   * job.spark-properties} as they are (they win), except that a {@code spark.sql.extensions} of
-   * the profile keeps Iceberg's extensions in the list.
+   * Everything the job's session is built with: the catalog's properties, with a {@code GCSFileIO}
+   * pointed where the job's GCS connector reads ({@link StorageSettings#fileIoProperties}, unless
+   * {@code catalog.properties} set those keys), then {@code job.spark-properties} as they are (they
+   * win), except that a {@code spark.sql.extensions} of the profile keeps Iceberg's extensions in
+   * the list.
    */
   public static Map<String, String> sessionProperties(TableProfile profile, JobSettings job) {
     Map<String, String> properties = new LinkedHashMap<>(sparkProperties(profile));
+    String prefix = "spark.sql.catalog." + profile.load().table().catalog() + ".";
+    StorageSettings.ofConnector(key -> job.sparkProperties().get("spark.hadoop." + key)).fileIoProperties()
+        .forEach((key, value) -> properties.putIfAbsent(prefix + key, value));
     job.sparkProperties().forEach((key, value) -> {
       if (key.equals(EXTENSIONS_KEY)) {
         properties.put(key, withIcebergExtensions(value));

@@ -4,11 +4,13 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
-import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.core.match.ObjectLocation;
+import io.files2iceberg.core.profile.StorageSettings;
+import io.files2iceberg.core.storage.StorageClients;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.OptionalLong;
+import org.apache.spark.sql.SparkSession;
 
 /**
  * GCS generations, from the Storage client the job carries (Iceberg's GCP bundle, the one
@@ -21,9 +23,15 @@ public final class GcsGenerations implements LiveGenerations {
     this.storage = Objects.requireNonNull(storage, "storage");
   }
 
-  /** A client with the application default credentials (the batch's service account on Dataproc). */
-  public static GcsGenerations withDefaultCredentials() {
-    return new GcsGenerations(StorageOptions.getDefaultInstance().getService());
+  /**
+   * A client that goes where the active Spark session's GCS connector reads ({@code
+   * fs.gs.storage.root.url}, {@code fs.gs.auth.type}; unset: Google, with the application default
+   * credentials, the batch's service account on Dataproc): one truth for the rows and their
+   * generations.
+   */
+  public static GcsGenerations ofActiveSession() {
+    org.apache.hadoop.conf.Configuration conf = SparkSession.active().sparkContext().hadoopConfiguration();
+    return new GcsGenerations(StorageClients.shared(StorageSettings.ofConnector(conf::get)));
   }
 
   @Override

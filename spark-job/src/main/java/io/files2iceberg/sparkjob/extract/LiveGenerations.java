@@ -36,7 +36,7 @@ public interface LiveGenerations {
     @Override
     public synchronized OptionalLong of(ObjectLocation object) throws IOException {
       if (client == null) {
-        client = GcsGenerations.withDefaultCredentials();
+        client = GcsGenerations.ofActiveSession();
       }
       return client.of(object);
     }

@@ -3,6 +3,8 @@ package io.files2iceberg.sparkjob.warm;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
+import io.files2iceberg.core.profile.StorageSettings;
+import io.files2iceberg.core.storage.StorageClients;
 import io.files2iceberg.sparkjob.JobLogging;
 import io.files2iceberg.sparkjob.BatchJob;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
@@ -163,8 +165,8 @@ public final class WarmDriver {
       return Optional.empty();
     }
     DriverFolder driverFolder = folder.startsWith("gs://")
-        ? new GcsDriverFolder(com.google.cloud.storage.StorageOptions.getDefaultInstance().getService(), folder,
-            java.time.Clock.systemUTC())
+        ? new GcsDriverFolder(StorageClients.shared(StorageSettings.ofConnector(key -> conf.get("spark.hadoop." + key))),
+            folder, java.time.Clock.systemUTC())
         : new LocalDriverFolder(Path.of(folder));
     return Optional.of(new WarmDriver(driverFolder, driverId, idle, master, conf));
   }

@@ -24,6 +24,7 @@ import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.profile.JobSettings;
+import io.files2iceberg.core.profile.StorageSettings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -104,7 +105,7 @@ public final class DataprocLauncher implements Launcher {
    */
   public DataprocLauncher(JobSettings job, String projectId, BatchControllerClient client, Duration pollInterval) {
     this(job, projectId, client, new Polling(pollInterval, DEFAULT_RPC_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_ERRORS),
-        AttemptResults.withDefaultStorage());
+        AttemptResults.of(StorageSettings.GOOGLE));
   }
 
   /** @param results reads the result objects the job writes beside its manifest */
@@ -127,7 +128,7 @@ public final class DataprocLauncher implements Launcher {
    * @throws IllegalArgumentException naming the {@code job.*} key when the settings cannot work
    * @throws LaunchException when the client cannot be created (no credentials)
    */
-  public static DataprocLauncher connect(JobSettings job, String projectId) {
+  public static DataprocLauncher connect(JobSettings job, String projectId, StorageSettings storage) {
     requireUsable(job, projectId);
     String region = job.dataprocRegion().orElseThrow();
     BatchControllerClient client;
@@ -139,7 +140,8 @@ public final class DataprocLauncher implements Launcher {
           false, e);
     }
     try {
-      return new DataprocLauncher(job, projectId, client, DEFAULT_POLL_INTERVAL);
+      return new DataprocLauncher(job, projectId, client,
+          new Polling(DEFAULT_POLL_INTERVAL, DEFAULT_RPC_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_ERRORS), AttemptResults.of(storage));
     } catch (RuntimeException e) {
       client.close();
       throw e;

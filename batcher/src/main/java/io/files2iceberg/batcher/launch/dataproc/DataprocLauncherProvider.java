@@ -52,9 +52,9 @@ public final class DataprocLauncherProvider implements LauncherProvider {
   @Override
   public Launcher open(TableProfile profile, Deployment deployment) {
     if (deployment.job().modeOnDataproc() == JobSettings.JobMode.WARM) {
-      return DataprocWarmLauncher.connect(deployment.job(), projectOf(deployment));
+      return DataprocWarmLauncher.connect(deployment.job(), projectOf(deployment), deployment.storage());
     }
-    return DataprocLauncher.connect(deployment.job(), projectOf(deployment));
+    return DataprocLauncher.connect(deployment.job(), projectOf(deployment), deployment.storage());
   }
 
   /** {@value #PROJECT_ENV} when set, else {@code ledger.firestore-project}. */

@@ -5,7 +5,6 @@ import com.google.cloud.dataproc.v1.BatchControllerSettings;
 import com.google.cloud.dataproc.v1.JobControllerClient;
 import com.google.cloud.dataproc.v1.JobControllerSettings;
 import com.google.cloud.storage.Storage;
-import com.google.cloud.storage.StorageOptions;
 import io.files2iceberg.batcher.launch.AttemptResults;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
@@ -18,6 +17,8 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.JobSettings;
+import io.files2iceberg.core.profile.StorageSettings;
+import io.files2iceberg.core.storage.StorageClients;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -97,11 +98,11 @@ public final class DataprocWarmLauncher implements Launcher {
    * @throws IllegalArgumentException naming the {@code job.*} key when the settings cannot work
    * @throws LaunchException when a client cannot be created (no credentials)
    */
-  public static DataprocWarmLauncher connect(JobSettings job, String projectId) {
+  public static DataprocWarmLauncher connect(JobSettings job, String projectId, StorageSettings storage) {
     if (job.warmDataproc() == JobSettings.WarmPlace.CLUSTER && job.dataprocCluster().isEmpty()) {
       throw new IllegalArgumentException("job.dataproc-cluster: is required when job.warm.dataproc = cluster");
     }
-    DataprocLauncher perBatch = DataprocLauncher.connect(job, projectId);
+    DataprocLauncher perBatch = DataprocLauncher.connect(job, projectId, storage);
     DataprocLauncher.Polling polling = new DataprocLauncher.Polling(DataprocLauncher.DEFAULT_POLL_INTERVAL,
         DataprocLauncher.DEFAULT_RPC_TIMEOUT, DataprocLauncher.DEFAULT_MAX_CONSECUTIVE_ERRORS);
     String endpoint = DataprocLauncher.endpoint(job.dataprocRegion().orElseThrow());
@@ -117,8 +118,8 @@ public final class DataprocWarmLauncher implements Launcher {
       perBatch.close();
       throw new LaunchException("cannot create the Dataproc client for " + endpoint + ": " + e.getMessage(), false, e);
     }
-    return new DataprocWarmLauncher(job, drivers, perBatch, StorageOptions.getDefaultInstance().getService(), polling,
-        AttemptResults.withDefaultStorage(), Clock.systemUTC());
+    return new DataprocWarmLauncher(job, drivers, perBatch, StorageClients.shared(storage), polling,
+        AttemptResults.of(storage), Clock.systemUTC());
   }
 
   /** {@code job.warm.folder}, else {@code <metadata.path>/warm/} of the manifest's table. */

@@ -59,7 +59,7 @@ class DataprocLauncherProviderTest {
     TableProfile profile = profile(BASE);
     Deployment warm = deployment("job { dataproc-region = europe-west1, jar-uri = \"gs://b/job-all.jar\", mode = warm }");
     Deployment noCluster = new Deployment(warm.ledger(), warm.listener(),
-        warm.job().withWarmDataproc(JobSettings.WarmPlace.CLUSTER, java.util.Optional.empty()));
+        warm.job().withWarmDataproc(JobSettings.WarmPlace.CLUSTER, java.util.Optional.empty()), warm.storage());
     DataprocLauncherProvider provider = new DataprocLauncherProvider(Map.of("GOOGLE_CLOUD_PROJECT", "lake-prod"));
 
     assertThatThrownBy(() -> provider.open(profile, noCluster))

@@ -31,6 +31,7 @@ import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.warm.DriverFolder;
 import io.files2iceberg.sparkjob.warm.GcsDriverFolder;
@@ -320,7 +321,7 @@ class DataprocWarmLauncherTest {
   void aClusterDriverWithoutAClusterIsAConfigurationErrorNamingTheKey() {
     JobSettings noCluster = job.withWarmDataproc(JobSettings.WarmPlace.CLUSTER, Optional.empty());
 
-    assertThatThrownBy(() -> DataprocWarmLauncher.connect(noCluster, "lake-prod"))
+    assertThatThrownBy(() -> DataprocWarmLauncher.connect(noCluster, "lake-prod", StorageSettings.GOOGLE))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("job.dataproc-cluster: is required when job.warm.dataproc = cluster");
   }
