@@ -7,7 +7,6 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -31,7 +30,7 @@ final class AttemptResultFile {
       return;
     }
     Path path = new Path(location);
-    FileSystem fs = path.getFileSystem(new Configuration());
+    FileSystem fs = path.getFileSystem(JobHadoopConf.current());
     try (OutputStream out = fs.create(path, true)) {
       out.write(json);
     }

@@ -44,7 +44,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkConf;
@@ -357,7 +356,7 @@ public final class BatchJob {
   /** The manifest's text, from a local path or any file system Hadoop knows (gs:// on Dataproc). */
   static String readManifest(String uri) throws IOException {
     Path path = new Path(uri);
-    FileSystem fs = path.getFileSystem(new Configuration());
+    FileSystem fs = path.getFileSystem(JobHadoopConf.current());
     try (InputStream in = fs.open(path)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }

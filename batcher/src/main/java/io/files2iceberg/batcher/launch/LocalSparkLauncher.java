@@ -60,6 +60,7 @@ public final class LocalSparkLauncher implements Launcher {
   static final String CLASSPATH_FILE = "classpath.txt";
   static final String LEDGER_CLASSPATH_FILE = "ledger-classpath.txt";
   static final String JOB_LINE_PREFIX = "files2iceberg:";
+  private static final String HADOOP_PREFIX = "spark.hadoop.";
   private static final String BUILD_HINT = "build the job first: mvn -pl spark-job -am package -DskipTests";
 
   private final Path sparkJobTarget;
@@ -218,6 +219,14 @@ public final class LocalSparkLauncher implements Launcher {
     Objects.requireNonNull(manifest, "manifest");
     Objects.requireNonNull(manifestUri, "manifestUri");
     List<String> full = new ArrayList<>(command);
+    // Hadoop settings (the GCS connector's endpoint) as Spark configuration of the JVM: the job
+    // reads its manifest with them before it starts a session from the manifest's properties.
+    int main = full.size() - 1;
+    new java.util.TreeMap<>(manifest.deployment().job().sparkProperties()).forEach((key, value) -> {
+      if (key.startsWith(HADOOP_PREFIX)) {
+        full.add(main, "-D" + key + "=" + value);
+      }
+    });
     full.add("--manifest");
     full.add(manifestUri);
     full.add("--attempt");

@@ -1,11 +1,11 @@
 package io.files2iceberg.sparkjob.maintain;
 
 import io.files2iceberg.sparkjob.BatchJob;
+import io.files2iceberg.sparkjob.JobHadoopConf;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
@@ -86,7 +86,7 @@ public final class MaintainMain {
   /** The result, for a caller that cannot read the driver's stdout (Dataproc keeps it in a bucket). */
   private static void write(String uri, String line) throws IOException {
     Path path = new Path(uri);
-    FileSystem fs = path.getFileSystem(new Configuration());
+    FileSystem fs = path.getFileSystem(JobHadoopConf.current());
     try (OutputStream stream = fs.create(path, true)) {
       stream.write((line + "\n").getBytes(StandardCharsets.UTF_8));
     }
