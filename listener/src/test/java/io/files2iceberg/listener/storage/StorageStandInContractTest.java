@@ -210,6 +210,21 @@ class StorageStandInContractTest {
     assertThat(storage.delete(id)).isFalse();
   }
 
+  /** Checked against the JSON API alone: {@code LocalStorageHelper} has no batch ("Not implemented yet"). */
+  @Test
+  void batchDeleteRemovesEachObjectAndSaysWhichExisted() {
+    Storage storage = standInClient();
+    String folder = folder();
+    create(storage, folder + "a", "a");
+    create(storage, folder + "b", "b");
+
+    List<Boolean> deleted = storage.delete(BlobId.of(BUCKET, folder + "a"), BlobId.of(BUCKET, folder + "missing"),
+        BlobId.of(BUCKET, folder + "b"));
+
+    assertThat(deleted).containsExactly(true, false, true);
+    assertThat(names(storage.list(BUCKET, Storage.BlobListOption.prefix(folder)))).isEmpty();
+  }
+
   @ParameterizedTest
   @MethodSource("storages")
   void writerUploadsAMultiMebibyteObjectInChunks(Storage storage) throws IOException {
@@ -336,7 +351,65 @@ class StorageStandInContractTest {
     assertThat(storage.readAllBytes(BlobId.of(BUCKET, name))).asString().isEqualTo("new");
   }
 
+  @Test
+  void ofConcurrentCreatesThatMustNotExistExactlyOneWins() throws Exception {
+    Storage storage = standInClient();
+    BlobInfo info = BlobInfo.newBuilder(BUCKET, folder() + "claim.json").build();
+    int writers = 8;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+    List<java.util.concurrent.Future<Integer>> outcomes = new ArrayList<>();
+    try {
+      for (int i = 0; i < writers; i++) {
+        byte[] content = ("writer " + i).getBytes(StandardCharsets.UTF_8);
+        outcomes.add(pool.submit(() -> {
+          start.await();
+          try {
+            storage.create(info, content, Storage.BlobTargetOption.doesNotExist());
+            return 200;
+          } catch (StorageException e) {
+            return e.getCode();
+          }
+        }));
+      }
+      start.countDown();
+      List<Integer> codes = new ArrayList<>();
+      for (java.util.concurrent.Future<Integer> outcome : outcomes) {
+        codes.add(outcome.get());
+      }
+
+      assertThat(codes).containsOnly(200, 412);
+      assertThat(codes).filteredOn(code -> code == 200).hasSize(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void bucketMetadataIsServedAndAMissingBucketIsNull() {
+    Storage storage = standInClient();
+
+    assertThat(storage.get(BUCKET).getName()).isEqualTo(BUCKET);
+    assertThat(storage.get("no-such-bucket")).isNull();
+    assertThatThrownBy(() -> storage.readAllBytes(BlobId.of("no-such-bucket", "a.csv")))
+        .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.getCode()).isEqualTo(404))
+        .hasMessageContaining("The specified bucket does not exist.");
+  }
+
   // ---- what a test sees of the stand-in ----
+
+  @Test
+  void callTheStandInDoesNotServeIsA501NamingIt() {
+    Storage storage = standInClient();
+    String name = folder() + "source.csv";
+    create(storage, name, "x");
+
+    assertThatThrownBy(() -> storage.copy(Storage.CopyRequest.of(BUCKET, name, name + ".copy")).getResult())
+        .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.getCode()).isEqualTo(501))
+        .hasMessageContaining("StorageStandIn does not serve POST /storage/v1/b/" + BUCKET + "/o/")
+        .hasMessageContaining("rewriteTo");
+  }
+
 
   @Test
   void finalizeListenerGetsTheObjectResourceAsAMetadataGetReturnsIt() throws Exception {

@@ -168,6 +168,16 @@ class GcsConnectorStandInTest {
           .isEqualTo(content);
       io.deleteFile(location);
       assertThat(io.newInputFile(location).exists()).isFalse();
+
+      List<String> manifests = List.of("gs://" + BUCKET + "/warehouse/db/clicks/metadata/m1.avro",
+          "gs://" + BUCKET + "/warehouse/db/clicks/metadata/m2.avro");
+      for (String manifest : manifests) {
+        try (PositionOutputStream stream = io.newOutputFile(manifest).createOrOverwrite()) {
+          stream.write(1);
+        }
+      }
+      io.deleteFiles(manifests);
+      assertThat(manifests).noneMatch(manifest -> io.newInputFile(manifest).exists());
     }
     logRequests("GCSFileIO", from);
   }
