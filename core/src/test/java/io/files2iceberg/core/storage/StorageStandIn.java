@@ -227,10 +227,14 @@ public final class StorageStandIn implements AutoCloseable {
   /** Writes an object with this content type from the test's side; returns its new generation. */
   public long put(String bucket, String name, byte[] content, String contentType) {
     try {
+      Bucket target = buckets.get(bucket);
+      if (target == null) {
+        throw new IllegalArgumentException("No such bucket: " + bucket + " (createBucket first)");
+      }
       Path part = Files.createTempFile(scratch, "put-", ".part");
       Files.write(part, content);
       ObjectNode resource = JSON.createObjectNode().put("name", name).put("contentType", contentType);
-      return finalizeObject(bucket(bucket), resource, Map.of(), part).generation();
+      return finalizeObject(target, resource, Map.of(), part).generation();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

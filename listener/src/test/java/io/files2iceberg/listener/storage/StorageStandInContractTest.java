@@ -132,6 +132,19 @@ class StorageStandInContractTest {
 
   @ParameterizedTest
   @MethodSource("storages")
+  void emptyObjectIsReadAsNoBytes(Storage storage) throws IOException {
+    BlobId id = BlobId.of(BUCKET, folder() + "_SUCCESS");
+    storage.create(BlobInfo.newBuilder(id).build(), new byte[0]);
+
+    assertThat(storage.get(id).getSize()).isZero();
+    assertThat(storage.readAllBytes(id)).isEmpty();
+    try (ReadChannel reader = storage.reader(id)) {
+      assertThat(reader.read(ByteBuffer.allocate(8))).isEqualTo(-1);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("storages")
   void readerThatSeeksReadsFromThatOffset(Storage storage) throws IOException {
     String name = folder() + "digits.txt";
     create(storage, name, "0123456789");
@@ -429,6 +442,28 @@ class StorageStandInContractTest {
         .containsEntry("bucketId", BUCKET)
         .containsEntry("objectId", name)
         .containsEntry("objectGeneration", Long.toString(generation));
+  }
+
+  @Test
+  void putIntoABucketThatWasNeverCreatedFailsNamingIt() {
+    assertThatThrownBy(() -> standIn.put("never-created", "a.csv", new byte[1]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("No such bucket: never-created (createBucket first)");
+  }
+
+  @Test
+  void namesThatCannotBeAPathAreKeptApartAndServedAlike() throws IOException {
+    String folder = folder();
+    List<String> names = List.of(folder + "a", folder + "a/b", folder + "dir/", folder + "x//y", folder + "./z");
+    for (String name : names) {
+      standIn.put(BUCKET, name, name.getBytes(StandardCharsets.UTF_8));
+    }
+
+    for (String name : names) {
+      assertThat(standInClient().readAllBytes(BlobId.of(BUCKET, name))).asString().isEqualTo(name);
+      assertThat(Files.readString(standIn.file(BUCKET, name))).isEqualTo(name);
+    }
+    assertThat(standIn.file(BUCKET, folder + "a")).isEqualTo(root.resolve(BUCKET).resolve(folder + "a"));
   }
 
   @Test
