@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * A loopback server of the Cloud Storage JSON API subset that the product's clients call (the Java
  * Storage client, the Hadoop GCS connector, Iceberg's {@code GCSFileIO}), over a real folder: each
  * live object's bytes are a file under {@code root/<bucket>/<name>} (see {@link #file}), its
- * metadata is held in memory.
+ * metadata is held in memory. Uploads in progress, and objects whose names cannot be such a path
+ * ({@code a} beside {@code a/b}, {@code dir/}, {@code x//y}, a {@code .} segment), are kept under
+ * {@code root/.stand-in}.
  *
  * <p>It serves object metadata ({@code fields=}, {@code generation=}), media downloads (also under
  * {@code /download}, with {@code Range}), lists ({@code prefix}, {@code delimiter}, {@code
