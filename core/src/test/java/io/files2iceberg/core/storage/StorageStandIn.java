@@ -14,6 +14,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
@@ -59,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * A loopback server of the Cloud Storage JSON API subset that the product's clients call (the Java
  * Storage client, the Hadoop GCS connector, Iceberg's {@code GCSFileIO}), over a real folder: each
  * live object's bytes are a file under {@code root/<bucket>/<name>} (see {@link #file}), its
- * metadata is held in memory.
+ * metadata is held in memory. Uploads in progress, and objects whose names cannot be such a path
+ * ({@code a} beside {@code a/b}, {@code dir/}, {@code x//y}, a {@code .} segment), are kept under
+ * {@code root/.stand-in}.
  *
  * <p>It serves object metadata ({@code fields=}, {@code generation=}), media downloads (also under
  * {@code /download}, with {@code Range}), lists ({@code prefix}, {@code delimiter}, {@code
@@ -76,7 +79,10 @@ import org.slf4j.LoggerFactory;
  * The finalize listeners run after the object is live, on the finalizing thread, before an upload's
  * response is sent.
  *
- * <p>Not served: copy, rewrite, compose, the batch endpoint, object PATCH/ACLs, versioned listings,
+ * <p>The batch endpoint serves object metadata GETs and DELETEs (the Java client's {@code
+ * delete(Iterable)}, which Iceberg's {@code GCSFileIO.deleteFiles} uses).
+ *
+ * <p>Not served: copy, rewrite, compose, other batched calls, object PATCH/ACLs, versioned listings,
  * {@code matchGlob}, soft delete, decompressive transcoding, managed folders (so {@code
  * includeFoldersAsPrefixes} changes nothing). An unknown route answers 501 with its method and path.
  */
@@ -85,6 +91,12 @@ public final class StorageStandIn implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final DateTimeFormatter RFC3339 = DateTimeFormatter.ISO_INSTANT;
   private static final Comparator<String> BY_UTF8_BYTES = StorageStandIn::compareCodePoints;
+  /** The query parameters served, or accepted because they change nothing here. */
+  private static final Set<String> KNOWN_PARAMETERS = Set.of("alt", "fields", "projection", "prettyPrint",
+      "userProject", "project", "generation", "prefix", "delimiter", "pageToken", "maxResults",
+      "includeTrailingDelimiter", "includeFoldersAsPrefixes", "versions", "startOffset", "endOffset", "matchGlob",
+      "softDeleted", "uploadType", "name", "upload_id", "ifGenerationMatch", "ifGenerationNotMatch",
+      "ifMetagenerationMatch", "ifMetagenerationNotMatch", "predefinedAcl");
   private static final Set<String> READ_PRECONDITIONS =
       Set.of("ifGenerationMatch", "ifGenerationNotMatch", "ifMetagenerationMatch", "ifMetagenerationNotMatch");
 
@@ -217,10 +229,14 @@ public final class StorageStandIn implements AutoCloseable {
   /** Writes an object with this content type from the test's side; returns its new generation. */
   public long put(String bucket, String name, byte[] content, String contentType) {
     try {
+      Bucket target = buckets.get(bucket);
+      if (target == null) {
+        throw new IllegalArgumentException("No such bucket: " + bucket + " (createBucket first)");
+      }
       Path part = Files.createTempFile(scratch, "put-", ".part");
       Files.write(part, content);
       ObjectNode resource = JSON.createObjectNode().put("name", name).put("contentType", contentType);
-      return finalizeObject(bucket(bucket), resource, Map.of(), part).generation();
+      return finalizeObject(target, resource, Map.of(), part).generation();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -279,6 +295,7 @@ public final class StorageStandIn implements AutoCloseable {
     int status;
     try {
       Map<String, String> query = parseQuery(rawQuery);
+      warnOfUnknownParameters(line, query);
       status = route(exchange, method, rawPath, query);
     } catch (ApiError e) {
       status = e.status;
@@ -296,8 +313,20 @@ public final class StorageStandIn implements AutoCloseable {
         contentRange == null ? "" : " Content-Range: " + contentRange, status);
   }
 
+  /** A parameter the stand-in does not know is logged, so a test that relies on it can see it is ignored. */
+  private static void warnOfUnknownParameters(String line, Map<String, String> query) {
+    for (String key : query.keySet()) {
+      if (!KNOWN_PARAMETERS.contains(key)) {
+        LOG.warn("storage stand-in ignores the query parameter {} of {}", key, line);
+      }
+    }
+  }
+
   private int route(HttpExchange exchange, String method, String rawPath, Map<String, String> query)
       throws IOException {
+    if (rawPath.equals("/batch/storage/v1") && method.equals("POST")) {
+      return batch(exchange);
+    }
     if (rawPath.startsWith("/download/storage/v1/b/")) {
       ObjectPath path = ObjectPath.parse(rawPath.substring("/download/storage/v1/b/".length()));
       if (method.equals("GET") && path.name() != null) {
@@ -377,6 +406,87 @@ public final class StorageStandIn implements AutoCloseable {
     boolean isObjectCollection() {
       return objects && name == null;
     }
+  }
+
+  // ---- the batch endpoint: object metadata GETs and DELETEs only ----
+
+  /**
+   * A {@code multipart/mixed} batch of object metadata GETs and DELETEs (the Java client's {@code
+   * delete(Iterable)} and {@code get(Iterable)}), each answered in its own part, in order.
+   */
+  private int batch(HttpExchange exchange) throws IOException {
+    String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
+    List<byte[]> parts = multipart(contentType, readBody(exchange));
+    String boundary = "batch_" + UUID.randomUUID().toString().replace("-", "");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (byte[] part : parts) {
+      String text = new String(part, StandardCharsets.UTF_8);
+      String contentId = null;
+      for (String header : text.substring(0, Math.max(0, text.indexOf("\r\n\r\n"))).split("\r\n")) {
+        if (header.toLowerCase(Locale.ROOT).startsWith("content-id:")) {
+          contentId = header.substring("content-id:".length()).trim();
+        }
+      }
+      String request = text.substring(text.indexOf("\r\n\r\n") + 4);
+      String[] requestLine = request.substring(0, request.indexOf("\r\n")).split(" ");
+      String method = requestLine[0];
+      URI target = URI.create(requestLine[1]);
+      String innerLine = method + " " + target.getRawPath() + (target.getRawQuery() == null ? "" : "?" + target.getRawQuery());
+      requests.add(innerLine);
+      int status;
+      byte[] body;
+      try {
+        Map<String, String> query = parseQuery(target.getRawQuery());
+        warnOfUnknownParameters(innerLine, query);
+        if (!target.getRawPath().startsWith("/storage/v1/b/")) {
+          throw new ApiError(501, "notImplemented", "StorageStandIn does not serve " + innerLine + " in a batch");
+        }
+        ObjectPath path = ObjectPath.parse(target.getRawPath().substring("/storage/v1/b/".length()));
+        if (path.name() != null && method.equals("DELETE")) {
+          deleteObject(path, query);
+          status = 204;
+          body = new byte[0];
+        } else if (path.name() != null && method.equals("GET")) {
+          status = 200;
+          JsonNode resource = resource(readable(path, query));
+          body = JSON.writeValueAsBytes(
+              query.containsKey("fields") ? FieldMask.parse(query.get("fields")).apply(resource) : resource);
+        } else {
+          throw new ApiError(501, "notImplemented", "StorageStandIn does not serve " + innerLine + " in a batch");
+        }
+      } catch (ApiError e) {
+        status = e.status;
+        body = errorBody(e);
+      }
+      LOG.info("storage stand-in: (batch) {} -> {}", innerLine, status);
+      out.write(("--" + boundary + "\r\nContent-Type: application/http\r\n"
+          + (contentId == null ? "" : "Content-ID: " + contentId.replaceFirst("^<", "<response-") + "\r\n")
+          + "\r\nHTTP/1.1 " + status + " " + reasonPhrase(status) + "\r\n"
+          + (body.length == 0 ? "" : "Content-Type: application/json; charset=UTF-8\r\n")
+          + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+      out.write(body);
+      out.write("\r\n".getBytes(StandardCharsets.UTF_8));
+    }
+    out.write(("--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+    byte[] bytes = out.toByteArray();
+    exchange.getResponseHeaders().set("Content-Type", "multipart/mixed; boundary=" + boundary);
+    exchange.sendResponseHeaders(200, bytes.length);
+    try (OutputStream response = exchange.getResponseBody()) {
+      response.write(bytes);
+    }
+    return 200;
+  }
+
+  private static String reasonPhrase(int status) {
+    return switch (status) {
+      case 200 -> "OK";
+      case 204 -> "No Content";
+      case 304 -> "Not Modified";
+      case 404 -> "Not Found";
+      case 412 -> "Precondition Failed";
+      case 501 -> "Not Implemented";
+      default -> "Status";
+    };
   }
 
   // ---- reads ----
@@ -713,6 +823,25 @@ public final class StorageStandIn implements AutoCloseable {
 
   /** The JSON part and the media part of a {@code multipart/related} body. */
   private static byte[][] multipartParts(String contentType, byte[] body) {
+    List<byte[]> parts = multipart(contentType, body);
+    if (parts.size() != 2) {
+      throw new ApiError(400, "invalid", "multipart upload with " + parts.size() + " parts, not 2");
+    }
+    List<byte[]> contents = new ArrayList<>();
+    for (byte[] part : parts) {
+      int headersEnd = indexOf(part, "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), 0);
+      if (headersEnd < 0) {
+        throw new ApiError(400, "invalid", "multipart part without the blank line after its headers");
+      }
+      byte[] content = new byte[part.length - headersEnd - 4];
+      System.arraycopy(part, headersEnd + 4, content, 0, content.length);
+      contents.add(content);
+    }
+    return new byte[][] {contents.get(0), contents.get(1)};
+  }
+
+  /** The parts of a multipart body, each with its headers (the line break after its boundary cut off). */
+  private static List<byte[]> multipart(String contentType, byte[] body) {
     String boundary = null;
     if (contentType != null) {
       for (String parameter : contentType.split(";")) {
@@ -723,9 +852,10 @@ public final class StorageStandIn implements AutoCloseable {
       }
     }
     if (boundary == null) {
-      throw new ApiError(400, "invalid", "multipart upload without a boundary: " + contentType);
+      throw new ApiError(400, "invalid", "multipart body without a boundary: " + contentType);
     }
     byte[] delimiter = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+    byte[] next = ("\r\n--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
     List<byte[]> parts = new ArrayList<>();
     int at = indexOf(body, delimiter, 0);
     while (at >= 0) {
@@ -733,23 +863,18 @@ public final class StorageStandIn implements AutoCloseable {
       if (partStart + 1 < body.length && body[partStart] == '-' && body[partStart + 1] == '-') {
         break;
       }
-      int next = indexOf(body, ("\r\n--" + boundary).getBytes(StandardCharsets.ISO_8859_1), partStart);
-      if (next < 0) {
+      // the line break that ends the boundary line: a part with no headers starts with a blank line
+      partStart += 2;
+      int end = indexOf(body, next, partStart - 2);
+      if (end < 0) {
         throw new ApiError(400, "invalid", "multipart body without a closing boundary");
       }
-      int headersEnd = indexOf(body, "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), partStart);
-      if (headersEnd < 0 || headersEnd > next) {
-        throw new ApiError(400, "invalid", "multipart part without the blank line after its headers");
-      }
-      byte[] part = new byte[next - (headersEnd + 4)];
-      System.arraycopy(body, headersEnd + 4, part, 0, part.length);
+      byte[] part = new byte[Math.max(0, end - partStart)];
+      System.arraycopy(body, partStart, part, 0, part.length);
       parts.add(part);
-      at = next + 2;
+      at = end + 2;
     }
-    if (parts.size() != 2) {
-      throw new ApiError(400, "invalid", "multipart upload with " + parts.size() + " parts, not 2");
-    }
-    return new byte[][] {parts.get(0), parts.get(1)};
+    return parts;
   }
 
   private static int indexOf(byte[] haystack, byte[] needle, int from) {
@@ -1091,17 +1216,29 @@ public final class StorageStandIn implements AutoCloseable {
     return status;
   }
 
+  /** GCS's JSON error body: {@code {"error": {"code", "message", "errors": [{message, domain, reason}]}}}. */
+  private static byte[] errorBody(ApiError error) {
+    if (error.status == 304) {
+      return new byte[0];
+    }
+    ObjectNode body = JSON.createObjectNode();
+    ObjectNode inner = body.putObject("error").put("code", error.status).put("message", error.getMessage());
+    inner.putArray("errors").addObject()
+        .put("message", error.getMessage()).put("domain", "global").put("reason", error.reason);
+    try {
+      return JSON.writeValueAsBytes(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private static void sendError(HttpExchange exchange, ApiError error) {
     try {
       if (error.status == 304) {
         exchange.sendResponseHeaders(304, -1);
         return;
       }
-      ObjectNode body = JSON.createObjectNode();
-      ObjectNode inner = body.putObject("error").put("code", error.status).put("message", error.getMessage());
-      inner.putArray("errors").addObject()
-          .put("message", error.getMessage()).put("domain", "global").put("reason", error.reason);
-      byte[] bytes = JSON.writeValueAsBytes(body);
+      byte[] bytes = errorBody(error);
       exchange.getResponseHeaders().set("Content-Type", "application/json; charset=UTF-8");
       exchange.sendResponseHeaders(error.status, bytes.length);
       try (OutputStream out = exchange.getResponseBody()) {

@@ -132,6 +132,19 @@ class StorageStandInContractTest {
 
   @ParameterizedTest
   @MethodSource("storages")
+  void emptyObjectIsReadAsNoBytes(Storage storage) throws IOException {
+    BlobId id = BlobId.of(BUCKET, folder() + "_SUCCESS");
+    storage.create(BlobInfo.newBuilder(id).build(), new byte[0]);
+
+    assertThat(storage.get(id).getSize()).isZero();
+    assertThat(storage.readAllBytes(id)).isEmpty();
+    try (ReadChannel reader = storage.reader(id)) {
+      assertThat(reader.read(ByteBuffer.allocate(8))).isEqualTo(-1);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("storages")
   void readerThatSeeksReadsFromThatOffset(Storage storage) throws IOException {
     String name = folder() + "digits.txt";
     create(storage, name, "0123456789");
@@ -208,6 +221,21 @@ class StorageStandInContractTest {
     assertThat(storage.delete(id)).isTrue();
     assertThat(storage.get(id)).isNull();
     assertThat(storage.delete(id)).isFalse();
+  }
+
+  /** Checked against the JSON API alone: {@code LocalStorageHelper} has no batch ("Not implemented yet"). */
+  @Test
+  void batchDeleteRemovesEachObjectAndSaysWhichExisted() {
+    Storage storage = standInClient();
+    String folder = folder();
+    create(storage, folder + "a", "a");
+    create(storage, folder + "b", "b");
+
+    List<Boolean> deleted = storage.delete(BlobId.of(BUCKET, folder + "a"), BlobId.of(BUCKET, folder + "missing"),
+        BlobId.of(BUCKET, folder + "b"));
+
+    assertThat(deleted).containsExactly(true, false, true);
+    assertThat(names(storage.list(BUCKET, Storage.BlobListOption.prefix(folder)))).isEmpty();
   }
 
   @ParameterizedTest
@@ -336,7 +364,65 @@ class StorageStandInContractTest {
     assertThat(storage.readAllBytes(BlobId.of(BUCKET, name))).asString().isEqualTo("new");
   }
 
+  @Test
+  void ofConcurrentCreatesThatMustNotExistExactlyOneWins() throws Exception {
+    Storage storage = standInClient();
+    BlobInfo info = BlobInfo.newBuilder(BUCKET, folder() + "claim.json").build();
+    int writers = 8;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+    List<java.util.concurrent.Future<Integer>> outcomes = new ArrayList<>();
+    try {
+      for (int i = 0; i < writers; i++) {
+        byte[] content = ("writer " + i).getBytes(StandardCharsets.UTF_8);
+        outcomes.add(pool.submit(() -> {
+          start.await();
+          try {
+            storage.create(info, content, Storage.BlobTargetOption.doesNotExist());
+            return 200;
+          } catch (StorageException e) {
+            return e.getCode();
+          }
+        }));
+      }
+      start.countDown();
+      List<Integer> codes = new ArrayList<>();
+      for (java.util.concurrent.Future<Integer> outcome : outcomes) {
+        codes.add(outcome.get());
+      }
+
+      assertThat(codes).containsOnly(200, 412);
+      assertThat(codes).filteredOn(code -> code == 200).hasSize(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void bucketMetadataIsServedAndAMissingBucketIsNull() {
+    Storage storage = standInClient();
+
+    assertThat(storage.get(BUCKET).getName()).isEqualTo(BUCKET);
+    assertThat(storage.get("no-such-bucket")).isNull();
+    assertThatThrownBy(() -> storage.readAllBytes(BlobId.of("no-such-bucket", "a.csv")))
+        .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.getCode()).isEqualTo(404))
+        .hasMessageContaining("The specified bucket does not exist.");
+  }
+
   // ---- what a test sees of the stand-in ----
+
+  @Test
+  void callTheStandInDoesNotServeIsA501NamingIt() {
+    Storage storage = standInClient();
+    String name = folder() + "source.csv";
+    create(storage, name, "x");
+
+    assertThatThrownBy(() -> storage.copy(Storage.CopyRequest.of(BUCKET, name, name + ".copy")).getResult())
+        .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.getCode()).isEqualTo(501))
+        .hasMessageContaining("StorageStandIn does not serve POST /storage/v1/b/" + BUCKET + "/o/")
+        .hasMessageContaining("rewriteTo");
+  }
+
 
   @Test
   void finalizeListenerGetsTheObjectResourceAsAMetadataGetReturnsIt() throws Exception {
@@ -356,6 +442,28 @@ class StorageStandInContractTest {
         .containsEntry("bucketId", BUCKET)
         .containsEntry("objectId", name)
         .containsEntry("objectGeneration", Long.toString(generation));
+  }
+
+  @Test
+  void putIntoABucketThatWasNeverCreatedFailsNamingIt() {
+    assertThatThrownBy(() -> standIn.put("never-created", "a.csv", new byte[1]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("No such bucket: never-created (createBucket first)");
+  }
+
+  @Test
+  void namesThatCannotBeAPathAreKeptApartAndServedAlike() throws IOException {
+    String folder = folder();
+    List<String> names = List.of(folder + "a", folder + "a/b", folder + "dir/", folder + "x//y", folder + "./z");
+    for (String name : names) {
+      standIn.put(BUCKET, name, name.getBytes(StandardCharsets.UTF_8));
+    }
+
+    for (String name : names) {
+      assertThat(standInClient().readAllBytes(BlobId.of(BUCKET, name))).asString().isEqualTo(name);
+      assertThat(Files.readString(standIn.file(BUCKET, name))).isEqualTo(name);
+    }
+    assertThat(standIn.file(BUCKET, folder + "a")).isEqualTo(root.resolve(BUCKET).resolve(folder + "a"));
   }
 
   @Test
