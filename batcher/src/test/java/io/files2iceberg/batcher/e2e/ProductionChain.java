@@ -60,6 +60,7 @@ final class ProductionChain implements AutoCloseable {
   static final String PROJECT = "files2iceberg-chain";
   static final String TOPIC = "projects/" + PROJECT + "/topics/landing-finalized";
   static final String PUSH_SUBSCRIPTION = "projects/" + PROJECT + "/subscriptions/listener-push";
+  static final String PULL_SUBSCRIPTION = "projects/" + PROJECT + "/subscriptions/listener-pull";
   static final Path PUBSUB_EMULATOR =
       Path.of("/usr/lib/google-cloud-sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator");
 
@@ -99,7 +100,7 @@ final class ProductionChain implements AutoCloseable {
       Path profiles = Files.createDirectories(root.resolve("profiles"));
       Files.writeString(profiles.resolve("clicks.conf"), profileText);
       Files.writeString(profiles.resolve("deployment.conf"), chain.deployment(prefix));
-      chain.startListener();
+      chain.startListener(List.of());
       if (Files.isExecutable(PUBSUB_EMULATOR)) {
         chain.startPubsub();
       } else {
@@ -158,15 +159,38 @@ final class ProductionChain implements AutoCloseable {
 
   // ---- the listener
 
-  private void startListener() throws Exception {
+  private void startListener(List<String> jvmOptions) throws Exception {
     int port = freePort();
     Path log = Files.createDirectories(home().resolve("logs")).resolve("listener.log");
+    List<String> options = new ArrayList<>(List.of("-Dmicronaut.server.host=127.0.0.1"));
+    options.addAll(jvmOptions);
     List<String> command = ListenerProcess.javaCommand(ListenerProcess.locateTarget(System.getenv(), Path.of("")),
-        List.of("-Dmicronaut.server.host=127.0.0.1"),
+        options,
         List.of("--config", profiles().toString(), "--home", home().toString(), "--port", Integer.toString(port)));
     listener = start(command, log);
     pushUri = URI.create("http://127.0.0.1:" + port + "/pubsub/push");
     awaitHttp(URI.create("http://127.0.0.1:" + port + "/health"), listener, log);
+  }
+
+  /**
+   * The second delivery: the push subscription is deleted, a pull subscription takes its place
+   * and a listener in pull mode streams from it (on the emulator's plaintext channel). Without the
+   * emulator nothing changes: the stand-in goes on posting envelopes, and says so.
+   */
+  void switchToPull() throws Exception {
+    if (pubsub == null) {
+      System.err.println("[chain] no Pub/Sub emulator: pull delivery is not exercised; the stand-in goes on"
+          + " posting push envelopes");
+      return;
+    }
+    listener.destroy();
+    listener.waitFor(30, TimeUnit.SECONDS);
+    pubsubCall("DELETE", "/v1/" + PUSH_SUBSCRIPTION, "");
+    pubsubCall("PUT", "/v1/" + PULL_SUBSCRIPTION,
+        JSON.createObjectNode().put("topic", TOPIC).put("ackDeadlineSeconds", 10).toString());
+    startListener(List.of("-Dfiles2iceberg.listener.pull.subscription=" + PULL_SUBSCRIPTION,
+        "-Dfiles2iceberg.listener.pull.emulator-host=" + pubsubHost));
+    System.err.println("[chain] the listener now pulls from " + PULL_SUBSCRIPTION);
   }
 
   // ---- Pub/Sub: the emulator's REST surface (topics, push subscriptions, publish)

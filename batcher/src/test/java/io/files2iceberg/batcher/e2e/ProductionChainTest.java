@@ -49,7 +49,7 @@ class ProductionChainTest {
 
   @TempDir Path root;
 
-  private static final String PROFILE = """
+  static final String PROFILE = """
       extract {
         path = "gs://landing/clicks/dt=*/*.parquet"
         quarantine-bad-files = true
@@ -75,15 +75,16 @@ class ProductionChainTest {
     Path home = root.resolve("home");
     SparkMain.Result written = SparkMain.locate(System.getenv(), home).run(SparkMain.WRITE_DEMO_LANDING,
         List.of("--landing", source.resolve("landing").toString(), "--late", source.resolve("late").toString(),
-            "--days", "3"), Duration.ofMinutes(5));
+            "--days", "4"), Duration.ofMinutes(5));
     assertThat(written.isSuccess()).as(written.stderr()).isTrue();
     Path days = source.resolve("landing/clicks");
     List<String> dayFolders;
     try (Stream<Path> list = Files.list(days)) {
       dayFolders = list.map(p -> p.getFileName().toString()).sorted().toList();
     }
-    assertThat(dayFolders).hasSize(3);
+    assertThat(dayFolders).hasSize(4);
     String day1 = dayFolders.get(0);
+    String day4 = dayFolders.get(3);
     Path lateFile;
     try (Stream<Path> list = Files.list(source.resolve("late/clicks").resolve(day1))) {
       lateFile = list.filter(p -> p.toString().endsWith(".parquet")).findFirst().orElseThrow();
@@ -97,7 +98,7 @@ class ProductionChainTest {
       // Day 1: part-1 is rewritten after its notification and before any batch (a new generation
       // whose bytes are part-0's: the first generation's rows must not appear). Day 2 holds a
       // corrupt file. Markers come last in each day.
-      for (String day : dayFolders) {
+      for (String day : dayFolders.subList(0, 3)) {
         for (Path file : sortedParquet(days.resolve(day))) {
           put(chain, day, file.getFileName().toString(), Files.readAllBytes(file));
         }
@@ -124,18 +125,29 @@ class ProductionChainTest {
         awaitStatus(ledger, "3 partitions INGESTED", s -> s.partitionsByState().getOrDefault(PartitionState.INGESTED,
             0L) == 3L && s.inFlight().isEmpty(), chain);
 
-        // The late file re-opens its day and lands once.
+        // Pull delivery from here on. The late file re-opens its day and lands once; a fourth day
+        // lands whole.
+        chain.switchToPull();
         put(chain, day1, "part-late.parquet", Files.readAllBytes(lateFile));
-        awaitStatus(ledger, "the late file INGESTED", s -> s.filesByState().getOrDefault(FileState.INGESTED, 0L)
-            == 10L && s.inFlight().isEmpty(), chain);
+        for (Path file : sortedParquet(days.resolve(day4))) {
+          put(chain, day4, file.getFileName().toString(), Files.readAllBytes(file));
+        }
+        put(chain, day4, "_SUCCESS", new byte[0]);
+        awaitStatus(ledger, "the late file and the fourth day INGESTED", s -> s.filesByState()
+            .getOrDefault(FileState.INGESTED, 0L) == 13L && s.inFlight().isEmpty()
+            && s.partitionsByState().getOrDefault(PartitionState.INGESTED, 0L) == 4L, chain);
         chain.stopBatcher();
 
         TableStatus status = ledger.tableStatus(TABLE);
-        // Day 1: part-0, part-1 (second generation), part-2, the late file; days 2 and 3: 3 each
+        // Day 1: part-0, part-1 (second generation), part-2, the late file; days 2 to 4: 3 each
         // (plus 1 corrupt). Part-1's first generation is superseded by its rewrite.
-        assertThat(status.filesByState()).containsEntry(FileState.INGESTED, 10L)
-            .containsEntry(FileState.SUPERSEDED, 1L).containsEntry(FileState.QUARANTINED, 1L);
-        assertThat(status.partitionsByState()).containsOnly(Map.entry(PartitionState.INGESTED, 3L));
+        assertThat(status.filesByState()).containsOnly(Map.entry(FileState.INGESTED, 13L),
+            Map.entry(FileState.SUPERSEDED, 1L), Map.entry(FileState.QUARANTINED, 1L));
+        assertThat(status.partitionsByState()).containsOnly(Map.entry(PartitionState.INGESTED, 4L));
+        assertThat(ledger.quarantinedFiles()).singleElement().satisfies(file -> assertThat(file.uri())
+            .isEqualTo("gs://landing/clicks/" + dayFolders.get(1) + "/part-9.parquet"));
+        assertThat(ledger.filesNamed(ProductionChain.LANDING_BUCKET, "clicks/" + day1 + "/part-1.parquet"))
+            .extracting(file -> file.state()).containsExactlyInAnyOrder(FileState.SUPERSEDED, FileState.INGESTED);
         assertThat(status.failedBatches()).isEmpty();
         assertThat(chain.deliveryFailures()).isEmpty();
 
@@ -160,7 +172,7 @@ class ProductionChainTest {
       // stand-in's request log, and the driver's log names the gs:// files.
       assertThat(chain.storage().requests()).anyMatch(r -> r.contains("/landing/o/clicks%2F") && r.contains(
           "alt=media"));
-      assertThat(Files.readString(chain.driverLog())).contains("gs://landing/clicks/" + day1 + "/");
+      assertThat(Files.readString(chain.driverLog())).contains("Reading File path: gs://landing/clicks/" + day1 + "/");
 
       // The table equals Spark SQL over the files that should have landed.
       List<String> landed = new ArrayList<>();

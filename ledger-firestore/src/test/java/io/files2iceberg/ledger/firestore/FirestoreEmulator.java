@@ -125,6 +125,15 @@ public final class FirestoreEmulator implements AutoCloseable {
 
   // --- starting and stopping ---------------------------------------------------------------------
 
+  /**
+   * An emulator of one's own, outside a test run (as {@link FirestoreEmulatorExtension} starts
+   * the shared one): {@code FIRESTORE_EMULATOR_HOST} when set, else the Cloud Firestore emulator,
+   * else the npm stand-in. The caller closes it.
+   */
+  public static FirestoreEmulator startOwn() {
+    return start();
+  }
+
   private static FirestoreEmulator start() {
     String mode = Optional.ofNullable(System.getProperty(MODE_PROPERTY))
         .or(() -> Optional.ofNullable(System.getenv("FILES2ICEBERG_TEST_FIRESTORE")))
