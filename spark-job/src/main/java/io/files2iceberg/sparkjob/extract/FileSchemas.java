@@ -115,7 +115,7 @@ final class FileSchemas {
         return ParquetFileFormat$.MODULE$.readSchemaFromFooter(new Footer(path, footer), converter);
       };
     }
-    return uri -> spark.read().format(extract.format().code()).options(extract.options()).load(uri).schema();
+    return uri -> ExtractReaders.reader(spark, extract).load(uri).schema();
   }
 
   /** Network trouble says nothing about the file: such a failure is retried, never quarantined. */

@@ -92,6 +92,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   private final Consumer<QuarantinedFile> onQuarantined;
   private final GenerationCheck generations;
   private final IgnoredOverwrites overwrites;
+  private final List<QuarantinedFile> setAside;
 
   /**
    * @param onQuarantined called once per file that cannot be read, before the batch goes on or
@@ -101,9 +102,19 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
    */
   public FilesExtract(Consumer<QuarantinedFile> onQuarantined, GenerationCheck generations,
       IgnoredOverwrites overwrites) {
+    this(onQuarantined, generations, overwrites, List.of());
+  }
+
+  /**
+   * @param setAside batch files an earlier read of this run found corrupt (and already reported
+   *     to {@code onQuarantined}): left out unopened, and counted as quarantined
+   */
+  public FilesExtract(Consumer<QuarantinedFile> onQuarantined, GenerationCheck generations,
+      IgnoredOverwrites overwrites, List<QuarantinedFile> setAside) {
     this.onQuarantined = Objects.requireNonNull(onQuarantined, "onQuarantined");
     this.generations = Objects.requireNonNull(generations, "generations");
     this.overwrites = Objects.requireNonNull(overwrites, "overwrites");
+    this.setAside = List.copyOf(setAside);
   }
 
   @Override
@@ -113,8 +124,12 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     List<ManifestFile> files = batch.filesToRead();
     List<ManifestFile> toOpen = new ArrayList<>();
     List<Integer> orders = new ArrayList<>();
+    Set<String> setAsideIds = setAside.stream().map(QuarantinedFile::fileId).collect(Collectors.toSet());
     for (int order = 0; order < files.size(); order++) {
       ManifestFile file = files.get(order);
+      if (setAsideIds.contains(file.fileId()) && batch.isBatchFile(file)) {
+        continue;
+      }
       // Only the manifest's generation is read (an older one of an object the batch holds twice
       // is gone, too), and with on-overwrite = ignore not a rewrite of a loaded object.
       if (!generations.isLive(batch, file) || overwrites.isIgnored(batch, file)) {
@@ -126,7 +141,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     // Every file's schema at once; the outcomes are then taken in manifest order, as one by one.
     List<FileSchemas.Outcome> outcomes = FileSchemas.read(batch.spark(), extract, toOpen);
     List<OpenedFile> opened = new ArrayList<>();
-    List<QuarantinedFile> quarantined = new ArrayList<>();
+    List<QuarantinedFile> quarantined = new ArrayList<>(setAside);
     for (int i = 0; i < toOpen.size(); i++) {
       ManifestFile file = toOpen.get(i);
       try {
@@ -325,7 +340,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   private static Dataset<Row> align(
       LoadBatch batch, Extract extract, List<OpenedFile> files, Map<String, SourceColumn> fileColumns) {
     StructType schema = files.get(0).schema();
-    DataFrameReader reader = batch.spark().read().format(extract.format().code()).options(extract.options());
+    DataFrameReader reader = ExtractReaders.reader(batch.spark(), extract);
     if (!schema.isEmpty()) {
       reader = reader.schema(schema);
     }
@@ -548,7 +563,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
    * words ("... is not a Parquet file. Expected magic number at tail ..."), not Spark's job
    * wrapping; bounded.
    */
-  static String reason(Throwable error) {
+  public static String reason(Throwable error) {
     Throwable root = error;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
