@@ -106,8 +106,7 @@ final class FileSchemas {
 
   private static Opener opener(SparkSession spark, Extract extract) {
     if (extract.format() == Format.PARQUET) {
-      Configuration conf = spark.sessionState().newHadoopConf();
-      extract.options().forEach(conf::set);
+      Configuration conf = ExtractReaders.hadoopConf(spark, extract);
       ParquetToSparkSchemaConverter converter = new ParquetToSparkSchemaConverter(spark.sessionState().conf());
       return uri -> {
         Path path = new Path(uri);
