@@ -23,6 +23,10 @@ import org.apache.spark.sql.SparkSession;
  * file, a path Hadoop cannot even make for a name with a colon ({@code a:b.json}). The landing
  * folder has no checksum files. Options, not session settings: the warm driver's session is
  * shared.
+ *
+ * <p>Parquet and Avro dates and timestamps before 1582-10-15 are read in the profile's {@code
+ * extract.datetime-rebase} mode ({@link #rebaseOptions}), per read for the same reason: Spark's
+ * session default, {@code EXCEPTION}, fails on such a value from any writer but Spark.
  */
 final class ExtractReaders {
   /** Spark's file-source option that turns globbing of the load paths off. */
@@ -36,8 +40,23 @@ final class ExtractReaders {
   private ExtractReaders() {}
 
   static DataFrameReader reader(SparkSession spark, Extract extract) {
-    return spark.read().format(extract.format().code()).options(HADOOP).options(extract.options())
-        .option(GLOB_PATHS, "false");
+    return spark.read().format(extract.format().code()).options(HADOOP).options(rebaseOptions(extract))
+        .options(extract.options()).option(GLOB_PATHS, "false");
+  }
+
+  /**
+   * The reader options of {@code extract.datetime-rebase}: Parquet's {@code datetimeRebaseMode}
+   * (DATE, TIMESTAMP_MILLIS/MICROS) and {@code int96RebaseMode} (INT96), Avro's {@code
+   * datetimeRebaseMode}; none for the other formats (ORC, JSON and CSV have no such mode). The
+   * profile's own {@code extract.options} come after, so a reader option set there wins.
+   */
+  static Map<String, String> rebaseOptions(Extract extract) {
+    String mode = extract.datetimeRebase().sparkMode();
+    return switch (extract.format()) {
+      case PARQUET -> Map.of("datetimeRebaseMode", mode, "int96RebaseMode", mode);
+      case AVRO -> Map.of("datetimeRebaseMode", mode);
+      default -> Map.of();
+    };
   }
 
   /** The Hadoop configuration of a read outside Spark's readers (Parquet footers): the session's, with {@link #HADOOP}. */
