@@ -2,8 +2,8 @@ package io.files2iceberg.sparkjob;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
-import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FailureCause;
+import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;

@@ -1,11 +1,11 @@
 package io.files2iceberg.batcher.listen;
 
-import io.files2iceberg.batcher.launch.FileNameEncoding;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DeploymentFile;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.StopSignals;
+import io.files2iceberg.batcher.launch.FileNameEncoding;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;

@@ -1,12 +1,12 @@
 package io.files2iceberg.batcher.status;
 
-import io.files2iceberg.batcher.output.RecordText;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.history.HistoryFormat;
+import io.files2iceberg.batcher.output.RecordText;
 import io.files2iceberg.batcher.plan.TableStops;
 import io.files2iceberg.batcher.status.StatusReport.TableView;
 import io.files2iceberg.core.ledger.BatchMetrics;

@@ -58,7 +58,9 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.column;
  * QUARANTINED with the reason); then the batch fails naming it, or, with {@code
  * extract.quarantine-bad-files = true}, goes on without it. A json file in which no line parses is
  * such a file too. Corruption that only shows once the data is read (a bad page behind a good
- * footer) fails the batch with Spark's error, which names the file.
+ * footer) fails the batch with Spark's error, which names the file; with quarantine-bad-files the
+ * job then quarantines that file and runs this stage again with it set aside (the {@code setAside}
+ * files of the constructor).
  *
  * <p>An object is read by its URI, that is its live content, so only a file whose generation is the
  * live one is read ({@link GenerationCheck}): a generation already gone (the object was rewritten

@@ -1,10 +1,10 @@
 package io.files2iceberg.sparkjob.load;
 
-import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
 import io.files2iceberg.sparkjob.extract.SourceColumn;
+import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
