@@ -222,6 +222,32 @@ class AncientDatesTest {
     assertThat(rowsOf("orc", "d", "ts")).containsExactlyElementsOf(expected());
   }
 
+  /**
+   * Spark's error for a value it refuses to read (a reader option of the profile's asks it to
+   * refuse) does not name the file: the job finds it by reading the files one at a time, and
+   * quarantines that file alone.
+   */
+  @Test
+  void aReadErrorThatNamesNoFileIsTracedToItsFileWhichAloneIsQuarantined() throws IOException {
+    TableProfile profile = table("refused", "parquet", """
+        extract.options { datetimeRebaseMode = EXCEPTION }
+        extract.quarantine-bad-files = true
+        """);
+    StructType schema = new StructType().add("id", DataTypes.IntegerType).add("d", DataTypes.DateType)
+        .add("ts", DataTypes.TimestampType).add("ts_local", DataTypes.TimestampNTZType);
+    Landed recent = Landed.of(fixture.writeFile("parquet", "refused/p1/a-recent.parquet", schema, List.of(
+        RowFactory.create(7, java.sql.Date.valueOf("2024-01-01"), java.sql.Timestamp.valueOf("2024-01-01 00:00:01"),
+            LocalDateTime.of(2024, 1, 1, 0, 0, 1)))), "p1");
+    Landed ancient = Landed.of(modernParquet("refused/p1/b-ancient.parquet", false), "p1");
+    BatchManifest batch = fixture.claimBatch(profile, recent, ancient);
+
+    var report = fixture.load(batch);
+
+    assertThat(fixture.rows("SELECT id FROM local.dates.refused")).containsExactly("[7]");
+    assertThat(report.quarantinedFiles()).extracting(q -> q.uri()).containsExactly(JobFixture.uri(ancient.path()));
+    assertThat(report.quarantinedFiles().get(0).reason()).contains("READ_ANCIENT_DATETIME");
+  }
+
   @Test
   void theLegacyModeRebasesFilesOfAnOldHiveWriterWithoutMetadata() throws IOException {
     TableProfile profile = table("hive", "parquet", "extract.datetime-rebase = legacy");
