@@ -81,7 +81,10 @@ import org.slf4j.MDC;
  * {@value #EXIT_CHECKPOINT_FAILED} the rows are committed to Iceberg but the ledger checkpoint
  * failed (the batcher finalizes it from the snapshot summary, for instance by running the job
  * again); {@value #EXIT_REJECTED} the batch cannot be loaded as it is (bad input, an unsafe schema
- * change): nothing was committed and a retry would fail the same way. See {@link JobExit}.
+ * change): nothing was committed and a retry would fail the same way. See {@link JobExit}. Every
+ * exception, Spark's checked ones too, becomes one of these outcomes at one place, classified by
+ * {@link ClassifiedFailure} (deterministic: REJECTED; transient: FAILED), which also gives the
+ * error class and the file at fault that the result carries.
  *
  * <p>With {@code --attempt N} the job also writes what it did, whatever the outcome, to {@code
  * <manifest folder>/<batchId>-attempt<N>.result.json} ({@link AttemptResult}): the launchers and
