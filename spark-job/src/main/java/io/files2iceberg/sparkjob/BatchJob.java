@@ -2,6 +2,7 @@ package io.files2iceberg.sparkjob;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
@@ -20,6 +21,7 @@ import io.files2iceberg.core.profile.LedgerSettings;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import io.files2iceberg.sparkjob.extract.BatchScope;
+import io.files2iceberg.sparkjob.extract.FileByFileRead;
 import io.files2iceberg.sparkjob.extract.FilesExtract;
 import io.files2iceberg.sparkjob.extract.GenerationCheck;
 import io.files2iceberg.sparkjob.extract.IgnoredOverwrites;
@@ -30,6 +32,7 @@ import io.files2iceberg.sparkjob.load.IcebergLoad;
 import io.files2iceberg.sparkjob.load.PartitionContent;
 import io.files2iceberg.sparkjob.load.RejectedRowsLoad;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
+import io.files2iceberg.sparkjob.stage.ClassifiedFailure;
 import io.files2iceberg.sparkjob.stage.Loaded;
 import io.files2iceberg.sparkjob.stage.MultiLoad;
 import io.files2iceberg.sparkjob.stage.Stage;
@@ -40,6 +43,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,7 +80,10 @@ import org.slf4j.MDC;
  * {@value #EXIT_CHECKPOINT_FAILED} the rows are committed to Iceberg but the ledger checkpoint
  * failed (the batcher finalizes it from the snapshot summary, for instance by running the job
  * again); {@value #EXIT_REJECTED} the batch cannot be loaded as it is (bad input, an unsafe schema
- * change): nothing was committed and a retry would fail the same way. See {@link JobExit}.
+ * change): nothing was committed and a retry would fail the same way. See {@link JobExit}. Every
+ * exception, Spark's checked ones too, becomes one of these outcomes at one place, classified by
+ * {@link ClassifiedFailure} (deterministic: REJECTED; transient: FAILED), which also gives the
+ * error class and the file at fault that the result carries.
  *
  * <p>With {@code --attempt N} the job also writes what it did, whatever the outcome, to {@code
  * <manifest folder>/<batchId>-attempt<N>.result.json} ({@link AttemptResult}): the launchers and
@@ -189,14 +196,20 @@ public final class BatchJob {
     }
     arguments.get().attempt().ifPresent(attempt -> writeResult(AttemptResult.locationBeside(manifestUri, attempt),
         new AttemptResult(ended.table(), ended.batchId().orElse(AttemptResult.batchIdOf(manifestUri)), attempt,
-            ended.exit().code(), ended.exit(), ended.report(), ended.error(), ProcessHandle.current().pid(), started,
+            ended.exit().code(), ended.exit(), ended.report(), ended.error(), ended.cause(),
+            ProcessHandle.current().pid(), started,
             clock.instant())));
     return ended.exit().code();
   }
 
   /** How {@link #load} ended: what the result file and the exit code say. */
   private record Ended(JobExit exit, String table, Optional<String> batchId, Optional<BatchLoadReport> report,
-      Optional<String> error) {}
+      Optional<String> error, Optional<FailureCause> cause) {
+    Ended(JobExit exit, String table, Optional<String> batchId, Optional<BatchLoadReport> report,
+        Optional<String> error) {
+      this(exit, table, batchId, report, error, Optional.empty());
+    }
+  }
 
   /** Loads the batch of the manifest; prints the classified error line on stderr when it does not. */
   private Ended load(String manifestUri) {
@@ -229,14 +242,19 @@ public final class BatchJob {
       return new Ended(JobExit.LOADED, table, batchId, Optional.of(report), Optional.empty());
     } catch (InvalidManifestException e) {
       return failed(JobExit.INVALID_MANIFEST, table, batchId, Optional.empty(), e.getMessage());
-    } catch (BatchFailedException e) {
-      // Bad input or a change the table cannot take: the same batch fails the same way again.
-      LOG.error("Table {} batch {} cannot be loaded as it is", table, manifest.batchId(), e);
-      return failed(JobExit.REJECTED, table, batchId, Optional.empty(),
-          "table " + table + " batch " + manifest.batchId() + " rejected: " + oneLine(e));
-    } catch (RuntimeException e) {
-      LOG.error("Table {} batch {} failed", table, manifest.batchId(), e);
-      return failed(JobExit.FAILED, table, batchId, Optional.empty(),
+    } catch (Exception e) {
+      // Exception, not RuntimeException: Spark's SparkException and AnalysisException are checked
+      // exceptions that Scala throws undeclared. An Error (out of memory) is left to the caller.
+      ClassifiedFailure classified = ClassifiedFailure.of(e, manifest.files());
+      if (classified.isDeterministic()) {
+        // Bad input or a change the table cannot take: the same batch fails the same way again.
+        LOG.error("Table {} batch {} cannot be loaded as it is ({})", table, manifest.batchId(),
+            classified.cause().describe(), e);
+        return failed(JobExit.REJECTED, table, batchId, Optional.empty(), Optional.of(classified.cause()),
+            "table " + table + " batch " + manifest.batchId() + " rejected: " + oneLine(e));
+      }
+      LOG.error("Table {} batch {} failed ({})", table, manifest.batchId(), classified.cause().describe(), e);
+      return failed(JobExit.FAILED, table, batchId, Optional.empty(), Optional.of(classified.cause()),
           "table " + table + " batch " + manifest.batchId() + " failed: " + oneLine(e));
     } finally {
       ledger.ifPresent(Ledger::close);
@@ -246,10 +264,15 @@ public final class BatchJob {
   /** Prints the job's one classified line, {@code files2iceberg: <what>}, and keeps it for the result. */
   private Ended failed(JobExit exit, String table, Optional<String> batchId, Optional<BatchLoadReport> report,
       String what) {
+    return failed(exit, table, batchId, report, Optional.empty(), what);
+  }
+
+  private Ended failed(JobExit exit, String table, Optional<String> batchId, Optional<BatchLoadReport> report,
+      Optional<FailureCause> cause, String what) {
     String line = JOB_LINE_PREFIX + what;
     err.println(line);
     err.flush();
-    return new Ended(exit, table, batchId, report, Optional.of(line));
+    return new Ended(exit, table, batchId, report, Optional.of(line), cause);
   }
 
   private void writeResult(String location, AttemptResult result) {
@@ -295,12 +318,52 @@ public final class BatchJob {
         return metricsPublisher.publishAlreadyCommitted(batch, committed.get());
       }
 
-      Stage<LoadBatch, Loaded> job = new FilesExtract(file -> ledger.ifPresent(l -> quarantine(l, manifest, file)),
-              generations, new IgnoredOverwrites(manifest.profile().extract().onOverwrite(), ledger))
-          .then(new CommonTransformations())
-          .then(MultiLoad.of(new RejectedRowsLoad(), icebergLoad, metricsPublisher));
-      return job.apply(batch).get(BatchLoadReport.class);
+      List<QuarantinedFile> setAside = new ArrayList<>();
+      while (true) {
+        Stage<LoadBatch, Loaded> job = new FilesExtract(
+                file -> ledger.ifPresent(l -> quarantine(l, manifest, file)), generations,
+                new IgnoredOverwrites(manifest.profile().extract().onOverwrite(), ledger), setAside)
+            .then(new CommonTransformations())
+            .then(MultiLoad.of(new RejectedRowsLoad(), icebergLoad, metricsPublisher));
+        try {
+          return job.apply(batch).get(BatchLoadReport.class);
+        } catch (Exception e) {
+          Optional<QuarantinedFile> corrupt = corruptFile(spark, batch, e, setAside);
+          if (corrupt.isEmpty()) {
+            throw e;
+          }
+          // Nothing was committed (the failed action wrote nothing): read the batch again without it.
+          ledger.ifPresent(l -> quarantine(l, manifest, corrupt.get()));
+          setAside.add(corrupt.get());
+          LOG.warn("Table {} batch {}: file {} cannot be read ({}); quarantined, reading the other files again",
+              manifest.table(), manifest.batchId(), corrupt.get().uri(), corrupt.get().reason());
+        }
+      }
     }
+  }
+
+  /**
+   * With {@code extract.quarantine-bad-files}, the batch file a deterministic read error is about
+   * (a corrupt page behind a valid footer shows only when the rows are read): the file the error
+   * names, else the first that fails when the files are read one at a time. Empty when the error is
+   * not such, or the file is not one of the batch's own (one an Overwrite reads again).
+   */
+  private static Optional<QuarantinedFile> corruptFile(SparkSession spark, LoadBatch batch, Exception error,
+      List<QuarantinedFile> setAside) {
+    if (!batch.profile().extract().quarantineBadFiles() || error instanceof BatchFailedException) {
+      return Optional.empty();
+    }
+    ClassifiedFailure classified = ClassifiedFailure.of(error, batch.filesToRead());
+    if (!classified.isDeterministic() || !ClassifiedFailure.isReadError(error)) {
+      return Optional.empty();
+    }
+    List<String> aside = setAside.stream().map(QuarantinedFile::fileId).toList();
+    List<ManifestFile> candidates = batch.filesToRead().stream().filter(f -> !aside.contains(f.fileId())).toList();
+    Optional<ManifestFile> file = classified.cause().file()
+        .flatMap(uri -> candidates.stream().filter(f -> f.uri().equals(uri)).findFirst())
+        .or(() -> FileByFileRead.firstUnreadable(spark, batch.profile().extract(), candidates));
+    return file.filter(batch::isBatchFile)
+        .map(f -> new QuarantinedFile(f.fileId(), f.uri(), FilesExtract.reason(error)));
   }
 
   /**

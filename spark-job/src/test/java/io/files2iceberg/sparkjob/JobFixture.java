@@ -237,15 +237,38 @@ final class JobFixture {
     return runJob(manifest, LiveGenerations.byScheme());
   }
 
+  /**
+   * Runs the job as a launcher does ({@code --attempt 1}) and returns the result it wrote beside
+   * the manifest; its exit code is the result's.
+   */
+  io.files2iceberg.core.manifest.AttemptResult runAttempt(Path manifest, LiveGenerations generations) {
+    int code = runJob(manifest, generations, "--attempt", "1");
+    try {
+      String location = io.files2iceberg.core.manifest.AttemptResult.locationBeside(manifest.toString(), 1);
+      io.files2iceberg.core.manifest.AttemptResult result = io.files2iceberg.core.manifest.AttemptResult.fromJson(
+          Files.readString(Path.of(location)), location);
+      assertThat(result.exitCode()).isEqualTo(code);
+      return result;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Runs the job as {@link #runJob(Path)} does, asking {@code generations} for live generations. */
   int runJob(Path manifest, LiveGenerations generations) {
+    return runJob(manifest, generations, new String[0]);
+  }
+
+  private int runJob(Path manifest, LiveGenerations generations, String... more) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
     try (PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8)) {
       BatchJob job = new BatchJob(clock, outStream, errStream, m -> spark, settings -> openLedger(), generations);
-      code = job.execute(new String[] {"--manifest", manifest.toString()});
+      List<String> args = new ArrayList<>(List.of("--manifest", manifest.toString()));
+      args.addAll(List.of(more));
+      code = job.execute(args.toArray(String[]::new));
     }
     stdout = out.toString(StandardCharsets.UTF_8);
     stderr = err.toString(StandardCharsets.UTF_8);

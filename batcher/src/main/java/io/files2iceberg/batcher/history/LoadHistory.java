@@ -50,13 +50,20 @@ public final class LoadHistory {
       boolean loadedHere = outcome == FileLoad.Outcome.INGESTED && stillItsBatch
           && file.state() == FileState.INGESTED;
       Optional<String> detail = leftOut.isPresent() ? file.quarantineReason()
-          : committed ? Optional.empty() : batch.error();
+          : committed ? Optional.empty() : batch.error().map(error -> cause(batch, file) + error);
       loads.add(new FileLoad(batch.updatedAt(), file.table(), file.partition(), file.uri(), file.generation(),
           file.fileId(), outcome, Optional.of(batch.batchId()),
           outcome == FileLoad.Outcome.INGESTED ? batch.snapshotId() : Optional.empty(),
           loadedHere ? file.rows() : Optional.empty(), detail));
     }
     return loads;
+  }
+
+  /** {@code [<error class>; this file is at fault] } before a failed batch's error, when the job classified it. */
+  private static String cause(BatchRecord batch, FileRecord file) {
+    return batch.cause().map(cause -> "[" + cause.errorClass() + cause.file()
+        .map(at -> at.equals(file.uri()) ? "; this file is at fault" : "; file at fault: " + at).orElse("") + "] ")
+        .orElse("");
   }
 
   private static Optional<FileLoad.Outcome> leftOut(FileState state) {

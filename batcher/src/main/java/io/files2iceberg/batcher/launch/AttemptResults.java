@@ -81,6 +81,6 @@ public final class AttemptResults {
 
   /** The launcher's result of a run that wrote its result: the job's own word ({@code fromJob}). */
   public static JobResult toJobResult(AttemptResult result, Optional<String> log) {
-    return new JobResult(result.exit(), result.report(), result.detail(), true, log);
+    return new JobResult(result.exit(), result.report(), result.detail(), true, log, result.cause());
   }
 }

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.launch;
 
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.JobExit;
 import java.util.Objects;
@@ -21,18 +22,27 @@ import java.util.Optional;
  *     batch, so the planner relaunches it (the job checks the snapshot ancestry first) instead of
  *     releasing its partitions.
  * @param log where the run's full output is: a local file path or a console/logging URL
+ * @param cause the error class and file at fault the job classified, from its result file
  */
 public record JobResult(
-    JobExit exit, Optional<BatchLoadReport> report, String detail, boolean fromJob, Optional<String> log) {
+    JobExit exit, Optional<BatchLoadReport> report, String detail, boolean fromJob, Optional<String> log,
+    Optional<FailureCause> cause) {
 
   public JobResult {
     Objects.requireNonNull(exit, "exit");
+    Objects.requireNonNull(cause, "cause");
     Objects.requireNonNull(report, "report");
     Objects.requireNonNull(detail, "detail");
     Objects.requireNonNull(log, "log");
     if (detail.isBlank()) {
       throw new IllegalArgumentException("detail must not be blank");
     }
+  }
+
+  /** A result without a classified cause (no result file, or the job did not classify one). */
+  public JobResult(JobExit exit, Optional<BatchLoadReport> report, String detail, boolean fromJob,
+      Optional<String> log) {
+    this(exit, report, detail, fromJob, log, Optional.empty());
   }
 
   /**

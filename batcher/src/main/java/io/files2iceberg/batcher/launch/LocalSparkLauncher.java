@@ -330,6 +330,7 @@ public final class LocalSparkLauncher implements Launcher {
   Process startProcess(List<String> full, Path log) throws IOException {
     ProcessBuilder builder = new ProcessBuilder(full).directory(sparkJobTarget.toFile());
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    FileNameEncoding.requireUtf8(builder.environment());
     builder.redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
     builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.redirectErrorStream(true);

@@ -4,10 +4,18 @@ import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.JobSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +52,12 @@ public final class WarmJob implements LaunchedJob {
     /** Where the output of the run with this job id goes, when known. */
     Optional<String> log(String jobId);
   }
+
+  /** How many lines of a dead driver's log its runs' results quote, and at most how many characters. */
+  private static final int LOG_LINES = 5;
+  private static final int MAX_TAIL = 2000;
+  /** A line of the driver's log that says what went wrong. */
+  private static final Pattern FAILURE_LINE = Pattern.compile("\\b(ERROR|FATAL)\\b|Error:|Exception:|Exception in thread");
 
   private final WarmFolder folder;
   private final Drivers drivers;
@@ -135,12 +149,50 @@ public final class WarmJob implements LaunchedJob {
       detail = "the job was cancelled (its Spark job group " + request.jobGroup() + " in the warm driver)";
     } else if (state.runner().isPresent()) {
       detail = "the warm driver " + drivers.name(state.runner().get()) + " ended while running attempt "
-          + request.attempt() + ", without writing its result";
+          + request.attempt() + ", without writing its result" + lastLines().map(l -> "; its log ends: " + l).orElse("");
     } else {
       detail = "the request of attempt " + request.attempt() + " left the warm driver's folder "
           + folder.location() + " without a result";
     }
     return Optional.of(new JobResult(JobExit.FAILED, Optional.empty(), detail, false, log()));
+  }
+
+  /**
+   * The end of the driver's log when it is a local file (the embedded default): why a driver died
+   * (out of memory, a fatal error) is there, not in a result. Its last error line and the one after
+   * it, then its last lines; joined with {@code " | "}, bounded.
+   */
+  private Optional<String> lastLines() {
+    Optional<Path> file = log().filter(l -> !l.contains("://")).map(Path::of).filter(Files::isRegularFile);
+    if (file.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      List<String> lines = Files.readAllLines(file.get(), StandardCharsets.UTF_8).stream()
+          .filter(l -> !l.isBlank()).toList();
+      // The last error the driver logged (its fatal error comes before the shutdown's lines), then its last lines.
+      List<String> quoted = new ArrayList<>();
+      for (int i = lines.size() - 1; i >= 0; i--) {
+        if (FAILURE_LINE.matcher(lines.get(i)).find()) {
+          quoted.addAll(lines.subList(i, Math.min(lines.size(), i + 2)));
+          if (i + 2 < lines.size() - LOG_LINES) {
+            quoted.add("...");
+          }
+          break;
+        }
+      }
+      for (String line : lines.subList(Math.max(0, lines.size() - LOG_LINES), lines.size())) {
+        if (!quoted.contains(line)) {
+          quoted.add(line);
+        }
+      }
+      String tail = String.join(" | ", quoted);
+      return tail.isEmpty() ? Optional.empty()
+          : Optional.of(tail.length() <= MAX_TAIL ? tail : tail.substring(0, MAX_TAIL) + "...");
+    } catch (IOException | UncheckedIOException e) {
+      LOG.warn("Cannot read the warm driver's log {}: {}", file.get(), e.toString());
+      return Optional.empty();
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import io.files2iceberg.batcher.cli.DeploymentFile;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.StopSignals;
+import io.files2iceberg.batcher.launch.FileNameEncoding;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;
@@ -99,7 +100,9 @@ public final class ListenCommand implements Callable<Integer> {
         javaOptions(env.get(JAVA_OPTS_ENV)), args);
     spec.commandLine().getOut().flush();
     spec.commandLine().getErr().flush();
-    Process listener = new ProcessBuilder(command).inheritIO().start();
+    ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+    FileNameEncoding.requireUtf8(builder.environment());
+    Process listener = builder.start();
     if (handleSignals) {
       StopSignals.onTermination("stopping the listener (it finishes the messages in flight)", listener::destroy);
     }

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.local;
 
+import io.files2iceberg.batcher.launch.FileNameEncoding;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,8 +16,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +85,7 @@ public final class ListenerProcess implements AutoCloseable {
     List<String> command = javaCommand(listenerTarget, List.of("-Dmicronaut.server.host=127.0.0.1"), arguments);
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().put("FILES2ICEBERG_LOG_FORMAT", "TEXT");
+    FileNameEncoding.requireUtf8(builder.environment());
     builder.environment().remove("PORT");
     builder.redirectErrorStream(true);
     builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.local;
 
+import io.files2iceberg.batcher.launch.FileNameEncoding;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -89,6 +90,7 @@ public final class SparkMain {
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command).directory(launcher.sparkJobTarget().toFile());
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    FileNameEncoding.requireUtf8(builder.environment());
     if (inheritOutput) {
       builder.inheritIO();
     } else {

@@ -20,6 +20,10 @@ public enum BatcherMeter {
           + " computed at the scrape."),
   BATCHES("files2iceberg_batcher_batches_total", "counter", List.of("table", "outcome"),
       "Batches settled since the batcher started, by outcome (committed, failed)."),
+  FAILURES("files2iceberg_batcher_failures_total", "counter", List.of("table", "error_class"),
+      "Failed batches since the batcher started, by the error class the job classified (Spark's error class or"
+          + " the root exception's class; unclassified when the job did not say, for instance when it died)."
+          + " The file at fault is in the ledger, never in a label."),
   ROWS("files2iceberg_batcher_rows_total", "counter", List.of("table", "change"),
       "Rows of committed batches since the batcher started, by change (inserted, updated, deleted, rejected)."),
   LAG("files2iceberg_batcher_lag_seconds", "histogram", List.of("table"),

@@ -4,6 +4,7 @@ import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
 import io.files2iceberg.batcher.plan.RunSummary;
 import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.TableStatus;
@@ -33,6 +34,9 @@ import org.slf4j.LoggerFactory;
 public final class BatcherMetrics {
   private static final Logger LOG = LoggerFactory.getLogger(BatcherMetrics.class);
 
+  /** {@link BatcherMeter#FAILURES}' error class of a failure the job did not classify. */
+  static final String UNCLASSIFIED = "unclassified";
+
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Clock clock;
   private final Map<String, AtomicLong> files = new ConcurrentHashMap<>();
@@ -61,6 +65,7 @@ public final class BatcherMetrics {
     }
     for (BatchFailed failed : summary.failed()) {
       batches(failed.table(), "failed").increment();
+      failures(failed.table(), failed.cause().map(FailureCause::errorClass).orElse(UNCLASSIFIED)).increment();
     }
   }
 
@@ -95,6 +100,14 @@ public final class BatcherMetrics {
         .description(BatcherMeter.BATCHES.meaning())
         .tag("table", table)
         .tag("outcome", outcome)
+        .register(registry);
+  }
+
+  private Counter failures(String table, String errorClass) {
+    return Counter.builder(BatcherMeter.FAILURES.micrometerName())
+        .description(BatcherMeter.FAILURES.meaning())
+        .tag("table", table)
+        .tag("error_class", errorClass)
         .register(registry);
   }
 

@@ -82,6 +82,13 @@ public final class EventJson {
     if (event instanceof BatchFailed failed) {
       ObjectNode node = batch("failed", event);
       node.put("error", failed.error());
+      if (failed.cause().isPresent()) {
+        node.put("errorClass", failed.cause().get().errorClass());
+        failed.cause().get().file().ifPresentOrElse(file -> node.put("errorFile", file), () -> node.putNull("errorFile"));
+      } else {
+        node.putNull("errorClass");
+        node.putNull("errorFile");
+      }
       if (failed.exit().isPresent()) {
         node.put("exitCode", failed.exit().get().code());
         node.put("exit", code(failed.exit().get().name()).replace('_', '-'));

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.LedgerSchema;
@@ -136,6 +137,8 @@ public final class RecordJson {
       node.putNull("metrics");
     }
     text(node, "error", batch.error());
+    text(node, "errorClass", batch.cause().map(FailureCause::errorClass));
+    text(node, "errorFile", batch.cause().flatMap(FailureCause::file));
     time(node, "leaseUntil", batch.leaseUntil());
     node.put("createdAt", batch.createdAt().toString());
     node.put("updatedAt", batch.updatedAt().toString());

@@ -57,7 +57,15 @@ public final class RecordText {
         + ", snapshot " + batch.snapshotId().map(String::valueOf).orElse(NONE)
         + ", created " + batch.createdAt() + ", updated " + batch.updatedAt()
         + batch.metrics().map(RecordText::metrics).orElse("")
-        + batch.error().filter(error -> withError).map(error -> ", error: " + error).orElse("");
+        + batch.error().filter(error -> withError).map(error -> ", error: " + error).orElse("")
+        + batch.cause().map(cause -> ", error class " + cause.errorClass()
+            + cause.file().map(file -> ", file at fault " + file).orElse("")).orElse("");
+  }
+
+  /** {@code [<error class>, file <uri>]} of a failed batch the job classified, else empty text. */
+  public static String cause(BatchRecord batch) {
+    return batch.cause().map(cause -> " [" + cause.errorClass() + cause.file().map(file -> ", file " + file).orElse("")
+        + "]").orElse("");
   }
 
   private static String metrics(BatchMetrics metrics) {

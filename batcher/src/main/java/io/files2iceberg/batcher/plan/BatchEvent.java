@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.plan;
 
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
@@ -133,13 +134,20 @@ public sealed interface BatchEvent {
    * @param exit the job's outcome; empty when no job ran to an end (it could not be started, it
    *     timed out, the ledger failed)
    * @param after what becomes of its partitions
+   * @param cause the error class and the file at fault, when the job classified the failure
    */
-  record BatchFailed(String table, String batchId, String error, Optional<JobExit> exit, AfterFailure after)
-      implements BatchEvent {
+  record BatchFailed(String table, String batchId, String error, Optional<JobExit> exit, AfterFailure after,
+      Optional<FailureCause> cause) implements BatchEvent {
     public BatchFailed {
+      Objects.requireNonNull(cause, "cause");
       Objects.requireNonNull(error, "error");
       Objects.requireNonNull(exit, "exit");
       Objects.requireNonNull(after, "after");
+    }
+
+    /** A failure the job did not classify. */
+    public BatchFailed(String table, String batchId, String error, Optional<JobExit> exit, AfterFailure after) {
+      this(table, batchId, error, exit, after, Optional.empty());
     }
 
     @Override

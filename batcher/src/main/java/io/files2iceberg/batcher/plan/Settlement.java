@@ -4,6 +4,7 @@ import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.JobExit;
@@ -140,11 +141,22 @@ final class Settlement {
   /** The ledger has the batch COMMITTED: report it, prune old checkpoints. */
   record Commit(BatchLoadReport report) implements Settle {}
 
-  /** Nothing was committed: FAILED, partitions released with an attempt counted. */
-  record FailAndRelease(String error, Optional<JobExit> exit) implements Settle {}
+  /**
+   * Nothing was committed: FAILED, partitions released with an attempt counted. {@code cause}: the
+   * error class and file at fault the job classified.
+   */
+  record FailAndRelease(String error, Optional<JobExit> exit, Optional<FailureCause> cause) implements Settle {
+    FailAndRelease(String error, Optional<JobExit> exit) {
+      this(error, exit, Optional.empty());
+    }
+  }
 
   /** Nothing was committed and trying again cannot help: FAILED, partitions FAILED at once. */
-  record FailPartitions(String error, Optional<JobExit> exit) implements Settle {}
+  record FailPartitions(String error, Optional<JobExit> exit, Optional<FailureCause> cause) implements Settle {
+    FailPartitions(String error, Optional<JobExit> exit) {
+      this(error, exit, Optional.empty());
+    }
+  }
 
   /** The table may hold the batch: keep it in flight, lease expired, for the next run's recovery. */
   record LeaveForRecovery(String error, Optional<JobExit> exit, int attempts) implements Settle {}
@@ -171,9 +183,9 @@ final class Settlement {
       case CHECKPOINT_FAILED -> launch.checkpointRelaunched()
           ? unknownOutcome(result.describe(), exit, true, launch) : new Relaunch(true);
       // The job checks the table's ancestry before it reads a file: a rejected batch is not in the table.
-      case REJECTED -> new FailPartitions(result.describe(), exit);
+      case REJECTED -> new FailPartitions(result.describe(), exit, result.cause());
       case FAILED, INVALID_MANIFEST -> result.fromJob() && !launch.mayHold()
-          ? new FailAndRelease(result.describe(), exit)
+          ? new FailAndRelease(result.describe(), exit, result.cause())
           : unknownOutcome(result.describe(), exit, result.exit().isRetryable(), launch);
     };
   }
@@ -209,7 +221,7 @@ final class Settlement {
     if (latest.isPresent() && latest.get().exit() == JobExit.REJECTED) {
       // The job's own word that this batch cannot be loaded as it is; its batcher died before
       // settling it. Running it again would fail the same way.
-      return new FailPartitions(latest.get().detail(), Optional.of(JobExit.REJECTED));
+      return new FailPartitions(latest.get().detail(), Optional.of(JobExit.REJECTED), latest.get().cause());
     }
     if (batch.attempts() >= expired.maxAttempts()) {
       return new GiveUp("the lease expired without a result" + batch.error().map(e -> "; " + e).orElse(""),

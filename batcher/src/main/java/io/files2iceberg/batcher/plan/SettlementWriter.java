@@ -17,6 +17,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -74,10 +75,10 @@ final class SettlementWriter {
       return true;
     }
     if (decision instanceof FailAndRelease fail) {
-      return fail(batchId, fail.error(), fail.exit(), maxAttempts);
+      return fail(batchId, fail.error(), fail.exit(), fail.cause(), maxAttempts);
     }
     if (decision instanceof FailPartitions fail) {
-      return fail(batchId, fail.error(), fail.exit(), 1);
+      return fail(batchId, fail.error(), fail.exit(), fail.cause(), 1);
     }
     if (decision instanceof LeaveForRecovery leave) {
       return leaveForRecovery(batchId, leave);
@@ -120,11 +121,12 @@ final class SettlementWriter {
   }
 
   /** Nothing was committed: FAILED, its partitions released with an attempt counted (FAILED at {@code attemptsAllowed}). */
-  private boolean fail(String batchId, String error, Optional<JobExit> exit, int attemptsAllowed) {
-    BatchRecord failed = ledger.failBatch(new FailBatch(batchId, error, attemptsAllowed, false));
+  private boolean fail(String batchId, String error, Optional<JobExit> exit, Optional<FailureCause> cause,
+      int attemptsAllowed) {
+    BatchRecord failed = ledger.failBatch(new FailBatch(batchId, error, attemptsAllowed, false, cause));
     AfterFailure after = afterFailure(Optional.of(failed));
     LOG.warn("Table {} batch {}: failed ({}): {}", table, batchId, after, error);
-    events.emit(new BatchFailed(table, batchId, error, exit, after));
+    events.emit(new BatchFailed(table, batchId, error, exit, after, cause));
     return false;
   }
 

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.history.HistoryFormat;
+import io.files2iceberg.batcher.output.RecordText;
 import io.files2iceberg.batcher.plan.TableStops;
 import io.files2iceberg.batcher.status.StatusReport.TableView;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import java.time.Duration;
 import java.time.Instant;
@@ -83,7 +85,8 @@ public final class StatusFormat {
       }
       table.failedBatches().stream().limit(FAILED_BATCHES_SHOWN).forEach(batch -> failedBatches.add(
           "  " + table.table() + " " + batch.batchId() + " (" + String.join(", ", batch.partitions()) + ", "
-              + ago(batch.updatedAt(), report.generatedAt()) + "): " + batch.error().orElse("no error recorded")));
+              + ago(batch.updatedAt(), report.generatedAt()) + "): " + batch.error().orElse("no error recorded")
+              + RecordText.cause(batch)));
     }
     if (!stopped.isEmpty()) {
       out.append("\nSTOPPED TABLES (no batch runs while a file that misses the pattern stands, strict-pattern)\n");
@@ -166,6 +169,8 @@ public final class StatusFormat {
       for (BatchRecord batch : view.failedBatches()) {
         ObjectNode node = batch(failedBatches.addObject(), batch);
         putOptional(node, "error", batch.error());
+        putOptional(node, "errorClass", batch.cause().map(FailureCause::errorClass));
+        putOptional(node, "errorFile", batch.cause().flatMap(FailureCause::file));
         node.put("updatedAt", batch.updatedAt().toString());
       }
       view.fileLoads().ifPresent(loads -> HistoryFormat.loads(table.putArray("fileLoads"), loads));

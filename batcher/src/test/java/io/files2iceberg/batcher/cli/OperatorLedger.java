@@ -5,6 +5,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
@@ -28,6 +29,9 @@ import picocli.CommandLine;
 public final class OperatorLedger {
   public static final String TABLE = "local.demo.clicks";
   public static final String ERROR = "files2iceberg: table local.demo.clicks batch rejected: Parquet footer unreadable";
+  /** The failed batch's cause: its second file is at fault. */
+  public static final FailureCause CAUSE = new FailureCause("org.apache.parquet.io.ParquetDecodingException",
+      Optional.of(uri("d2", 1)));
 
   public final Path home;
   public final StringWriter out = new StringWriter();
@@ -65,7 +69,7 @@ public final class OperatorLedger {
           Map.of(first.fileIds().get(0), new FileRows(3, 1, 0))));
       committedBatch = first.batchId();
       BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
-      ledger.failBatch(new FailBatch(second.batchId(), ERROR, 1, false));
+      ledger.failBatch(new FailBatch(second.batchId(), ERROR, 1, false, Optional.of(CAUSE)));
       failedBatch = second.batchId();
     }
     return this;

@@ -48,7 +48,9 @@ class HistoryCommandTest {
     for (JsonNode file : files) {
       assertThat(file.get("generation").asLong()).isEqualTo(1);
       if (file.get("state").asText().equals("failed")) {
-        assertThat(file.get("detail").asText()).isEqualTo(ERROR);
+        assertThat(file.get("detail").asText()).isEqualTo("[org.apache.parquet.io.ParquetDecodingException; "
+            + (file.get("uri").asText().equals(OperatorLedger.uri("d2", 1)) ? "this file is at fault"
+                : "file at fault: " + OperatorLedger.uri("d2", 1)) + "] " + ERROR);
       } else {
         assertThat(file.get("detail").isNull()).isTrue();
       }
@@ -70,7 +72,8 @@ class HistoryCommandTest {
             + OperatorLedger.uri("d1", 0).replace(".", "\\.") + "\n")
         .containsPattern("ingested +" + fixture.committedBatch + " +4242 +unknown +unknown +unknown +1 +"
             + OperatorLedger.uri("d1", 1).replace(".", "\\.") + "\n")
-        .contains("  failed " + OperatorLedger.uri("d2", 0) + " generation 1: " + ERROR + "\n");
+        .contains("  failed " + OperatorLedger.uri("d2", 0) + " generation 1: [org.apache.parquet.io.ParquetDecodingException;"
+            + " file at fault: " + OperatorLedger.uri("d2", 1) + "] " + ERROR + "\n");
   }
 
   @Test

@@ -37,7 +37,8 @@ class InspectCommandTest {
         .contains("  folder file:///landing/clicks/d2/\n")
         .contains("FILES (2)\n  " + OperatorLedger.uri("d2", 0) + " generation 1: RECORDED, 10 bytes, event evt-d20")
         .contains("BATCHES (1, oldest first; pruned ones are gone)\n  " + fixture.failedBatch + " FAILED")
-        .contains("error: " + ERROR);
+        .contains("error: " + ERROR + ", error class org.apache.parquet.io.ParquetDecodingException, file at fault "
+            + OperatorLedger.uri("d2", 1));
   }
 
   @Test

@@ -7,7 +7,9 @@ import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
 import io.files2iceberg.batcher.plan.RunSummary;
 import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.manifest.BatchLoadReport;
+import io.files2iceberg.core.manifest.JobExit;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -42,6 +44,24 @@ class BatcherMetricsTest {
     assertThat(scraped.value("files2iceberg_batcher_lag_seconds_bucket", "table", CLICKS, "le", "60.0")).isZero();
     assertThat(scraped.value("files2iceberg_batcher_lag_seconds_bucket", "table", CLICKS, "le", "120.0"))
         .isEqualTo(2);
+  }
+
+  @Test
+  void failuresCountByErrorClassWithoutTheFileAtFault() {
+    BatcherMetrics metrics = new BatcherMetrics(Clock.systemUTC());
+    FailureCause decoding = new FailureCause("org.apache.parquet.io.ParquetDecodingException",
+        Optional.of("file:///landing/p1/orders[1].parquet"));
+    BatchFailed classified = new BatchFailed(CLICKS, "b-1", "rejected", Optional.of(JobExit.REJECTED),
+        AfterFailure.PARTITIONS_FAILED, Optional.of(decoding));
+
+    metrics.record(summary(List.of(), List.of(classified, failed("b-2"))));
+    PrometheusText scraped = PrometheusText.parseOf(metrics.scrape());
+
+    assertThat(scraped.value("files2iceberg_batcher_failures_total", "error_class",
+        "org.apache.parquet.io.ParquetDecodingException", "table", CLICKS)).isEqualTo(1);
+    assertThat(scraped.value("files2iceberg_batcher_failures_total", "error_class", "unclassified", "table", CLICKS))
+        .isEqualTo(1);
+    assertThat(metrics.scrape()).doesNotContain("orders[1]");
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchManifest;
@@ -154,6 +155,55 @@ class WarmRunTest {
   }
 
   /**
+   * Spark's checked exceptions (here the SparkException of an action whose task failed) become the
+   * job's result in the warm driver, classified, and the driver lives on; the batch is FAILED with
+   * the error class in the ledger. An Error (out of memory) kills the driver: the run ends without a
+   * result, its failure quoting the end of the driver's log.
+   */
+  @Test
+  void aCheckedExceptionBecomesAClassifiedResultAndAnErrorKillsTheDriverNamingItsLog() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      landing.profile("clicks",
+          "transform.filter = [\"CASE WHEN id = 1 THEN raise_error('refused in a task') IS NULL ELSE true END\"]\n");
+      landing.land("clicks", "p1", 1, 1);
+      WarmLocalLauncher launcher = landing.warmLauncher(Duration.ofMinutes(2));
+      try {
+        RunSummary failed = run(landing, launcher);
+
+        assertThat(failed.failed()).hasSize(1);
+        BatchRecord batch = landing.ledger.batch(failed.failed().get(0).batchId()).orElseThrow();
+        assertThat(batch.state()).isEqualTo(BatchState.FAILED);
+        assertThat(batch.error().orElseThrow()).contains(" failed: ").contains("refused in a task");
+        assertThat(batch.cause().orElseThrow().errorClass()).isEqualTo(RuntimeException.class.getName());
+        assertThat(landing.ledger.partition(CLICKS, "p1").orElseThrow().state()).as("released for a retry")
+            .isEqualTo(PartitionState.READY);
+        long pid = resultOf(landing, "clicks", batch.batchId()).pid();
+        assertThat(launcher.driverPid()).as("the driver lives on").contains(pid);
+        assertThat(Files.readString(launcher.driverFolder().resolve(WarmRequest.DRIVER_LOG)))
+            .contains("attempt 1: ended with 1").doesNotContain("Exception in thread \"warm-batch-");
+
+        // Out of memory on the driver's batch thread (an array larger than the VM allows, folded as a
+        // constant there): the driver halts. (Out of memory in a task of local mode ends the JVM too,
+        // through Spark's own handler, or fails the task: the job then says FAILED, retried.)
+        landing.profile("clicks", "transform.filter = [\"length(repeat('x', 2147483646)) > 0\"]\n");
+        BatchRecord doomed = landing.ledger.claimPartitions(new ClaimPartitions(CLICKS, 100, Duration.ofMinutes(10),
+            true)).orElseThrow();
+        landing.ledger.markRunning(doomed.batchId(), Duration.ofMinutes(10));
+        JobResult died = launch(landing, launcher, doomed, 1).await(Duration.ofMinutes(2)).orElseThrow();
+
+        assertThat(died.exit()).isEqualTo(JobExit.FAILED);
+        assertThat(died.fromJob()).isFalse();
+        assertThat(died.detail()).as(() -> driverLog(launcher))
+            .contains("the warm driver (pid " + pid + ") ended while running attempt 1",
+            "its log ends: ", "OutOfMemoryError");
+        awaitExit(pid, Duration.ofMinutes(1));
+      } finally {
+        stopDriver(launcher);
+      }
+    }
+  }
+
+  /**
    * The batcher ({@code batch run-once}, a process of its own) is killed once its driver has taken
    * the batch: the driver lives on and writes the result; recovery finds the run with the live
    * driver and watches it instead of launching the batch again.
@@ -288,6 +338,14 @@ class WarmRunTest {
         throw new AssertionError("process " + pid + " is still alive after " + within);
       }
       Thread.sleep(50);
+    }
+  }
+
+  private static String driverLog(WarmLocalLauncher launcher) {
+    try {
+      return Files.readString(launcher.driverFolder().resolve(WarmRequest.DRIVER_LOG));
+    } catch (IOException e) {
+      return e.toString();
     }
   }
 

@@ -10,6 +10,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
@@ -60,7 +61,9 @@ class StatusCommandTest {
       ledger.markRunning(first.batchId(), Duration.ofMinutes(5));
       ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 0, 1, 1, 1, 1, 2)));
       BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
-      ledger.failBatch(new FailBatch(second.batchId(), "files2iceberg: table local.demo.clicks batch x rejected: bad value", 1, false));
+      ledger.failBatch(new FailBatch(second.batchId(), "files2iceberg: table local.demo.clicks batch x rejected: bad value", 1, false,
+          Optional.of(new FailureCause("org.apache.parquet.io.ParquetDecodingException",
+              Optional.of("file:///landing/d2/b [1].parquet")))));
     }
   }
 
@@ -78,6 +81,8 @@ class StatusCommandTest {
     assertThat(out.toString()).contains("FAILED PARTITIONS (retried only by an operator)\n  " + TABLE
         + " d2: failed after 1 attempt(s): files2iceberg: table local.demo.clicks batch x rejected: bad value");
     assertThat(out.toString()).contains("FAILED BATCHES (newest first)");
+    assertThat(out.toString()).contains("rejected: bad value [org.apache.parquet.io.ParquetDecodingException, file"
+        + " file:///landing/d2/b [1].parquet]");
   }
 
   @Test
@@ -127,6 +132,9 @@ class StatusCommandTest {
     assertThat(clicks.at("/failedPartitions/0/partition").asText()).isEqualTo("d2");
     assertThat(clicks.at("/failedPartitions/0/error").asText()).endsWith("rejected: bad value");
     assertThat(clicks.at("/failedBatches/0/state").asText()).isEqualTo("failed");
+    assertThat(clicks.at("/failedBatches/0/errorClass").asText())
+        .isEqualTo("org.apache.parquet.io.ParquetDecodingException");
+    assertThat(clicks.at("/failedBatches/0/errorFile").asText()).isEqualTo("file:///landing/d2/b [1].parquet");
     // A profile's table the ledger does not know yet is listed with nothing in it.
     JsonNode views = json.get("tables").get(1);
     assertThat(views.get("table").asText()).isEqualTo("local.demo.views");

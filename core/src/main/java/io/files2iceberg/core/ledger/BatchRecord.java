@@ -2,6 +2,7 @@ package io.files2iceberg.core.ledger;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -19,6 +20,8 @@ import java.util.Optional;
  *     it): set by {@link Ledger#failBatch}, kept by {@link Ledger#reviveBatch}, cleared by {@link
  *     Ledger#commitBatch}
  * @param leaseUntil when recovery may take it over (in flight only)
+ * @param error the human reason of its latest failure
+ * @param cause the error class and the file at fault of its latest failure, when the job classified it
  */
 public record BatchRecord(
     String batchId,
@@ -34,12 +37,23 @@ public record BatchRecord(
     Optional<Long> snapshotId,
     Optional<BatchMetrics> metrics,
     Optional<String> error,
+    Optional<FailureCause> cause,
     Instant createdAt,
     Instant updatedAt) {
 
   public BatchRecord {
+    Objects.requireNonNull(cause, "cause");
     partitions = List.copyOf(partitions);
     fileIds = List.copyOf(fileIds);
     eventIds = List.copyOf(eventIds);
+  }
+
+  /** A batch without a classified failure cause. */
+  public BatchRecord(String batchId, String table, BatchState state, List<String> partitions, List<String> fileIds,
+      List<String> eventIds, int attempts, int launches, boolean outcomeUnknown, Optional<Instant> leaseUntil,
+      Optional<Long> snapshotId, Optional<BatchMetrics> metrics, Optional<String> error, Instant createdAt,
+      Instant updatedAt) {
+    this(batchId, table, state, partitions, fileIds, eventIds, attempts, launches, outcomeUnknown, leaseUntil,
+        snapshotId, metrics, error, Optional.empty(), createdAt, updatedAt);
   }
 }

@@ -18,7 +18,7 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 4;
+  public static final int VERSION = 5;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";
@@ -81,6 +81,10 @@ public final class LedgerSchema {
   public static final String SNAPSHOT_ID = "snapshotId";
   public static final String METRICS = "metrics";
   public static final String ERROR = "error";
+  /** {@link FailureCause#errorClass}: Spark's error class or the root exception's class. */
+  public static final String ERROR_CLASS = "errorClass";
+  /** {@link FailureCause#file}: the URI of the file at fault. */
+  public static final String ERROR_FILE = "errorFile";
   /** Whether the batch gave up with an unknown outcome ({@link BatchRecord#outcomeUnknown}). */
   public static final String OUTCOME_UNKNOWN = "outcomeUnknown";
   public static final String CREATED_AT = "createdAt";

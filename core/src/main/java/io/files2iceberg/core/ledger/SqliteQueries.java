@@ -8,6 +8,8 @@ import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
 import static io.files2iceberg.core.ledger.LedgerSchema.COMMITTED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_CLASS;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_TIME;
@@ -152,10 +154,10 @@ final class SqliteQueries {
   // which is its last write (COMMITTED is final).
   private static final String UPSERT_BATCH =
       "INSERT INTO " + q(BATCHES) + " (" + columns(BATCH_ID, TABLE, STATE, PARTITIONS_FIELD, FILE_IDS, EVENT_IDS,
-          ATTEMPTS, LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, CREATED_AT, UPDATED_AT,
-          COMMITTED_AT) + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (" + q(BATCH_ID)
-          + ") DO UPDATE SET " + excluded(STATE, ATTEMPTS, LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS,
-              ERROR, UPDATED_AT, COMMITTED_AT);
+          ATTEMPTS, LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, ERROR_CLASS, ERROR_FILE,
+          CREATED_AT, UPDATED_AT, COMMITTED_AT) + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+          + " ON CONFLICT (" + q(BATCH_ID) + ") DO UPDATE SET " + excluded(STATE, ATTEMPTS, LAUNCHES, OUTCOME_UNKNOWN,
+              LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, ERROR_CLASS, ERROR_FILE, UPDATED_AT, COMMITTED_AT);
   private static final String HAS_IN_FLIGHT =
       "SELECT 1 FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN " + IN_FLIGHT + " LIMIT 1";
   private static final String SELECT_EXPIRED =
@@ -440,6 +442,7 @@ final class SqliteQueries {
         SqliteRows.json(b.fileIds()), SqliteRows.json(b.eventIds()), b.attempts(), b.launches(),
         b.outcomeUnknown() ? 1 : 0, b.leaseUntil().map(Instant::toEpochMilli).orElse(null),
         b.snapshotId().orElse(null), b.metrics().map(metrics -> SqliteRows.json(metrics.toMap())).orElse(null), b.error().orElse(null),
+        b.cause().map(FailureCause::errorClass).orElse(null), b.cause().flatMap(FailureCause::file).orElse(null),
         b.createdAt().toEpochMilli(), b.updatedAt().toEpochMilli(),
         b.state() == BatchState.COMMITTED ? b.updatedAt().toEpochMilli() : null);
   }

@@ -5,6 +5,8 @@ import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_CLASS;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_TIME;
@@ -112,6 +114,9 @@ final class SqliteRows {
 
   static BatchRecord batch(ResultSet rs) throws SQLException {
     String metrics = rs.getString(METRICS);
+    String errorClass = rs.getString(ERROR_CLASS);
+    Optional<FailureCause> cause = errorClass == null ? Optional.empty()
+        : Optional.of(new FailureCause(errorClass, Optional.ofNullable(rs.getString(ERROR_FILE))));
     return new BatchRecord(
         rs.getString(BATCH_ID),
         rs.getString(TABLE),
@@ -126,6 +131,7 @@ final class SqliteRows {
         optionalLong(rs, SNAPSHOT_ID),
         Optional.ofNullable(metrics).map(SqliteRows::metrics),
         Optional.ofNullable(rs.getString(ERROR)),
+        cause,
         instant(rs, CREATED_AT),
         instant(rs, UPDATED_AT));
   }

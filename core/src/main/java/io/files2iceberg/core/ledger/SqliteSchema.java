@@ -8,6 +8,8 @@ import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
 import static io.files2iceberg.core.ledger.LedgerSchema.COMMITTED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_CLASS;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_TIME;
@@ -126,6 +128,8 @@ final class SqliteSchema {
             + q(SNAPSHOT_ID) + " INTEGER, "
             + q(METRICS) + " TEXT, "
             + q(ERROR) + " TEXT, "
+            + q(ERROR_CLASS) + " TEXT, "
+            + q(ERROR_FILE) + " TEXT, "
             + q(CREATED_AT) + " INTEGER NOT NULL, "
             + q(UPDATED_AT) + " INTEGER NOT NULL, "
             + q(COMMITTED_AT) + " INTEGER)",
@@ -152,6 +156,8 @@ final class SqliteSchema {
    * apart, and relaunches at its attempt count). Version 3 added the batches' outcome-unknown flag:
    * an earlier batch has it when its error says so ({@link LedgerSchema#legacyOutcomeUnknown}).
    * Version 4 added the files' load (snapshot and row counts): an earlier file has none (unknown).
+   * Version 5 added the batches' failure cause (error class, file at fault): an earlier batch has
+   * none, its error alone says why.
    */
   static List<String> upgrade(int fromVersion) {
     List<String> statements = new ArrayList<>();
@@ -168,6 +174,11 @@ final class SqliteSchema {
     if (fromVersion < 4) {
       for (String column : List.of(SNAPSHOT_ID, ROWS_READ, ROWS_REJECTED, ROWS_RESCUED)) {
         statements.add("ALTER TABLE " + q(FILES) + " ADD COLUMN " + q(column) + " INTEGER");
+      }
+    }
+    if (fromVersion < 5) {
+      for (String column : List.of(ERROR_CLASS, ERROR_FILE)) {
+        statements.add("ALTER TABLE " + q(BATCHES) + " ADD COLUMN " + q(column) + " TEXT");
       }
     }
     return statements;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.core.ledger.FailureCause;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Objects;
@@ -22,7 +23,8 @@ import java.util.Optional;
  * {"format":"files2iceberg-attempt-result","version":1,"table":"local.demo.clicks",
  *  "batchId":"20261130T120000-1a2b3c4d","attempt":1,"exitCode":0,"exit":"loaded","pid":4242,
  *  "startedAt":"2026-11-30T12:00:01Z","endedAt":"2026-11-30T12:00:31Z",
- *  "report":{...the metrics line's object, see BatchLoadReport...},"error":null}
+ *  "report":{...the metrics line's object, see BatchLoadReport...},"error":null,
+ *  "errorClass":null,"errorFile":null}
  * }</pre>
  *
  * @param table the manifest's table; empty when the manifest could not be read
@@ -32,6 +34,8 @@ import java.util.Optional;
  * @param report what the job loaded or finalized, when it got that far ({@link JobExit#LOADED},
  *     and {@link JobExit#CHECKPOINT_FAILED})
  * @param error the job's classified {@code files2iceberg:} line when it did not load the batch
+ * @param cause with {@code error}, when the job classified an exception: its error class and the
+ *     file at fault ({@code errorClass}, {@code errorFile}; absent in results of earlier builds)
  * @param pid the process id of the job's driver
  */
 public record AttemptResult(
@@ -42,6 +46,7 @@ public record AttemptResult(
     JobExit exit,
     Optional<BatchLoadReport> report,
     Optional<String> error,
+    Optional<FailureCause> cause,
     long pid,
     Instant startedAt,
     Instant endedAt) {
@@ -58,11 +63,18 @@ public record AttemptResult(
     Objects.requireNonNull(exit, "exit");
     Objects.requireNonNull(report, "report");
     Objects.requireNonNull(error, "error");
+    Objects.requireNonNull(cause, "cause");
     Objects.requireNonNull(startedAt, "startedAt");
     Objects.requireNonNull(endedAt, "endedAt");
     if (attempt < 1) {
       throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
     }
+  }
+
+  /** A result without a classified cause. */
+  public AttemptResult(String table, String batchId, int attempt, int exitCode, JobExit exit,
+      Optional<BatchLoadReport> report, Optional<String> error, long pid, Instant startedAt, Instant endedAt) {
+    this(table, batchId, attempt, exitCode, exit, report, error, Optional.empty(), pid, startedAt, endedAt);
   }
 
   /**
@@ -135,6 +147,17 @@ public record AttemptResult(
     } else {
       root.putNull("error");
     }
+    if (cause.isPresent()) {
+      root.put("errorClass", cause.get().errorClass());
+      if (cause.get().file().isPresent()) {
+        root.put("errorFile", cause.get().file().get());
+      } else {
+        root.putNull("errorFile");
+      }
+    } else {
+      root.putNull("errorClass");
+      root.putNull("errorFile");
+    }
     try {
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
     } catch (JsonProcessingException e) {
@@ -175,6 +198,12 @@ public record AttemptResult(
     }
     JsonNode report = root.get("report");
     JsonNode error = root.get("error");
+    JsonNode errorClass = root.get("errorClass");
+    JsonNode errorFile = root.get("errorFile");
+    Optional<FailureCause> cause = errorClass == null || errorClass.isNull() || errorClass.asText().isBlank()
+        ? Optional.empty()
+        : Optional.of(new FailureCause(errorClass.asText(),
+            errorFile == null || errorFile.isNull() ? Optional.empty() : Optional.of(errorFile.asText())));
     try {
       return new AttemptResult(
           root.path("table").asText(),
@@ -184,6 +213,7 @@ public record AttemptResult(
           exit,
           report == null || report.isNull() ? Optional.empty() : Optional.of(BatchLoadReport.readFrom(report)),
           error == null || error.isNull() ? Optional.empty() : Optional.of(error.asText()),
+          cause,
           root.path("pid").asLong(),
           instant(root, origin, "startedAt"),
           instant(root, origin, "endedAt"));

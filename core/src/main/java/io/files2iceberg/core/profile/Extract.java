@@ -25,6 +25,8 @@ import java.util.OptionalLong;
  *     out (IGNORED); resolved: the default follows the load section
  * @param maxBatchBytes the most bytes of files one batch reads (never fewer than one file); empty
  *     for no cap
+ * @param datetimeRebase how Parquet and Avro dates and timestamps before 1582-10-15 of a file
+ *     without Spark's calendar metadata are read
  */
 public record Extract(
     String path,
@@ -38,12 +40,23 @@ public record Extract(
     List<LineageColumn> lineageColumns,
     boolean quarantineBadFiles,
     OnOverwrite onOverwrite,
-    OptionalLong maxBatchBytes) {
+    OptionalLong maxBatchBytes,
+    DatetimeRebase datetimeRebase) {
 
   public Extract {
     options = Map.copyOf(options);
     lineageColumns = List.copyOf(lineageColumns);
     Objects.requireNonNull(maxBatchBytes, "maxBatchBytes");
+    Objects.requireNonNull(datetimeRebase, "datetimeRebase");
+  }
+
+  /** A section with the default {@link DatetimeRebase#CORRECTED}. */
+  public Extract(String path, Format format, Map<String, String> options, boolean recursiveFileLookup,
+      BatchFile batchFile, int keepCheckpoints, boolean saveCheckpoint, int maxBatchSize,
+      List<LineageColumn> lineageColumns, boolean quarantineBadFiles, OnOverwrite onOverwrite,
+      OptionalLong maxBatchBytes) {
+    this(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint, maxBatchSize,
+        lineageColumns, quarantineBadFiles, onOverwrite, maxBatchBytes, DatetimeRebase.CORRECTED);
   }
 
   /** A section without a byte cap on batches. */
@@ -66,7 +79,38 @@ public record Extract(
   /** This section with {@code extract.on-overwrite} resolved. */
   public Extract withOnOverwrite(OnOverwrite resolved) {
     return new Extract(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint,
-        maxBatchSize, lineageColumns, quarantineBadFiles, resolved, maxBatchBytes);
+        maxBatchSize, lineageColumns, quarantineBadFiles, resolved, maxBatchBytes, datetimeRebase);
+  }
+
+  /**
+   * {@code extract.datetime-rebase}: how a Parquet or Avro file's dates and timestamps before
+   * 1582-10-15 are read when the file does not say which calendar wrote them. Spark's files say
+   * (Spark 2's legacy metadata is rebased, Spark 3's is not, whatever this says); modern writers
+   * (DuckDB, Arrow, Trino, Spark 3) write proleptic Gregorian values, which {@code corrected} reads
+   * as written. {@code legacy} is for an old Hive writer's files, written in the hybrid
+   * Julian-Gregorian calendar without metadata. Spark's per-read options {@code datetimeRebaseMode}
+   * and {@code int96RebaseMode} ({@link #sparkMode}). Codes are what profiles spell.
+   */
+  public enum DatetimeRebase {
+    /** Read values as written: proleptic Gregorian, as Iceberg stores them. */
+    CORRECTED("corrected"),
+    /** Rebase from the hybrid Julian-Gregorian calendar of Spark 2 and Hive. */
+    LEGACY("legacy");
+
+    private final String code;
+
+    DatetimeRebase(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
+
+    /** Spark's name of the mode ({@code CORRECTED}, {@code LEGACY}). */
+    public String sparkMode() {
+      return name();
+    }
   }
 
   /**

@@ -245,6 +245,18 @@ final class ProfileKeys {
           """,
           codes(Extract.OnOverwrite.values(), Extract.OnOverwrite::code)));
 
+  static final Key<String> EXTRACT_DATETIME_REBASE =
+      key("extract.datetime-rebase", NON_BLANK, p -> p.extract().datetimeRebase().code(),
+        doc("`corrected`",
+          """
+          How Parquet and Avro `DATE` and `TIMESTAMP` values (INT96 too) before 1582-10-15 are read
+          from a file that does not say which calendar wrote it: `corrected` reads them as written
+          (proleptic Gregorian, as DuckDB, Arrow, Trino and Spark 3 write them, and as Iceberg stores
+          them); `legacy` rebases them from the hybrid Julian calendar of an old Hive writer. Files
+          Spark wrote carry their calendar and are read by it, whatever this says.
+          """,
+          codes(Extract.DatetimeRebase.values(), Extract.DatetimeRebase::code)));
+
   static final Key<List<String>> TRANSFORM_FILTER =
       key("transform.filter", LIST, p -> p.transform().filter(),
         doc("`[]`",

@@ -23,6 +23,7 @@ import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_BYTES;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_SIZE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_OPTIONS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_PATH;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_DATETIME_REBASE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_ON_OVERWRITE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_QUARANTINE_BAD_FILES;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_RECURSIVE_FILE_LOOKUP;
@@ -54,6 +55,7 @@ import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Catalog.CatalogType;
 import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
+import io.files2iceberg.core.profile.Extract.DatetimeRebase;
 import io.files2iceberg.core.profile.Extract.OnOverwrite;
 import io.files2iceberg.core.profile.Load.Cdc;
 import io.files2iceberg.core.profile.Load.MergeScope;
@@ -279,7 +281,9 @@ public final class ProfileLoader {
         v.get(EXTRACT_QUARANTINE_BAD_FILES, false),
         // Its default follows the load section: resolved by onOverwrite once that is read.
         OnOverwrite.RELOAD,
-        maxBatchBytes.map(OptionalLong::of).orElse(OptionalLong.empty()));
+        maxBatchBytes.map(OptionalLong::of).orElse(OptionalLong.empty()),
+        v.choice(EXTRACT_DATETIME_REBASE, DatetimeRebase.CORRECTED, DatetimeRebase::code)
+            .orElse(DatetimeRebase.CORRECTED));
   }
 
   /**

@@ -827,6 +827,27 @@ public abstract class LedgerContractTest {
   // --- failing and recovering --------------------------------------------------------------------
 
   @Test
+  void failedBatchKeepsItsErrorClassAndFileAtFaultBesideTheReason() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord claimed = claim(10).orElseThrow();
+    FailureCause cause = new FailureCause("INCONSISTENT_BEHAVIOR_CROSS_VERSION.READ_ANCIENT_DATETIME",
+        Optional.of("file:///landing/2024-01-01/orders[1] {a}.parquet"));
+
+    ledger.failBatch(new FailBatch(claimed.batchId(), "rejected: ancient dates", 1, false, Optional.of(cause)));
+
+    BatchRecord stored = ledger.batch(claimed.batchId()).orElseThrow();
+    assertThat(stored.error()).contains("rejected: ancient dates");
+    assertThat(stored.cause()).contains(cause);
+    BatchRecord retried = claim(10).orElse(null);
+    assertThat(retried).as("the partition is FAILED after its one allowed attempt").isNull();
+    ledger.retryPartition(TABLE, "2024-01-01");
+    BatchRecord next = claim(10).orElseThrow();
+    assertThat(next.cause()).as("a new batch has no cause").isEmpty();
+    ledger.failBatch(new FailBatch(next.batchId(), "lost", 3, false));
+    assertThat(ledger.batch(next.batchId()).orElseThrow().cause()).isEmpty();
+  }
+
+  @Test
   void failedBatchReleasesItsPartitionsCountingTheAttempt() {
     List<String> files = readyPartition(TABLE, "2024-01-01", 2);
     BatchRecord claimed = claim(10).orElseThrow();

@@ -108,6 +108,7 @@ class SqliteLedgerTest extends LedgerContractTest {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"launches\"");
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"outcomeUnknown\"");
       dropFileLoadColumns(statement);
+      dropBatchCauseColumns(statement);
       statement.execute("PRAGMA user_version = 1");
     }
 
@@ -135,6 +136,7 @@ class SqliteLedgerTest extends LedgerContractTest {
         Statement statement = connection.createStatement()) {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"outcomeUnknown\"");
       dropFileLoadColumns(statement);
+      dropBatchCauseColumns(statement);
       statement.execute("PRAGMA user_version = 2");
     }
 
@@ -161,6 +163,7 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       dropFileLoadColumns(statement);
+      dropBatchCauseColumns(statement);
       statement.execute("PRAGMA user_version = 3");
     }
 
@@ -176,6 +179,44 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+  }
+
+  @Test
+  void aVersionFourLedgerIsUpgradedWithItsFailedBatchesCauseUnknown() throws SQLException {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord old = claim(10).orElseThrow();
+    ledger.failBatch(new FailBatch(old.batchId(), "executor lost", 3, false));
+    readyPartition(TABLE, "2024-01-02", 1);
+    ledger.close();
+    // A version-4 build stored no failure cause on its batches.
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      dropBatchCauseColumns(statement);
+      statement.execute("PRAGMA user_version = 4");
+    }
+
+    Ledger upgraded = openAnother(clock);
+
+    BatchRecord failedBefore = upgraded.batch(old.batchId()).orElseThrow();
+    assertThat(failedBefore.error()).contains("executor lost");
+    assertThat(failedBefore.cause()).isEmpty();
+    BatchRecord next = upgraded.claimPartitions(new ClaimPartitions(TABLE, 10, Duration.ofMinutes(5), false))
+        .orElseThrow();
+    FailureCause cause = new FailureCause("org.apache.parquet.io.ParquetDecodingException",
+        Optional.of("file:///landing/2024-01-02/f.parquet"));
+    upgraded.failBatch(new FailBatch(next.batchId(), "cannot decode", 1, false, Optional.of(cause)));
+    assertThat(upgraded.batch(next.batchId()).orElseThrow().cause()).contains(cause);
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+  }
+
+  /** The batches as a build before version 5 left them: no failure cause. */
+  private static void dropBatchCauseColumns(Statement statement) throws SQLException {
+    for (String column : List.of(LedgerSchema.ERROR_CLASS, LedgerSchema.ERROR_FILE)) {
+      statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"" + column + "\"");
     }
   }
 

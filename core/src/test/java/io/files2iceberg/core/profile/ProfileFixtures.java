@@ -44,6 +44,7 @@ final class ProfileFixtures {
         lineage-columns = [_batch_id, _source_file, _source_generation, _ingested_at]
         quarantine-bad-files = true
         on-overwrite = reload
+        datetime-rebase = legacy
       }
       transform {
         filter = ["amount > 0", "region IS NOT NULL"]
@@ -105,6 +106,7 @@ final class ProfileFixtures {
         lineage-columns: [_batch_id, _source_file, _source_generation, _ingested_at]
         quarantine-bad-files: true
         on-overwrite: reload
+        datetime-rebase: legacy
       transform:
         filter: ["amount > 0", "region IS NOT NULL"]
         rename-columns:

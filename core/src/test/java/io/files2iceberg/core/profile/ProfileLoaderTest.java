@@ -73,7 +73,8 @@ class ProfileLoaderTest {
                     LineageColumn.INGESTED_AT),
                 true,
                 OnOverwrite.RELOAD,
-                OptionalLong.of(1_048_576)));
+                OptionalLong.of(1_048_576),
+                Extract.DatetimeRebase.LEGACY));
     assertThat(profile.transform())
         .isEqualTo(
             new Transform(

@@ -8,6 +8,8 @@ import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
 import static io.files2iceberg.core.ledger.LedgerSchema.COMMITTED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_CLASS;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_TIME;
@@ -50,6 +52,7 @@ import com.google.cloud.Timestamp;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
@@ -131,6 +134,8 @@ final class FirestoreDocuments {
         optionalNumber(doc, SNAPSHOT_ID),
         Optional.ofNullable(doc.get(METRICS)).map(value -> metrics(cast(value, Map.class, METRICS))),
         optionalString(doc, ERROR),
+        optionalString(doc, ERROR_CLASS)
+            .map(errorClass -> new FailureCause(errorClass, optionalString(doc, ERROR_FILE))),
         instant(doc, CREATED_AT),
         instant(doc, UPDATED_AT));
   }
@@ -221,6 +226,8 @@ final class FirestoreDocuments {
     putOrClear(doc, SNAPSHOT_ID, b.snapshotId());
     putOrClear(doc, METRICS, b.metrics().map(FirestoreDocuments::metrics));
     putOrClear(doc, ERROR, b.error());
+    putOrClear(doc, ERROR_CLASS, b.cause().map(FailureCause::errorClass));
+    putOrClear(doc, ERROR_FILE, b.cause().flatMap(FailureCause::file));
     doc.put(CREATED_AT, timestamp(b.createdAt()));
     doc.put(UPDATED_AT, timestamp(b.updatedAt()));
     if (b.state() == BatchState.COMMITTED && doc.get(COMMITTED_AT) == null) {

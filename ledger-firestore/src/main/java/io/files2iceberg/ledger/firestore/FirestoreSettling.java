@@ -4,6 +4,8 @@ import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_CLASS;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
@@ -71,7 +73,8 @@ final class FirestoreSettling {
 
   /** A batch document without its file and event ids: what {@link #settle} reads after its first commit. */
   private static final FieldMask WITHOUT_FILE_LIST = FieldMask.of(BATCH_ID, TABLE, STATE, PARTITIONS_FIELD, ATTEMPTS,
-      LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, CREATED_AT, UPDATED_AT, SETTLING,
+      LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, ERROR_CLASS, ERROR_FILE, CREATED_AT, UPDATED_AT,
+      SETTLING,
       SETTLED_FILES, SETTLING_MAX_ATTEMPTS, SUPERSEDING);
   /** The codes {@link LedgerSchema#SETTLING} holds. */
   private static final List<String> SETTLING_CODES =

@@ -94,6 +94,9 @@ class FirestoreIndexesTest {
         LedgerSchema.BATCHES + "." + LedgerSchema.UPDATED_AT,
         LedgerSchema.BATCHES + "." + LedgerSchema.COMMITTED_AT,
         LedgerSchema.BATCHES + "." + LedgerSchema.LEASE_UNTIL,
+        // the failure cause is read with its batch, never queried
+        LedgerSchema.BATCHES + "." + LedgerSchema.ERROR_CLASS,
+        LedgerSchema.BATCHES + "." + LedgerSchema.ERROR_FILE,
         LedgerSchema.QUARANTINE + "." + LedgerSchema.RECEIVED_AT,
         // arrays would get one index entry per element, the metrics map one per metric
         LedgerSchema.BATCHES + "." + LedgerSchema.FILE_IDS,

@@ -59,7 +59,7 @@ public final class WriteDemoLanding {
     try {
       List<Path> written = write(spark, options.landing(), options.late(), options.days());
       System.out.println("wrote " + written.size() + " file(s) under " + options.landing().toAbsolutePath());
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark's checked exceptions are thrown undeclared
       System.err.println("files2iceberg: writing the demo landing folder failed: " + e.getMessage());
       code = 1;
     } finally {

@@ -106,8 +106,7 @@ final class FileSchemas {
 
   private static Opener opener(SparkSession spark, Extract extract) {
     if (extract.format() == Format.PARQUET) {
-      Configuration conf = spark.sessionState().newHadoopConf();
-      extract.options().forEach(conf::set);
+      Configuration conf = ExtractReaders.hadoopConf(spark, extract);
       ParquetToSparkSchemaConverter converter = new ParquetToSparkSchemaConverter(spark.sessionState().conf());
       return uri -> {
         Path path = new Path(uri);
@@ -115,7 +114,7 @@ final class FileSchemas {
         return ParquetFileFormat$.MODULE$.readSchemaFromFooter(new Footer(path, footer), converter);
       };
     }
-    return uri -> spark.read().format(extract.format().code()).options(extract.options()).load(uri).schema();
+    return uri -> ExtractReaders.reader(spark, extract).load(uri).schema();
   }
 
   /** Network trouble says nothing about the file: such a failure is retried, never quarantined. */

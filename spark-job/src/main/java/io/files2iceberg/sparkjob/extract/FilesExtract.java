@@ -58,7 +58,9 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.column;
  * QUARANTINED with the reason); then the batch fails naming it, or, with {@code
  * extract.quarantine-bad-files = true}, goes on without it. A json file in which no line parses is
  * such a file too. Corruption that only shows once the data is read (a bad page behind a good
- * footer) fails the batch with Spark's error, which names the file.
+ * footer) fails the batch with Spark's error, which names the file; with quarantine-bad-files the
+ * job then quarantines that file and runs this stage again with it set aside (the {@code setAside}
+ * files of the constructor).
  *
  * <p>An object is read by its URI, that is its live content, so only a file whose generation is the
  * live one is read ({@link GenerationCheck}): a generation already gone (the object was rewritten
@@ -92,6 +94,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   private final Consumer<QuarantinedFile> onQuarantined;
   private final GenerationCheck generations;
   private final IgnoredOverwrites overwrites;
+  private final List<QuarantinedFile> setAside;
 
   /**
    * @param onQuarantined called once per file that cannot be read, before the batch goes on or
@@ -101,9 +104,19 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
    */
   public FilesExtract(Consumer<QuarantinedFile> onQuarantined, GenerationCheck generations,
       IgnoredOverwrites overwrites) {
+    this(onQuarantined, generations, overwrites, List.of());
+  }
+
+  /**
+   * @param setAside batch files an earlier read of this run found corrupt (and already reported
+   *     to {@code onQuarantined}): left out unopened, and counted as quarantined
+   */
+  public FilesExtract(Consumer<QuarantinedFile> onQuarantined, GenerationCheck generations,
+      IgnoredOverwrites overwrites, List<QuarantinedFile> setAside) {
     this.onQuarantined = Objects.requireNonNull(onQuarantined, "onQuarantined");
     this.generations = Objects.requireNonNull(generations, "generations");
     this.overwrites = Objects.requireNonNull(overwrites, "overwrites");
+    this.setAside = List.copyOf(setAside);
   }
 
   @Override
@@ -113,8 +126,12 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     List<ManifestFile> files = batch.filesToRead();
     List<ManifestFile> toOpen = new ArrayList<>();
     List<Integer> orders = new ArrayList<>();
+    Set<String> setAsideIds = setAside.stream().map(QuarantinedFile::fileId).collect(Collectors.toSet());
     for (int order = 0; order < files.size(); order++) {
       ManifestFile file = files.get(order);
+      if (setAsideIds.contains(file.fileId()) && batch.isBatchFile(file)) {
+        continue;
+      }
       // Only the manifest's generation is read (an older one of an object the batch holds twice
       // is gone, too), and with on-overwrite = ignore not a rewrite of a loaded object.
       if (!generations.isLive(batch, file) || overwrites.isIgnored(batch, file)) {
@@ -126,7 +143,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     // Every file's schema at once; the outcomes are then taken in manifest order, as one by one.
     List<FileSchemas.Outcome> outcomes = FileSchemas.read(batch.spark(), extract, toOpen);
     List<OpenedFile> opened = new ArrayList<>();
-    List<QuarantinedFile> quarantined = new ArrayList<>();
+    List<QuarantinedFile> quarantined = new ArrayList<>(setAside);
     for (int i = 0; i < toOpen.size(); i++) {
       ManifestFile file = toOpen.get(i);
       try {
@@ -325,7 +342,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   private static Dataset<Row> align(
       LoadBatch batch, Extract extract, List<OpenedFile> files, Map<String, SourceColumn> fileColumns) {
     StructType schema = files.get(0).schema();
-    DataFrameReader reader = batch.spark().read().format(extract.format().code()).options(extract.options());
+    DataFrameReader reader = ExtractReaders.reader(batch.spark(), extract);
     if (!schema.isEmpty()) {
       reader = reader.schema(schema);
     }
@@ -548,7 +565,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
    * words ("... is not a Parquet file. Expected magic number at tail ..."), not Spark's job
    * wrapping; bounded.
    */
-  static String reason(Throwable error) {
+  public static String reason(Throwable error) {
     Throwable root = error;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();

@@ -4,6 +4,7 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
 import io.files2iceberg.sparkjob.extract.SourceColumn;
+import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +34,11 @@ public final class IcebergTables {
     String catalog = name.substring(0, name.indexOf('.'));
     try {
       spark.sessionState().catalogManager().catalog(catalog);
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark's CatalogNotFoundException is a checked SparkException, thrown undeclared
+      if (e instanceof org.apache.spark.sql.connector.catalog.CatalogNotFoundException) {
+        throw new BatchFailedException("load.iceberg.table " + name + ": catalog " + catalog
+            + " is not configured: " + rootCause(e), e);
+      }
       throw new IllegalStateException("Cannot reach catalog " + catalog + ": " + rootCause(e), e);
     }
     try {

@@ -115,7 +115,7 @@ public final class WarmDriver {
     int code;
     try {
       code = driver.get().serve();
-    } catch (IOException | RuntimeException e) {
+    } catch (Exception e) { // starting the context runs a Spark job: its SparkException is checked, thrown undeclared
       LOG.error("Warm driver in {} failed", driver.get().folder, e);
       code = 1;
     } finally {
@@ -333,7 +333,10 @@ public final class WarmDriver {
       }).execute(new String[] {"--manifest", request.manifestUri(), "--attempt", String.valueOf(request.attempt())});
       LOG.info("Table {} batch {} attempt {}: ended with {}{}", request.table(), request.batchId(), request.attempt(),
           code, run.cancelled ? " (cancelled)" : "");
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // Exception, not RuntimeException: Spark throws its checked exceptions undeclared. The job
+      // classifies every exception itself and writes its result; one that still gets here leaves
+      // no result, which the batcher reports as a run that ended without one, naming this log.
       LOG.error("Table {} batch {} attempt {}: the warm driver failed to run it", request.table(), request.batchId(),
           request.attempt(), e);
     } catch (Error e) {

@@ -6,6 +6,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.States;
 import java.time.Duration;
@@ -82,7 +83,7 @@ public final class BatchRules {
     States.requireTransition("Cannot fail batch " + batch.batchId(), batch.state(), BatchState.FAILED,
         BatchState::next);
     return with(batch, BatchState.FAILED, batch.attempts(), batch.launches(), command.outcomeUnknown(),
-        Optional.empty(), batch.snapshotId(), batch.metrics(), Optional.of(command.error()), now);
+        Optional.empty(), batch.snapshotId(), batch.metrics(), Optional.of(command.error()), command.cause(), now);
   }
 
   /**
@@ -104,7 +105,14 @@ public final class BatchRules {
   private static BatchRecord with(BatchRecord b, BatchState state, int attempts, int launches, boolean outcomeUnknown,
       Optional<Instant> leaseUntil, Optional<Long> snapshotId, Optional<BatchMetrics> metrics, Optional<String> error,
       Instant now) {
+    return with(b, state, attempts, launches, outcomeUnknown, leaseUntil, snapshotId, metrics, error, b.cause(), now);
+  }
+
+  /** As above with the failure cause: a batch keeps its latest failure's cause beside its error. */
+  private static BatchRecord with(BatchRecord b, BatchState state, int attempts, int launches, boolean outcomeUnknown,
+      Optional<Instant> leaseUntil, Optional<Long> snapshotId, Optional<BatchMetrics> metrics, Optional<String> error,
+      Optional<FailureCause> cause, Instant now) {
     return new BatchRecord(b.batchId(), b.table(), state, b.partitions(), b.fileIds(), b.eventIds(), attempts,
-        launches, outcomeUnknown, leaseUntil, snapshotId, metrics, error, b.createdAt(), now);
+        launches, outcomeUnknown, leaseUntil, snapshotId, metrics, error, cause, b.createdAt(), now);
   }
 }

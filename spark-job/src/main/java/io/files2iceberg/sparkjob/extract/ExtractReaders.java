@@ -1,0 +1,69 @@
+package io.files2iceberg.sparkjob.extract;
+
+import io.files2iceberg.core.profile.Extract;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.RawLocalFileSystem;
+import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The one reader of a table's files: its format and the profile's reader options. Every read of
+ * the batch's files (their schemas, their rows, one at a time to find a bad one) starts here, so
+ * they all read a file alike.
+ *
+ * <p>The paths it is given are literal object names, never patterns: Spark's file sources take
+ * each path for a glob ({@code [ ] { } * ?} and {@code \\}) unless told otherwise, and an object
+ * named {@code orders[1].parquet} is then "not found", or stands for other files. Its option
+ * {@value #GLOB_PATHS} = false (Spark's {@code DataSource.GLOB_PATHS_KEY}, which its own
+ * streaming file source sets) reads each path as the one file it names.
+ *
+ * <p>Local files are read through Hadoop's raw local file system, as the reader's Hadoop options
+ * ({@link #HADOOP}): the default one looks for a checksum file {@code .<name>.crc} beside each
+ * file, a path Hadoop cannot even make for a name with a colon ({@code a:b.json}). The landing
+ * folder has no checksum files. Options, not session settings: the warm driver's session is
+ * shared.
+ *
+ * <p>Parquet and Avro dates and timestamps before 1582-10-15 are read in the profile's {@code
+ * extract.datetime-rebase} mode ({@link #rebaseOptions}), per read for the same reason: Spark's
+ * session default, {@code EXCEPTION}, fails on such a value from any writer but Spark.
+ */
+final class ExtractReaders {
+  /** Spark's file-source option that turns globbing of the load paths off. */
+  static final String GLOB_PATHS = "__globPaths__";
+
+  /** The Hadoop settings of every read of the batch's files (a file source passes its options to Hadoop). */
+  static final Map<String, String> HADOOP = Map.of(
+      "fs.file.impl", RawLocalFileSystem.class.getName(),
+      "fs.file.impl.disable.cache", "true");
+
+  private ExtractReaders() {}
+
+  static DataFrameReader reader(SparkSession spark, Extract extract) {
+    return spark.read().format(extract.format().code()).options(HADOOP).options(rebaseOptions(extract))
+        .options(extract.options()).option(GLOB_PATHS, "false");
+  }
+
+  /**
+   * The reader options of {@code extract.datetime-rebase}: Parquet's {@code datetimeRebaseMode}
+   * (DATE, TIMESTAMP_MILLIS/MICROS) and {@code int96RebaseMode} (INT96), Avro's {@code
+   * datetimeRebaseMode}; none for the other formats (ORC, JSON and CSV have no such mode). The
+   * profile's own {@code extract.options} come after, so a reader option set there wins.
+   */
+  static Map<String, String> rebaseOptions(Extract extract) {
+    String mode = extract.datetimeRebase().sparkMode();
+    return switch (extract.format()) {
+      case PARQUET -> Map.of("datetimeRebaseMode", mode, "int96RebaseMode", mode);
+      case AVRO -> Map.of("datetimeRebaseMode", mode);
+      default -> Map.of();
+    };
+  }
+
+  /** The Hadoop configuration of a read outside Spark's readers (Parquet footers): the session's, with {@link #HADOOP}. */
+  static Configuration hadoopConf(SparkSession spark, Extract extract) {
+    Configuration conf = spark.sessionState().newHadoopConf();
+    HADOOP.forEach(conf::set);
+    extract.options().forEach(conf::set);
+    return conf;
+  }
+}
