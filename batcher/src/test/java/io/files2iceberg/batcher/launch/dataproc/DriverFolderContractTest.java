@@ -3,8 +3,12 @@ package io.files2iceberg.batcher.launch.dataproc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import io.files2iceberg.core.manifest.AtomicFile;
 import io.files2iceberg.core.manifest.WarmRequest;
+import io.files2iceberg.core.profile.StorageSettings;
+import io.files2iceberg.core.storage.StorageClients;
+import io.files2iceberg.core.storage.StorageStandIn;
 import io.files2iceberg.sparkjob.warm.DriverFolder;
 import io.files2iceberg.sparkjob.warm.GcsDriverFolder;
 import io.files2iceberg.sparkjob.warm.LocalDriverFolder;
@@ -18,12 +22,14 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -193,8 +199,13 @@ class DriverFolderContractTest {
   @Nested
   class OnCloudStorage extends Contract {
     static final String FOLDER = "gs://lake-metadata/clicks/warm/";
-    final Storage storage = GcsWithPreconditions.create();
+    final Storage storage = storage();
     final GcsWarmFolder batcher = new GcsWarmFolder(storage, FOLDER);
+
+    /** The bucket: {@link LocalStorageHelper} with the generations and preconditions it lacks. */
+    Storage storage() {
+      return GcsWithPreconditions.create();
+    }
 
     @Override
     DriverFolder driver() {
@@ -282,6 +293,37 @@ class DriverFolderContractTest {
       assertThat(batcher.runner(name)).isEmpty();
     }
   }
+
+  /**
+   * The same contract over HTTP, against the Cloud Storage stand-in whose generations and
+   * preconditions answer as the JSON API's do (412): the folder's protocol as a Dataproc warm
+   * driver and its batchers run it, on the wire.
+   */
+  @Nested
+  class OnTheStorageStandIn extends OnCloudStorage {
+    @Override
+    Storage storage() {
+      try {
+        StorageStandIn standIn = StorageStandIn.start(Files.createTempDirectory("driver-folder-gcs"));
+        standIns.add(standIn);
+        standIn.createBucket("lake-metadata");
+        return StorageClients.create(new StorageSettings(Optional.of(standIn.endpoint()),
+            StorageSettings.Credentials.NONE));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    @AfterEach
+    void stopTheStandIn() throws Exception {
+      for (StorageStandIn standIn : standIns) {
+        standIn.close();
+      }
+    }
+  }
+
+  /** The stand-ins the nested classes started, stopped after each test. */
+  final List<StorageStandIn> standIns = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** A clock the test moves. */
   static final class MutableClock extends Clock {
