@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.spark.SparkException;
 import org.apache.spark.SparkThrowable;
 
@@ -40,22 +42,10 @@ import org.apache.spark.SparkThrowable;
  */
 public record ClassifiedFailure(boolean isDeterministic, FailureCause cause) {
 
-  /** Exceptions (by class name, matched on the class and its superclasses) of input the job cannot take. */
-  private static final Set<String> DETERMINISTIC = Set.of(
-      "org.apache.spark.sql.AnalysisException",
-      "org.apache.spark.SparkUpgradeException",
-      "org.apache.parquet.io.ParquetDecodingException",
-      "org.apache.parquet.io.InvalidRecordException",
-      "org.apache.parquet.schema.InvalidSchemaException",
-      "org.apache.parquet.crypto.ParquetCryptoRuntimeException",
-      "org.apache.spark.sql.execution.datasources.SchemaColumnConvertNotSupportedException",
-      "org.apache.spark.sql.execution.QueryExecutionException",
-      "org.apache.orc.FileFormatException",
-      "org.apache.avro.AvroRuntimeException",
-      "org.apache.spark.sql.avro.IncompatibleSchemaException",
-      "io.files2iceberg.sparkjob.stage.BatchFailedException");
-
-  /** Of {@link #DETERMINISTIC}: the ones a reader throws about the content of one file. */
+  /**
+   * Exceptions (by class name, matched on the class and its superclasses) a reader throws about the
+   * content of one file.
+   */
   private static final Set<String> READ_ERRORS = Set.of(
       "org.apache.spark.SparkUpgradeException",
       "org.apache.parquet.io.ParquetDecodingException",
@@ -67,6 +57,11 @@ public record ClassifiedFailure(boolean isDeterministic, FailureCause cause) {
       "org.apache.orc.FileFormatException",
       "org.apache.avro.AvroRuntimeException",
       "org.apache.spark.sql.avro.IncompatibleSchemaException");
+
+  /** Exceptions of input the job cannot take: the read errors, and the batch's own refusals. */
+  private static final Set<String> DETERMINISTIC = Stream.concat(READ_ERRORS.stream(), Stream.of(
+      "org.apache.spark.sql.AnalysisException",
+      "io.files2iceberg.sparkjob.stage.BatchFailedException")).collect(Collectors.toUnmodifiableSet());
 
   /**
    * The packages of the decoders under Spark's readers: an exception of theirs, or one they throw
