@@ -49,6 +49,18 @@ class ProductionChainTest {
 
   @TempDir Path root;
 
+  /**
+   * Object names a user may pick: every printable ASCII punctuation character but {@code /},
+   * spaces, non-ASCII letters and percent-escapes; each must load through gs:// as it is named.
+   */
+  private static final List<String> ANY_NAMES = List.of(
+      "a!\"#$%&'()*+,-.parquet",
+      "b.:;<=>?@.parquet",
+      "c[1]\\^_`{|}~.parquet",
+      "d name  with spaces .parquet",
+      "e-\u00e9\u65e5\u672c-\u00fc.parquet",
+      "f%20%2F%25.parquet");
+
   static final String PROFILE = """
       extract {
         path = "gs://landing/clicks/dt=*/*.parquet"
@@ -108,6 +120,11 @@ class ProductionChainTest {
         if (day.equals(dayFolders.get(1))) {
           put(chain, day, "part-9.parquet", "PAR1 this is not a Parquet file PAR1".getBytes());
         }
+        if (day.equals(dayFolders.get(2))) {
+          for (String name : ANY_NAMES) {
+            put(chain, day, name, Files.readAllBytes(days.resolve(day).resolve("part-0.parquet")));
+          }
+        }
         put(chain, day, "_SUCCESS", new byte[0]);
       }
 
@@ -134,18 +151,23 @@ class ProductionChainTest {
         }
         put(chain, day4, "_SUCCESS", new byte[0]);
         awaitStatus(ledger, "the late file and the fourth day INGESTED", s -> s.filesByState()
-            .getOrDefault(FileState.INGESTED, 0L) == 13L && s.inFlight().isEmpty()
+            .getOrDefault(FileState.INGESTED, 0L) == 19L && s.inFlight().isEmpty()
             && s.partitionsByState().getOrDefault(PartitionState.INGESTED, 0L) == 4L, chain);
         chain.stopBatcher();
 
         TableStatus status = ledger.tableStatus(TABLE);
         // Day 1: part-0, part-1 (second generation), part-2, the late file; days 2 to 4: 3 each
-        // (plus 1 corrupt). Part-1's first generation is superseded by its rewrite.
-        assertThat(status.filesByState()).containsOnly(Map.entry(FileState.INGESTED, 13L),
+        // (plus 1 corrupt in day 2, and 6 odd names in day 3). Part-1's first generation is
+        // superseded by its rewrite.
+        assertThat(status.filesByState()).containsOnly(Map.entry(FileState.INGESTED, 19L),
             Map.entry(FileState.SUPERSEDED, 1L), Map.entry(FileState.QUARANTINED, 1L));
         assertThat(status.partitionsByState()).containsOnly(Map.entry(PartitionState.INGESTED, 4L));
         assertThat(ledger.quarantinedFiles()).singleElement().satisfies(file -> assertThat(file.uri())
             .isEqualTo("gs://landing/clicks/" + dayFolders.get(1) + "/part-9.parquet"));
+        for (String name : ANY_NAMES) {
+          assertThat(ledger.filesNamed(ProductionChain.LANDING_BUCKET, "clicks/" + dayFolders.get(2) + "/" + name))
+              .as(name).extracting(file -> file.state()).containsExactly(FileState.INGESTED);
+        }
         assertThat(ledger.filesNamed(ProductionChain.LANDING_BUCKET, "clicks/" + day1 + "/part-1.parquet"))
             .extracting(file -> file.state()).containsExactlyInAnyOrder(FileState.SUPERSEDED, FileState.INGESTED);
         assertThat(status.failedBatches()).isEmpty();
