@@ -9,10 +9,20 @@ terraform {
       source  = "hashicorp/google"
       version = ">= 6.0, < 8.0"
     }
+    google-beta = {
+      source  = "hashicorp/google-beta"
+      version = ">= 6.0, < 8.0"
+    }
   }
 }
 
 provider "google" {
+  project = var.project_id
+  region  = var.region
+}
+
+# The module creates the Pub/Sub service agent with google-beta (google_project_service_identity).
+provider "google-beta" {
   project = var.project_id
   region  = var.region
 }
@@ -43,6 +53,7 @@ module "files2iceberg" {
   catalog_uri                = var.catalog_uri
   catalog_warehouse          = var.catalog_warehouse
   catalog_vended_credentials = var.catalog_vended_credentials
+  catalog_service_account    = var.catalog_service_account
   create_firestore_database  = var.create_firestore_database
   firestore_database         = var.firestore_database
   collection_prefix          = var.collection_prefix
@@ -77,6 +88,11 @@ output "dead_letter_subscription" {
 output "batcher_job" {
   description = "The Cloud Run job of the batcher."
   value       = module.files2iceberg.batcher_job
+}
+
+output "batcher_service" {
+  description = "The Cloud Run service of the batcher (batch serve; null without batcher_serve)."
+  value       = module.files2iceberg.batcher_service
 }
 
 output "maintenance_job" {

@@ -81,6 +81,12 @@ variable "catalog_vended_credentials" {
   default     = false
 }
 
+variable "catalog_service_account" {
+  description = "The catalog's own service account (biglake-service-account of gcloud biglake iceberg catalogs describe); with vended credentials it needs roles/storage.objectUser on the warehouse bucket. null: no grant."
+  type        = string
+  default     = null
+}
+
 variable "create_firestore_database" {
   description = "Create the Firestore database; false when it exists."
   type        = bool

@@ -104,6 +104,16 @@ resource "google_storage_bucket_iam_member" "job_warehouse_admin" {
   member = "serviceAccount:${google_service_account.job.email}"
 }
 
+# With vended credentials the catalog reads and writes the warehouse with its own service account
+# (created with the catalog by gcloud, outside this module) and hands out tokens downscoped from it.
+resource "google_storage_bucket_iam_member" "catalog_warehouse_user" {
+  count = var.catalog_service_account == null ? 0 : 1
+
+  bucket = var.warehouse_bucket
+  role   = "roles/storage.objectUser"
+  member = "serviceAccount:${var.catalog_service_account}"
+}
+
 # --- Dataproc Serverless ----------------------------------------------------------------------
 
 # What the batcher's launcher calls, and nothing more of the predefined Dataproc editor role.
@@ -160,6 +170,19 @@ resource "google_project_iam_member" "job_catalog_billing" {
 
 # --- Pub/Sub --------------------------------------------------------------------------------
 
+# The Pub/Sub service agent (service-<number>@gcp-sa-pubsub.iam.gserviceaccount.com) is created
+# lazily by Google, on the API's first use; on a new project the grants below would name an
+# account that does not exist yet and fail. This creates it (services.identities.generate) before
+# any grant refers to it. google-beta only: declared in versions.tf.
+resource "google_project_service_identity" "pubsub" {
+  provider = google-beta
+
+  project = var.project_id
+  service = "pubsub.googleapis.com"
+
+  depends_on = [google_project_service.apis]
+}
+
 resource "google_pubsub_topic_iam_member" "gcs_publishes_notifications" {
   project = var.project_id
   topic   = google_pubsub_topic.notifications.name
@@ -174,6 +197,8 @@ resource "google_pubsub_topic_iam_member" "pubsub_agent_dead_letters" {
   topic   = google_pubsub_topic.dead_letter.name
   role    = "roles/pubsub.publisher"
   member  = local.pubsub_service_agent
+
+  depends_on = [google_project_service_identity.pubsub]
 }
 
 resource "google_pubsub_subscription_iam_member" "pubsub_agent_acks_dead_letters" {
@@ -181,6 +206,8 @@ resource "google_pubsub_subscription_iam_member" "pubsub_agent_acks_dead_letters
   subscription = google_pubsub_subscription.notifications.name
   role         = "roles/pubsub.subscriber"
   member       = local.pubsub_service_agent
+
+  depends_on = [google_project_service_identity.pubsub]
 }
 
 # The push's OIDC token is minted by the Pub/Sub service agent for the push account.
@@ -188,6 +215,8 @@ resource "google_service_account_iam_member" "pubsub_agent_mints_push_tokens" {
   service_account_id = google_service_account.push.name
   role               = "roles/iam.serviceAccountTokenCreator"
   member             = local.pubsub_service_agent
+
+  depends_on = [google_project_service_identity.pubsub]
 }
 
 resource "google_pubsub_subscription_iam_member" "listener_pulls" {

@@ -1,7 +1,3 @@
-data "google_project" "this" {
-  project_id = var.project_id
-}
-
 locals {
   push                 = var.subscription_type == "push"
   dataproc_region      = coalesce(var.dataproc_region, var.region)
@@ -22,7 +18,9 @@ locals {
   # The embedded home: nothing production needs lives there (ledger and manifests are remote).
   home_dir = "/tmp/files2iceberg"
 
-  pubsub_service_agent = "serviceAccount:service-${data.google_project.this.number}@gcp-sa-pubsub.iam.gserviceaccount.com"
+  # Created by google_project_service_identity (identities.tf), so that the grants to it never
+  # precede the agent itself on a new project.
+  pubsub_service_agent = "serviceAccount:${google_project_service_identity.pubsub.email}"
 }
 
 module "settings" {

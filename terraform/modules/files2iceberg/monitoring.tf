@@ -27,8 +27,23 @@ resource "google_secret_manager_secret" "run_monitoring" {
   project   = var.project_id
   secret_id = "${var.name}-run-monitoring"
 
+  # auto replication may place replicas anywhere, which a resource-location policy refuses.
   replication {
-    auto {}
+    dynamic "auto" {
+      for_each = length(var.secret_replication_locations) == 0 ? [1] : []
+      content {}
+    }
+    dynamic "user_managed" {
+      for_each = length(var.secret_replication_locations) == 0 ? [] : [1]
+      content {
+        dynamic "replicas" {
+          for_each = var.secret_replication_locations
+          content {
+            location = replicas.value
+          }
+        }
+      }
+    }
   }
 
   depends_on = [google_project_service.apis]

@@ -39,8 +39,13 @@ output "metadata_bucket" {
 }
 
 output "batcher_job" {
-  description = "The Cloud Run job running batch run-once."
-  value       = google_cloud_run_v2_job.batcher["batcher"].name
+  description = "The Cloud Run job running batch run-once (null with batcher_serve, which runs the service instead)."
+  value       = var.batcher_serve ? null : google_cloud_run_v2_job.batcher["batcher"].name
+}
+
+output "batcher_service" {
+  description = "The Cloud Run service running batch serve (null without batcher_serve)."
+  value       = var.batcher_serve ? google_cloud_run_v2_service.batcher[0].name : null
 }
 
 output "maintenance_job" {

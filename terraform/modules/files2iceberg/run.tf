@@ -58,12 +58,25 @@ resource "google_cloud_run_v2_service" "listener" {
         }
       }
 
+      # Started = listening. /health is DOWN until Firestore accepts a write, which on a new
+      # project waits for the database and for the datastore.user grant to propagate (minutes):
+      # a startup probe on it would fail the first revision. The port alone starts the revision;
+      # until the ledger answers, pushes get 5xx and Pub/Sub redelivers them.
       startup_probe {
-        http_get {
-          path = "/health"
+        tcp_socket {
+          port = 8080
         }
         period_seconds    = 5
         failure_threshold = 24
+      }
+
+      # The ledger check, with room for IAM propagation: restarted after 10 min of DOWN.
+      liveness_probe {
+        http_get {
+          path = "/health"
+        }
+        period_seconds    = 60
+        failure_threshold = 10
       }
 
       volume_mounts {
@@ -118,6 +131,7 @@ resource "google_cloud_run_v2_service" "listener" {
     google_storage_bucket_object.profiles,
     google_storage_bucket_object.deployment,
     google_storage_bucket_iam_member.config_viewers,
+    google_firestore_database.ledger,
     google_project_iam_member.ledger_users,
     google_secret_manager_secret_version.run_monitoring,
     google_secret_manager_secret_iam_member.sidecar_reads_config,
@@ -233,6 +247,8 @@ resource "google_cloud_run_v2_service" "batcher" {
     google_storage_bucket_object.profiles,
     google_storage_bucket_object.deployment,
     google_storage_bucket_iam_member.config_viewers,
+    google_firestore_database.ledger,
+    google_project_iam_member.ledger_users,
     google_secret_manager_secret_version.run_monitoring,
     google_secret_manager_secret_iam_member.sidecar_reads_config,
   ]

@@ -3,7 +3,7 @@
 # these, so that a fresh project applies in one go.
 locals {
   apis = toset([
-    "cloudresourcemanager.googleapis.com", # data.google_project
+    "cloudresourcemanager.googleapis.com", # project IAM, the custom role
     "iam.googleapis.com",                  # service accounts, the batch submitter role
     "storage.googleapis.com",              # buckets, the notification config
     "pubsub.googleapis.com",               # topics, subscriptions
@@ -14,6 +14,8 @@ locals {
     "monitoring.googleapis.com",           # the sidecar's metrics, alert policies
     "logging.googleapis.com",              # the containers' JSON logs
     "secretmanager.googleapis.com",        # the sidecar's RunMonitoring config
+    "biglake.googleapis.com",              # the job's Iceberg REST catalog (no resource names it)
+    "compute.googleapis.com",              # the Dataproc batches' network and subnetwork (likewise)
   ])
 }
 

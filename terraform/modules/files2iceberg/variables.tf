@@ -78,7 +78,7 @@ variable "dataproc_runtime_version" {
 }
 
 variable "dataproc_subnetwork" {
-  description = "Subnetwork URI of the Dataproc batches (job.subnetwork), with Private Google Access on; null: Dataproc's default network."
+  description = "Subnetwork URI of the Dataproc batches (job.subnetwork); its network needs a firewall rule allowing internal ingress on all ports. null: the project's default network, which must then exist (a project under constraints/compute.skipDefaultNetworkCreation has none: set this)."
   type        = string
   default     = null
 }
@@ -105,6 +105,12 @@ variable "catalog_vended_credentials" {
   description = "Ask the catalog for vended credentials (catalog.vended-credentials)."
   type        = bool
   default     = false
+}
+
+variable "catalog_service_account" {
+  description = "Email of the BigLake catalog's own service account (gcloud biglake iceberg catalogs describe: biglake-service-account); set with catalog_vended_credentials, it gets roles/storage.objectUser on the warehouse bucket. null: no grant."
+  type        = string
+  default     = null
 }
 
 variable "catalog_properties" {
@@ -172,9 +178,9 @@ variable "list_prefix_on_marker" {
 }
 
 variable "ack_deadline_seconds" {
-  description = "Subscription ack deadline: longer than the listener's slowest reply (a marker's listing)."
+  description = "Subscription ack deadline and the listener's request timeout: longer than its slowest reply (a marker's listing of a large folder). 600 is Google's advice for push to Cloud Run."
   type        = number
-  default     = 60
+  default     = 600
 }
 
 variable "retry_minimum_backoff" {
@@ -237,9 +243,9 @@ variable "listener_memory" {
 }
 
 variable "listener_ingress" {
-  description = "Cloud Run ingress of the listener: INGRESS_TRAFFIC_ALL, or INGRESS_TRAFFIC_INTERNAL_ONLY (Pub/Sub push of the same project counts as internal)."
+  description = "Cloud Run ingress of the listener: INGRESS_TRAFFIC_INTERNAL_ONLY (Pub/Sub push of the same project counts as internal; allowed under constraints/run.allowedIngress = internal), or INGRESS_TRAFFIC_ALL."
   type        = string
-  default     = "INGRESS_TRAFFIC_ALL"
+  default     = "INGRESS_TRAFFIC_INTERNAL_ONLY"
 
   validation {
     condition     = contains(["INGRESS_TRAFFIC_ALL", "INGRESS_TRAFFIC_INTERNAL_ONLY", "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER"], var.listener_ingress)
@@ -400,6 +406,12 @@ variable "prometheus_sidecar_image" {
   description = "Image of the Managed Service for Prometheus sidecar that scrapes /prometheus of the listener (and of the batcher service) into Cloud Monitoring; empty: no sidecar."
   type        = string
   default     = "us-docker.pkg.dev/cloud-ops-agents-artifacts/cloud-run-gmp-sidecar/cloud-run-gmp-sidecar:1.2.0"
+}
+
+variable "secret_replication_locations" {
+  description = "Regions of the sidecar's RunMonitoring secret (user-managed replication), for a project under a resource-location policy (constraints/gcp.resourceLocations); empty: automatic replication."
+  type        = list(string)
+  default     = []
 }
 
 variable "prometheus_scrape_interval" {
