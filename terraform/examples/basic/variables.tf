@@ -58,7 +58,7 @@ variable "dataproc_runtime_version" {
 }
 
 variable "dataproc_subnetwork" {
-  description = "Subnetwork URI of the Dataproc batches; null: the default network."
+  description = "Subnetwork URI of the Dataproc batches (its network needs a firewall rule allowing internal ingress on all ports); null: the default network, which must exist."
   type        = string
   default     = null
 }

@@ -200,4 +200,33 @@ class FirstApplyTest {
     assertThat(Hcl.parse(Repository.EXAMPLE).module("files2iceberg").get("catalog_service_account"))
         .isEqualTo("var.catalog_service_account");
   }
+
+  @Test
+  void theDefaultsWorkUnderCommonOrganisationPolicies() {
+    Map<String, Object> variables = module.variables();
+    // constraints/run.allowedIngress = internal: Pub/Sub push of the same project is internal.
+    assertThat(Hcl.at(variables, "listener_ingress", "default")).isEqualTo("INGRESS_TRAFFIC_INTERNAL_ONLY");
+    // constraints/gcp.resourceLocations: the secret's replicas where the variable says.
+    assertThat(Hcl.at(variables, "secret_replication_locations", "default")).isEqualTo(List.of());
+    Map<String, Object> replication =
+        Hcl.map(
+            module.resource("google_secret_manager_secret", "run_monitoring"),
+            "replication",
+            "secret run_monitoring");
+    assertThat(Hcl.at(replication, "dynamic", "user_managed", "content", "dynamic", "replicas", "for_each"))
+        .isEqualTo("var.secret_replication_locations");
+    assertThat(Hcl.at(replication, "dynamic", "auto")).as("auto replication when no location is given").isNotNull();
+    // No default network: a documented precondition on the variable.
+    assertThat((String) Hcl.at(variables, "dataproc_subnetwork", "description"))
+        .contains("firewall rule", "skipDefaultNetworkCreation");
+  }
+
+  @Test
+  void thePushAckDeadlineIsGooglesAdviceForCloudRunAndTheListenersRequestTimeout() {
+    // A marker's listing of a large folder can outlast 60 s: Pub/Sub would redeliver a message
+    // still being handled.
+    assertThat(Hcl.at(module.variables(), "ack_deadline_seconds", "default")).isEqualTo(600.0);
+    assertThat(Repository.read(Repository.MODULE.resolve("run.tf")))
+        .contains("timeout = \"${var.ack_deadline_seconds}s\"");
+  }
 }
