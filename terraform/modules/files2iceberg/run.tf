@@ -76,6 +76,7 @@ resource "google_cloud_run_v2_service" "listener" {
           path = "/health"
         }
         period_seconds    = 60
+        timeout_seconds   = 10
         failure_threshold = 10
       }
 

@@ -63,6 +63,18 @@ class DeployPageTest {
   }
 
   @Test
+  void theImageStepGivesCloudBuildsAccountWhatAnImageBuildNeeds() {
+    // New projects run Cloud Build as the Compute Engine default account, possibly without any
+    // role: no image, and neither Cloud Run service can be created.
+    String step = between(deploySection(), "6. **Artifact Registry and the two images**", "7. **The job jar**");
+
+    assertThat(step)
+        .contains("gcloud builds get-default-service-account")
+        .contains("--role=roles/cloudbuild.builds.builder");
+    assertThat(step.indexOf("roles/cloudbuild.builds.builder")).isLessThan(step.indexOf("gcloud builds submit"));
+  }
+
+  @Test
   void theDeployPagesIamTableListsExactlyTheRolesTheModuleGrantsEachAccount() {
     assertThat(documentedRoles()).isEqualTo(grantedRoles(Hcl.parse(Repository.MODULE)));
   }
