@@ -75,6 +75,30 @@ class DeployPageTest {
   }
 
   @Test
+  void theFirstApplySectionOrdersInitApplyAndTheSecondApplyAndAnswersEachPolicyWithAModuleVariable() {
+    String section = between(deploySection(), "## First apply on a new project\n", "\n## Variables");
+    String order = between(section, "### Order of commands", "What a second apply fixes");
+
+    assertThat(order.indexOf("`terraform init`")).isPositive();
+    assertThat(order.indexOf("`terraform apply`")).isGreaterThan(order.indexOf("`terraform init`"));
+    assertThat(order.indexOf("`terraform apply -parallelism=1`")).isGreaterThan(order.indexOf("`terraform apply`"));
+    assertThat(order).contains("hashicorp/google-beta");
+
+    String policies = between(section, "### Organisation policies that matter", "### Check each link");
+    Map<String, Object> variables = Hcl.parse(Repository.MODULE).variables();
+    for (String[] policy :
+        new String[][] {
+          {"constraints/gcp.resourceLocations", "secret_replication_locations"},
+          {"constraints/run.allowedIngress", "listener_ingress"},
+          {"constraints/compute.skipDefaultNetworkCreation", "dataproc_subnetwork"},
+        }) {
+      String row = policies.lines().filter(line -> line.contains(policy[0])).findFirst().orElse("");
+      assertThat(row).as("the policies table's row of %s", policy[0]).contains("`" + policy[1]);
+      assertThat(variables).containsKey(policy[1]);
+    }
+  }
+
+  @Test
   void theDeployPagesIamTableListsExactlyTheRolesTheModuleGrantsEachAccount() {
     assertThat(documentedRoles()).isEqualTo(grantedRoles(Hcl.parse(Repository.MODULE)));
   }
