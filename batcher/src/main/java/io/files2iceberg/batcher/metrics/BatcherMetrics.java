@@ -96,26 +96,23 @@ public final class BatcherMetrics {
   }
 
   private Counter batches(String table, String outcome) {
-    return Counter.builder(BatcherMeter.BATCHES.micrometerName())
-        .description(BatcherMeter.BATCHES.meaning())
-        .tag("table", table)
-        .tag("outcome", outcome)
-        .register(registry);
+    return counter(BatcherMeter.BATCHES, table, "outcome", outcome);
   }
 
   private Counter failures(String table, String errorClass) {
-    return Counter.builder(BatcherMeter.FAILURES.micrometerName())
-        .description(BatcherMeter.FAILURES.meaning())
-        .tag("table", table)
-        .tag("error_class", errorClass)
-        .register(registry);
+    return counter(BatcherMeter.FAILURES, table, "error_class", errorClass);
   }
 
   private Counter rows(String table, String change) {
-    return Counter.builder(BatcherMeter.ROWS.micrometerName())
-        .description(BatcherMeter.ROWS.meaning())
+    return counter(BatcherMeter.ROWS, table, "change", change);
+  }
+
+  /** A counter of the table with one more tag. */
+  private Counter counter(BatcherMeter meter, String table, String tag, String value) {
+    return Counter.builder(meter.micrometerName())
+        .description(meter.meaning())
         .tag("table", table)
-        .tag("change", change)
+        .tag(tag, value)
         .register(registry);
   }
 

@@ -492,13 +492,21 @@ public final class StorageStandIn implements AutoCloseable {
   // ---- reads ----
 
   private StoredObject readable(ObjectPath path, Map<String, String> query) {
+    return live(path, query, true);
+  }
+
+  /**
+   * The live object at the path, at the generation the query pins if it does, its preconditions
+   * checked (for a read, a failed not-match is a 304); else a 404.
+   */
+  private StoredObject live(ObjectPath path, Map<String, String> query, boolean read) {
     Bucket bucket = bucket(path.bucket());
     StoredObject object = bucket.objects().get(path.name());
     String pinned = query.get("generation");
     if (object == null || (pinned != null && object.generation() != parseLong("generation", pinned))) {
       throw noSuchObject(path.bucket(), path.name());
     }
-    checkPreconditions(object, query, true);
+    checkPreconditions(object, query, read);
     return object;
   }
 
@@ -997,12 +1005,7 @@ public final class StorageStandIn implements AutoCloseable {
     lock.writeLock().lock();
     try {
       Bucket bucket = bucket(path.bucket());
-      StoredObject object = bucket.objects().get(path.name());
-      String pinned = query.get("generation");
-      if (object == null || (pinned != null && object.generation() != parseLong("generation", pinned))) {
-        throw noSuchObject(path.bucket(), path.name());
-      }
-      checkPreconditions(object, query, false);
+      StoredObject object = live(path, query, false);
       bucket.objects().remove(path.name());
       deleteFile(bucket, object.file());
     } finally {
