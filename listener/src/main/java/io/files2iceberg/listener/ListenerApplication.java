@@ -33,7 +33,7 @@ public final class ListenerApplication {
           "",
           "  --config DIR   folder of table profiles (or one profile file);",
           "                 default $FILES2ICEBERG_CONFIG",
-          "  --deployment FILE  the deployment file (ledger, listener, job); default",
+          "  --deployment FILE  the deployment file (ledger, listener, job, storage); default",
           "                 $FILES2ICEBERG_DEPLOYMENT, else deployment.conf beside the profiles",
           "  --home DIR     embedded home (ledger.db, ...); default $FILES2ICEBERG_HOME,",
           "                 else .files2iceberg/",

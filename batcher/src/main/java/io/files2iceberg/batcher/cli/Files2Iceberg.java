@@ -52,7 +52,7 @@ public final class Files2Iceberg implements Runnable {
       names = "--deployment",
       paramLabel = "FILE",
       scope = CommandLine.ScopeType.INHERIT,
-      description = "The deployment file (ledger, listener, job); default $FILES2ICEBERG_DEPLOYMENT, else"
+      description = "The deployment file (ledger, listener, job, storage); default $FILES2ICEBERG_DEPLOYMENT, else"
           + " deployment.conf beside the profiles.")
   void deployment(Path file) {
     DeploymentFile.choose(Optional.ofNullable(file));

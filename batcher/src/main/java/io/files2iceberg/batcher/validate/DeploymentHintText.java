@@ -21,7 +21,7 @@ final class DeploymentHintText {
   static void print(ProfileRegistry registry, PrintWriter err) {
     registry.deploymentHint().ifPresent(hint -> {
       err.println("warning: " + hint.profiles().stream().map(p -> p.getFileName().toString())
-          .collect(Collectors.joining(", ")) + " carry deployment settings (ledger, listener, job)."
+          .collect(Collectors.joining(", ")) + " carry deployment settings (ledger, listener, job, storage)."
           + " Write them to " + hint.file() + " as below, then remove those sections from the profiles:");
       err.println(BEGIN);
       err.println(hint.text());
