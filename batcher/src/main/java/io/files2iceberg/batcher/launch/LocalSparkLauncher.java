@@ -66,6 +66,8 @@ public final class LocalSparkLauncher implements Launcher {
   private final Path sparkJobTarget;
   private final Path fallbackLogs;
   private final List<String> command;
+  /** The job's classpath, which executors in JVMs of their own are given too. */
+  private final String classpath;
 
   /**
    * @param sparkJobTarget spark-job's {@code target} folder, with {@code classes/} and {@code
@@ -87,17 +89,46 @@ public final class LocalSparkLauncher implements Launcher {
       }
     }
     List<String> built = new ArrayList<>();
+    String classpathText;
     built.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     try {
       built.addAll(parseOptions(Files.readString(optionsFile)));
       built.addAll(jvmOptions);
+      classpathText = classpath(classes);
       built.add("-cp");
-      built.add(classpath(classes));
+      built.add(classpathText);
     } catch (IOException e) {
       throw new LaunchException("Cannot read the Spark job's build in " + this.sparkJobTarget + ": " + e, false, e);
     }
     built.add(MAIN_CLASS);
     this.command = List.copyOf(built);
+    this.classpath = classpathText;
+  }
+
+  /** The Spark property that gives executors their classpath. */
+  static final String EXECUTOR_CLASSPATH = "spark.executor.extraClassPath";
+
+  /**
+   * Whether a master runs executors in JVMs apart from the driver's: every master but {@code local}
+   * and {@code local[...]} ({@code spark://...}, {@code local-cluster[...]}, ...).
+   */
+  static boolean runsExecutorsApart(String master) {
+    String trimmed = master.strip();
+    return !(trimmed.equals("local") || trimmed.startsWith("local["));
+  }
+
+  /**
+   * The JVM options that give a driver's executors the job's code: on a master whose executors run
+   * in JVMs of their own, {@value #EXECUTOR_CLASSPATH} is this build's classpath (the same paths
+   * the driver runs from, so the workers must see them: one machine or a shared mount), unless the
+   * deployment's {@code job.spark-properties} sets it. As a system property, the job's Spark
+   * configuration takes it as a default that the deployment's properties would override.
+   */
+  List<String> executorOptions(JobSettings job) {
+    if (!runsExecutorsApart(job.master()) || job.sparkProperties().containsKey(EXECUTOR_CLASSPATH)) {
+      return List.of();
+    }
+    return List.of("-D" + EXECUTOR_CLASSPATH + "=" + classpath);
   }
 
   /**
@@ -221,6 +252,7 @@ public final class LocalSparkLauncher implements Launcher {
     List<String> full = new ArrayList<>(command);
     // Hadoop settings (the GCS connector's endpoint) as Spark configuration of the JVM: the job
     // reads its manifest with them before it starts a session from the manifest's properties.
+    full.addAll(full.size() - 1, executorOptions(manifest.deployment().job()));
     int main = full.size() - 1;
     new java.util.TreeMap<>(manifest.deployment().job().sparkProperties()).forEach((key, value) -> {
       if (key.startsWith(HADOOP_PREFIX)) {

@@ -85,6 +85,7 @@ public final class WarmLocalLauncher implements Launcher {
    */
   List<String> driverCommand(JobSettings settings) {
     List<String> command = new ArrayList<>(perBatch.commandFor(MAIN_CLASS));
+    command.addAll(command.size() - 1, perBatch.executorOptions(settings));
     command.addAll(List.of("--folder", folder.toString(), "--idle-timeout", job.warmIdleTimeout().toString(),
         "--master", settings.master()));
     new java.util.TreeMap<>(settings.sparkProperties()).forEach((key, value) -> {

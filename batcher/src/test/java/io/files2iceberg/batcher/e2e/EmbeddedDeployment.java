@@ -102,6 +102,13 @@ final class EmbeddedDeployment implements AutoCloseable {
     return launcher;
   }
 
+  /** The pid of the warm driver a launcher of this deployment started, if one runs. */
+  Optional<Long> warmDriverPid() {
+    synchronized (warm) {
+      return warm.stream().map(WarmLocalLauncher::driverPid).flatMap(Optional::stream).findFirst();
+    }
+  }
+
   /** A batch runner for one profile, with the local launcher of its mode; events go to the list too. */
   BatchRunner runner(String profile, List<BatchEvent> events, Consumer<BatchEvent> also) {
     return runner(profile(profile), events, also);

@@ -10,6 +10,7 @@ import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import java.nio.file.Files;
@@ -65,6 +66,33 @@ class LocalSparkLauncherTest {
         .endsWith(":" + Files.readString(target.resolve("ledger-classpath.txt")).trim())
         .contains("files2iceberg-ledger-firestore-").contains("-shaded.jar");
     assertThat(command.get(command.size() - 1)).isEqualTo("io.files2iceberg.sparkjob.BatchJob");
+  }
+
+  @Test
+  void aClusterMastersExecutorsGetTheJobsClasspathUnlessTheDeploymentSetsIt() throws Exception {
+    LocalSparkLauncher launcher = new LocalSparkLauncher(SPARK_JOB_TARGET, new Home(dir));
+    String classpath = classpathOf(launcher);
+    Home home = new Home(dir);
+    JobSettings cluster = DeploymentLoader.parse("job.master = \"spark://10.0.0.5:7077\"", dir.resolve("d.conf"), home)
+        .job();
+    JobSettings own = DeploymentLoader.parse("""
+        job.master = "spark://10.0.0.5:7077"
+        job.spark-properties { "spark.executor.extraClassPath" = "/opt/files2iceberg/*" }
+        """, dir.resolve("d.conf"), home).job();
+
+    assertThat(launcher.executorOptions(cluster)).containsExactly("-Dspark.executor.extraClassPath=" + classpath);
+    assertThat(launcher.executorOptions(own)).isEmpty();
+    for (String apart : List.of("spark://h:7077", "local-cluster[2,1,1024]", "yarn")) {
+      assertThat(LocalSparkLauncher.runsExecutorsApart(apart)).as(apart).isTrue();
+    }
+    for (String together : List.of("local", "local[2]", "local[*]", " local[4] ")) {
+      assertThat(LocalSparkLauncher.runsExecutorsApart(together)).as(together).isFalse();
+    }
+    assertThat(launcher.executorOptions(DeploymentLoader.defaults(home).job())).isEmpty();
+    // The warm driver's command carries it too, before its main class.
+    List<String> driver = new WarmLocalLauncher(launcher, dir.resolve("warm"), cluster).driverCommand(cluster);
+    assertThat(driver.indexOf("-Dspark.executor.extraClassPath=" + classpath))
+        .isPositive().isLessThan(driver.indexOf(WarmLocalLauncher.MAIN_CLASS));
   }
 
   /** A checkout with spark-job/target as the build writes it, naming jars of its own modules. */
