@@ -67,13 +67,7 @@ class ClusterRunTest {
   @BeforeAll
   static void start() throws Exception {
     // The cluster starts while the listener starts and sql writes the landing files.
-    CompletableFuture<SparkStandaloneCluster> starting = CompletableFuture.supplyAsync(() -> {
-      try {
-        return SparkStandaloneCluster.shared();
-      } catch (Exception e) {
-        throw new IllegalStateException("the Spark cluster did not start: " + e.getMessage(), e);
-      }
-    });
+    CompletableFuture<SparkStandaloneCluster> starting = SparkStandaloneCluster.sharedStarting();
     deployment = new EmbeddedDeployment(root, Map.of("orders", """
         extract {
           path = "file://LANDING/orders/dt=*/*.parquet"

@@ -91,15 +91,15 @@ final class ProductionChain implements AutoCloseable {
   /**
    * The stand-in, the Pub/Sub emulator (where installed) and the listener on these files: the
    * profile folder gets {@code deployment.conf} with the ledger on the Firestore emulator (this
-   * prefix) and {@code storage.endpoint} on the stand-in.
+   * prefix), {@code storage.endpoint} on the stand-in and {@code job.master} this Spark master.
    */
-  static ProductionChain start(Path root, String firestoreHost, String prefix, String profileText)
+  static ProductionChain start(Path root, String firestoreHost, String prefix, String profileText, String master)
       throws Exception {
     ProductionChain chain = new ProductionChain(root, firestoreHost);
     try {
       Path profiles = Files.createDirectories(root.resolve("profiles"));
       Files.writeString(profiles.resolve("clicks.conf"), profileText);
-      Files.writeString(profiles.resolve("deployment.conf"), chain.deployment(prefix));
+      Files.writeString(profiles.resolve("deployment.conf"), chain.deployment(prefix, master));
       chain.startListener(List.of());
       if (Files.isExecutable(PUBSUB_EMULATOR)) {
         chain.startPubsub();
@@ -115,17 +115,18 @@ final class ProductionChain implements AutoCloseable {
     }
   }
 
-  private String deployment(String prefix) {
+  private String deployment(String prefix, String master) {
     return """
         ledger { type = firestore, firestore-project = "%s", collection-prefix = "%s" }
         storage { endpoint = "%s", credentials = none }
         job {
-          master = "local[2]"
+          master = "%s"
           lease-timeout = 20s
           warm.idle-timeout = 5m
           spark-properties { "spark.ui.enabled" = "false", "spark.sql.shuffle.partitions" = "2" }
         }
-        """.formatted(io.files2iceberg.ledger.firestore.FirestoreEmulator.PROJECT, prefix, storage.endpoint());
+        """.formatted(io.files2iceberg.ledger.firestore.FirestoreEmulator.PROJECT, prefix, storage.endpoint(),
+            master);
   }
 
   StorageStandIn storage() {

@@ -25,7 +25,8 @@ public final class ProductionChainMain {
         : Files.createTempDirectory("files2iceberg-chain");
     FirestoreEmulator firestore = FirestoreEmulator.startOwn();
     String prefix = FirestoreEmulator.newPrefix();
-    ProductionChain chain = ProductionChain.start(root, firestore.host(), prefix, ProductionChainTest.PROFILE);
+    ProductionChain chain = ProductionChain.start(root, firestore.host(), prefix, ProductionChainTest.PROFILE,
+        "local[2]");
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

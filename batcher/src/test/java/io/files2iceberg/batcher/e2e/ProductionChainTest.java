@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The production chain end to end ({@link ProductionChain}): click Parquet files land in the
  * Cloud Storage stand-in in three day folders with {@code _SUCCESS} last; Pub/Sub (the emulator)
  * pushes their notifications to the listener; the ledger is the Firestore emulator; {@code batch
- * serve} runs the job in its warm driver, which reads the files through the GCS connector. One
+ * serve} runs the job in its warm driver on the module's Spark standalone cluster ({@link
+ * SparkStandaloneCluster}), whose executors, JVMs of their own, read the files through the GCS
+ * connector. One
  * object is rewritten between its notification and its batch, one file is corrupt, one file is
  * late, and the batcher is SIGKILLed once while a batch runs. The table is compared with Spark SQL
  * over the files that should have landed.
@@ -82,6 +85,8 @@ class ProductionChainTest {
 
   @Test
   void filesLandingInTheBucketEndInTheTableExactlyOnceThroughPubsubFirestoreAndTheGcsConnector() throws Exception {
+    // The cluster starts while the demo's writer makes the files.
+    CompletableFuture<SparkStandaloneCluster> cluster = SparkStandaloneCluster.sharedStarting();
     // Click data as an upstream system writes it: 3 files a day, and a late file of the first day.
     Path source = root.resolve("source");
     Path home = root.resolve("home");
@@ -103,7 +108,8 @@ class ProductionChainTest {
     }
 
     String prefix = FirestoreEmulator.newPrefix();
-    try (ProductionChain chain = ProductionChain.start(root, FIRESTORE.emulator().host(), prefix, PROFILE)) {
+    try (ProductionChain chain = ProductionChain.start(root, FIRESTORE.emulator().host(), prefix, PROFILE,
+        cluster.join().masterUrl())) {
       System.err.println("[chain] storage stand-in " + chain.storage().endpoint() + ", Pub/Sub "
           + (chain.viaPubsub() ? "emulator push subscription" : "envelopes posted by the stand-in")
           + ", Firestore emulator " + FIRESTORE.emulator().host());
@@ -190,11 +196,15 @@ class ProductionChainTest {
             .isGreaterThanOrEqualTo(committed.size());
       }
 
-      // The job read its data files through gs://: the connector's media reads are in the
-      // stand-in's request log, and the driver's log names the gs:// files.
+      // The job read its data files through gs://, in the cluster's executors: the connector's
+      // media reads are in the stand-in's request log, and the executors' logs (never the
+      // driver's) name the gs:// files their tasks read.
       assertThat(chain.storage().requests()).anyMatch(r -> r.contains("/landing/o/clicks%2F") && r.contains(
           "alt=media"));
-      assertThat(Files.readString(chain.driverLog())).contains("Reading File path: gs://landing/clicks/" + day1 + "/");
+      String driverLog = Files.readString(chain.driverLog());
+      String readLine = "Reading File path: gs://landing/clicks/" + day1 + "/";
+      assertThat(driverLog).doesNotContain(readLine);
+      assertThat(cluster.join().executorLogs(SparkStandaloneCluster.applicationOf(driverLog))).contains(readLine);
 
       // The table equals Spark SQL over the files that should have landed.
       List<String> landed = new ArrayList<>();

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -34,6 +35,7 @@ import java.util.stream.Stream;
 final class SparkStandaloneCluster {
   static final int WORKERS = 2;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+  private static final Pattern APP_ID = Pattern.compile("Connected to Spark cluster with app ID (\\S+)");
   private static final Pattern DAEMON_PID = Pattern.compile("Started daemon with process name: (\\d+)@");
   private static SparkStandaloneCluster shared;
 
@@ -82,6 +84,17 @@ final class SparkStandaloneCluster {
     return shared;
   }
 
+  /** {@link #shared()}, started in the background: a test goes on with its own set-up meanwhile. */
+  static CompletableFuture<SparkStandaloneCluster> sharedStarting() {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return shared();
+      } catch (Exception e) {
+        throw new IllegalStateException("the Spark cluster did not start: " + e.getMessage(), e);
+      }
+    });
+  }
+
   /** {@code spark://127.0.0.1:<port>}, the master a driver submits to. */
   String masterUrl() {
     return masterUrl;
@@ -93,28 +106,63 @@ final class SparkStandaloneCluster {
    */
   Map<String, Long> executorsOf(String appId) {
     Map<String, Long> executors = new LinkedHashMap<>();
-    for (Path worker : workerFolders) {
-      Path app = worker.resolve(appId);
-      if (!Files.isDirectory(app)) {
-        continue;
-      }
-      try (Stream<Path> ids = Files.list(app)) {
-        for (Path executor : ids.filter(Files::isDirectory).sorted().toList()) {
-          pidIn(executor.resolve("stderr")).ifPresent(pid -> executors.put(executor.getFileName().toString(), pid));
+    for (Path executor : executorFolders(appId)) {
+      pidIn(executor.resolve("stderr")).ifPresent(pid -> executors.put(executor.getFileName().toString(), pid));
+    }
+    return executors;
+  }
+
+  /** The application id a driver's log names ("Connected to Spark cluster with app ID ..."). */
+  static String applicationOf(String driverLog) {
+    Matcher matcher = APP_ID.matcher(driverLog);
+    if (!matcher.find()) {
+      throw new AssertionError("the driver's log names no application of the cluster");
+    }
+    return matcher.group(1);
+  }
+
+  /** What the application's executors logged, one executor after the other. */
+  String executorLogs(String appId) {
+    StringBuilder text = new StringBuilder();
+    for (Path executor : executorFolders(appId)) {
+      Path log = executor.resolve("stderr");
+      try {
+        if (Files.isRegularFile(log)) {
+          text.append(Files.readString(log, StandardCharsets.UTF_8));
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
-    return executors;
+    return text.toString();
   }
 
-  private static OptionalLong pidIn(Path log) throws IOException {
-    if (!Files.isRegularFile(log)) {
-      return OptionalLong.empty();
+  /** {@code <worker folder>/<app id>/<executor id>} of every worker that ran one of its executors. */
+  private List<Path> executorFolders(String appId) {
+    List<Path> folders = new ArrayList<>();
+    for (Path worker : workerFolders) {
+      Path app = worker.resolve(appId);
+      if (Files.isDirectory(app)) {
+        try (Stream<Path> ids = Files.list(app)) {
+          folders.addAll(ids.filter(Files::isDirectory).sorted().toList());
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
     }
-    Matcher matcher = DAEMON_PID.matcher(Files.readString(log, StandardCharsets.UTF_8));
-    return matcher.find() ? OptionalLong.of(Long.parseLong(matcher.group(1))) : OptionalLong.empty();
+    return folders;
+  }
+
+  private static OptionalLong pidIn(Path log) {
+    try {
+      if (!Files.isRegularFile(log)) {
+        return OptionalLong.empty();
+      }
+      Matcher matcher = DAEMON_PID.matcher(Files.readString(log, StandardCharsets.UTF_8));
+      return matcher.find() ? OptionalLong.of(Long.parseLong(matcher.group(1))) : OptionalLong.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private void start(List<String> command, List<String> args, Path sparkHome, Path log) throws IOException {
