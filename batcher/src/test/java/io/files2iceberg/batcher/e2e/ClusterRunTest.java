@@ -180,11 +180,10 @@ class ClusterRunTest {
     BatchCommitted committed = committedOnce(run);
     assertThat(deployment.ledger.filesOfBatch(committed.batchId())).filteredOn(f -> f.uri().endsWith("bad.parquet"))
         .extracting(FileRecord::state).containsExactly(FileState.QUARANTINED);
-    assertThat(rows()).containsExactly(
-        "1|5|one|2026-12-01|null",
-        "2|60|two v2|2026-12-01|null",
-        "4|8|four|2026-12-02|null",
-        "5|90|five, the newer object|2026-12-02|null");
+    // Keys 1, 2, 4 and 5 (3 inserted and deleted in the batch); the rows are read back after the
+    // warm driver's batches, below.
+    assertThat(committed.report().metrics().rowsInserted()).isEqualTo(4);
+    assertThat(committed.report().quarantinedFiles()).hasSize(1);
     assertThat(corrupt).exists();
     long driver = Long.parseLong(Files.readString(pidFile(perBatch, committed.batchId())).strip());
     assertTasksRanOnExecutors(newEventLogs(before), driver, 1);
