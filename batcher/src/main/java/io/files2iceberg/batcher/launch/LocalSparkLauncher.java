@@ -107,6 +107,8 @@ public final class LocalSparkLauncher implements Launcher {
 
   /** The Spark property that gives executors their classpath. */
   static final String EXECUTOR_CLASSPATH = "spark.executor.extraClassPath";
+  /** The Spark property that sets the executors' {@code LC_ALL} ({@link FileNameEncoding}). */
+  static final String EXECUTOR_LOCALE = "spark.executorEnv.LC_ALL";
 
   /**
    * Whether a master runs executors in JVMs apart from the driver's: every master but {@code local}
@@ -118,17 +120,26 @@ public final class LocalSparkLauncher implements Launcher {
   }
 
   /**
-   * The JVM options that give a driver's executors the job's code: on a master whose executors run
-   * in JVMs of their own, {@value #EXECUTOR_CLASSPATH} is this build's classpath (the same paths
-   * the driver runs from, so the workers must see them: one machine or a shared mount), unless the
-   * deployment's {@code job.spark-properties} sets it. As a system property, the job's Spark
-   * configuration takes it as a default that the deployment's properties would override.
+   * The JVM options that give a driver's executors the job's code and file names: on a master whose
+   * executors run in JVMs of their own, {@value #EXECUTOR_CLASSPATH} is this build's classpath (the
+   * same paths the driver runs from, so the workers must see them: one machine or a shared mount)
+   * and {@value #EXECUTOR_LOCALE} is {@value FileNameEncoding#UTF8_LOCALE}, each unless the
+   * deployment's {@code job.spark-properties} sets it. As system properties, the job's Spark
+   * configuration takes them as defaults that the deployment's properties would override.
    */
   List<String> executorOptions(JobSettings job) {
-    if (!runsExecutorsApart(job.master()) || job.sparkProperties().containsKey(EXECUTOR_CLASSPATH)) {
+    if (!runsExecutorsApart(job.master())) {
       return List.of();
     }
-    return List.of("-D" + EXECUTOR_CLASSPATH + "=" + classpath);
+    List<String> options = new ArrayList<>();
+    if (!job.sparkProperties().containsKey(EXECUTOR_CLASSPATH)) {
+      options.add("-D" + EXECUTOR_CLASSPATH + "=" + classpath);
+    }
+    // An executor opens the files by name, as the driver does: UTF-8 names whatever the workers' locale.
+    if (!job.sparkProperties().containsKey(EXECUTOR_LOCALE)) {
+      options.add("-D" + EXECUTOR_LOCALE + "=" + FileNameEncoding.UTF8_LOCALE);
+    }
+    return List.copyOf(options);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.files2iceberg.batcher.e2e;
 
-import io.files2iceberg.batcher.launch.FileNameEncoding;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,7 +29,8 @@ import java.util.stream.Stream;
  * <p>Spark's launcher, which a worker uses to build an executor's command, needs {@code SPARK_HOME}
  * (an empty folder here), {@code SPARK_SCALA_VERSION} and {@code SPARK_TESTING=1} (no {@code jars/}
  * folder then); the executors' classpath comes from {@code spark.executor.extraClassPath}, which
- * the job's launchers set on a master like this one.
+ * the job's launchers set on a master like this one. The workers run under the POSIX locale; the
+ * launchers give the executors a UTF-8 one.
  */
 final class SparkStandaloneCluster {
   static final int WORKERS = 2;
@@ -174,7 +174,11 @@ final class SparkStandaloneCluster {
     env.put("SPARK_SCALA_VERSION", "2.13");
     env.put("SPARK_TESTING", "1");
     env.put("SPARK_LOCAL_IP", "127.0.0.1");
-    FileNameEncoding.requireUtf8(env);
+    // A stock machine's POSIX locale, under which a JVM cannot open a file whose name is not
+    // ASCII: the executors get a UTF-8 one from the job's launcher (spark.executorEnv.LC_ALL).
+    env.put("LC_ALL", "C");
+    env.remove("LC_CTYPE");
+    env.remove("LANG");
     builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     processes.add(builder.start());
   }

@@ -69,7 +69,7 @@ class LocalSparkLauncherTest {
   }
 
   @Test
-  void aClusterMastersExecutorsGetTheJobsClasspathUnlessTheDeploymentSetsIt() throws Exception {
+  void aClusterMastersExecutorsGetTheJobsClasspathAndUtf8NamesUnlessTheDeploymentSetsThem() throws Exception {
     LocalSparkLauncher launcher = new LocalSparkLauncher(SPARK_JOB_TARGET, new Home(dir));
     String classpath = classpathOf(launcher);
     Home home = new Home(dir);
@@ -80,8 +80,9 @@ class LocalSparkLauncherTest {
         job.spark-properties { "spark.executor.extraClassPath" = "/opt/files2iceberg/*" }
         """, dir.resolve("d.conf"), home).job();
 
-    assertThat(launcher.executorOptions(cluster)).containsExactly("-Dspark.executor.extraClassPath=" + classpath);
-    assertThat(launcher.executorOptions(own)).isEmpty();
+    assertThat(launcher.executorOptions(cluster)).containsExactly("-Dspark.executor.extraClassPath=" + classpath,
+        "-Dspark.executorEnv.LC_ALL=C.UTF-8");
+    assertThat(launcher.executorOptions(own)).containsExactly("-Dspark.executorEnv.LC_ALL=C.UTF-8");
     for (String apart : List.of("spark://h:7077", "local-cluster[2,1,1024]", "yarn")) {
       assertThat(LocalSparkLauncher.runsExecutorsApart(apart)).as(apart).isTrue();
     }
