@@ -54,4 +54,42 @@ class LocalCommandTest {
     assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
     assertThat(err.toString()).contains(missing + ": no such deployment file");
   }
+
+  @Test
+  void aProfileThatCannotMatchAFileOfTheLandingFolderIsRefusedBeforeAnythingStarts() throws Exception {
+    Path landing = Files.createDirectories(work.resolve("landing"));
+    Path config = Files.createDirectories(work.resolve("profiles"));
+    Files.writeString(config.resolve("clicks.conf"), """
+        extract { path = "file:///elsewhere/clicks/dt=*/*.csv", format = csv }
+        load.iceberg.table = "local.demo.clicks"
+        """);
+
+    int exit = run("local", "--config", config.toString(), "--landing", landing.toString(), "--until-idle",
+        "--home", work.resolve("home").toString());
+
+    assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains(config.resolve("clicks.conf") + ": extract.path: profile \"clicks\""
+        + " matches no file of the landing folder file://" + landing.toAbsolutePath() + "/:"
+        + " \"file:///elsewhere/clicks/dt=*/*.csv\" lies outside it");
+    assertThat(out.toString()).doesNotContain("listener up").doesNotContain("nothing new");
+  }
+
+  @Test
+  void aGsProfileIsRefusedByLocal() throws Exception {
+    Path landing = Files.createDirectories(work.resolve("landing"));
+    Path config = Files.createDirectories(work.resolve("profiles"));
+    Files.writeString(config.resolve("clicks.conf"), """
+        extract { path = "gs://landing/raw/clicks/*.csv", format = csv }
+        load.iceberg.table = "local.demo.clicks"
+        """);
+
+    int exit = run("local", "--config", config.toString(), "--landing", landing.toString(), "--until-idle",
+        "--home", work.resolve("home").toString());
+
+    assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains(config.resolve("clicks.conf") + ": extract.path: profile \"clicks\""
+        + " matches no file of the landing folder file://" + landing.toAbsolutePath() + "/:"
+        + " \"gs://landing/raw/clicks/*.csv\" is a gs:// path");
+    assertThat(out.toString()).doesNotContain("listener up");
+  }
 }
