@@ -85,6 +85,23 @@ public final class Glob {
     return new Glob(path, root.scheme(), root.bucket(), root.name());
   }
 
+  /**
+   * {@code literal} as glob text that matches exactly it: every character the glob gives a
+   * meaning ({@code * ? [ ] { } , \}) is escaped with {@code \}. For a folder written into a
+   * profile's {@code extract.path}, whose name may hold them.
+   */
+  public static String escape(String literal) {
+    StringBuilder escaped = new StringBuilder(literal.length());
+    for (int i = 0; i < literal.length(); i++) {
+      char c = literal.charAt(i);
+      if ("*?[]{},\\".indexOf(c) >= 0) {
+        escaped.append('\\');
+      }
+      escaped.append(c);
+    }
+    return escaped.toString();
+  }
+
   /** {@value ObjectLocation#GS} or {@value ObjectLocation#FILE}. */
   public String scheme() {
     return scheme;

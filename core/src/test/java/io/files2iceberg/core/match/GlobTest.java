@@ -435,4 +435,15 @@ class GlobTest {
   void toStringIsThePathAsWritten() {
     assertThat(Glob.parse("gs://landing/raw/*.csv")).hasToString("gs://landing/raw/*.csv");
   }
+
+  @Test
+  void escapedTextMatchesExactlyItselfWithinAGlob() {
+    String folder = "data/my [1] {a,b} *?\\x";
+    Glob glob = Glob.parse("file:///" + Glob.escape(folder) + "/dt=*/*.csv");
+
+    assertThat(glob.matches(folder + "/dt=1/a.csv")).isTrue();
+    assertThat(glob.matches("data/my 1 a *?\\x/dt=1/a.csv")).isFalse();
+    assertThat(glob.fixedPrefix()).isEqualTo(folder + "/dt=");
+    assertThat(glob.changedMeanings()).hasSize(1);
+  }
 }
