@@ -4,11 +4,9 @@ import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.local.LandingScope;
-import io.files2iceberg.core.match.Glob;
 import io.files2iceberg.core.profile.ProfileError;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.ProfileRegistry;
-import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -63,13 +61,7 @@ public final class ValidateCommand implements Callable<Integer> {
         return Files2Iceberg.EXIT_INVALID;
       }
     }
-    for (TableProfile profile : registry.get().profiles()) {
-      for (String changed : Glob.parse(profile.extract().path()).changedMeanings()) {
-        err.println("warning: " + new ProfileError(profile.source(), "extract.path", "profile \"" + profile.name()
-            + "\": \"" + profile.extract().path() + "\": " + changed));
-      }
-    }
-    err.flush();
+    ConfigProblems.warnAboutChangedGlobs(registry.get().profiles(), err);
     out.println(ProfileJson.render(registry.get().profiles()));
     out.flush();
     DeploymentHintText.print(registry.get(), err);

@@ -92,4 +92,21 @@ class LocalCommandTest {
         + " \"gs://landing/raw/clicks/*.csv\" is a gs:// path");
     assertThat(out.toString()).doesNotContain("listener up");
   }
+
+  @Test
+  void aBracketThatWasLiteralBeforeIsWarnedAboutAsValidateDoes() throws Exception {
+    Path landing = Files.createDirectories(work.resolve("landing"));
+    Path config = Files.createDirectories(work.resolve("profiles"));
+    Files.writeString(config.resolve("clicks.conf"), """
+        extract { path = "gs://landing/raw/part-[1-2].csv", format = csv }
+        load.iceberg.table = "local.demo.clicks"
+        """);
+
+    int exit = run("local", "--config", config.toString(), "--landing", landing.toString(), "--until-idle",
+        "--home", work.resolve("home").toString());
+
+    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).startsWith("warning: " + config.resolve("clicks.conf") + ": extract.path: profile"
+        + " \"clicks\": \"gs://landing/raw/part-[1-2].csv\": \"[1-2]\" is now a character class");
+  }
 }
