@@ -4,8 +4,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * A profile's {@code extract.path}: a bucket plus a glob over object names, compiled once.
@@ -137,7 +139,10 @@ public final class Glob {
    * fails.
    */
   public boolean canMatchBelow(String prefix) {
-    java.util.regex.Matcher matcher = pattern.matcher(prefix);
+    // hitEnd: the engine read the whole prefix on some path without failing first, so a longer
+    // input could still match. A literal compares character by character and a class or a
+    // wildcard fails on its own character, so a prefix that leaves the glob never hits the end.
+    Matcher matcher = pattern.matcher(prefix);
     return matcher.matches() || matcher.hitEnd();
   }
 
@@ -315,7 +320,7 @@ public final class Glob {
         }
       }
       return Character.toString(
-          java.util.stream.IntStream.rangeClosed('a', 0xffff)
+          IntStream.rangeClosed('a', 0xffff)
               .filter(c -> c != '/' && !contains(c))
               .findFirst()
               .orElse('x'));
