@@ -55,58 +55,47 @@ class LocalCommandTest {
     assertThat(err.toString()).contains(missing + ": no such deployment file");
   }
 
+  /** {@code local --until-idle} on one profile, clicks.conf, whose {@code extract.path} is {@code path}. */
+  private int runLocalOnAProfileWithPath(String path) throws Exception {
+    Files.writeString(Files.createDirectories(work.resolve("profiles")).resolve("clicks.conf"), """
+        extract { path = "%s", format = csv }
+        load.iceberg.table = "local.demo.clicks"
+        """.formatted(path));
+    return run("local", "--config", work.resolve("profiles").toString(), "--landing",
+        Files.createDirectories(work.resolve("landing")).toString(), "--until-idle", "--home",
+        work.resolve("home").toString());
+  }
+
+  private String refusal(String path, String why) {
+    return work.resolve("profiles").resolve("clicks.conf") + ": extract.path: profile \"clicks\" matches no file"
+        + " of the landing folder file://" + work.resolve("landing").toAbsolutePath() + "/: \"" + path + "\" " + why;
+  }
+
   @Test
   void aProfileThatCannotMatchAFileOfTheLandingFolderIsRefusedBeforeAnythingStarts() throws Exception {
-    Path landing = Files.createDirectories(work.resolve("landing"));
-    Path config = Files.createDirectories(work.resolve("profiles"));
-    Files.writeString(config.resolve("clicks.conf"), """
-        extract { path = "file:///elsewhere/clicks/dt=*/*.csv", format = csv }
-        load.iceberg.table = "local.demo.clicks"
-        """);
-
-    int exit = run("local", "--config", config.toString(), "--landing", landing.toString(), "--until-idle",
-        "--home", work.resolve("home").toString());
+    int exit = runLocalOnAProfileWithPath("file:///elsewhere/clicks/dt=*/*.csv");
 
     assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
-    assertThat(err.toString()).contains(config.resolve("clicks.conf") + ": extract.path: profile \"clicks\""
-        + " matches no file of the landing folder file://" + landing.toAbsolutePath() + "/:"
-        + " \"file:///elsewhere/clicks/dt=*/*.csv\" lies outside it");
+    assertThat(err.toString()).contains(refusal("file:///elsewhere/clicks/dt=*/*.csv", "lies outside it"));
     assertThat(out.toString()).doesNotContain("listener up").doesNotContain("nothing new");
   }
 
   @Test
   void aGsProfileIsRefusedByLocal() throws Exception {
-    Path landing = Files.createDirectories(work.resolve("landing"));
-    Path config = Files.createDirectories(work.resolve("profiles"));
-    Files.writeString(config.resolve("clicks.conf"), """
-        extract { path = "gs://landing/raw/clicks/*.csv", format = csv }
-        load.iceberg.table = "local.demo.clicks"
-        """);
-
-    int exit = run("local", "--config", config.toString(), "--landing", landing.toString(), "--until-idle",
-        "--home", work.resolve("home").toString());
+    int exit = runLocalOnAProfileWithPath("gs://landing/raw/clicks/*.csv");
 
     assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
-    assertThat(err.toString()).contains(config.resolve("clicks.conf") + ": extract.path: profile \"clicks\""
-        + " matches no file of the landing folder file://" + landing.toAbsolutePath() + "/:"
-        + " \"gs://landing/raw/clicks/*.csv\" is a gs:// path");
+    assertThat(err.toString()).contains(refusal("gs://landing/raw/clicks/*.csv", "is a gs:// path"));
     assertThat(out.toString()).doesNotContain("listener up");
   }
 
   @Test
   void aBracketThatWasLiteralBeforeIsWarnedAboutAsValidateDoes() throws Exception {
-    Path landing = Files.createDirectories(work.resolve("landing"));
-    Path config = Files.createDirectories(work.resolve("profiles"));
-    Files.writeString(config.resolve("clicks.conf"), """
-        extract { path = "gs://landing/raw/part-[1-2].csv", format = csv }
-        load.iceberg.table = "local.demo.clicks"
-        """);
-
-    int exit = run("local", "--config", config.toString(), "--landing", landing.toString(), "--until-idle",
-        "--home", work.resolve("home").toString());
+    int exit = runLocalOnAProfileWithPath("gs://landing/raw/part-[1-2].csv");
 
     assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
-    assertThat(err.toString()).startsWith("warning: " + config.resolve("clicks.conf") + ": extract.path: profile"
-        + " \"clicks\": \"gs://landing/raw/part-[1-2].csv\": \"[1-2]\" is now a character class");
+    assertThat(err.toString()).startsWith("warning: " + work.resolve("profiles").resolve("clicks.conf")
+        + ": extract.path: profile \"clicks\": \"gs://landing/raw/part-[1-2].csv\": \"[1-2]\" is now a character"
+        + " class");
   }
 }
