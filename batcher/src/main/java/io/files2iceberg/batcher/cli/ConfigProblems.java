@@ -1,9 +1,11 @@
 package io.files2iceberg.batcher.cli;
 
+import io.files2iceberg.core.match.Glob;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileError;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +41,21 @@ public final class ConfigProblems {
       print(err, config.toString(), e.errors().stream().map(ProfileError::toString).toList());
       return Optional.empty();
     }
+  }
+
+  /**
+   * One {@code warning:} line per profile glob that holds a {@code [} or {@code \\} which matched
+   * itself before globs had classes and escapes ({@link Glob#changedMeanings()}), naming the file,
+   * {@code extract.path}, the profile, the new meaning and the escape.
+   */
+  public static void warnAboutChangedGlobs(List<TableProfile> profiles, PrintWriter err) {
+    for (TableProfile profile : profiles) {
+      for (String changed : Glob.parse(profile.extract().path()).changedMeanings()) {
+        err.println("warning: " + new ProfileError(profile.source(), "extract.path", "profile \"" + profile.name()
+            + "\": \"" + profile.extract().path() + "\": " + changed));
+      }
+    }
+    err.flush();
   }
 
   /** {@code error: N problem(s) in WHERE:} and one indented line per problem. */

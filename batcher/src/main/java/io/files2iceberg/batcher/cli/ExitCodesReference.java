@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.cli;
 
 import io.files2iceberg.batcher.reconcile.ReconcileCommand;
+import io.files2iceberg.batcher.status.StatusCommand;
 import io.files2iceberg.core.manifest.JobExit;
 
 /** docs/reference/exit-codes.md: the codes the commands and the Spark job exit with. */
@@ -14,7 +15,8 @@ final class ExitCodesReference {
     ReferencePages.header(page, "Exit codes");
     page.append("## `bin/files2iceberg`\n\n")
         .append("| code | meaning |\n|---|---|\n")
-        .append("| `0` | done: nothing failed (`reconcile`: no drift, or `--fix` recorded all of it) |\n")
+        .append("| `0` | done: nothing failed (`reconcile`: no drift, or `--fix` recorded all of it; `status`: no"
+            + " partition FAILED, no table STOPPED; `batch run-once`: also when there was nothing to do) |\n")
         .append(row(Files2Iceberg.EXIT_FAILED, "failed while running: the message on stderr names the table,"
             + " partition, batch or file at fault (`batch run-once`: a batch failed; `local --until-idle`: a"
             + " partition ran out of attempts)"))
@@ -22,6 +24,9 @@ final class ExitCodesReference {
             + " with the file, the key path or the option and the reason; nothing was changed"))
         .append(row(ReconcileCommand.EXIT_DRIFT, "`reconcile` left drift: found without `--fix`, or drift `--fix`"
             + " never fixes (files gone from the bucket, partitions stuck READY), so a scheduled run can alert"))
+        .append(row(StatusCommand.EXIT_ATTENTION, "`status`: attention, a partition FAILED (out of attempts,"
+            + " retried only by an operator) or a table STOPPED (a file that misses its strict pattern); the"
+            + " report is printed as usual and stderr names them. `--exit-zero` keeps 0"))
         .append("| `130` | `demo` interrupted (Ctrl-C): it stopped the listener; the next run finishes the work |\n")
         .append("\n## The Spark job\n\n")
         .append("What a run of the job exits with, and what the batcher does with it (see\n")

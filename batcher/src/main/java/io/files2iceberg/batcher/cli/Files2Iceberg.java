@@ -26,7 +26,8 @@ import picocli.CommandLine.Command;
 /**
  * The {@code files2iceberg} command line: the entry point of {@code bin/files2iceberg}.
  *
- * <p>Exit codes: 0 success, 1 failure while running, 2 invalid configuration or usage.
+ * <p>Exit codes: 0 success, 1 failure while running, 2 invalid configuration or usage; {@code
+ * reconcile} and {@code status} add their own (docs/reference/exit-codes.md).
  */
 @Command(
     name = "files2iceberg",

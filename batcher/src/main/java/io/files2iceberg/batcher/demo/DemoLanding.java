@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.demo;
 
 import io.files2iceberg.batcher.local.SparkMain;
+import io.files2iceberg.core.match.Glob;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -107,8 +108,11 @@ public final class DemoLanding {
 
   /** The profile, as in {@code examples/local/clicks.conf}, with this landing folder. */
   static String profileText(Path landing) {
-    // Object URIs are taken literally (no percent-encoding), so the glob is the plain path.
-    String folder = landing.toAbsolutePath().normalize().toString().replace("\\", "\\\\").replace("\"", "\\\"");
+    // Object URIs are taken literally (no percent-encoding), so the glob is the plain path, its
+    // glob characters escaped (a home such as "/tmp/run[1]" is a folder, not a class), then
+    // quoted for HOCON.
+    String folder = Glob.escape(landing.toAbsolutePath().normalize().toString())
+        .replace("\\", "\\\\").replace("\"", "\\\"");
     return String.join("\n",
         "# Written by `bin/files2iceberg demo`: examples/local/clicks.conf with the demo's landing folder.",
         "# Every day of click data is one partition, complete once its _SUCCESS marker lands.",

@@ -24,6 +24,7 @@ import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.profile.Home;
+import io.files2iceberg.core.profile.ProfileError;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
 import java.nio.file.Path;
@@ -94,13 +95,22 @@ public final class LocalPipeline implements AutoCloseable {
    * @param landing the folder the notifier watches
    * @param sparkJobTarget spark-job's {@code target} folder, for the local launcher
    * @param listenerTarget listener's {@code target} folder
-   * @throws IllegalArgumentException when a profile's jobs cannot be launched (a configuration
-   *     error, one line per problem)
+   * @throws IllegalArgumentException when a profile cannot match a file of the landing folder
+   *     ({@link LandingScope}) or its jobs cannot be launched (a configuration error, one line per
+   *     problem)
    * @throws IllegalStateException when the listener does not come up
    */
   public static LocalPipeline start(ProfileRegistry profiles, Path config, Home home, Path landing,
       Path sparkJobTarget, Path listenerTarget, RunOptions options, PipelineOutput output)
       throws InterruptedException {
+    // Before anything starts: a profile that can match nothing here would make every scan say
+    // "nothing new" for ever.
+    List<ProfileError> unreachable = LandingScope.unreachable(profiles.profiles(), landing);
+    if (!unreachable.isEmpty()) {
+      throw new IllegalArgumentException(unreachable.size() + " problem(s) in " + config + ":"
+          + System.lineSeparator() + "  " + unreachable.stream().map(ProfileError::toString)
+              .collect(Collectors.joining(System.lineSeparator() + "  ")));
+    }
     Clock clock = Clock.systemUTC();
     Launchers launchers = Launchers.discover(profiles.deployment(), () -> LocalSparkLauncher.forMode(sparkJobTarget, home,
         profiles.deployment().job()));

@@ -104,6 +104,7 @@ public final class EventJson {
   /** {@code run_finished}: what one run of the batcher did, as {@code run:} says it. */
   public static ObjectNode runFinished(RunSummary summary) {
     ObjectNode node = event("run_finished");
+    node.put("batches", summary.batches());
     node.put("committed", summary.committed().size());
     node.put("failed", summary.failed().size());
     node.put("recovered", summary.recovered().size());

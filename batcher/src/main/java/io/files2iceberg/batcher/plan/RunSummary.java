@@ -37,6 +37,14 @@ public record RunSummary(
     return failed.isEmpty() && errors.isEmpty();
   }
 
+  /**
+   * The batches the run settled, committed or failed (recovered ones are among them); 0 when there
+   * was nothing to do, which is a clean run.
+   */
+  public int batches() {
+    return committed.size() + failed.size();
+  }
+
   /** Rows inserted plus updated by every committed batch. */
   public long rowsWritten() {
     return committed.stream()

@@ -11,6 +11,8 @@ import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -25,9 +27,13 @@ import picocli.CommandLine.Option;
     description = {
       "Shows, per table: partitions and files by state, batches in flight, the last committed batch and its",
       "snapshot, the lag (how long the oldest READY partition has waited) and the failures with their errors.",
-      "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
+      "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db.",
+      "Exits 5 when a partition is FAILED or a table STOPPED (--config), so that a scheduled run can alert."
     })
 public final class StatusCommand implements Callable<Integer> {
+
+  /** Exit code when a partition is FAILED or a table STOPPED: an operator has something to do. */
+  public static final int EXIT_ATTENTION = 5;
 
   @Option(
       names = {"-c", "--config"},
@@ -45,6 +51,10 @@ public final class StatusCommand implements Callable<Integer> {
           + " the ledger does not know them). A duration back from now (12h, 1d) or an ISO-8601 instant;"
           + " without a value, 1d. In JSON, each table gets a fileLoads array."})
   Since files;
+
+  @Option(names = "--exit-zero",
+      description = "Exit 0 even when a partition is FAILED or a table STOPPED (for scripts that only read the output).")
+  boolean exitZero;
 
   @Mixin TableOption only;
 
@@ -74,7 +84,34 @@ public final class StatusCommand implements Callable<Integer> {
       }
       out.print(json ? StatusFormat.json(report) : StatusFormat.human(report));
       out.flush();
-      return 0;
+      Optional<String> attention = attention(report);
+      if (attention.isEmpty() || exitZero) {
+        return 0;
+      }
+      err.println("attention: " + attention.get());
+      err.flush();
+      return EXIT_ATTENTION;
     }
+  }
+
+  /** What needs an operator: the FAILED partitions and the STOPPED tables, named; empty when none. */
+  static Optional<String> attention(StatusReport report) {
+    List<String> failed = report.tables().stream()
+        .flatMap(table -> table.failedPartitions().stream())
+        .map(partition -> partition.table() + " " + partition.partition())
+        .toList();
+    List<String> stopped = report.tables().stream()
+        .filter(table -> !table.stoppedBy().isEmpty())
+        .map(StatusReport.TableView::table)
+        .toList();
+    List<String> parts = new ArrayList<>();
+    if (!failed.isEmpty()) {
+      parts.add(failed.size() + " partition(s) FAILED (" + String.join(", ", failed) + ")");
+    }
+    if (!stopped.isEmpty()) {
+      parts.add(stopped.size() + " table(s) STOPPED (" + String.join(", ", stopped) + ")");
+    }
+    return parts.isEmpty() ? Optional.empty()
+        : Optional.of(String.join("; ", parts) + "; exit " + EXIT_ATTENTION + " (--exit-zero keeps 0)");
   }
 }

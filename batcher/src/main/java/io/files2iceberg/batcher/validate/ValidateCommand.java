@@ -3,10 +3,13 @@ package io.files2iceberg.batcher.validate;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.local.LandingScope;
+import io.files2iceberg.core.profile.ProfileError;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -20,7 +23,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Checks table profiles and prints them as JSON with every default filled in.",
-      "Exits 0 when valid; exits 2 and lists every error (file, key path, reason) when not."
+      "Exits 0 when valid; exits 2 and lists every error (file, key path, reason) when not.",
+      "Warns (stderr) about an extract.path whose '[' or '\\' meant itself before globs had classes and escapes."
     })
 public final class ValidateCommand implements Callable<Integer> {
 
@@ -30,6 +34,13 @@ public final class ValidateCommand implements Callable<Integer> {
       paramLabel = "FILE|DIR",
       description = "A profile (.conf, .yaml, .yml) or a folder of profiles.")
   Path config;
+
+  @Option(
+      names = "--landing",
+      paramLabel = "DIR",
+      description = "Also check the profiles as local --landing DIR would: each extract.path must be a file:// glob"
+          + " that can match a file inside DIR.")
+  Path landing;
 
   @Mixin HomeOption home;
 
@@ -43,6 +54,14 @@ public final class ValidateCommand implements Callable<Integer> {
     if (registry.isEmpty()) {
       return Files2Iceberg.EXIT_INVALID;
     }
+    if (landing != null) {
+      List<ProfileError> unreachable = LandingScope.unreachable(registry.get().profiles(), landing);
+      if (!unreachable.isEmpty()) {
+        ConfigProblems.print(err, config.toString(), unreachable.stream().map(ProfileError::toString).toList());
+        return Files2Iceberg.EXIT_INVALID;
+      }
+    }
+    ConfigProblems.warnAboutChangedGlobs(registry.get().profiles(), err);
     out.println(ProfileJson.render(registry.get().profiles()));
     out.flush();
     DeploymentHintText.print(registry.get(), err);

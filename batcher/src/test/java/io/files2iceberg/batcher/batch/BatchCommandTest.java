@@ -73,7 +73,7 @@ class BatchCommandTest {
   }
 
   @Test
-  void runOnceWithJsonAndNothingReadyPrintsOnlyTheRunFinishedEvent() throws Exception {
+  void runOnceWithJsonAndNothingReadyPrintsOnlyTheRunFinishedEventWithNoBatchesAndExitsZero() throws Exception {
     validProfile();
 
     int exit = run("batch", "run-once", "--json", "--config", config.toString(), "--home", home.toString());
@@ -82,6 +82,8 @@ class BatchCommandTest {
     List<JsonNode> events = EventLines.parse(out.toString());
     assertThat(EventLines.kinds(events)).containsExactly("run_finished");
     JsonNode run = events.get(0);
+    assertThat(run.get("batches").isInt()).as(run.toString()).isTrue();
+    assertThat(run.get("batches").asInt()).isZero();
     assertThat(run.get("committed").asInt()).isZero();
     assertThat(run.get("failed").asInt()).isZero();
     assertThat(run.get("recovered").asInt()).isZero();

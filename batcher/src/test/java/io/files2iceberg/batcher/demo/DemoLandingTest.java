@@ -2,6 +2,10 @@ package io.files2iceberg.batcher.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.files2iceberg.batcher.local.LandingScope;
+import io.files2iceberg.core.match.ObjectLocation;
+import io.files2iceberg.core.match.ObjectMatch;
+import io.files2iceberg.core.match.ObjectMatcher;
 import io.files2iceberg.core.profile.BatchFile;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
@@ -48,6 +52,20 @@ class DemoLandingTest {
     assertThat(registry.deployment().job().leaseTimeout()).isEqualTo(Duration.ofMinutes(1));
     assertThat(registry.deployment().job().sparkProperties()).containsEntry("spark.ui.enabled", "false");
     assertThat(registry.deployment().ledger().sqlitePath()).isEqualTo(home.ledgerDb().toString());
+  }
+
+  @Test
+  void aHomeWhoseNameHoldsGlobCharactersIsAFolderNotAPattern() throws Exception {
+    Home home = new Home(root.resolve("run[1] {a,b}"));
+    DemoLanding demo = new DemoLanding(home);
+    demo.writeProfile();
+
+    TableProfile profile = ProfileRegistry.load(demo.profiles(), home).profiles().get(0);
+
+    Path file = demo.landing().resolve("clicks/dt=2026-01-01/part-0.parquet");
+    assertThat(new ObjectMatcher(List.of(profile)).match(ObjectLocation.file(file), 1, 10))
+        .isInstanceOf(ObjectMatch.DataFile.class);
+    assertThat(LandingScope.unreachable(List.of(profile), demo.landing())).isEmpty();
   }
 
   @Test

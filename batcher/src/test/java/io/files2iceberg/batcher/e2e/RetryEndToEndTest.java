@@ -9,6 +9,7 @@ import io.files2iceberg.batcher.local.LandingNotifier.Outcome;
 import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
+import io.files2iceberg.batcher.status.StatusCommand;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
@@ -100,7 +101,8 @@ class RetryEndToEndTest {
 
     // 2. What the operator sees: status names the failure, inspect the file and the reason.
     Run status = cli("status");
-    assertThat(status.exit()).as(status.err()).isZero();
+    assertThat(status.exit()).as(status.err()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(status.err()).contains("attention: 1 partition(s) FAILED (" + TABLE + " " + PARTITION + ")");
     assertThat(status.out()).contains("FAILED PARTITIONS").contains(TABLE + " " + PARTITION + ": failed after 1");
     Run inspect = cli("inspect", "--table", TABLE, "--partition", PARTITION);
     assertThat(inspect.exit()).as(inspect.err()).isZero();

@@ -54,4 +54,48 @@ class LocalCommandTest {
     assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
     assertThat(err.toString()).contains(missing + ": no such deployment file");
   }
+
+  /** {@code local --until-idle} on one profile, clicks.conf, whose {@code extract.path} is {@code path}. */
+  private int runLocalOnAProfileWithPath(String path) throws Exception {
+    Files.writeString(Files.createDirectories(work.resolve("profiles")).resolve("clicks.conf"), """
+        extract { path = "%s", format = csv }
+        load.iceberg.table = "local.demo.clicks"
+        """.formatted(path));
+    return run("local", "--config", work.resolve("profiles").toString(), "--landing",
+        Files.createDirectories(work.resolve("landing")).toString(), "--until-idle", "--home",
+        work.resolve("home").toString());
+  }
+
+  private String refusal(String path, String why) {
+    return work.resolve("profiles").resolve("clicks.conf") + ": extract.path: profile \"clicks\" matches no file"
+        + " of the landing folder file://" + work.resolve("landing").toAbsolutePath() + "/: \"" + path + "\" " + why;
+  }
+
+  @Test
+  void aProfileThatCannotMatchAFileOfTheLandingFolderIsRefusedBeforeAnythingStarts() throws Exception {
+    int exit = runLocalOnAProfileWithPath("file:///elsewhere/clicks/dt=*/*.csv");
+
+    assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains(refusal("file:///elsewhere/clicks/dt=*/*.csv", "lies outside it"));
+    assertThat(out.toString()).doesNotContain("listener up").doesNotContain("nothing new");
+  }
+
+  @Test
+  void aGsProfileIsRefusedByLocal() throws Exception {
+    int exit = runLocalOnAProfileWithPath("gs://landing/raw/clicks/*.csv");
+
+    assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains(refusal("gs://landing/raw/clicks/*.csv", "is a gs:// path"));
+    assertThat(out.toString()).doesNotContain("listener up");
+  }
+
+  @Test
+  void aBracketThatWasLiteralBeforeIsWarnedAboutAsValidateDoes() throws Exception {
+    int exit = runLocalOnAProfileWithPath("gs://landing/raw/part-[1-2].csv");
+
+    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).startsWith("warning: " + work.resolve("profiles").resolve("clicks.conf")
+        + ": extract.path: profile \"clicks\": \"gs://landing/raw/part-[1-2].csv\": \"[1-2]\" is now a character"
+        + " class");
+  }
 }

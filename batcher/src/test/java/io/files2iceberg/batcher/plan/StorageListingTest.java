@@ -15,6 +15,7 @@ import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.ProfileRegistry;
+import io.files2iceberg.core.match.Glob;
 import io.files2iceberg.core.profile.TableProfile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,6 +65,26 @@ class StorageListingTest {
 
       assertThat(new StorageListing(() -> null).list(profile)).extracting(ManifestFile::partition)
           .containsExactly("p1", "p2");
+    }
+  }
+
+  @Test
+  void aGlobWithClassesAndEscapesListsFromItsUnescapedPrefixAndFindsOnlyTheFoldersTheClassAllows() throws Exception {
+    try (Landing landing = new Landing(dir)) {
+      Path folder = landing.landing.resolve("clicks[eu]+(1)");
+      landing.profile("clicks", "extract.path = \"file://"
+          + Glob.escape(folder.toAbsolutePath().toString()).replace("\\", "\\\\") + "/p[0-9]/part-*.csv\"\n");
+      Path p1 = landing.write("clicks[eu]+(1)", "p1", "part-0.csv", "1,10");
+      landing.write("clicks[eu]+(1)", "p2", "part-0.csv", "2,20"); // no marker yet
+      landing.write("clicks[eu]+(1)", "px", "part-0.csv", "3,30"); // not a folder of the class
+      Files.writeString(folder.resolve("p1/_SUCCESS"), "");
+      Files.writeString(folder.resolve("px/_SUCCESS"), "");
+      TableProfile profile = landing.registry().byName("clicks").orElseThrow();
+      StorageListing listing = new StorageListing(() -> null);
+
+      assertThat(listing.list(profile)).extracting(ManifestFile::uri).containsExactly("file://" + p1.toAbsolutePath());
+      assertThat(listing.partitionFolders(profile)).extracting(StorageListing.PartitionFolder::uri)
+          .containsExactly("file://" + folder.toAbsolutePath() + "/p1/", "file://" + folder.toAbsolutePath() + "/p2/");
     }
   }
 

@@ -13,6 +13,7 @@ import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.SqliteLedger;
 import java.io.PrintWriter;
@@ -73,7 +74,7 @@ class StatusCommandTest {
 
     int exit = run("status", "--home", home.toString());
 
-    assertThat(exit).as(err.toString()).isZero();
+    assertThat(exit).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
     String[] lines = out.toString().split("\n");
     assertThat(lines[0]).matches("TABLE +PARTITIONS +FILES +IN FLIGHT +LAST COMMIT +LAG");
     assertThat(lines[1]).startsWith(TABLE + "  ").contains("ready 1, ingested 1, failed 1")
@@ -96,7 +97,7 @@ class StatusCommandTest {
 
     int exit = run("status", "--home", home.toString());
 
-    assertThat(exit).as(err.toString()).isZero();
+    assertThat(exit).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
     assertThat(out.toString().split("\n")[1]).contains("recorded 2, ingested 2, superseded 1, ignored 1");
   }
 
@@ -114,7 +115,7 @@ class StatusCommandTest {
 
     int exit = run("status", "--config", config.toString(), "--home", home.toString(), "--json");
 
-    assertThat(exit).as(err.toString()).isZero();
+    assertThat(exit).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
     JsonNode json = new ObjectMapper().readTree(out.toString());
     assertThat(json.get("quarantinedMessages").asInt()).isZero();
     JsonNode clicks = json.get("tables").get(0);
@@ -156,14 +157,14 @@ class StatusCommandTest {
 
     int named = run("status", "--config", config.toString(), "--deployment", deployment.toString(),
         "--home", home.toString(), "--json");
-    assertThat(named).as(err.toString()).isZero();
+    assertThat(named).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
     assertThat(new ObjectMapper().readTree(out.toString()).at("/tables/0/lastCommit/snapshotId").asLong())
         .isEqualTo(4242);
 
     Files.copy(deployment, config.resolve("deployment.conf"));
     out.getBuffer().setLength(0);
     int beside = run("status", "--config", config.toString(), "--home", home.toString(), "--json");
-    assertThat(beside).as(err.toString()).isZero();
+    assertThat(beside).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
     assertThat(new ObjectMapper().readTree(out.toString()).at("/tables/0/lastCommit/snapshotId").asLong())
         .isEqualTo(4242);
   }
@@ -172,7 +173,7 @@ class StatusCommandTest {
   void oneTableOnly() {
     ledger();
 
-    assertThat(run("status", "--home", home.toString(), "--table", TABLE)).isZero();
+    assertThat(run("status", "--home", home.toString(), "--table", TABLE)).isEqualTo(StatusCommand.EXIT_ATTENTION);
     assertThat(out.toString()).contains(TABLE);
     assertThat(run("status", "--home", home.toString(), "--table", "local.demo.nope")).isEqualTo(2);
     assertThat(err.toString()).contains("error: no table local.demo.nope in the ledger");
@@ -185,5 +186,56 @@ class StatusCommandTest {
     assertThat(exit).isEqualTo(2);
     assertThat(err.toString()).contains(home.resolve("ledger.db") + ": no embedded ledger");
     assertThat(home.resolve("ledger.db")).doesNotExist();
+  }
+
+  @Test
+  void aFailedPartitionExitsFiveAndSaysWhyOnStderrUnlessExitZeroIsAsked() {
+    ledger();
+
+    int exit = run("status", "--home", home.toString());
+
+    assertThat(exit).isEqualTo(5).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(err.toString()).contains("attention: 1 partition(s) FAILED (" + TABLE + " d2)");
+    assertThat(out.toString()).contains("FAILED PARTITIONS");
+
+    err.getBuffer().setLength(0);
+    assertThat(run("status", "--home", home.toString(), "--json", "--exit-zero")).as(err.toString()).isZero();
+    assertThat(err.toString()).isEmpty();
+  }
+
+  @Test
+  void aLedgerWithNothingFailedOrStoppedExitsZero() {
+    try (SqliteLedger ledger = SqliteLedger.open(home.resolve("ledger.db"), Clock.systemUTC())) {
+      String name = "landing/clicks/d1/part-0.csv";
+      ledger.recordFile(new RecordFile(TABLE, "d1", "", name, 1, "file:///" + name, 10, "m0", Instant.now(),
+          Optional.empty(), false));
+      ledger.markReady(new MarkReady(TABLE, "d1", "file:///landing/clicks/d1/", "md1", Instant.now()));
+    }
+
+    int exit = run("status", "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(err.toString()).isEmpty();
+  }
+
+  @Test
+  void aTableStoppedByAFileThatMissesItsStrictPatternExitsFive() throws Exception {
+    Files.writeString(config.resolve("clicks.conf"), """
+        extract {
+          path = "file:///landing/clicks/*/*.csv", format = csv
+          batch-file { pattern = ".*/dt=([^/]+)/[^/]+", strict-pattern = true }
+        }
+        load.iceberg.table = "local.demo.clicks"
+        """);
+    try (SqliteLedger ledger = SqliteLedger.open(home.resolve("ledger.db"), Clock.systemUTC())) {
+      ledger.quarantineMessage(new QuarantinedMessage("m-bad", "does not match the pattern", "{}",
+          Optional.of("file:///landing/clicks/nodate/a.csv"), Instant.now()));
+    }
+
+    int exit = run("status", "--config", config.toString(), "--home", home.toString());
+
+    assertThat(exit).as(out.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(out.toString()).contains("STOPPED TABLES");
+    assertThat(err.toString()).contains("attention: 1 table(s) STOPPED (" + TABLE + ")");
   }
 }

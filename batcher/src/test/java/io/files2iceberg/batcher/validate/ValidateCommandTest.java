@@ -142,4 +142,92 @@ class ValidateCommandTest {
       assertThat(help.toString()).as(name).contains("Usage: files2iceberg " + name).contains("--home");
     }
   }
+
+  private Path profile(String name, String path) throws IOException {
+    return Files.writeString(work.resolve(name + ".conf"), """
+        extract { path = "%s", format = csv }
+        load.iceberg.table = "local.demo.%s"
+        """.formatted(path.replace("\\", "\\\\"), name));
+  }
+
+  @Test
+  void aGlobWithAnUnclosedBracketOrBraceIsRefusedNamingTheKeyPath() throws IOException {
+    Path clicks = profile("clicks", "file:///landing/clicks/part-[1-2.csv");
+    Path views = profile("views", "file:///landing/views/{a,b.csv");
+
+    int exit = run("validate", "--config", work.toString(), "--home", home.toString());
+
+    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(out.toString()).isEmpty();
+    assertThat(err.toString())
+        .contains(clicks + ": extract.path: ")
+        .contains("glob \"file:///landing/clicks/part-[1-2.csv\": unclosed '[' at \"[1-2.csv\"; write \\[ for a"
+            + " literal '['")
+        .contains(views + ": extract.path: ")
+        .contains("glob \"file:///landing/views/{a,b.csv\": unclosed '{' at \"{a,b.csv\"");
+  }
+
+  @Test
+  void aBracketThatWasLiteralBeforeValidatesWithAWarningNamingItsNewMeaningAndTheEscape() throws IOException {
+    Path clicks = profile("clicks", "file:///landing/clicks/part-[1-2].csv");
+    profile("views", "file:///landing/views/{a,b}/*.csv");
+
+    int exit = run("validate", "--config", work.toString(), "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(err.toString()).isEqualTo("warning: " + clicks + ": extract.path: profile \"clicks\":"
+        + " \"file:///landing/clicks/part-[1-2].csv\": \"[1-2]\" is now a character class (one character of those"
+        + " listed), no longer the literal text; write \\[1-2] for a literal '['\n");
+  }
+
+  @Test
+  void anEscapedBracketValidatesAndMatchesItself() throws IOException {
+    profile("clicks", "file:///landing/clicks/\\[eu]/*.csv");
+
+    int exit = run("validate", "--config", work.toString(), "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(new ObjectMapper().readTree(out.toString()).get(0).at("/extract/path").asText())
+        .isEqualTo("file:///landing/clicks/\\[eu]/*.csv");
+    assertThat(err.toString()).contains("'\\' now escapes the character after it");
+  }
+
+  @Test
+  void withLandingAProfileThatCannotMatchAFileInsideTheFolderIsRefusedNamingProfilePathAndFolder()
+      throws IOException {
+    Path landing = Files.createDirectories(work.resolve("landing"));
+    Path config = Files.createDirectories(work.resolve("profiles"));
+    Files.writeString(config.resolve("inside.conf"), """
+        extract { path = "file://%s/clicks/*/*.csv", format = csv }
+        load.iceberg.table = "local.demo.inside"
+        """.formatted(landing.toAbsolutePath()));
+    Files.writeString(config.resolve("outside.conf"), """
+        extract { path = "file:///elsewhere/clicks/*/*.csv", format = csv }
+        load.iceberg.table = "local.demo.outside"
+        """);
+    Files.writeString(config.resolve("bucket.conf"), """
+        extract { path = "gs://landing/raw/*.csv", format = csv }
+        load.iceberg.table = "local.demo.bucket"
+        """);
+
+    int exit = run("validate", "--config", config.toString(), "--landing", landing.toString(),
+        "--home", home.toString());
+
+    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(out.toString()).isEmpty();
+    String folder = "file://" + landing.toAbsolutePath() + "/";
+    assertThat(err.toString())
+        .contains("error: 2 problem(s) in " + config)
+        .contains(config.resolve("outside.conf") + ": extract.path: profile \"outside\" matches no file of the"
+            + " landing folder " + folder + ": \"file:///elsewhere/clicks/*/*.csv\" lies outside it")
+        .contains(config.resolve("bucket.conf") + ": extract.path: profile \"bucket\" matches no file of the"
+            + " landing folder " + folder + ": \"gs://landing/raw/*.csv\" is a gs:// path")
+        .doesNotContain("inside.conf");
+
+    err.getBuffer().setLength(0);
+    Files.delete(config.resolve("outside.conf"));
+    Files.delete(config.resolve("bucket.conf"));
+    assertThat(run("validate", "--config", config.toString(), "--landing", landing.toString(),
+        "--home", home.toString())).as(err.toString()).isZero();
+  }
 }

@@ -4,8 +4,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * A profile's {@code extract.path}: a bucket plus a glob over object names, compiled once.
@@ -20,11 +22,22 @@ import java.util.stream.Collectors;
  *   <li>{@code **}: any characters including {@code /}; at the start of a segment and followed by
  *       {@code /} it also matches zero folders, so {@code raw/**}{@code /x.parquet} matches
  *       {@code raw/x.parquet}
- *   <li>{@code {a,b,c}}: one of the alternatives, which may hold wildcards but not braces
+ *   <li>{@code [abc]}, {@code [a-z0-9]}: one character of the class; {@code [!abc]}: one character
+ *       not in it. A class never matches {@code /}, and must not name it; {@code -} first or last is
+ *       literal, {@code \} escapes a member ({@code [\]]} holds {@code ]})
+ *   <li>{@code {a,b,c}}: one of the alternatives, which may hold wildcards and classes but not
+ *       braces
+ *   <li>{@code \}: the next character is literal, so {@code \[}, {@code \{}, {@code \*}, {@code
+ *       \?}, {@code \\} (and inside braces {@code \,}, {@code \}}) match themselves
  * </ul>
  *
- * Every other character is literal, including regex metacharacters, {@code [}, {@code \}, a
- * {@code }} without its {@code {} and a {@code ,} outside braces.
+ * Every other character is literal, including regex metacharacters, a {@code ]} or {@code }}
+ * without its opening bracket and a {@code ,} outside braces. A pattern this matcher cannot honour
+ * (an unclosed {@code [} or {@code {}, an empty class, a reversed range, a class naming {@code /},
+ * nested braces, a {@code \} that escapes nothing) is refused, never taken literally.
+ *
+ * <p>Before classes and escapes were supported, {@code [} and {@code \} were literal; {@link
+ * #changedMeanings()} names the ones a glob holds, so that {@code validate} can warn.
  */
 public final class Glob {
 
@@ -38,6 +51,7 @@ public final class Glob {
   private final Pattern pattern;
   private final Pattern folderPattern;
   private final String fixedPrefix;
+  private final List<String> changedMeanings;
 
   private Glob(String path, String scheme, String bucket, String nameGlob) {
     this.path = path;
@@ -49,13 +63,15 @@ public final class Glob {
     this.folderPattern = Pattern.compile(folderRegex(path, parts), Pattern.DOTALL);
     this.fixedPrefix =
         !parts.isEmpty() && parts.get(0) instanceof Literal literal ? literal.text() : "";
+    this.changedMeanings = changedMeanings(nameGlob);
   }
 
   /**
    * Compiles {@code gs://bucket/glob} or {@code file:///absolute/glob}.
    *
    * @throws IllegalArgumentException naming the path: not a gs:// or file:// URI, a wildcard in the
-   *     bucket, nested or unclosed braces
+   *     bucket, a pattern the matcher cannot honour (nested or unclosed braces, an unclosed, empty or
+   *     reversed class, a class naming {@code /}, a trailing {@code \})
    */
   public static Glob parse(String path) {
     ObjectLocation root;
@@ -64,11 +80,28 @@ public final class Glob {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("glob \"" + path + "\": " + e.getMessage(), e);
     }
-    if (root.bucket().chars().anyMatch(c -> c == '*' || c == '?' || c == '{')) {
+    if (root.bucket().chars().anyMatch(c -> c == '*' || c == '?' || c == '{' || c == '[' || c == '\\')) {
       throw new IllegalArgumentException(
           "glob \"" + path + "\": the bucket \"" + root.bucket() + "\" must not contain wildcards");
     }
     return new Glob(path, root.scheme(), root.bucket(), root.name());
+  }
+
+  /**
+   * {@code literal} as glob text that matches exactly it: every character the glob gives a
+   * meaning ({@code * ? [ ] { } , \}) is escaped with {@code \}. For a folder written into a
+   * profile's {@code extract.path}, whose name may hold them.
+   */
+  public static String escape(String literal) {
+    StringBuilder escaped = new StringBuilder(literal.length());
+    for (int i = 0; i < literal.length(); i++) {
+      char c = literal.charAt(i);
+      if ("*?[]{},\\".indexOf(c) >= 0) {
+        escaped.append('\\');
+      }
+      escaped.append(c);
+    }
+    return escaped.toString();
   }
 
   /** {@value ObjectLocation#GS} or {@value ObjectLocation#FILE}. */
@@ -92,11 +125,56 @@ public final class Glob {
   }
 
   /**
-   * The literal start of the name glob, up to its first wildcard or brace: every matching name
-   * starts with it, so it is the prefix to list.
+   * The literal start of the name glob, up to its first wildcard, class or brace, with its escapes
+   * resolved ({@code raw/a\[1]/*} gives {@code raw/a[1]/}): every matching name starts with it, so
+   * it is the prefix to list.
    */
   public String fixedPrefix() {
     return fixedPrefix;
+  }
+
+  /**
+   * Whether some name that starts with {@code prefix} (say a landing folder's name with its
+   * trailing {@code /}) could match: the prefix matches, or a match runs out of input before it
+   * fails.
+   */
+  public boolean canMatchBelow(String prefix) {
+    // hitEnd: the engine read the whole prefix on some path without failing first, so a longer
+    // input could still match. A literal compares character by character and a class or a
+    // wildcard fails on its own character, so a prefix that leaves the glob never hits the end.
+    Matcher matcher = pattern.matcher(prefix);
+    return matcher.matches() || matcher.hitEnd();
+  }
+
+  /**
+   * What this glob holds that matched literally before classes and escapes were supported: each
+   * entry names the text, its meaning now and how to write the old meaning. Empty for most globs.
+   */
+  public List<String> changedMeanings() {
+    return changedMeanings;
+  }
+
+  private static List<String> changedMeanings(String glob) {
+    List<String> changed = new ArrayList<>();
+    int open = -1;
+    for (int i = 0; i < glob.length() && open < 0; i++) {
+      if (glob.charAt(i) == '\\') {
+        i++;
+      } else if (glob.charAt(i) == '[') {
+        open = i;
+      }
+    }
+    if (open >= 0) {
+      int close = glob.indexOf(']', open + 1);
+      String klass = close < 0 ? glob.substring(open) : glob.substring(open, close + 1);
+      changed.add("\"" + klass + "\" is now a character class (one character of those listed),"
+          + " no longer the literal text; write \\" + klass + " for a literal '['");
+    }
+    if (glob.indexOf('\\') >= 0) {
+      changed.add("'\\' now escapes the character after it, no longer a literal backslash;"
+          + " write \\\\ for one");
+    }
+    return List.copyOf(changed);
   }
 
   /** Whether the object name matches, whatever the bucket. */
@@ -167,7 +245,10 @@ public final class Glob {
       StringBuilder sample = new StringBuilder();
       for (Part part : alternative) {
         // Expanded alternatives hold only literals and wildcards.
-        sample.append(part instanceof Literal literal ? literal.text() : ((Wildcard) part).sample);
+        sample.append(
+            part instanceof Literal literal
+                ? literal.text()
+                : part instanceof CharClass charClass ? charClass.sample() : ((Wildcard) part).sample);
       }
       samples.add(sample.toString());
     }
@@ -201,11 +282,50 @@ public final class Glob {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // The glob as parts: literals, wildcards and (not nested) alternations.
+  // The glob as parts: literals, wildcards, classes and (not nested) alternations.
 
-  private sealed interface Part permits Literal, Wildcard, Alternation {}
+  private sealed interface Part permits Literal, Wildcard, CharClass, Alternation {}
 
   private record Literal(String text) implements Part {}
+
+  /**
+   * {@code [...]} or, {@code negated}, {@code [!...]}: one character (never {@code /}) of the
+   * ranges, or of none of them. A single character is a range from itself to itself.
+   */
+  private record CharClass(boolean negated, List<int[]> ranges) implements Part {
+
+    String regex() {
+      StringBuilder regex = new StringBuilder(negated ? "[^/" : "[");
+      for (int[] range : ranges) {
+        regex.append(String.format("\\x{%x}", range[0]));
+        if (range[1] != range[0]) {
+          regex.append('-').append(String.format("\\x{%x}", range[1]));
+        }
+      }
+      return regex.append(']').toString();
+    }
+
+    boolean contains(int c) {
+      return ranges.stream().anyMatch(range -> range[0] <= c && c <= range[1]);
+    }
+
+    /** A character the class matches, for {@link #overlaps}. */
+    String sample() {
+      if (!negated) {
+        return Character.toString(ranges.get(0)[0]);
+      }
+      for (int c : "xyzXYZ0123456789_-=.".codePoints().toArray()) {
+        if (!contains(c)) {
+          return Character.toString(c);
+        }
+      }
+      return Character.toString(
+          IntStream.rangeClosed('a', 0xffff)
+              .filter(c -> c != '/' && !contains(c))
+              .findFirst()
+              .orElse('x'));
+    }
+  }
 
   private enum Wildcard implements Part {
     /** {@code *} */
@@ -257,10 +377,25 @@ public final class Glob {
         if (inBraces && (c == ',' || c == '}')) {
           break;
         }
-        if (c == '*' || c == '?' || c == '{') {
+        if (c == '*' || c == '?' || c == '{' || c == '[') {
           flush(literal, parts);
         }
         switch (c) {
+          case '\\' -> {
+            if (pos + 1 >= glob.length()) {
+              throw new IllegalArgumentException(
+                  "glob \"" + path + "\": a trailing '\\' escapes nothing; write \\\\ for a"
+                      + " literal backslash");
+            }
+            char escaped = glob.charAt(pos + 1);
+            pos += 2;
+            literal.append(escaped);
+            atSegmentStart = escaped == '/';
+          }
+          case '[' -> {
+            parts.add(charClass());
+            atSegmentStart = false;
+          }
           case '*' -> {
             if (pos + 1 < glob.length() && glob.charAt(pos + 1) == '*') {
               pos += 2;
@@ -318,6 +453,67 @@ public final class Glob {
       return parts;
     }
 
+    /** Parses {@code [...]} from its {@code [} at {@code pos}, up to and past its {@code ]}. */
+    private CharClass charClass() {
+      int open = pos++;
+      boolean negated = pos < glob.length() && glob.charAt(pos) == '!';
+      if (negated) {
+        pos++;
+      }
+      List<int[]> ranges = new ArrayList<>();
+      while (true) {
+        if (pos >= glob.length()) {
+          throw new IllegalArgumentException(
+              "glob \"" + path + "\": unclosed '[' at \"" + glob.substring(open)
+                  + "\"; write \\[ for a literal '['");
+        }
+        char c = glob.charAt(pos);
+        if (c == ']') {
+          pos++;
+          break;
+        }
+        int from = member();
+        int to = from;
+        if (pos + 1 < glob.length() && glob.charAt(pos) == '-' && glob.charAt(pos + 1) != ']') {
+          pos++;
+          to = member();
+          if (to < from) {
+            throw new IllegalArgumentException(
+                "glob \"" + path + "\": the range '" + Character.toString(from) + "-"
+                    + Character.toString(to) + "' in \"" + glob.substring(open, pos)
+                    + "\" is reversed");
+          }
+        }
+        if (from <= '/' && '/' <= to) {
+          throw new IllegalArgumentException(
+              "glob \"" + path + "\": the class at \"" + glob.substring(open)
+                  + "\" names '/', which a class never matches");
+        }
+        ranges.add(new int[] {from, to});
+      }
+      if (ranges.isEmpty()) {
+        throw new IllegalArgumentException(
+            "glob \"" + path + "\": the class \"" + glob.substring(open, pos)
+                + "\" is empty; write \\[ for a literal '[' and \\] inside a class for ']'");
+      }
+      return new CharClass(negated, List.copyOf(ranges));
+    }
+
+    /** One member of a class at {@code pos}, {@code \\} escaping it. */
+    private int member() {
+      if (glob.charAt(pos) == '\\') {
+        if (pos + 1 >= glob.length()) {
+          throw new IllegalArgumentException(
+              "glob \"" + path + "\": a trailing '\\' escapes nothing; write \\\\ for a"
+                  + " literal backslash");
+        }
+        pos++;
+      }
+      int c = glob.codePointAt(pos);
+      pos += Character.charCount(c);
+      return c;
+    }
+
     private static boolean endsAtSegmentStart(List<Part> parts, boolean startedAtSegmentStart) {
       if (parts.isEmpty()) {
         return startedAtSegmentStart;
@@ -342,6 +538,8 @@ public final class Glob {
         regex.append(Pattern.quote(literal.text()));
       } else if (part instanceof Wildcard wildcard) {
         regex.append(wildcard.regex);
+      } else if (part instanceof CharClass charClass) {
+        regex.append(charClass.regex());
       } else if (part instanceof Alternation alternation) {
         regex.append(
             alternation.alternatives().stream()

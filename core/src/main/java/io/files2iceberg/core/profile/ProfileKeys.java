@@ -60,7 +60,10 @@ final class ProfileKeys {
         doc("required",
           """
           Where the files land: `gs://bucket/glob` or `file:///absolute/glob`. `*` and `?` stay
-          within a folder, `**` crosses folders, `{a,b}` is either alternative.
+          within a folder, `**` crosses folders, `[a-z]` is one character of the class (`[!a-z]`
+          one outside it), `{a,b}` is either alternative, and `\\` makes the next character
+          literal (`\\*` is a `*`). A pattern the matcher cannot honour is refused
+          ([Globs](../profiles.md#globs)).
           """));
   static final Key<String> EXTRACT_FORMAT =
       key("extract.format", NON_BLANK, p -> p.extract().format().code(),

@@ -27,7 +27,8 @@ final class ProfileReference {
   static final String SCHEMA = "docs/profile.schema.json";
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern LINK = Pattern.compile("\\[([^\\]]+)\\]\\([^)]+\\)");
+  // A link's text holds no '[' (a glob's class in code, such as `[a-z]`, is not a link).
+  private static final Pattern LINK = Pattern.compile("\\[([^\\[\\]]+)\\]\\([^)]+\\)");
   private static final Pattern LITERAL = Pattern.compile("`([^`]*)`");
 
   private ProfileReference() {}

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.profile;
 
+import io.files2iceberg.core.match.Glob;
 import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
@@ -37,7 +38,10 @@ final class ProfileRules {
 
   private ProfileRules() {}
 
-  /** {@code gs://bucket/glob} or {@code file:///absolute/glob}, with balanced, flat braces. */
+  /**
+   * {@code gs://bucket/glob} or {@code file:///absolute/glob}, whose glob {@link Glob} can compile
+   * (balanced, flat braces; closed, non-empty classes; no trailing escape).
+   */
   static Optional<String> globUri(String path) {
     String got = ", got " + ValueType.quote(path);
     if (path.startsWith("gs://")) {
@@ -45,7 +49,7 @@ final class ProfileRules {
       if (bucket.isEmpty()) {
         return Optional.of("must name a bucket, as in gs://my-bucket/raw/*.parquet" + got);
       }
-      if (bucket.chars().anyMatch(c -> c == '*' || c == '?' || c == '{')) {
+      if (bucket.chars().anyMatch(c -> c == '*' || c == '?' || c == '{' || c == '[' || c == '\\')) {
         return Optional.of("the bucket must not contain wildcards" + got);
       }
     } else if (path.startsWith("file://")) {
@@ -56,22 +60,17 @@ final class ProfileRules {
     } else {
       return Optional.of("must start with gs:// or file://" + got);
     }
-    return braces(path);
+    return glob(path);
   }
 
-  private static Optional<String> braces(String path) {
-    int open = -1;
-    for (int i = 0; i < path.length(); i++) {
-      char c = path.charAt(i);
-      if (c == '{' && open >= 0) {
-        return Optional.of("nested braces are not supported, got " + ValueType.quote(path));
-      } else if (c == '{') {
-        open = i;
-      } else if (c == '}') {
-        open = -1;
-      }
+  /** The glob as {@link Glob} compiles it: a pattern it cannot honour is refused here, never taken literally. */
+  private static Optional<String> glob(String path) {
+    try {
+      Glob.parse(path);
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
     }
-    return open < 0 ? Optional.empty() : Optional.of("unclosed '{' in " + ValueType.quote(path));
   }
 
   /** {@code catalog.namespace.table}. */

@@ -240,4 +240,19 @@ class ObjectMatcherPartitionTest {
     assertThat(match).isInstanceOf(Rejected.class);
     assertThat(((Rejected) match).reason()).startsWith("partition token \"latest\" of ");
   }
+
+  @Test
+  void classesAndEscapesRouteObjectsAndTheTokenIsRelativeToTheUnescapedPrefix() {
+    TableProfile clicks =
+        profile("clicks", "gs://landing/raw/\\[eu\\]+(1)/dt=*/part-[0-9].csv").build();
+
+    DataFile file = (DataFile) match(clicks, "raw/[eu]+(1)/dt=2024-01-31/part-7.csv");
+
+    assertThat(file.partition().token()).isEqualTo("dt=2024-01-31");
+    assertThat(file.partition().prefix()).isEqualTo("gs://landing/raw/[eu]+(1)/dt=2024-01-31/");
+    assertThat(match(clicks, "raw/[eu]+(1)/dt=2024-01-31/part-x.csv")).isInstanceOf(Ignored.class);
+    assertThat(match(clicks, "raw/e+(1)/dt=2024-01-31/part-7.csv")).isInstanceOf(Ignored.class);
+    assertThat(match(clicks, "raw/[eu]+(1)/dt=2024-01-31/_SUCCESS"))
+        .isInstanceOf(ObjectMatch.SuccessMarker.class);
+  }
 }

@@ -236,7 +236,32 @@ class ProfileValidationTest {
                 load.iceberg.table = "prod.raw.clicks"
                 """))
         .containsExactly(
-            error("extract.path", "unclosed '{' in \"gs://bucket/raw/{a,b/*.parquet\""));
+            error("extract.path", "glob \"gs://bucket/raw/{a,b/*.parquet\": unclosed '{' at \"{a,b/*.parquet\""));
+  }
+
+  @Test
+  void unclosedBracketInThePathIsRejectedNotTakenLiterally() {
+    assertThat(
+            errorsOf(
+                "clicks.conf",
+                """
+                extract.path = "gs://bucket/raw/part-[1-2.parquet"
+                load.iceberg.table = "prod.raw.clicks"
+                """))
+        .containsExactly(
+            error("extract.path", "glob \"gs://bucket/raw/part-[1-2.parquet\": unclosed '[' at \"[1-2.parquet\";"
+                + " write \\[ for a literal '['"));
+  }
+
+  @Test
+  void anEscapedBraceIsNotAnUnclosedOne() throws ProfileException {
+    file = write(dir, "clicks.conf", """
+        extract.path = "gs://bucket/raw/\\\\{a/*.parquet"
+        load.iceberg.table = "prod.raw.clicks"
+        """);
+
+    assertThat(ProfileLoader.load(file, new Home(dir.resolve("home"))).extract().path())
+        .isEqualTo("gs://bucket/raw/\\{a/*.parquet");
   }
 
   @Test
