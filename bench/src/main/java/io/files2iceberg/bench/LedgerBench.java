@@ -61,6 +61,12 @@ final class LedgerBench {
       Path.of("/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator.jar");
   private static final String PROJECT = "files2iceberg-bench";
   private static final Duration LEASE = Duration.ofMinutes(30);
+  /**
+   * The ledger's deadline per call on the emulator: its queries slow down with the documents it
+   * holds (a claim among 1,000 tables of 10 partitions takes seconds there), and the machine may
+   * be busy; 5 s (the default) would fail calls whose cost is what is measured.
+   */
+  private static final Duration DEADLINE = Duration.ofSeconds(120);
 
   private final Path work;
   private final Report report;
@@ -562,7 +568,12 @@ final class LedgerBench {
       Bench.progress("[ledger] Firestore: started the Cloud Firestore emulator (pid " + started.pid()
           + ") on 127.0.0.1:" + port + ", log " + log);
       db = counter.client("127.0.0.1:" + port, PROJECT);
-      warmUp();
+      try {
+        warmUp();
+      } catch (RuntimeException e) {
+        stopEmulator();
+        throw e;
+      }
     }
 
     /**
@@ -570,7 +581,7 @@ final class LedgerBench {
      * a few of each call, untimed, under a prefix of their own, before anything is measured.
      */
     private void warmUp() {
-      try (Ledger warm = FirestoreLedger.open(db, "warm" + starts + "_", Clock.systemUTC())) {
+      try (Ledger warm = FirestoreLedger.open(db, "warm" + starts + "_", Clock.systemUTC(), DEADLINE)) {
         for (int i = 0; i < 100; i++) {
           warm.recordFile(file("bench.warm", "2026-01-01", i, true));
           warm.claimPartitions(new ClaimPartitions("bench.idle", 1000, LEASE, true));
@@ -611,7 +622,7 @@ final class LedgerBench {
 
     @Override
     public Ledger open(String namespace) {
-      return FirestoreLedger.open(db, namespace, Clock.systemUTC());
+      return FirestoreLedger.open(db, namespace, Clock.systemUTC(), DEADLINE);
     }
 
     @Override
