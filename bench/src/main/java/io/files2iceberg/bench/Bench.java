@@ -21,6 +21,12 @@ import java.util.Locale;
  *       job's own read, merge and commit time.
  *   <li>{@code listener}: {@code wrk} posting unique notifications to the listener's push route,
  *       against the same load on a route without a handler.
+ *   <li>{@code ledger}: the ledger's cost per operation (time, and documents read and written,
+ *       commits and transactions, counted exactly) on SQLite and on the Cloud Firestore emulator
+ *       (started by the suite; skipped, saying so, when it is missing): a file record, markers
+ *       (listing {@code --sizes} files, default 1000,10000), a claim, a settlement, and a claim
+ *       among {@code --tables} tables (default 1,100,1000) of 10 READY partitions each, against
+ *       the bare writes of the same documents.
  * </ul>
  *
  * <p>JSON lines go to stdout as measured, then the markdown table; progress goes to stderr.
@@ -55,12 +61,13 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0 || args[0].startsWith("-")) {
-      System.err.println("usage: bench/run job|small-files|marker|latency|listener [--rounds N] [--sizes A,B] [--work DIR] [--timeout MINUTES]");
+      System.err.println("usage: bench/run job|small-files|marker|latency|listener|ledger [--rounds N] [--sizes A,B] [--tables A,B] [--work DIR] [--timeout MINUTES]");
       System.exit(2);
     }
     String suite = args[0];
     int rounds = 3;
     List<Long> sizes = new ArrayList<>();
+    List<Integer> tables = new ArrayList<>();
     Path work = Path.of("bench", "target", "work");
     Duration timeout = Duration.ofMinutes(30);
     for (int i = 1; i < args.length; i += 2) {
@@ -70,6 +77,11 @@ public final class Bench {
         case "--sizes" -> {
           for (String size : value.split(",")) {
             sizes.add(Long.parseLong(size.trim()));
+          }
+        }
+        case "--tables" -> {
+          for (String count : value.split(",")) {
+            tables.add(Integer.parseInt(count.trim()));
           }
         }
         case "--work" -> work = Path.of(value);
@@ -101,8 +113,11 @@ public final class Bench {
       }
       case "latency" -> new LatencyBench(fresh(work, suite), report).measure(rounds);
       case "listener" -> new ListenerBench(fresh(work, suite), report).measure(rounds);
+      case "ledger" -> new LedgerBench(fresh(work, suite), report,
+          sizes.isEmpty() ? List.of(1_000, 10_000) : sizes.stream().map(Math::toIntExact).toList(),
+          tables.isEmpty() ? List.of(1, 100, 1_000) : tables).measure(rounds);
       default -> throw new IllegalArgumentException(
-          "unknown suite " + suite + ": expected job, small-files, marker, latency or listener");
+          "unknown suite " + suite + ": expected job, small-files, marker, latency, listener or ledger");
     }
     report.printTable();
   }

@@ -32,7 +32,7 @@ final class Report {
     measurements.add(m);
     ObjectNode line = JSON.createObjectNode();
     line.put("suite", m.suite()).put("data", m.data()).put("side", m.side()).put("round", m.round())
-        .put("seconds", Math.round(m.seconds() * 100) / 100.0).put("load1Before", m.loadBefore())
+        .put("seconds", Math.round(m.seconds() * 1000) / 1000.0).put("load1Before", m.loadBefore())
         .put("load1After", m.loadAfter());
     if (!m.detail().isEmpty()) {
       line.put("detail", m.detail());
@@ -82,6 +82,8 @@ final class Report {
     if (sorted.isEmpty()) {
       return "-";
     }
-    return String.format(Locale.ROOT, "%.1f (%.1f-%.1f)", median(sorted), sorted.get(0), sorted.get(sorted.size() - 1));
+    // Below a second (the ledger's calls), milliseconds matter.
+    String format = sorted.get(sorted.size() - 1) < 1 ? "%.3f (%.3f-%.3f)" : "%.1f (%.1f-%.1f)";
+    return String.format(Locale.ROOT, format, median(sorted), sorted.get(0), sorted.get(sorted.size() - 1));
   }
 }

@@ -193,6 +193,9 @@ public final class SqliteLedger implements Ledger {
   @Override
   public Optional<BatchRecord> claimPartitions(ClaimPartitions command) {
     String table = command.table();
+    if (!hasReady("claimPartitions", table)) {
+      return Optional.empty();
+    }
     return store.write("claimPartitions", "table " + table, c -> {
       if (command.exclusive() && hasInFlight(c, table)) {
         return Optional.empty();
@@ -223,6 +226,9 @@ public final class SqliteLedger implements Ledger {
   @Override
   public Optional<NewestPartitionClaimed> claimNewestPartition(ClaimNewestPartition command) {
     String table = command.table();
+    if (!hasReady("claimNewestPartition", table)) {
+      return Optional.empty();
+    }
     return store.write("claimNewestPartition", "table " + table, c -> {
       if (hasInFlight(c, table)) {
         return Optional.empty();
@@ -246,6 +252,16 @@ public final class SqliteLedger implements Ledger {
           table, files.size(), claimed.partition(), superseded);
       return Optional.of(new NewestPartitionClaimed(batch, superseded));
     });
+  }
+
+  /**
+   * Whether the table has a READY partition, read outside the writer's queue: a batcher's turn
+   * claims every table and most have nothing READY, so such a claim no longer takes a place in the
+   * group transactions the listener's writes share. One that becomes READY just after is claimed
+   * by the next turn; the claim's own transaction reads again whatever it takes.
+   */
+  private boolean hasReady(String operation, String table) {
+    return store.read(operation, "table " + table, c -> SqliteQueries.hasReady(c, table));
   }
 
   /** The claim's writes: files and partitions CLAIMED by a new batch, and the batch PLANNED. */

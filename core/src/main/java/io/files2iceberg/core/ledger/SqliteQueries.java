@@ -137,6 +137,9 @@ final class SqliteQueries {
   private static final String SELECT_READY_PARTITIONS =
       "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
           + sqlString(PartitionState.READY.code()) + " ORDER BY " + q(PARTITION);
+  private static final String HAS_READY_PARTITION =
+      "SELECT 1 FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
+          + sqlString(PartitionState.READY.code()) + " LIMIT 1";
   private static final String COUNT_PARTITIONS_BY_STATE =
       "SELECT " + q(STATE) + ", COUNT(*) FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? GROUP BY " + q(STATE);
   private static final String OLDEST_READY_AT =
@@ -266,6 +269,11 @@ final class SqliteQueries {
 
   static boolean hasInFlight(Connection c, String table) throws SQLException {
     return exists(c, HAS_IN_FLIGHT, table);
+  }
+
+  /** Whether the table has a READY partition. */
+  static boolean hasReady(Connection c, String table) throws SQLException {
+    return exists(c, HAS_READY_PARTITION, table);
   }
 
   /** READY partitions of the table in token order. */

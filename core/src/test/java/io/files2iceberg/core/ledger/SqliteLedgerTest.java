@@ -50,6 +50,23 @@ class SqliteLedgerTest extends LedgerContractTest {
   }
 
   @Test
+  void claimOfATableWithNothingReadyTakesNoWriteTransaction() {
+    SqliteLedger sqlite = (SqliteLedger) ledger;
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet")); // OPEN: no marker yet
+    long before = sqlite.writeTransactions();
+
+    // A batcher's turn claims every table; one with nothing READY is answered by a read.
+    for (int turn = 0; turn < 3; turn++) {
+      assertThat(claim(10)).isEmpty();
+      assertThat(ledger.claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE))).isEmpty();
+    }
+
+    assertThat(sqlite.writeTransactions() - before).isZero();
+    ledger.markReady(marker(TABLE, "2024-01-01"));
+    assertThat(claim(10).orElseThrow().partitions()).containsExactly("2024-01-01");
+  }
+
+  @Test
   void databaseIsInWalModeWithTheSchemaVersion() throws SQLException {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {

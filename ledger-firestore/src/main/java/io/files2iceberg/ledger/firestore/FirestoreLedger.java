@@ -125,6 +125,16 @@ public final class FirestoreLedger extends FirestoreReads {
     return open(client, collectionPrefix, clock, FirestoreRetry.DEFAULT);
   }
 
+  /**
+   * A ledger on a client the caller owns (and closes), whose calls each end within {@code
+   * deadline} (as {@code ledger.deadline} bounds them): an emulator on a busy machine, a benchmark.
+   *
+   * @param collectionPrefix prefixed to every collection name; may be empty
+   */
+  public static FirestoreLedger open(Firestore client, String collectionPrefix, Clock clock, Duration deadline) {
+    return open(client, collectionPrefix, clock, FirestoreRetry.within(deadline));
+  }
+
   static FirestoreLedger open(Firestore client, String collectionPrefix, Clock clock, FirestoreRetry retry) {
     return new FirestoreLedger(FirestoreStore.open(client, collectionPrefix, clock, retry));
   }

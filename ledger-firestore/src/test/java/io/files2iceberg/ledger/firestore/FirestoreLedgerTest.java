@@ -112,6 +112,24 @@ class FirestoreLedgerTest extends LedgerContractTest {
   }
 
   @Test
+  void claimOfATableWithNothingReadyRunsNoTransaction() {
+    FirestoreLedger firestore = (FirestoreLedger) ledger;
+    ledger.recordFile(file(TABLE, "2024-01-01", "part-0.parquet")); // OPEN: no marker yet
+    long before = firestore.transactionRuns();
+
+    // A batcher's turn claims every table; one with nothing READY costs a query, no transaction
+    // (which took a begin, two queries and a commit, and locked the table's READY partitions).
+    for (int turn = 0; turn < 3; turn++) {
+      assertThat(claim(10)).isEmpty();
+      assertThat(ledger.claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE))).isEmpty();
+    }
+
+    assertThat(firestore.transactionRuns() - before).isZero();
+    ledger.markReady(marker(TABLE, "2024-01-01"));
+    assertThat(claim(10).orElseThrow().partitions()).containsExactly("2024-01-01");
+  }
+
+  @Test
   void documentsLandInPrefixedCollectionsUnderIdsDerivedFromIdentity() throws Exception {
     RecordFile command = file(TABLE, "2024-01-01", "part-0.parquet");
     ledger.recordFile(command);
