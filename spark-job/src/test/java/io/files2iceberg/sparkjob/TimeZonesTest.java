@@ -61,6 +61,33 @@ class TimeZonesTest {
     assertThat(storedInstants("local.tz.csv_events", "ts")).containsExactly(Instant.parse("2026-11-30T08:00:00Z"));
   }
 
+  @Test
+  void extractTimezoneReadsZoneLessTextInTheTablesZoneAndKeepsAnExplicitOffset() throws Exception {
+    TableProfile profile = fixture.profile("paris_events", """
+        extract {
+          path = "file://%s/*/*"
+          format = csv
+          options { header = "true" }
+          timezone = "Europe/Paris"
+        }
+        transform.cast.columns { ts = TIMESTAMP }
+        load.iceberg.table = "local.tz.paris_events"
+        """.formatted(fixture.landing("paris_events")));
+    Path file = fixture.writeText("paris_events/p1/events.csv",
+        "id,ts\ne1,2026-11-30 08:00:00\ne2,2026-11-30T08:00:00-05:00\ne3,2026-07-01 08:00\n");
+    // The cast must not depend on the session's zone, which the warm driver shares among tables.
+    String sessionZone = fixture.spark.conf().get("spark.sql.session.timeZone");
+    fixture.spark.conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
+    try {
+      fixture.load(fixture.claimBatch(profile, Landed.of(file, "p1")));
+    } finally {
+      fixture.spark.conf().set("spark.sql.session.timeZone", sessionZone);
+    }
+
+    assertThat(storedInstants("local.tz.paris_events", "ts")).containsExactlyInAnyOrder(Instant.parse("2026-11-30T07:00:00Z"), Instant.parse("2026-11-30T13:00:00Z"),
+            Instant.parse("2026-07-01T06:00:00Z"));
+  }
+
   /** Runs the job's entry point in a child JVM whose environment has {@code TZ} set. */
   private static void runJobInJvmWithTz(Path manifest) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
