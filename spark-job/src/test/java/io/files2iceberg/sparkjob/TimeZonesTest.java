@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * "08:00 stays 08:00": the job runs in a JVM of its own whose environment has {@code
  * TZ=America/New_York}, as on a user's machine, and a zone-less {@code 08:00} it reads is stored as
- * 08:00 UTC. The table is read back through Iceberg's own API, which no session zone colours.
+ * 08:00 UTC; a table's {@code extract.timezone} reads its zone-less text in that zone instead. The
+ * tables are read back through Iceberg's own API, which no session zone colours.
  */
 class TimeZonesTest {
   private static final String MACHINE_ZONE = "America/New_York";
@@ -86,6 +87,24 @@ class TimeZonesTest {
 
     assertThat(storedInstants("local.tz.paris_events", "ts")).containsExactlyInAnyOrder(Instant.parse("2026-11-30T07:00:00Z"), Instant.parse("2026-11-30T13:00:00Z"),
             Instant.parse("2026-07-01T06:00:00Z"));
+  }
+
+  @Test
+  void extractTimezoneIsTheZoneOfTimestampsTheCsvReaderInfers() throws Exception {
+    TableProfile profile = fixture.profile("inferred_events", """
+        extract {
+          path = "file://%s/*/*"
+          format = csv
+          options { header = "true", inferSchema = "true" }
+          timezone = "Europe/Paris"
+        }
+        load.iceberg.table = "local.tz.inferred_events"
+        """.formatted(fixture.landing("inferred_events")));
+    Path file = fixture.writeText("inferred_events/p1/events.csv", "id,ts\ne1,2026-11-30 08:00:00\n");
+
+    fixture.load(fixture.claimBatch(profile, Landed.of(file, "p1")));
+
+    assertThat(storedInstants("local.tz.inferred_events", "ts")).containsExactly(Instant.parse("2026-11-30T07:00:00Z"));
   }
 
   /** Runs the job's entry point in a child JVM whose environment has {@code TZ} set. */
