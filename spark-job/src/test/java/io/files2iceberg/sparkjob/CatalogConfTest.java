@@ -131,4 +131,21 @@ class CatalogConfTest {
         .containsEntry("spark.executor.memory", "4g")
         .containsEntry("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog");
   }
+
+  @Test
+  void sessionAndWarmContextAreInUtcUnlessTheDeploymentSetsTheSessionTimeZone() throws Exception {
+    TableProfile profile = profile("load.iceberg.table = local.demo.clicks");
+    JobSettings defaults = DeploymentLoader.parse("", Path.of("deployment.conf"), new Home(Path.of("home"))).job();
+    JobSettings paris = DeploymentLoader.parse("""
+        job.spark-properties { "spark.sql.session.timeZone" = "Europe/Paris" }
+        """, Path.of("deployment.conf"), new Home(Path.of("home"))).job();
+
+    assertThat(CatalogConf.sessionProperties(profile, defaults)).containsEntry("spark.sql.session.timeZone", "UTC");
+    assertThat(CatalogConf.contextProperties(defaults.sparkProperties()))
+        .containsEntry("spark.sql.session.timeZone", "UTC");
+    assertThat(CatalogConf.sessionProperties(profile, paris))
+        .containsEntry("spark.sql.session.timeZone", "Europe/Paris");
+    assertThat(CatalogConf.contextProperties(paris.sparkProperties()))
+        .containsEntry("spark.sql.session.timeZone", "Europe/Paris");
+  }
 }

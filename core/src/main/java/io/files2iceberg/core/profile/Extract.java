@@ -1,8 +1,10 @@
 package io.files2iceberg.core.profile;
 
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -27,6 +29,8 @@ import java.util.OptionalLong;
  *     for no cap
  * @param datetimeRebase how Parquet and Avro dates and timestamps before 1582-10-15 of a file
  *     without Spark's calendar metadata are read
+ * @param timeZone the zone of the table's zone-less text timestamps (CSV and JSON readers, casts
+ *     of text to {@code TIMESTAMP}); empty for the session's (UTC unless the deployment sets it)
  */
 public record Extract(
     String path,
@@ -41,13 +45,24 @@ public record Extract(
     boolean quarantineBadFiles,
     OnOverwrite onOverwrite,
     OptionalLong maxBatchBytes,
-    DatetimeRebase datetimeRebase) {
+    DatetimeRebase datetimeRebase,
+    Optional<ZoneId> timeZone) {
 
   public Extract {
     options = Map.copyOf(options);
     lineageColumns = List.copyOf(lineageColumns);
     Objects.requireNonNull(maxBatchBytes, "maxBatchBytes");
     Objects.requireNonNull(datetimeRebase, "datetimeRebase");
+    Objects.requireNonNull(timeZone, "timeZone");
+  }
+
+  /** A section whose zone-less text timestamps are read in the session's zone. */
+  public Extract(String path, Format format, Map<String, String> options, boolean recursiveFileLookup,
+      BatchFile batchFile, int keepCheckpoints, boolean saveCheckpoint, int maxBatchSize,
+      List<LineageColumn> lineageColumns, boolean quarantineBadFiles, OnOverwrite onOverwrite,
+      OptionalLong maxBatchBytes, DatetimeRebase datetimeRebase) {
+    this(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint, maxBatchSize,
+        lineageColumns, quarantineBadFiles, onOverwrite, maxBatchBytes, datetimeRebase, Optional.empty());
   }
 
   /** A section with the default {@link DatetimeRebase#CORRECTED}. */
@@ -79,7 +94,7 @@ public record Extract(
   /** This section with {@code extract.on-overwrite} resolved. */
   public Extract withOnOverwrite(OnOverwrite resolved) {
     return new Extract(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint,
-        maxBatchSize, lineageColumns, quarantineBadFiles, resolved, maxBatchBytes, datetimeRebase);
+        maxBatchSize, lineageColumns, quarantineBadFiles, resolved, maxBatchBytes, datetimeRebase, timeZone);
   }
 
   /**

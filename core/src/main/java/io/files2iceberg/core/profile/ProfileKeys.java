@@ -10,6 +10,7 @@ import static io.files2iceberg.core.profile.ValueType.STRING;
 import static io.files2iceberg.core.profile.ValueType.WHOLE_NUMBER;
 
 import io.files2iceberg.core.profile.Extract.LineageColumn;
+import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -259,6 +260,17 @@ final class ProfileKeys {
           Spark wrote carry their calendar and are read by it, whatever this says.
           """,
           codes(Extract.DatetimeRebase.values(), Extract.DatetimeRebase::code)));
+  static final Key<String> EXTRACT_TIMEZONE =
+      key("extract.timezone", NON_BLANK, p -> p.extract().timeZone().map(ZoneId::getId).orElse(null),
+        doc("the session's (`UTC`)",
+          """
+          The time zone of the table's zone-less text timestamps: a CSV or JSON `2026-11-30 08:00:00`
+          that the reader parses (its `timeZone` option) or that `transform.cast.columns` casts to
+          `TIMESTAMP` is that wall-clock time in this zone (`Europe/Paris`, `+01:00`). Text with an
+          offset or a zone keeps it; Parquet, Avro and ORC timestamps do not depend on it. The
+          session's zone is the deployment's: UTC unless `job.spark-properties` sets
+          `spark.sql.session.timeZone`.
+          """));
 
   static final Key<List<String>> TRANSFORM_FILTER =
       key("transform.filter", LIST, p -> p.transform().filter(),

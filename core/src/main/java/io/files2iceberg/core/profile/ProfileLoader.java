@@ -24,6 +24,7 @@ import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_SIZE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_OPTIONS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_PATH;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_DATETIME_REBASE;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_TIMEZONE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_ON_OVERWRITE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_QUARANTINE_BAD_FILES;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_RECURSIVE_FILE_LOOKUP;
@@ -67,6 +68,8 @@ import io.files2iceberg.core.profile.ProfileValues.Rule;
 import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import java.io.File;
 import java.nio.file.Path;
+import java.time.DateTimeException;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -283,7 +286,19 @@ public final class ProfileLoader {
         OnOverwrite.RELOAD,
         maxBatchBytes.map(OptionalLong::of).orElse(OptionalLong.empty()),
         v.choice(EXTRACT_DATETIME_REBASE, DatetimeRebase.CORRECTED, DatetimeRebase::code)
-            .orElse(DatetimeRebase.CORRECTED));
+            .orElse(DatetimeRebase.CORRECTED),
+        v.optional(EXTRACT_TIMEZONE, ProfileLoader::timeZoneProblem).map(ZoneId::of));
+  }
+
+  /** Why {@code zone} is no time zone Java and Spark both know, if it is not. */
+  private static Optional<String> timeZoneProblem(String zone) {
+    try {
+      ZoneId.of(zone);
+      return Optional.empty();
+    } catch (DateTimeException e) {
+      return Optional.of("not a time zone (a region such as \"Europe/Paris\" or an offset such as \"+01:00\"), got "
+          + ValueType.quote(zone));
+    }
   }
 
   /**

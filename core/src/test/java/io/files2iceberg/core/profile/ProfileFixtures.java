@@ -45,6 +45,7 @@ final class ProfileFixtures {
         quarantine-bad-files = true
         on-overwrite = reload
         datetime-rebase = legacy
+        timezone = "Europe/Paris"
       }
       transform {
         filter = ["amount > 0", "region IS NOT NULL"]
@@ -107,6 +108,7 @@ final class ProfileFixtures {
         quarantine-bad-files: true
         on-overwrite: reload
         datetime-rebase: legacy
+        timezone: Europe/Paris
       transform:
         filter: ["amount > 0", "region IS NOT NULL"]
         rename-columns:

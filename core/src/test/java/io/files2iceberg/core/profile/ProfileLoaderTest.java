@@ -74,7 +74,8 @@ class ProfileLoaderTest {
                 true,
                 OnOverwrite.RELOAD,
                 OptionalLong.of(1_048_576),
-                Extract.DatetimeRebase.LEGACY));
+                Extract.DatetimeRebase.LEGACY,
+                Optional.of(java.time.ZoneId.of("Europe/Paris"))));
     assertThat(profile.transform())
         .isEqualTo(
             new Transform(

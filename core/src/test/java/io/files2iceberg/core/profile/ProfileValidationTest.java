@@ -56,6 +56,13 @@ class ProfileValidationTest {
   }
 
   @Test
+  void timezoneMustBeAZoneJavaKnows() {
+    assertThat(errors("extract.timezone = \"Mars/Olympus\""))
+        .containsExactly(error("extract.timezone", "not a time zone (a region such as \"Europe/Paris\" or an offset"
+            + " such as \"+01:00\"), got \"Mars/Olympus\""));
+  }
+
+  @Test
   void onOverwriteMustBeIgnoreOrReload() {
     assertThat(errors("extract.on-overwrite = skip"))
         .containsExactly(error("extract.on-overwrite", "expected one of ignore, reload, got \"skip\""));

@@ -38,6 +38,13 @@ public final class CatalogConf {
   public static final String SPARK_CATALOG = "org.apache.iceberg.spark.SparkCatalog";
   public static final String VENDED_CREDENTIALS_HEADER = "header.X-Iceberg-Access-Delegation";
   public static final String USER_PROJECT_HEADER = "header.x-goog-user-project";
+  public static final String SESSION_TIME_ZONE_KEY = "spark.sql.session.timeZone";
+  /**
+   * The job's session time zone unless {@code job.spark-properties} sets {@value #SESSION_TIME_ZONE_KEY}:
+   * never the machine's, so that the same file loads the same instants on any host. It is the
+   * deployment's, not a table's: a warm driver runs the tables of many profiles on one context.
+   */
+  public static final String DEFAULT_SESSION_TIME_ZONE = "UTC";
   private static final String SQLITE_PREFIX = "jdbc:sqlite:";
 
   private CatalogConf() {}
@@ -83,8 +90,8 @@ public final class CatalogConf {
   /**
    * Everything the job's session is built with: the catalog's properties, with a {@code GCSFileIO}
    * pointed where the job's GCS connector reads ({@link StorageSettings#fileIoProperties}, unless
-   * {@code catalog.properties} set those keys), then {@code job.spark-properties} as they are (they
-   * win), except that a {@code spark.sql.extensions} of the profile keeps Iceberg's extensions in
+   * {@code catalog.properties} set those keys), the session time zone {@value
+   * #DEFAULT_SESSION_TIME_ZONE}, then {@code job.spark-properties} as they are (they win), except that a {@code spark.sql.extensions} of the profile keeps Iceberg's extensions in
    * the list.
    */
   public static Map<String, String> sessionProperties(TableProfile profile, JobSettings job) {
@@ -92,6 +99,7 @@ public final class CatalogConf {
     String prefix = "spark.sql.catalog." + profile.load().table().catalog() + ".";
     StorageSettings.ofConnector(key -> job.sparkProperties().get("spark.hadoop." + key)).fileIoProperties()
         .forEach((key, value) -> properties.putIfAbsent(prefix + key, value));
+    properties.put(SESSION_TIME_ZONE_KEY, DEFAULT_SESSION_TIME_ZONE);
     job.sparkProperties().forEach((key, value) -> {
       if (key.equals(EXTENSIONS_KEY)) {
         properties.put(key, withIcebergExtensions(value));
@@ -104,12 +112,14 @@ public final class CatalogConf {
 
   /**
    * What a Spark context that runs the jobs of many profiles (a warm driver's) is started with:
-   * Iceberg's extensions, then {@code job.spark-properties} as {@link #sessionProperties} adds them;
+   * Iceberg's extensions and the session time zone {@value #DEFAULT_SESSION_TIME_ZONE}, then {@code
+   * job.spark-properties} as {@link #sessionProperties} adds them;
    * each profile's catalog is set in a session of its own.
    */
   public static Map<String, String> contextProperties(Map<String, String> sparkProperties) {
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put(EXTENSIONS_KEY, ICEBERG_EXTENSIONS);
+    properties.put(SESSION_TIME_ZONE_KEY, DEFAULT_SESSION_TIME_ZONE);
     sparkProperties.forEach((key, value) ->
         properties.put(key, key.equals(EXTENSIONS_KEY) ? withIcebergExtensions(value) : value));
     return Collections.unmodifiableMap(properties);

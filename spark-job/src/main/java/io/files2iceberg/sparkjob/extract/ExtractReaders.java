@@ -41,7 +41,19 @@ final class ExtractReaders {
 
   static DataFrameReader reader(SparkSession spark, Extract extract) {
     return spark.read().format(extract.format().code()).options(HADOOP).options(rebaseOptions(extract))
-        .options(extract.options()).option(GLOB_PATHS, "false");
+        .options(timeZoneOptions(extract)).options(extract.options()).option(GLOB_PATHS, "false");
+  }
+
+  /**
+   * The reader option of {@code extract.timezone} for the text formats, whose readers parse
+   * zone-less timestamps in it ({@code timeZone}); per read, as the session is shared. A {@code
+   * timeZone} in {@code extract.options} comes after and wins.
+   */
+  static Map<String, String> timeZoneOptions(Extract extract) {
+    return switch (extract.format()) {
+      case CSV, JSON -> extract.timeZone().map(zone -> Map.of("timeZone", zone.getId())).orElse(Map.of());
+      default -> Map.of();
+    };
   }
 
   /**

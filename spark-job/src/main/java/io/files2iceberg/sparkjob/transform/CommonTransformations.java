@@ -17,6 +17,7 @@ import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Stage;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +29,8 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.TimestampType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,7 +83,7 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     Dataset<Row> input = extracted.rows();
 
     Column pass = filter(input, transform);
-    List<Target> targets = renameAndCast(extracted, transform);
+    List<Target> targets = renameAndCast(extracted, transform, batch.profile().extract().timeZone());
     List<Rescue> rescues = new ArrayList<>();
     List<BadRecordCheck> checks = badRecordChecks(extracted, targets, batch, rescues);
     Optional<String> rescuedColumn = transform.rescuedDataColumn();
@@ -202,7 +205,7 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
   }
 
   /** The target columns, in source order, then the cast columns no file has. */
-  private static List<Target> renameAndCast(ExtractedBatch extracted, Transform transform) {
+  private static List<Target> renameAndCast(ExtractedBatch extracted, Transform transform, Optional<ZoneId> zone) {
     Map<String, SourceColumn> current = new LinkedHashMap<>();
     Map<String, String> sourceOf = new LinkedHashMap<>();
     Optional<String> corrupt = extracted.corruptRecordColumn();
@@ -248,7 +251,9 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
       if (castTo == null || SafeWidening.sameType(castTo, column.type())) {
         targets.add(new Target(column, source, Optional.empty()));
       } else {
-        Column cast = functions.expr("try_cast(" + quote(sourceOf.get(name)) + " AS " + castTo.sql() + ")");
+        Column cast = zone.isPresent() && castTo instanceof TimestampType && column.type() instanceof StringType
+            ? textToTimestampIn(quote(sourceOf.get(name)), zone.get())
+            : functions.expr("try_cast(" + quote(sourceOf.get(name)) + " AS " + castTo.sql() + ")");
         targets.add(new Target(new SourceColumn(name, castTo, "transform.cast.columns." + name), cast,
             Optional.of(source)));
       }
@@ -261,6 +266,24 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     }
     return targets;
   }
+
+  /**
+   * A text column cast to {@code TIMESTAMP} in {@code extract.timezone} instead of the session's
+   * zone: a zone-less text is that wall-clock time in {@code zone}, a text that names its offset
+   * or zone keeps it. The wall-clock time goes through {@code TIMESTAMP_NTZ} and its text with
+   * {@code Z}, so no step depends on the session's zone (the warm driver's session is shared by
+   * tables of different zones). NULL where {@code try_cast} would give NULL.
+   */
+  static Column textToTimestampIn(String quotedColumn, ZoneId zone) {
+    String wallClockUtc = "try_cast(concat(cast(try_cast(" + quotedColumn + " AS TIMESTAMP_NTZ) AS STRING), 'Z')"
+        + " AS TIMESTAMP)";
+    return functions.expr("CASE WHEN " + quotedColumn + " RLIKE '" + ZONED_TEXT + "' THEN try_cast(" + quotedColumn
+        + " AS TIMESTAMP) ELSE to_utc_timestamp(" + wallClockUtc + ", '" + zone.getId() + "') END");
+  }
+
+  /** A time of day followed by an offset or a zone: {@code Z}, {@code +01:00}, {@code UTC}, {@code Europe/Paris}. */
+  private static final String ZONED_TEXT =
+      "[0-9]:[0-9]{2}(:[0-9]{2}([.][0-9]*)?)?[ ]*([zZ]|[+-][0-9]{1,2}(:?[0-9]{2}){0,2}|[A-Za-z][A-Za-z0-9_/+:-]*)[ ]*$";
 
   /**
    * {@link InternalColumns#ABSENT} in target names: each absent source column under the name
