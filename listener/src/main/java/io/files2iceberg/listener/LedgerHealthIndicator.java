@@ -14,11 +14,14 @@ import org.reactivestreams.Publisher;
 /**
  * {@code /health} is DOWN (503) while the ledger cannot take a write, with the reason: then no
  * message could be acked. A store that still answers reads but refuses writes (a read-only or full
- * SQLite file, Firestore without write permission) is DOWN too.
+ * SQLite file, Firestore without write permission) is DOWN too. Where the details are not shown
+ * (a listener the network reaches), the reason is in the log: once when it goes DOWN or the reason
+ * changes, and once when it is UP again.
  */
 @Singleton
 final class LedgerHealthIndicator implements HealthIndicator {
   private final Ledger ledger;
+  private final HealthLog log = new HealthLog("ledger");
 
   LedgerHealthIndicator(Ledger ledger) {
     this.ledger = ledger;
@@ -28,6 +31,7 @@ final class LedgerHealthIndicator implements HealthIndicator {
   public Publisher<HealthResult> getResult() {
     // Called once per health request, so the ledger is probed every time (within ledger.deadline).
     Optional<String> unavailable = ledger.unavailableBecause();
+    log.observe(unavailable);
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("available", unavailable.isEmpty());
     unavailable.ifPresent(reason -> details.put("reason", reason));

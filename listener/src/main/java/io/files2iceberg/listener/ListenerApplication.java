@@ -6,6 +6,8 @@ import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.micronaut.runtime.Micronaut;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -46,6 +48,8 @@ public final class ListenerApplication {
 
   /** Micronaut's bind address; set (a {@code -D}, {@code MICRONAUT_SERVER_HOST}), it wins. */
   static final String HOST_PROPERTY = "micronaut.server.host";
+  /** Who sees {@code /health}'s details; set as a {@code -D}, it wins over {@link #healthDetails}. */
+  static final String DETAILS_PROPERTY = "endpoints.health.details-visible";
 
   /** Held for the life of the process: an unreachable channel would be closed, releasing the lock. */
   private static HomeLock homeLock;
@@ -122,16 +126,33 @@ public final class ListenerApplication {
     deployment.ifPresent(d -> properties.put(ListenerFactory.DEPLOYMENT, d));
     properties.put("micronaut.server.port", port);
     ListenerSettings settings = registry.deployment().listener();
-    boolean hostGiven =
-        nonBlank(System.getProperty(HOST_PROPERTY)).or(() -> nonBlank(env.get("MICRONAUT_SERVER_HOST"))).isPresent();
-    if (!hostGiven) {
-      properties.put(HOST_PROPERTY, settings.bindAddress(env));
+    Optional<String> hostGiven =
+        nonBlank(System.getProperty(HOST_PROPERTY)).or(() -> nonBlank(env.get("MICRONAUT_SERVER_HOST")));
+    String host = hostGiven.orElseGet(() -> settings.bindAddress(env));
+    if (hostGiven.isEmpty()) {
+      properties.put(HOST_PROPERTY, host);
+    }
+    if (nonBlank(System.getProperty(DETAILS_PROPERTY)).isEmpty()) {
+      properties.put(DETAILS_PROPERTY, healthDetails(host));
     }
     Micronaut.build(new String[0])
         .mainClass(ListenerApplication.class)
         .banner(false)
         .properties(properties)
         .start();
+  }
+
+  /**
+   * Who sees {@code /health}'s details (the ledger's state and reason, pull mode's subscription):
+   * anyone where the listener answers on loopback only, as on a laptop; nobody where the network
+   * can reach it (Cloud Run, {@code listener.host = "0.0.0.0"}), where they stay in the log.
+   */
+  static String healthDetails(String host) {
+    try {
+      return InetAddress.getByName(host).isLoopbackAddress() ? "ANONYMOUS" : "NEVER";
+    } catch (UnknownHostException e) {
+      return "NEVER";
+    }
   }
 
   private static Optional<String> nonBlank(String value) {

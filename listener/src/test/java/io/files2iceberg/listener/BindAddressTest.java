@@ -61,6 +61,8 @@ class BindAddressTest {
 
     assertThat(health(InetAddress.getLoopbackAddress(), port)).isEqualTo(200);
     assertThatThrownBy(() -> connect(external, port)).isInstanceOf(ConnectException.class);
+    // Only this machine can ask, so /health tells it the ledger's state.
+    assertThat(healthBody(InetAddress.getLoopbackAddress(), port)).contains("\"ledger\"", "\"available\":true");
   }
 
   @Test
@@ -72,6 +74,9 @@ class BindAddressTest {
 
     assertThat(health(InetAddress.getLoopbackAddress(), port)).isEqualTo(200);
     assertThat(health(external, port)).isEqualTo(200);
+    // Anyone on the network can ask: the status only, the ledger's details stay in the log.
+    assertThat(healthBody(external, port)).contains("\"status\":\"UP\"").doesNotContain("details", "ledger");
+    assertThat(healthBody(InetAddress.getLoopbackAddress(), port)).doesNotContain("details", "ledger");
   }
 
   @Test
@@ -153,6 +158,12 @@ class BindAddressTest {
     URI uri = URI.create("http://" + address.getHostAddress() + ":" + port + "/health");
     return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
         HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  private static String healthBody(InetAddress address, int port) throws IOException, InterruptedException {
+    URI uri = URI.create("http://" + address.getHostAddress() + ":" + port + "/health");
+    return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
   }
 
   private static void connect(InetAddress address, int port) throws IOException {

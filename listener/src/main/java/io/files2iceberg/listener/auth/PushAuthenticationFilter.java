@@ -1,6 +1,7 @@
 package io.files2iceberg.listener.auth;
 
 import io.files2iceberg.core.profile.ListenerSettings;
+import io.files2iceberg.listener.handle.ListenerMeter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Property;
@@ -32,14 +33,14 @@ import org.slf4j.LoggerFactory;
  * and trailing slashes, so no spelling of the path the router accepts slips past); health and
  * metrics endpoints never need a token. A rejected request never reaches the push endpoint, so
  * the ledger is not touched. Statuses: {@link Rejection}. Each rejection is logged (never with
- * the token) and counted in {@value #REJECTED_METER}, tagged {@code reason}.
+ * the token) and counted in {@link ListenerMeter#AUTH_REJECTED}, tagged {@code reason}.
  */
 @ServerFilter(ServerFilter.MATCH_ALL_PATTERN)
 final class PushAuthenticationFilter implements Ordered {
   private static final Logger LOG = LoggerFactory.getLogger(PushAuthenticationFilter.class);
 
   /** Counter of rejected push requests, tagged {@code reason} ({@link Rejection.Reason#tag()}). */
-  static final String REJECTED_METER = "files2iceberg.listener.auth.rejected";
+  static final String REJECTED_METER = ListenerMeter.AUTH_REJECTED.micrometerName();
   /** Pull mode's subscription: set, the push endpoint is off unless listener.push-enabled. */
   private static final String PULL_SUBSCRIPTION = "files2iceberg.listener.pull.subscription";
 

@@ -26,7 +26,13 @@ public enum ListenerMeter {
   LEDGER_WRITES("files2iceberg_listener_ledger_writes_seconds", "histogram", List.of("operation", "table"),
       "Latency of the listener's ledger writes, by operation (record-file, record-files, mark-ready,"
           + " quarantine-message) and table (none before the object matched one). Buckets (le, seconds): "
-          + MeterDescription.seconds(LedgerWriteBuckets.BOUNDS) + ", +Inf; also _count, _sum and _max.");
+          + MeterDescription.seconds(LedgerWriteBuckets.BOUNDS) + ", +Inf; also _count, _sum and _max."),
+  AUTH_REJECTED("files2iceberg_listener_auth_rejected_total", "counter", List.of("reason"),
+      "Push requests refused by the OIDC check (push authentication on), by reason (missing-token,"
+          + " malformed-token, expired, wrong-issuer, wrong-audience, bad-signature, wrong-service-account,"
+          + " email-not-verified, keys-unavailable); none of them reached the ledger."),
+  PULL_REPLIES("files2iceberg_listener_pull_replies_total", "counter", List.of("reply"),
+      "Messages of pull mode by the reply they got: ack, or nack for redelivery.");
 
   /** The upper bounds of {@link #LEDGER_WRITES}' buckets (a holder: enum constants are built before statics). */
   static final class LedgerWriteBuckets {
@@ -49,7 +55,8 @@ public enum ListenerMeter {
     return description;
   }
 
-  String micrometerName() {
+  /** Its Micrometer name (dots, no {@code _total} or {@code _seconds}), as it is registered. */
+  public String micrometerName() {
     return description.micrometerName();
   }
 

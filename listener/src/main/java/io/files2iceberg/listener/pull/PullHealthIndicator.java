@@ -1,6 +1,7 @@
 package io.files2iceberg.listener.pull;
 
 import com.google.api.core.ApiService;
+import io.files2iceberg.listener.HealthLog;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.async.publisher.Publishers;
 import io.micronaut.health.HealthStatus;
@@ -10,6 +11,7 @@ import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.reactivestreams.Publisher;
 
 /**
@@ -23,6 +25,7 @@ import org.reactivestreams.Publisher;
 @Requires(beans = PullSubscriber.class)
 final class PullHealthIndicator implements HealthIndicator {
   private final PullSubscriber subscriber;
+  private final HealthLog log = new HealthLog("pull");
 
   PullHealthIndicator(PullSubscriber subscriber) {
     this.subscriber = subscriber;
@@ -54,6 +57,9 @@ final class PullHealthIndicator implements HealthIndicator {
               + reachability.lastFailure().map(s -> "; the last call ended " + s.getCode()
                   + (s.getDescription() == null ? "" : ": " + s.getDescription())).orElse(""));
     }
+    log.observe(status == HealthStatus.DOWN
+        ? Optional.of(subscriber.subscription() + ": " + details.getOrDefault("reason", "the subscriber is " + state))
+        : Optional.empty());
     return Publishers.just(HealthResult.builder("pull", status).details(details).build());
   }
 }

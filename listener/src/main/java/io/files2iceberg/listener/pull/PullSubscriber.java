@@ -12,6 +12,7 @@ import com.google.cloud.pubsub.v1.SubscriptionAdminSettings;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.pubsub.v1.ProjectSubscriptionName;
 import com.google.pubsub.v1.PubsubMessage;
+import io.files2iceberg.listener.handle.ListenerMeter;
 import io.files2iceberg.listener.handle.NotificationHandler;
 import io.files2iceberg.listener.handle.Outcome;
 import io.files2iceberg.listener.handle.ReceivedMessage;
@@ -57,7 +58,7 @@ final class PullSubscriber {
   private static final Logger LOG = LoggerFactory.getLogger(PullSubscriber.class);
 
   /** Counter of pulled messages by reply ({@code ack}, {@code nack}). */
-  static final String REPLIES_METER = "files2iceberg.listener.pull.replies";
+  static final String REPLIES_METER = ListenerMeter.PULL_REPLIES.micrometerName();
   /** As the client's Subscriber sets its default channel. */
   private static final int MAX_INBOUND_MESSAGE_SIZE = 20 * 1024 * 1024;
   private static final int MAX_INBOUND_METADATA_SIZE = 4 * 1024 * 1024;

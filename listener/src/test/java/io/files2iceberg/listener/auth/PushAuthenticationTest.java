@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.listener.handle.ListenerMeterNames;
 import io.files2iceberg.listener.pull.TestDeployment;
 import io.files2iceberg.listener.pull.TestDeployment.DataFile;
 import io.micrometer.core.instrument.Counter;
@@ -172,6 +173,9 @@ class PushAuthenticationTest implements TestPropertyProvider {
     HttpResponse<String> metrics = get("/prometheus");
     assertThat(metrics.statusCode()).isEqualTo(200);
     assertThat(metrics.body()).contains("files2iceberg_listener_auth_rejected_total{reason=\"missing-token\"");
+    assertThat(ListenerMeterNames.scraped(metrics.body()))
+        .as("every meter of the listener's own is in the metrics reference (ListenerMeter)")
+        .isSubsetOf(ListenerMeterNames.documented());
   }
 
   private void assertRejected(Optional<String> authorization, int status, String reason)

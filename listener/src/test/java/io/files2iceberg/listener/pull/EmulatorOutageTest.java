@@ -53,6 +53,8 @@ class EmulatorOutageTest {
       emulator.createSubscription(subscription, topic, java.util.Optional.empty());
       Map<String, Object> properties = new HashMap<>(deployment.properties());
       properties.put("micronaut.server.port", -1);
+      // As ListenerApplication sets it where the listener answers on loopback only.
+      properties.put("endpoints.health.details-visible", "ANONYMOUS");
       properties.put(PullConfiguration.PREFIX + ".subscription", subscription);
       properties.put(PullConfiguration.PREFIX + ".emulator-host", emulator.host());
       properties.put(PullConfiguration.PREFIX + ".shutdown-timeout", "2s");

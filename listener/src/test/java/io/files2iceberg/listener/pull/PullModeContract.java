@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.listener.handle.ListenerMeterNames;
 import io.files2iceberg.listener.pull.TestDeployment.DataFile;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -103,6 +104,9 @@ abstract class PullModeContract {
     assertThat(recordedFiles()).isEqualTo(recordedBefore + 1);
     assertThat(ledger.quarantinedMessages()).isEmpty();
     assertNackedThenAcked(messageId);
+    assertThat(ListenerMeterNames.registered(meters))
+        .as("every meter of the listener's own is in the metrics reference (ListenerMeter)")
+        .isSubsetOf(ListenerMeterNames.documentedMicrometerNames());
   }
 
   private long recordedFiles() {
