@@ -171,6 +171,8 @@ resource "google_cloud_run_v2_service" "batcher" {
         "--job-timeout", "${local.batcher_job_timeout_seconds}s",
         "--interval", var.batcher_serve_interval,
         "--metrics-port", "8080",
+        # Cloud Run reaches the container's port from outside its loopback.
+        "--metrics-address", "0.0.0.0",
       ]
 
       ports {

@@ -122,6 +122,7 @@ class ContainersTest {
         .containsExactly("files2iceberg", "batch", "serve");
     ParseResult serve = parsed.subcommand().subcommand();
     assertThat(serve.matchedOptionValue("--metrics-port", 0)).isEqualTo(8080);
+    assertThat(serve.matchedOptionValue("--metrics-address", "")).isEqualTo("0.0.0.0");
     assertThat(serve.hasMatchedOption("--interval")).isTrue();
   }
 

@@ -29,6 +29,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -237,20 +238,34 @@ public final class BatchCommand implements Runnable {
         names = "--metrics-port",
         paramLabel = "PORT",
         defaultValue = "${env:PORT:-9464}",
-        description = "Port of the HTTP endpoint /prometheus (the batcher's metrics; 0: any free port, -1: none)."
+        description = "Port of the HTTP endpoints /prometheus (the batcher's metrics) and /health (0: any free port, -1: none)."
             + " Default: $PORT (Cloud Run's), else 9464.")
     int metricsPort;
 
     @Option(
         names = "--metrics-address",
         paramLabel = "HOST",
-        defaultValue = "0.0.0.0",
-        description = "Address /prometheus listens on. Default: ${DEFAULT-VALUE} (every interface).")
+        description = "Address /prometheus and /health listen on. Default: 0.0.0.0 (every interface) where $PORT is"
+            + " set, as on Cloud Run; else 127.0.0.1 (this machine only).")
     String metricsAddress;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     private final CountDownLatch stop = new CountDownLatch(1);
+    /** Whether the last run ended in an exception (the ledger unreachable, say) rather than a summary. */
+    private volatile boolean lastRunFailed;
+
+    /**
+     * The address the endpoint binds: {@code --metrics-address} when given; else every interface where
+     * {@code PORT} is set (Cloud Run sends its probes and requests to the container's port from outside
+     * the loopback), else the loopback, so a laptop does not expose the metrics to its network.
+     */
+    static String metricsAddress(String option, Map<String, String> env) {
+      if (option != null) {
+        return option;
+      }
+      return env.containsKey("PORT") ? "0.0.0.0" : "127.0.0.1";
+    }
     /** Tests stop the loop with {@link #requestStop()} and leave the JVM's signals alone. */
     boolean handleSignals = true;
 
@@ -274,7 +289,9 @@ public final class BatchCommand implements Runnable {
       MetricsEndpoint endpoint = null;
       try {
         endpoint = metricsPort < 0 ? null
-            : MetricsEndpoint.start(new InetSocketAddress(metricsAddress, metricsPort), metrics::scrape);
+            : MetricsEndpoint.start(
+                new InetSocketAddress(metricsAddress(metricsAddress, System.getenv()), metricsPort),
+                metrics::scrape, () -> stop.getCount() > 0 && !lastRunFailed);
       } catch (IOException e) {
         opened.get().close();
         ErrorOutput.print(err, "--metrics-port: " + e.getMessage());
@@ -293,7 +310,8 @@ public final class BatchCommand implements Runnable {
             .map(TableProfile::table).toList();
         metrics.refresh(planner.ledger, tables);
         out.println("serving " + planner.profiles.profiles().size() + " table(s), a run every " + interval
-            + (served == null ? "" : ", metrics at " + served.uri()));
+            + (served == null ? "" : ", metrics at " + served.uri() + ", health at "
+                + served.uri().resolve(MetricsEndpoint.HEALTH_PATH)));
         out.flush();
         while (stop.getCount() > 0) {
           try {
@@ -302,8 +320,10 @@ public final class BatchCommand implements Runnable {
             metrics.refresh(planner.ledger, tables);
             out.println("run: " + summary.describe());
             summary.errors().forEach(error -> ErrorOutput.print(err, error));
+            lastRunFailed = false;
           } catch (RuntimeException e) {
-            // The next run tries again: the ledger may be back by then.
+            // The next run tries again: the ledger may be back by then. Until one succeeds, /health is DOWN.
+            lastRunFailed = true;
             LOG.error("The run failed: {}", e.toString(), e);
             ErrorOutput.print(err, "the run failed: " + e.getMessage());
           }

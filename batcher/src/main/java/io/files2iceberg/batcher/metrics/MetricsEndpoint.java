@@ -7,16 +7,22 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
  * {@code GET /prometheus} over the JDK's HTTP server: the text a {@link Supplier} gives (the
- * registry's scrape), for Prometheus or the Managed Service for Prometheus sidecar. Every other
- * path is 404, every other method 405.
+ * registry's scrape), for Prometheus or the Managed Service for Prometheus sidecar; and {@code GET
+ * /health}: {@code {"status":"UP"}} with 200, or {@code {"status":"DOWN"}} with 503, as a {@link
+ * BooleanSupplier} says, for a liveness probe. Health has no details (they are in the log). Every
+ * other path is 404, every other method 405.
  */
 public final class MetricsEndpoint implements AutoCloseable {
   /** The path scraped. */
   public static final String PATH = "/prometheus";
+  /** The health path. */
+  public static final String HEALTH_PATH = "/health";
+  static final String HEALTH_CONTENT_TYPE = "application/json";
   static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
   private final HttpServer server;
@@ -30,7 +36,8 @@ public final class MetricsEndpoint implements AutoCloseable {
    *
    * @throws IOException when the address cannot be bound, naming it
    */
-  public static MetricsEndpoint start(InetSocketAddress address, Supplier<String> scrape) throws IOException {
+  public static MetricsEndpoint start(InetSocketAddress address, Supplier<String> scrape, BooleanSupplier healthy)
+      throws IOException {
     HttpServer server;
     try {
       server = HttpServer.create(address, 0);
@@ -38,7 +45,7 @@ public final class MetricsEndpoint implements AutoCloseable {
       throw new IOException("Cannot serve " + PATH + " on " + address.getHostString() + ":" + address.getPort()
           + ": " + e.getMessage(), e);
     }
-    server.createContext("/", exchange -> answer(exchange, scrape));
+    server.createContext("/", exchange -> answer(exchange, scrape, healthy));
     server.start();
     return new MetricsEndpoint(server);
   }
@@ -50,12 +57,18 @@ public final class MetricsEndpoint implements AutoCloseable {
     return URI.create("http://" + host + ":" + bound.getPort() + PATH);
   }
 
-  private static void answer(HttpExchange exchange, Supplier<String> scrape) throws IOException {
+  private static void answer(HttpExchange exchange, Supplier<String> scrape, BooleanSupplier healthy)
+      throws IOException {
     try (exchange) {
-      if (!PATH.equals(exchange.getRequestURI().getPath())) {
-        send(exchange, 404, "text/plain; charset=utf-8", "Not found; the metrics are at " + PATH + "\n");
+      String path = exchange.getRequestURI().getPath();
+      if (!PATH.equals(path) && !HEALTH_PATH.equals(path)) {
+        send(exchange, 404, "text/plain; charset=utf-8",
+            "Not found; the metrics are at " + PATH + ", the health at " + HEALTH_PATH + "\n");
       } else if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {
         send(exchange, 405, "text/plain; charset=utf-8", "Only GET\n");
+      } else if (HEALTH_PATH.equals(path)) {
+        boolean up = healthy.getAsBoolean();
+        send(exchange, up ? 200 : 503, HEALTH_CONTENT_TYPE, up ? "{\"status\":\"UP\"}" : "{\"status\":\"DOWN\"}");
       } else {
         send(exchange, 200, CONTENT_TYPE, scrape.get());
       }

@@ -10,10 +10,14 @@ import io.files2iceberg.batcher.metrics.PrometheusText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -154,21 +158,27 @@ class BatchCommandTest {
 
     CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> commandLine.execute(
         "batch", "serve", "--config", config.toString(), "--home", home.toString(), "--interval", "100ms",
-        "--metrics-port", "0", "--metrics-address", "127.0.0.1"));
+        "--metrics-port", "0"));
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (out.toString().lines().filter(line -> line.startsWith("run: ")).count() < 2 && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
     // /prometheus while serving: the table's gauges, read from the ledger (nothing in it yet).
     String serving = out.toString().lines().findFirst().orElseThrow();
-    URI metrics = URI.create(serving.substring(serving.indexOf("metrics at ") + "metrics at ".length()));
+    URI metrics = URI.create(serving.substring(serving.indexOf("metrics at ") + "metrics at ".length(),
+        serving.indexOf(", health at ")));
     PrometheusText scraped = PrometheusText.scrape(metrics);
     PrometheusText elsewhere = PrometheusText.scrape(metrics.resolve("/metrics"));
+    HttpResponse<String> health = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(metrics.resolve("/health")).GET().build(), HttpResponse.BodyHandlers.ofString());
     serve.requestStop();
 
     assertThat(exit.get(30, TimeUnit.SECONDS)).as(err.toString()).isZero();
+    // Without --metrics-address (and without Cloud Run's PORT) only this machine reaches it.
     assertThat(serving).matches("serving 1 table\\(s\\), a run every PT0\\.1S, metrics at"
-        + " http://127\\.0\\.0\\.1:\\d+/prometheus");
+        + " http://127\\.0\\.0\\.1:\\d+/prometheus, health at http://127\\.0\\.0\\.1:\\d+/health");
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.body()).isEqualTo("{\"status\":\"UP\"}");
     assertThat(scraped.status()).isEqualTo(200);
     assertThat(scraped.value("files2iceberg_batcher_files", "state", "recorded", "table", "local.test.clicks"))
         .isZero();
@@ -177,6 +187,13 @@ class BatchCommandTest {
     assertThat(elsewhere.status()).isEqualTo(404);
     assertThat(out.toString()).endsWith("stopped\n");
     assertThat(out.toString().lines().filter(line -> line.startsWith("run: ")).count()).isGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void theMetricsAddressIsEveryInterfaceOnlyWhereCloudRunSetsPort() {
+    assertThat(BatchCommand.Serve.metricsAddress(null, Map.of())).isEqualTo("127.0.0.1");
+    assertThat(BatchCommand.Serve.metricsAddress(null, Map.of("PORT", "8080"))).isEqualTo("0.0.0.0");
+    assertThat(BatchCommand.Serve.metricsAddress("10.0.0.7", Map.of("PORT", "8080"))).isEqualTo("10.0.0.7");
   }
 
   @Test

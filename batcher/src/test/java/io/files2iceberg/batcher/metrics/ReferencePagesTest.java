@@ -43,7 +43,9 @@ class ReferencePagesTest {
     md.append("# Metrics\n\n").append(GENERATED).append("\n\n");
     md.append("""
         The listener and `batch serve` publish Prometheus text on `/prometheus`: the listener on its HTTP port,
-        `batch serve` on `--metrics-port` (default `$PORT`, else 9464) at `--metrics-address` (default `0.0.0.0`).
+        `batch serve` on `--metrics-port` (default `$PORT`, else 9464) at `--metrics-address` (default `0.0.0.0`
+        where `$PORT` is set, as on Cloud Run, else `127.0.0.1`), beside its `/health` (`{"status":"UP"}`, or
+        `{"status":"DOWN"}` with 503 while its last run failed, the ledger unreachable say).
         On Cloud Run, Terraform adds the Managed Service for Prometheus sidecar to the listener (and to the batcher
         service with `batcher_serve = true`), which scrapes `/prometheus` every `prometheus_scrape_interval` into
         Cloud Monitoring, where a metric is `prometheus.googleapis.com/<name>/<kind>` and PromQL reads it by its

@@ -136,7 +136,7 @@ class IncrementalRunTest {
       metrics.record(summary);
       metrics.refresh(landing.ledger, List.of(CLICKS));
       PrometheusText scraped;
-      try (MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), metrics::scrape)) {
+      try (MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), metrics::scrape, () -> true)) {
         scraped = PrometheusText.scrape(endpoint.uri());
       }
       assertThat(scraped.status()).isEqualTo(200);
