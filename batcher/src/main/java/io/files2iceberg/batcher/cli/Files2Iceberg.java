@@ -68,6 +68,7 @@ public final class Files2Iceberg implements Runnable {
     DeploymentFile.choose(Optional.empty());
     CommandLine commandLine = new CommandLine(new Files2Iceberg());
     withVersion(commandLine, new Version());
+    HelpText.paragraphs(commandLine);
     commandLine.setParameterExceptionHandler(ErrorOutput::usageError);
     commandLine.setExecutionExceptionHandler(ErrorOutput::failure);
     return commandLine;
