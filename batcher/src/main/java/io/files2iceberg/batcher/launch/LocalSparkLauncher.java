@@ -561,9 +561,10 @@ public final class LocalSparkLauncher implements Launcher {
         }
       });
       result = ended(exitCode, cancelled, logFile, resultLocation, results);
+      // The outcome only: a failure's error is logged once, where the batch is settled.
       LOG.info("Table {} batch {}: process {}{} ended{}: {}", table, batchId, process.pid(),
           child.isPresent() ? "" : " (started by an earlier batcher)",
-          exitCode.map(code -> " with " + code).orElse(""), result.detail());
+          exitCode.map(code -> " with " + code).orElse(""), result.exit());
       return Optional.of(result);
     }
 

@@ -105,8 +105,9 @@ public final class WarmJob implements LaunchedJob {
     while (result == null) {
       result = poll().orElse(null);
       if (result != null) {
+        // The outcome only: a failure's error is logged once, where the batch is settled.
         LOG.info("Table {} batch {}: attempt {} with the warm driver ended: {}", request.table(), request.batchId(),
-            request.attempt(), result.detail());
+            request.attempt(), result.exit());
         break;
       }
       long left = deadline - System.nanoTime();

@@ -120,7 +120,7 @@ public final class WarmLocalLauncher implements Launcher {
     }
     long pid = ensureDriver(manifest.deployment().job(), manifest.table(), manifest.batchId());
     LOG.info("Table {} batch {}: attempt {} handed to the warm driver (pid {}), log {}", manifest.table(),
-        manifest.batchId(), attempt, pid, log());
+        manifest.batchId(), attempt, pid, folder.resolve(WarmRequest.DRIVER_LOG));
     return watch(request, manifest, manifestUri, attempt, "warm driver pid " + pid);
   }
 

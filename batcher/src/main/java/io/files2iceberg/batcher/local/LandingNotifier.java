@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.local;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.output.Counted;
 import io.files2iceberg.core.match.ObjectLocation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -372,9 +373,9 @@ public final class LandingNotifier {
     /** {@code 12 notifications (3 markers): 9 recorded, 3 partition_ready}. */
     public String describe() {
       StringBuilder text = new StringBuilder()
-          .append(posted()).append(posted() == 1 ? " notification" : " notifications");
+          .append(Counted.of(posted(), "notification", "notifications"));
       if (markers > 0) {
-        text.append(" (").append(markers).append(markers == 1 ? " marker)" : " markers)");
+        text.append(" (").append(Counted.of(markers, "marker", "markers")).append(')');
       }
       String separator = ": ";
       for (Outcome outcome : Outcome.values()) {

@@ -8,6 +8,7 @@ import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.output.Counted;
 import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.core.ledger.PartitionRecord;
@@ -143,8 +144,12 @@ public final class LocalCommand implements Callable<Integer> {
           LocalPipeline.Progress progress = pipeline.catchUp(interval, Duration.ofDays(3650));
           for (PartitionRecord partition : progress.failedPartitions()) {
             if (reported.add(partition.table() + "|" + partition.partition())) {
-              output.fact("partition " + partition.partition() + " of " + partition.table() + " FAILED: "
-                  + partition.lastError().orElse("no error recorded")
+              // The error is printed once: with the batch's failure when this run printed it.
+              boolean printed = partition.batchId().filter(pipeline::printedFailure).isPresent();
+              output.fact("partition " + partition.partition() + " of " + partition.table() + " FAILED after "
+                  + Counted.of(partition.attempts(), "attempt", "attempts")
+                  + (printed ? " (batch " + partition.batchId().get() + " above)"
+                      : ": " + partition.lastError().orElse("no error recorded"))
                   + " (bin/files2iceberg status shows it; fix the input or profile, then retry)",
                   () -> EventJson.event("partition_failed").put("table", partition.table())
                       .put("partition", partition.partition())

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.local;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.output.Counted;
 import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
@@ -40,6 +41,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -67,6 +69,8 @@ public final class LocalPipeline implements AutoCloseable {
   private final Clock clock;
   private final Map<String, BatchClaimed> claims = new LinkedHashMap<>();
   private final List<CommittedBatch> committed = new ArrayList<>();
+  /** The batches whose failure was printed, with its error. */
+  private final Set<String> failedBatches = ConcurrentHashMap.newKeySet();
   private Optional<String> waitingFor = Optional.empty();
   /** Whether the batcher has run once: the first round always runs it (recovery of expired leases). */
   private boolean ranOnce;
@@ -319,14 +323,21 @@ public final class LocalPipeline implements AutoCloseable {
             claimed == null ? List.of() : claimed.partitions(),
             claimed == null ? (int) report.metrics().files() : claimed.files(), report));
       }
+    } else if (event instanceof BatchFailed failed) {
+      failedBatches.add(failed.batchId());
     }
     output.fact(line(event), () -> EventJson.batch(event));
+  }
+
+  /** Whether this pipeline printed the failure of {@code batchId}, its error with it. */
+  public boolean printedFailure(String batchId) {
+    return failedBatches.contains(batchId);
   }
 
   /** The event as a line for people. */
   private static String line(BatchEvent event) {
     if (event instanceof BatchClaimed claimed) {
-      return "batch " + claimed.batchId() + " claimed: " + claimed.files() + (claimed.files() == 1 ? " file" : " files")
+      return "batch " + claimed.batchId() + " claimed: " + Counted.of(claimed.files(), "file", "files")
           + " in " + partitions(claimed.partitions()) + " (" + claimed.table() + ", mode "
           + claimed.mode().code() + ")";
     } else if (event instanceof BatchLaunched launched) {
@@ -348,7 +359,8 @@ public final class LocalPipeline implements AutoCloseable {
             + " (ledger finalized)";
       }
       return "batch " + done.batchId() + " committed: snapshot " + report.snapshotId() + ", "
-          + report.metrics().rowsInserted() + " rows inserted, " + report.metrics().rowsUpdated() + " updated";
+          + Counted.of(report.metrics().rowsInserted(), "row", "rows") + " inserted, " + report.metrics().rowsUpdated()
+          + " updated";
     } else if (event instanceof BatchFailed batchFailed) {
       return "batch " + batchFailed.batchId() + " failed: " + batchFailed.error() + " ("
           + batchFailed.after().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ")";
@@ -376,7 +388,7 @@ public final class LocalPipeline implements AutoCloseable {
       }
       return;
     }
-    say("done in " + elapsed.toSeconds() + "s: " + batches.size() + (batches.size() == 1 ? " batch" : " batches")
+    say("done in " + elapsed.toSeconds() + "s: " + Counted.of(batches.size(), "batch", "batches")
         + " committed");
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"table", "batch", "partitions", "files", "inserted", "updated", "snapshot"});
@@ -394,7 +406,7 @@ public final class LocalPipeline implements AutoCloseable {
       updated += report.metrics().rowsUpdated();
       batch.partitions().forEach(p -> partitions.add(batch.table() + "|" + p));
     }
-    rows.add(new String[] {"total", "", partitions.size() + (partitions.size() == 1 ? " partition" : " partitions"),
+    rows.add(new String[] {"total", "", Counted.of(partitions.size(), "partition", "partitions"),
         Long.toString(files), Long.toString(inserted), Long.toString(updated), ""});
     int[] widths = new int[rows.get(0).length];
     for (String[] row : rows) {
@@ -465,8 +477,8 @@ public final class LocalPipeline implements AutoCloseable {
     long partitions = status.partitionsByState().getOrDefault(PartitionState.INGESTED, 0L);
     long files = status.filesByState().getOrDefault(io.files2iceberg.core.ledger.FileState.INGESTED, 0L);
     StringBuilder text = new StringBuilder()
-        .append(partitions).append(partitions == 1 ? " partition" : " partitions").append(" ingested (")
-        .append(files).append(files == 1 ? " file)" : " files)");
+        .append(Counted.of(partitions, "partition", "partitions")).append(" ingested (")
+        .append(Counted.of(files, "file", "files")).append(')');
     status.partitionsByState().forEach((state, count) -> {
       if (state != PartitionState.INGESTED && count > 0) {
         text.append(", ").append(count).append(' ').append(state.code());

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.plan;
 
+import io.files2iceberg.batcher.output.Counted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
@@ -52,9 +53,9 @@ public record RunSummary(
         .sum();
   }
 
-  /** One line: {@code 2 committed (1500 rows), 1 failed, 0 recovered in 41s}. */
+  /** One line: {@code 2 committed (1500 rows), 1 failed, 0 recovered in 41s}; {@code (1 row)} for one. */
   public String describe() {
-    return committed.size() + " committed (" + rowsWritten() + " rows), " + failed.size() + " failed, "
+    return committed.size() + " committed (" + Counted.of(rowsWritten(), "row", "rows") + "), " + failed.size() + " failed, "
         + recovered.size() + " recovered" + (errors.isEmpty() ? "" : ", " + errors.size() + " error(s)")
         + " in " + elapsed.toSeconds() + "s";
   }

@@ -2,6 +2,9 @@ package io.files2iceberg.batcher.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.local.LandingNotifier.Outcome;
@@ -28,6 +31,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * How objects are matched to partitions, end to end on the embedded default: the notifier's real
@@ -196,6 +200,45 @@ class MatchingEndToEndTest {
     assertThat(printed).contains("local.e2e.stoplocal", ObjectLocation.file(bad).uri(), "quarantine release --message");
     assertThat(printed).contains("error: local.e2e.stoplocal: stopped by " + ObjectLocation.file(bad).uri());
     assertThat(printed).doesNotContain(" claimed: ");
+  }
+
+  @Test
+  void localPrintsAFailedBatchsErrorOnceAndLogsItOnce() throws Exception {
+    Path landing = Files.createDirectories(root.resolve("failonce-landing"));
+    Path profiles = Files.createDirectories(root.resolve("failonce-profiles"));
+    Files.writeString(profiles.resolve("failonce.conf"), profile("failonce", "", PATTERN, false)
+        .replace("LANDING/failonce", landing.toString()).replace("primary-key = [id]", "primary-key = [nope]"));
+    for (Path file : List.of(landing.resolve("dt=2026-11-30/part-0.json"), landing.resolve("dt=2026-11-30/_SUCCESS"))) {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, file.getFileName().toString().startsWith("part") ? row("f1", 1) : "");
+      Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minusSeconds(2)));
+    }
+    StringWriter out = new StringWriter();
+    var commandLine = Files2Iceberg.newCommandLine();
+    commandLine.setOut(new PrintWriter(out));
+    commandLine.setErr(new PrintWriter(out));
+    Logger logs = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logs.addAppender(logged);
+    int code;
+    try {
+      code = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofMinutes(3),
+          () -> commandLine.execute("local", "--config", profiles.toString(), "--landing", landing.toString(),
+              "--home", root.resolve("failonce-home").toString(), "--until-idle", "--interval", "500ms"));
+    } finally {
+      logs.detachAppender(logged);
+    }
+
+    String printed = out.toString();
+    String error = "load.primary-key[0]: column \"nope\" is not among the batch's columns";
+    List<String> loggedErrors = logged.list.stream().map(ILoggingEvent::getFormattedMessage)
+        .filter(message -> message.contains(error)).toList();
+    assertThat(code).as(printed).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(printed.split(java.util.regex.Pattern.quote(error), -1)).as(printed).hasSize(2);
+    assertThat(printed).containsPattern("partition 2026-11-30 of local.e2e.failonce FAILED after 1 attempt"
+        + " \\(batch \\S+ above\\)");
+    assertThat(loggedErrors).as("the log lines with the error").hasSize(1);
   }
 
   /**

@@ -340,11 +340,11 @@ public final class SqliteLedger implements Ledger {
       writeFiles(c, FileRules.afterFailure(selectFiles(c, batch.fileIds()), batchId), null);
       for (String token : batch.partitions()) {
         releasePartition(c, batch, token, p -> PartitionRules.afterFailure(p, batchId, command.error(), command.maxAttempts(), now))
-            .filter(p -> p.state() == PartitionState.FAILED).ifPresent(p -> LOG.warn(
-                "Partition {} of table {} FAILED after {} attempts (batch {}): {}", token, batch.table(), p.attempts(),
-                batchId, command.error()));
+            .filter(p -> p.state() == PartitionState.FAILED).ifPresent(p -> LOG.info(
+                "Partition {} of table {} FAILED (batch {})", token, batch.table(), batchId));
       }
-      LOG.warn("Failed batch {} of table {}: {}", batchId, batch.table(), command.error());
+      // The error itself is the batcher's to log, once.
+      LOG.info("Failed batch {} of table {}", batchId, batch.table());
       return requireBatch(c, batchId, action);
     });
   }

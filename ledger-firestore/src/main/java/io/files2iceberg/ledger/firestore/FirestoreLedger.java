@@ -389,10 +389,10 @@ public final class FirestoreLedger extends FirestoreReads {
       return new Decided<>(written, !inline, exhausted);
     }, "failed");
     for (String exhausted : decided.exhausted()) {
-      LOG.warn("Partition {} of table {} FAILED (batch {}): {}", exhausted, decided.result().table(), batchId,
-          command.error());
+      LOG.info("Partition {} of table {} FAILED (batch {})", exhausted, decided.result().table(), batchId);
     }
-    LOG.warn("Failed batch {} of table {}: {}", batchId, decided.result().table(), command.error());
+    // The error itself is the batcher's to log, once.
+    LOG.info("Failed batch {} of table {}", batchId, decided.result().table());
     return decided.result();
   }
 
