@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.local;
 
 import io.files2iceberg.batcher.launch.FileNameEncoding;
+import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -59,6 +60,18 @@ public final class ListenerProcess implements AutoCloseable {
   }
 
   /**
+   * The listener logs JSON lines for Cloud Logging unless told otherwise; the one {@code local}
+   * and {@code demo} start writes a log file for people, so it logs text unless the user chose a
+   * format ({@value LogFormat#ENV}, which the child inherits).
+   */
+  static void textLogsUnlessChosen(Map<String, String> environment) {
+    String chosen = environment.get(LogFormat.ENV);
+    if (chosen == null || chosen.isBlank()) {
+      environment.put(LogFormat.ENV, "TEXT");
+    }
+  }
+
+  /**
    * Starts the listener on a free port and waits until {@code /health} says {@code UP}.
    *
    * @param listenerTarget listener's {@code target} folder ({@link #locateTarget})
@@ -84,7 +97,7 @@ public final class ListenerProcess implements AutoCloseable {
     arguments.addAll(List.of("--home", home.root().toString(), "--port", Integer.toString(port)));
     List<String> command = javaCommand(listenerTarget, List.of("-Dmicronaut.server.host=127.0.0.1"), arguments);
     ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().put("FILES2ICEBERG_LOG_FORMAT", "TEXT");
+    textLogsUnlessChosen(builder.environment());
     FileNameEncoding.requireUtf8(builder.environment());
     builder.environment().remove("PORT");
     builder.redirectErrorStream(true);

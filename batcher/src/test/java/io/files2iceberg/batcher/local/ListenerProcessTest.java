@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.profile.Home;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -10,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,6 +41,21 @@ class ListenerProcessTest {
         load.iceberg.table = "local.test.clicks"
         """.formatted(dir.resolve("landing")));
     home = new Home(dir.resolve("home"));
+  }
+
+  @Test
+  void itsLogIsTextUnlessTheUserChoseAFormat() {
+    Map<String, String> unset = new HashMap<>(Map.of("PATH", "/usr/bin"));
+    Map<String, String> json = new HashMap<>(Map.of(LogFormat.ENV, "JSON"));
+    Map<String, String> blank = new HashMap<>(Map.of(LogFormat.ENV, " "));
+
+    ListenerProcess.textLogsUnlessChosen(unset);
+    ListenerProcess.textLogsUnlessChosen(json);
+    ListenerProcess.textLogsUnlessChosen(blank);
+
+    assertThat(unset).containsEntry(LogFormat.ENV, "TEXT");
+    assertThat(json).containsEntry(LogFormat.ENV, "JSON");
+    assertThat(blank).containsEntry(LogFormat.ENV, "TEXT");
   }
 
   @Test

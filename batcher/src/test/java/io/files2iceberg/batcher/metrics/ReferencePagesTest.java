@@ -97,7 +97,7 @@ class ReferencePagesTest {
 
         | Process | JSON when | Where |
         |---|---|---|
-        | listener | always, unless `%1$s=TEXT` | stdout |
+        | listener | always, unless `%1$s=TEXT`; the listener `local` and `demo` start: only with `%1$s=JSON` | stdout; under `local` and `demo`, `<home>/logs/listener.log` |
         | batcher (every command) | on Cloud Run (`K_SERVICE` or `CLOUD_RUN_JOB` is set), or `%1$s=JSON`; `%1$s=TEXT` turns it off; the system property `%2$s` wins over the variable | stderr (stdout is the command's output) |
         | Spark job driver | the Spark property `%3$s=JSON`, which the Dataproc launchers set unless `job.spark-properties` sets it, or `%1$s=JSON`; executors keep Spark's logging | stderr |
 
