@@ -6,6 +6,7 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.profile.StorageSettings;
+import io.files2iceberg.core.storage.GcsUri;
 import io.files2iceberg.core.storage.StorageClients;
 import java.io.IOException;
 import java.net.URI;
@@ -62,13 +63,12 @@ public final class AttemptResults {
   }
 
   private Optional<String> readText(String location) throws IOException {
-    if (location.startsWith("gs://")) {
-      String rest = location.substring("gs://".length());
-      int slash = rest.indexOf('/');
-      if (slash <= 0) {
+    if (GcsUri.is(location)) {
+      GcsUri object = GcsUri.parse(location);
+      if (object.path().isEmpty()) {
         return Optional.empty();
       }
-      Blob blob = storage.get().get(BlobId.of(rest.substring(0, slash), rest.substring(slash + 1)));
+      Blob blob = storage.get().get(BlobId.of(object.bucket(), object.path()));
       return blob == null ? Optional.empty() : Optional.of(new String(blob.getContent(), StandardCharsets.UTF_8));
     }
     Path file = location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location);

@@ -7,6 +7,7 @@ import com.google.cloud.storage.StorageException;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.core.storage.GcsUri;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -35,12 +36,8 @@ public final class ManifestStore {
   public static String location(TableProfile profile, String batchId) {
     String folder = profile.metadata().path();
     String name = "batches/" + batchId + ".json";
-    if (folder.startsWith("gs://")) {
-      String rest = folder.substring("gs://".length());
-      int slash = rest.indexOf('/');
-      String bucket = slash < 0 ? rest : rest.substring(0, slash);
-      String prefix = slash < 0 ? "" : rest.substring(slash + 1);
-      return "gs://" + bucket + "/" + (prefix.isEmpty() || prefix.endsWith("/") ? prefix + name : prefix + "/" + name);
+    if (GcsUri.is(folder)) {
+      return GcsUri.parse(folder).resolve(name).toString();
     }
     Path base = folder.startsWith("file:") ? Path.of(URI.create(folder)) : Path.of(folder);
     return base.resolve(name).toAbsolutePath().normalize().toString();
@@ -51,20 +48,16 @@ public final class ManifestStore {
     String folder = manifest.profile().metadata().path();
     String name = "batches/" + manifest.batchId() + ".json";
     byte[] json = BatchManifestCodec.toJson(manifest).getBytes(StandardCharsets.UTF_8);
-    if (folder.startsWith("gs://")) {
-      String rest = folder.substring("gs://".length());
-      int slash = rest.indexOf('/');
-      String bucket = slash < 0 ? rest : rest.substring(0, slash);
-      String prefix = slash < 0 ? "" : rest.substring(slash + 1);
-      String object = prefix.isEmpty() || prefix.endsWith("/") ? prefix + name : prefix + "/" + name;
+    if (GcsUri.is(folder)) {
+      GcsUri object = GcsUri.parse(folder).resolve(name);
       try {
-        storage.get().create(
-            BlobInfo.newBuilder(BlobId.of(bucket, object)).setContentType("application/json").build(), json);
+        storage.get().create(BlobInfo.newBuilder(BlobId.of(object.bucket(), object.path()))
+            .setContentType("application/json").build(), json);
       } catch (StorageException e) {
-        throw new ManifestWriteException("Cannot write the manifest of batch " + manifest.batchId() + " to gs://"
-            + bucket + "/" + object + ": " + e.getMessage(), e);
+        throw new ManifestWriteException("Cannot write the manifest of batch " + manifest.batchId() + " to "
+            + object + ": " + e.getMessage(), e);
       }
-      return "gs://" + bucket + "/" + object;
+      return object.toString();
     }
     Path base = folder.startsWith("file:") ? Path.of(URI.create(folder)) : Path.of(folder);
     Path file = base.resolve(name).toAbsolutePath().normalize();

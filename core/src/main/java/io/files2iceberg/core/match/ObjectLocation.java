@@ -1,9 +1,11 @@
 package io.files2iceberg.core.match;
 
+import io.files2iceberg.core.storage.GcsUri;
 import java.io.File;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -85,14 +87,18 @@ public record ObjectLocation(String scheme, String bucket, String name) {
    */
   public static ObjectLocation parse(String uri) {
     Objects.requireNonNull(uri, "uri");
-    if (uri.startsWith("gs://")) {
-      String rest = uri.substring("gs://".length());
-      int slash = rest.indexOf('/');
-      if (slash <= 0 || slash == rest.length() - 1) {
+    if (GcsUri.is(uri)) {
+      Optional<GcsUri> object;
+      try {
+        object = Optional.of(GcsUri.parse(uri));
+      } catch (IllegalArgumentException noBucket) {
+        object = Optional.empty();
+      }
+      if (object.isEmpty() || object.get().path().isEmpty()) {
         throw new IllegalArgumentException(
             "\"" + uri + "\" is not a gs://bucket/name URI: bucket or object name missing");
       }
-      return gs(rest.substring(0, slash), rest.substring(slash + 1));
+      return gs(object.get().bucket(), object.get().path());
     }
     if (uri.startsWith("file:")) {
       String rest = uri.substring("file:".length());

@@ -7,6 +7,7 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
+import io.files2iceberg.core.storage.GcsUri;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -41,17 +42,9 @@ public final class GcsDriverFolder implements DriverFolder {
   public GcsDriverFolder(Storage storage, String folder, Clock clock) {
     this.storage = Objects.requireNonNull(storage, "storage");
     this.clock = Objects.requireNonNull(clock, "clock");
-    if (!folder.startsWith("gs://")) {
-      throw new IllegalArgumentException("not a gs:// folder: " + folder);
-    }
-    String rest = folder.substring("gs://".length());
-    int slash = rest.indexOf('/');
-    this.bucket = slash < 0 ? rest : rest.substring(0, slash);
-    String path = slash < 0 ? "" : rest.substring(slash + 1);
-    this.prefix = path.isEmpty() || path.endsWith("/") ? path : path + "/";
-    if (bucket.isEmpty()) {
-      throw new IllegalArgumentException("no bucket in " + folder);
-    }
+    GcsUri parsed = GcsUri.folder(folder);
+    this.bucket = parsed.bucket();
+    this.prefix = parsed.path();
   }
 
   /** Two object listings per look: twice a second keeps them a few cents an hour. */
@@ -62,7 +55,7 @@ public final class GcsDriverFolder implements DriverFolder {
 
   @Override
   public String location() {
-    return "gs://" + bucket + "/" + prefix;
+    return new GcsUri(bucket, prefix).toString();
   }
 
   private BlobId object(String name) {
@@ -286,7 +279,7 @@ public final class GcsDriverFolder implements DriverFolder {
   }
 
   private static String uri(BlobId id) {
-    return "gs://" + id.getBucket() + "/" + id.getName();
+    return new GcsUri(id.getBucket(), id.getName()).toString();
   }
 
   @Override

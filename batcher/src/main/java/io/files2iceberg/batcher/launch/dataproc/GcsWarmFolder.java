@@ -9,6 +9,7 @@ import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.WarmFolder;
 import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
+import io.files2iceberg.core.storage.GcsUri;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,20 +27,15 @@ final class GcsWarmFolder implements WarmFolder {
   /** @param folder {@code gs://<bucket>/<prefix>/} */
   GcsWarmFolder(Storage storage, String folder) {
     this.storage = Objects.requireNonNull(storage, "storage");
-    if (!folder.startsWith("gs://") || folder.length() == "gs://".length()) {
-      throw new IllegalArgumentException("not a gs:// folder: " + folder);
-    }
-    String rest = folder.substring("gs://".length());
-    int slash = rest.indexOf('/');
-    this.bucket = slash < 0 ? rest : rest.substring(0, slash);
-    String path = slash < 0 ? "" : rest.substring(slash + 1);
-    this.prefix = path.isEmpty() || path.endsWith("/") ? path : path + "/";
+    GcsUri parsed = GcsUri.folder(folder);
+    this.bucket = parsed.bucket();
+    this.prefix = parsed.path();
   }
 
   /** {@code gs://<bucket>/<prefix>/}, as the driver is given it. */
   @Override
   public String location() {
-    return "gs://" + bucket + "/" + prefix;
+    return new GcsUri(bucket, prefix).toString();
   }
 
   /** Writes a request, in one put: the driver sees all of it or nothing. */
@@ -146,7 +142,7 @@ final class GcsWarmFolder implements WarmFolder {
   }
 
   private static String uri(BlobId id) {
-    return "gs://" + id.getBucket() + "/" + id.getName();
+    return new GcsUri(id.getBucket(), id.getName()).toString();
   }
 
   @Override
