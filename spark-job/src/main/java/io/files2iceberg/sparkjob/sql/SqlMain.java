@@ -145,6 +145,8 @@ public final class SqlMain {
     if (config.isPresent()) {
       for (TableProfile profile : ProfileRegistry.load(config.get(), home).profiles()) {
         properties.putAll(CatalogConf.sparkProperties(profile));
+        // A fresh home (the ledger elsewhere, nothing run yet) has no folder for its SQLite catalog.
+        CatalogConf.createSqliteFolder(profile.catalog());
         hasLocal |= profile.load().table().catalog().equals(Home.LOCAL_CATALOG);
       }
     }
