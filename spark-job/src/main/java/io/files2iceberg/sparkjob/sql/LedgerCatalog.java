@@ -45,6 +45,12 @@ public final class LedgerCatalog implements TableCatalog {
   /** The catalog option naming the folder of {@code <table>.jsonl} files. */
   public static final String FOLDER_OPTION = "folder";
 
+  /**
+   * A line that does not fit the schema fails the statement rather than reading as nulls: the
+   * files are this contract's, so a mismatch is a bug to see.
+   */
+  private static final CaseInsensitiveStringMap READ_OPTIONS = new CaseInsensitiveStringMap(Map.of("mode", "FAILFAST"));
+
   private String name = NAME;
   private Path folder;
 
@@ -86,7 +92,7 @@ public final class LedgerCatalog implements TableCatalog {
     StructType schema = StructType.fromDDL(table.ddl());
     String path = folder.resolve(table.fileName()).toString();
     JsonTable json = new JsonTable(name + "." + table.name(), SparkSession.active(),
-        CaseInsensitiveStringMap.empty(), CollectionConverters.asScala(java.util.List.of(path)).toSeq(),
+        READ_OPTIONS, CollectionConverters.asScala(java.util.List.of(path)).toSeq(),
         Option.apply(schema), JsonFileFormat.class);
     return new ReadOnlyTable(name + "." + table.name(), schema, json, readOnly(ident));
   }

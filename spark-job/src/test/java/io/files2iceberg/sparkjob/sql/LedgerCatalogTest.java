@@ -43,6 +43,7 @@ class LedgerCatalogTest {
   static Home home;
   static SparkSession spark;
   static final Instant RECORDED = Instant.parse("2026-11-27T08:00:00.123456Z");
+  static final Instant EVENT = Instant.parse("2026-11-27T07:59:00Z");
   /** Above 2^53: a double would round it. */
   static final long SNAPSHOT = 9_007_199_254_740_993L;
 
@@ -68,7 +69,7 @@ class LedgerCatalogTest {
 
   private static FileRecord file(String id, String table, FileState state, Optional<String> reason) {
     return new FileRecord(id, table, "2026-11-27", "", "landing/" + id + ".csv", 17, "file:///landing/" + id + ".csv",
-        10, "evt-" + id, RECORDED, Optional.empty(), state, Optional.of("b1"), reason, RECORDED,
+        10, "evt-" + id, EVENT, Optional.empty(), state, Optional.of("b1"), reason, RECORDED,
         state == FileState.INGESTED ? Optional.of(SNAPSHOT) : Optional.empty(),
         state == FileState.INGESTED ? Optional.of(new FileRows(3, 1, 0)) : Optional.empty());
   }
@@ -109,12 +110,14 @@ class LedgerCatalogTest {
   @Test
   void columnsAreTypedTimesAsTimestampsIdsAsExactBigints() {
     Run run = run("--json", "SELECT typeof(recorded_at) AS t, CAST(recorded_at AS STRING) AS recorded, "
+        + "CAST(event_time AS STRING) AS event, "
         + "snapshot_id = " + SNAPSHOT + " AS exact, rows_read FROM files2iceberg.files WHERE file_id = 'f1'",
         "SELECT typeof(snapshot_id) AS t, partitions, files, rows_inserted, lag_millis, error FROM files2iceberg.batches",
         "SELECT partition, state, marker_seen, attempts, last_error FROM files2iceberg.partitions");
 
     assertThat(run.out().strip().split("\\R")).containsExactly(
-        "{\"t\":\"timestamp\",\"recorded\":\"2026-11-27 08:00:00.123456\",\"exact\":true,\"rows_read\":3}",
+        "{\"t\":\"timestamp\",\"recorded\":\"2026-11-27 08:00:00.123456\",\"event\":\"2026-11-27 07:59:00\","
+            + "\"exact\":true,\"rows_read\":3}",
         "{\"t\":\"bigint\",\"partitions\":[\"2026-11-27\",\"2026-11-28\"],\"files\":2,\"rows_inserted\":3,"
             + "\"lag_millis\":61000}",
         "{\"partition\":\"2026-11-27\",\"state\":\"FAILED\",\"marker_seen\":true,\"attempts\":3,"
