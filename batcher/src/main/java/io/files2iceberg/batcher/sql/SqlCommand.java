@@ -3,10 +3,13 @@ package io.files2iceberg.batcher.sql;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.local.SparkMain;
 import io.files2iceberg.core.profile.Home;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -18,7 +21,10 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code sql}: Spark SQL against the pipeline's Iceberg catalogs, in a Spark child JVM ({@value
- * SparkMain#SQL}) started as the local launcher starts the job.
+ * SparkMain#SQL}) started as the local launcher starts the job. When a statement names the
+ * catalog {@code files2iceberg}, the ledger is opened as {@code status} opens it ({@link
+ * LedgerAccess}) and its records handed over as files ({@link LedgerTableFiles}), deleted once
+ * the child has ended.
  */
 @Command(
     name = "sql",
@@ -30,6 +36,10 @@ import picocli.CommandLine.Parameters;
       "travel and metadata tables work:",
       "  SELECT * FROM local.demo.clicks VERSION AS OF 1234567890",
       "  SELECT * FROM local.demo.clicks.snapshots",
+      "The ledger's records are the read-only tables files2iceberg.files, files2iceberg.partitions",
+      "and files2iceberg.batches (the ledger of --config's deployment, else the home's), read when",
+      "a statement names them:",
+      "  SELECT * FROM files2iceberg.files WHERE table = 'local.demo.clicks' AND state = 'QUARANTINED'",
       "Exit 0 when every statement ran, 1 when one failed (the error names it), 2 for bad arguments."
     })
 public final class SqlCommand implements Callable<Integer> {
@@ -40,7 +50,8 @@ public final class SqlCommand implements Callable<Integer> {
   @Option(
       names = {"-c", "--config"},
       paramLabel = "FILE|DIR",
-      description = "Profiles whose catalogs the session gets (e.g. a BigLake REST catalog).")
+      description = "Profiles whose catalogs the session gets (e.g. a BigLake REST catalog); the deployment "
+          + "file beside them names the ledger.")
   Path config;
 
   @Option(names = "--json", description = "Print each row as a JSON object, one a line.")
@@ -68,10 +79,39 @@ public final class SqlCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     Home resolved = home.resolve();
+    Path ledgerTables = null;
+    if (LedgerTableFiles.areNamedIn(statements)) {
+      LedgerAccess.Result access = LedgerAccess.open(config, false, resolved, Clock.systemUTC(),
+          spec.commandLine().getErr());
+      if (access instanceof LedgerAccess.Failed failed) {
+        return failed.exitCode();
+      }
+      ledgerTables = Files.createTempDirectory("files2iceberg-ledger-tables-");
+      try (LedgerAccess.Opened opened = ((LedgerAccess.Ok) access).opened()) {
+        LedgerTableFiles.write(opened.ledger(), ledgerTables);
+      } catch (IOException | RuntimeException e) {
+        LedgerTableFiles.delete(ledgerTables);
+        throw e;
+      }
+    }
+    try {
+      return run(resolved, ledgerTables);
+    } finally {
+      if (ledgerTables != null) {
+        LedgerTableFiles.delete(ledgerTables);
+      }
+    }
+  }
+
+  private int run(Home resolved, Path ledgerTables) throws InterruptedException {
     List<String> args = new ArrayList<>(List.of("--home", resolved.root().toString()));
     if (config != null) {
       args.add("--config");
       args.add(config.toAbsolutePath().toString());
+    }
+    if (ledgerTables != null) {
+      args.add("--ledger-tables");
+      args.add(ledgerTables.toString());
     }
     if (json) {
       args.add("--json");

@@ -242,6 +242,12 @@ public interface Ledger extends AutoCloseable {
   List<BatchRecord> batchesOfPartition(String table, String partition);
 
   /**
+   * Every stored batch of the table (pruned ones are gone), in every state, oldest first (by
+   * creation time, then id): {@code sql}'s {@code files2iceberg.batches}.
+   */
+  List<BatchRecord> batches(String table);
+
+  /**
    * {@code history}: the table's COMMITTED and FAILED batches whose last change (their commit or
    * failure) is at or after {@code since}, newest first. Pruned batches are gone, so the history
    * reaches back as far as the committed batches the ledger keeps.

@@ -567,6 +567,11 @@ public final class SqliteLedger implements Ledger {
   }
 
   @Override
+  public List<BatchRecord> batches(String table) {
+    return store.read("batches", "table " + table, c -> SqliteQueries.batchesOfTable(c, table));
+  }
+
+  @Override
   public List<BatchRecord> batchesSettledSince(String table, Instant since) {
     return store.read("batchesSettledSince", "table " + table + " since " + since,
         c -> SqliteQueries.settledSince(c, table, since));

@@ -186,6 +186,8 @@ final class SqliteQueries {
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN ("
           + sqlString(BatchState.COMMITTED.code()) + ", " + sqlString(BatchState.FAILED.code()) + ") AND "
           + q(UPDATED_AT) + " >= ? ORDER BY " + q(UPDATED_AT) + " DESC, " + q(BATCH_ID) + " DESC";
+  private static final String SELECT_BATCHES_OF_TABLE =
+      "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? ORDER BY " + q(CREATED_AT) + ", " + q(BATCH_ID);
   // The batch row lists its partitions as a JSON array; json_each looks inside it.
   private static final String SELECT_BATCHES_OF_PARTITION =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND EXISTS (SELECT 1 FROM json_each("
@@ -324,6 +326,10 @@ final class SqliteQueries {
 
   static List<BatchRecord> settledSince(Connection c, String table, Instant since) throws SQLException {
     return list(c, SELECT_SETTLED_SINCE, SqliteRows::batch, table, since.toEpochMilli());
+  }
+
+  static List<BatchRecord> batchesOfTable(Connection c, String table) throws SQLException {
+    return list(c, SELECT_BATCHES_OF_TABLE, SqliteRows::batch, table);
   }
 
   static List<BatchRecord> batchesOfPartition(Connection c, String table, String partition) throws SQLException {

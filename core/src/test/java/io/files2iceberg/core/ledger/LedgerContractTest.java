@@ -2,6 +2,7 @@ package io.files2iceberg.core.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -1932,5 +1933,27 @@ public abstract class LedgerContractTest {
         .containsExactly(committed.batchId());
     assertThat(ledger.batchesOfPartition(TABLE, "2024-01-01").get(1).snapshotId()).contains(5L);
     assertThat(ledger.batchesOfPartition(TABLE, "2099-01-01")).isEmpty();
+  }
+
+  @Test
+  void batchesOfATableAreEveryStoredBatchOfItInEveryStateOldestFirst() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    readyPartition(TABLE, "2024-01-02", 1);
+    readyPartition(TABLE, "2024-01-03", 1);
+    readyPartition("lake.views", "2024-01-01", 1);
+    BatchRecord failed = claim(1).orElseThrow();
+    ledger.failBatch(new FailBatch(failed.batchId(), "executor lost", 3, false));
+    clock.advance(Duration.ofSeconds(1));
+    BatchRecord committed = claim(2).orElseThrow();
+    ledger.commitBatch(new CommitBatch(committed.batchId(), 5L, METRICS));
+    clock.advance(Duration.ofSeconds(1));
+    BatchRecord planned = claim(10).orElseThrow();
+    ledger.claimPartitions(new ClaimPartitions("lake.views", 10, LEASE, false)).orElseThrow();
+
+    assertThat(ledger.batches(TABLE)).extracting(BatchRecord::batchId, BatchRecord::state)
+        .containsExactly(tuple(failed.batchId(), BatchState.FAILED), tuple(committed.batchId(), BatchState.COMMITTED),
+            tuple(planned.batchId(), BatchState.PLANNED));
+    assertThat(ledger.batches(TABLE).get(1).snapshotId()).contains(5L);
+    assertThat(ledger.batches("lake.nothing")).isEmpty();
   }
 }

@@ -221,6 +221,15 @@ abstract class FirestoreReads implements Ledger {
   }
 
   @Override
+  public List<BatchRecord> batches(String table) {
+    return store.read("batches", store.batches.getPath() + " (table " + table + ")", () -> {
+      List<BatchRecord> found = new ArrayList<>(batchList(LedgerQuery.BATCHES_OF_TABLE.on(store.batches, table)));
+      found.sort(Comparator.comparing(BatchRecord::createdAt).thenComparing(BatchRecord::batchId));
+      return found;
+    });
+  }
+
+  @Override
   public List<BatchRecord> batchesOfPartition(String table, String partition) {
     return store.read("batchesOfPartition", store.batches.getPath() + " (" + table + "/" + partition + ")", () -> {
       List<BatchRecord> found = new ArrayList<>();

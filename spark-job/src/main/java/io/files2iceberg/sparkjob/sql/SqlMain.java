@@ -23,7 +23,7 @@ import org.apache.spark.sql.SparkSession;
  * bin/files2iceberg sql} starts as a child JVM.
  *
  * <pre>{@code
- * SqlMain [--home DIR] [--config DIR] [--json] [--echo] [--max-rows N] STATEMENT...
+ * SqlMain [--home DIR] [--config DIR] [--ledger-tables DIR] [--json] [--echo] [--max-rows N] STATEMENT...
  * }</pre>
  *
  * <p>The session has Iceberg's SQL extensions and every catalog the profiles of {@code --config}
@@ -31,7 +31,10 @@ import org.apache.spark.sql.SparkSession;
  * Home#LOCAL_CATALOG} (JDBC on SQLite under the home) is always there unless a profile defines a
  * catalog of that name, and is the default catalog. So time travel ({@code VERSION AS OF},
  * {@code TIMESTAMP AS OF}) and the metadata tables ({@code local.demo.clicks.snapshots}, {@code
- * .history}, {@code .files}) work as they are.
+ * .history}, {@code .files}) work as they are. With {@code --ledger-tables} (a folder the CLI wrote
+ * the ledger's records into, {@link io.files2iceberg.core.ledger.LedgerTable}), the read-only
+ * catalog {@value LedgerCatalog#NAME} ({@link LedgerCatalog}) has them as {@code
+ * files2iceberg.files}, {@code .partitions} and {@code .batches}.
  *
  * <p>Each statement's result goes to stdout as an aligned text table (or, with {@code --json}, one
  * JSON object per row), at most {@code --max-rows} rows (default {@value #DEFAULT_MAX_ROWS}; 0 is
@@ -41,11 +44,13 @@ import org.apache.spark.sql.SparkSession;
 public final class SqlMain {
   static final int DEFAULT_MAX_ROWS = 1000;
   static final String DEFAULT_CATALOG_KEY = "spark.sql.defaultCatalog";
+  private static final String CATALOG_PREFIX = "spark.sql.catalog.";
   /** A log4j2 configuration on the job's classpath that keeps Spark's INFO and WARN lines away. */
   static final String QUIET_LOGGING = "files2iceberg/log4j2-quiet.properties";
 
   private static final String USAGE =
-      "usage: SqlMain [--home DIR] [--config DIR] [--json] [--echo] [--max-rows N] STATEMENT...";
+      "usage: SqlMain [--home DIR] [--config DIR] [--ledger-tables DIR] [--json] [--echo] [--max-rows N] "
+          + "STATEMENT...";
 
   private SqlMain() {}
 
@@ -59,6 +64,9 @@ public final class SqlMain {
     try {
       options = Options.parse(args);
       catalogs = catalogProperties(options.home(), options.config());
+      if (options.ledgerTables().isPresent()) {
+        catalogs.putAll(LedgerCatalog.sparkProperties(options.ledgerTables().get()));
+      }
     } catch (IllegalArgumentException e) {
       System.err.println("error: " + e.getMessage());
       System.err.println(USAGE);
@@ -106,17 +114,20 @@ public final class SqlMain {
     return 0;
   }
 
-  /** Spark's message, without the query plan an analysis error appends. */
+  /**
+   * Spark's message (with the names and the position it gives), without the query plan an
+   * analysis error appends.
+   */
   static String message(Exception error) {
     if (error instanceof AnalysisException analysis) {
       return analysis.getSimpleMessage().strip();
     }
     String message = error.getMessage() == null ? error.toString() : error.getMessage();
-    if (error instanceof UnsupportedOperationException && message.contains("without view support")) {
-      // Spark looks a name up as a view once no table has it; Iceberg's JDBC catalog (the
-      // embedded one) has no views, so a missing table fails there.
-      return "[TABLE_OR_VIEW_NOT_FOUND] the statement names a table that does not exist "
-          + "(SHOW TABLES IN <catalog>.<namespace> lists the tables)";
+    if (error instanceof scala.MatchError) {
+      // "<what was not matched> (of class ...)": a rule that met a table it does not know (an
+      // UPDATE of a ledger table, whose table shows as the reason it is read-only).
+      int ofClass = message.lastIndexOf(" (of class ");
+      return (ofClass > 0 ? message.substring(0, ofClass) : message).strip();
     }
     int stack = message.indexOf("Driver stacktrace:");
     return (stack > 0 ? message.substring(0, stack) : message).strip();
@@ -125,7 +136,8 @@ public final class SqlMain {
   /**
    * The Spark properties of every catalog the profiles name, plus the embedded catalog {@code
    * local} at the home unless a profile defines one of that name; {@code local} is the default
-   * catalog.
+   * catalog. Iceberg's catalogs are {@link TablesOnlyCatalog}s, so a missing table is reported by
+   * Spark with its name.
    */
   static Map<String, String> catalogProperties(Home home, Optional<Path> config) throws ProfileException {
     Map<String, String> properties = new LinkedHashMap<>();
@@ -133,6 +145,8 @@ public final class SqlMain {
     if (config.isPresent()) {
       for (TableProfile profile : ProfileRegistry.load(config.get(), home).profiles()) {
         properties.putAll(CatalogConf.sparkProperties(profile));
+        // A fresh home (the ledger elsewhere, nothing run yet) has no folder for its SQLite catalog.
+        CatalogConf.createSqliteFolder(profile.catalog());
         hasLocal |= profile.load().table().catalog().equals(Home.LOCAL_CATALOG);
       }
     }
@@ -142,7 +156,14 @@ public final class SqlMain {
       properties.putAll(CatalogConf.sparkProperties(Home.LOCAL_CATALOG, embedded));
     }
     properties.put(DEFAULT_CATALOG_KEY, Home.LOCAL_CATALOG);
+    properties.replaceAll((key, value) -> isCatalogClass(key) && value.equals(CatalogConf.SPARK_CATALOG)
+        ? TablesOnlyCatalog.class.getName() : value);
     return properties;
+  }
+
+  /** {@code spark.sql.catalog.<name>}: the key of a catalog's class. */
+  private static boolean isCatalogClass(String key) {
+    return key.startsWith(CATALOG_PREFIX) && key.indexOf('.', CATALOG_PREFIX.length()) < 0;
   }
 
   /** The embedded catalog's settings: what a profile gets with the default {@code catalog.*} keys. */
@@ -165,12 +186,13 @@ public final class SqlMain {
   }
 
   /** The command line. */
-  record Options(Home home, Optional<Path> config, boolean json, boolean echo, int maxRows,
-      List<String> statements) {
+  record Options(Home home, Optional<Path> config, Optional<Path> ledgerTables, boolean json, boolean echo,
+      int maxRows, List<String> statements) {
 
     static Options parse(String[] args) {
       Optional<Path> home = Optional.empty();
       Optional<Path> config = Optional.empty();
+      Optional<Path> ledgerTables = Optional.empty();
       boolean json = false;
       boolean echo = false;
       int maxRows = DEFAULT_MAX_ROWS;
@@ -180,7 +202,7 @@ public final class SqlMain {
         switch (arg) {
           case "--json" -> json = true;
           case "--echo" -> echo = true;
-          case "--home", "--config", "--max-rows" -> {
+          case "--home", "--config", "--ledger-tables", "--max-rows" -> {
             if (i + 1 >= args.length) {
               throw new IllegalArgumentException(arg + " needs a value");
             }
@@ -188,6 +210,7 @@ public final class SqlMain {
             switch (arg) {
               case "--home" -> home = Optional.of(Path.of(value));
               case "--config" -> config = Optional.of(Path.of(value));
+              case "--ledger-tables" -> ledgerTables = Optional.of(Path.of(value));
               default -> maxRows = maxRows(value);
             }
           }
@@ -206,7 +229,7 @@ public final class SqlMain {
       if (statements.stream().allMatch(String::isBlank)) {
         throw new IllegalArgumentException("no SQL statement given");
       }
-      return new Options(Home.resolve(home, System.getenv()), config, json, echo, maxRows,
+      return new Options(Home.resolve(home, System.getenv()), config, ledgerTables, json, echo, maxRows,
           statements.stream().filter(s -> !s.isBlank()).toList());
     }
 

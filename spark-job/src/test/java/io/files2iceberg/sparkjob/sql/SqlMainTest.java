@@ -123,20 +123,31 @@ class SqlMainTest {
   }
 
   @Test
-  void missingTableFailsWithExitOneNamingTheProblem() {
-    Run run = run("SELECT * FROM local.demo.nope");
+  void missingTableFailsWithExitOneAndSparksMessageNamingTheTableAndItsPosition() {
+    Run run = run("SELECT * FROM local.nope.missing");
 
     assertThat(run.code()).isEqualTo(1);
-    assertThat(run.err()).startsWith("error: [TABLE_OR_VIEW_NOT_FOUND]");
+    assertThat(run.err()).startsWith("error: [TABLE_OR_VIEW_NOT_FOUND] The table or view `local`.`nope`.`missing` "
+        + "cannot be found.").contains("; line 1 pos 14");
     assertThat(run.out()).isEmpty();
   }
 
   @Test
-  void syntaxErrorFailsWithSparksMessage() {
+  void missingTableInTheDefaultCatalogIsNamedAsWritten() {
+    Run run = run("SELECT * FROM demo.clicks JOIN demo.gone USING (click_id)");
+
+    assertThat(run.code()).isEqualTo(1);
+    assertThat(run.err()).startsWith("error: [TABLE_OR_VIEW_NOT_FOUND] The table or view `demo`.`gone` cannot be found.")
+        .contains("; line 1 pos 31");
+  }
+
+  @Test
+  void syntaxErrorFailsWithSparksMessageAndPosition() {
     Run run = run("SELEC 1");
 
     assertThat(run.code()).isEqualTo(1);
-    assertThat(run.err()).startsWith("error: ").contains("PARSE_SYNTAX_ERROR");
+    assertThat(run.err()).startsWith("error: [PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.")
+        .contains("line 1 pos 0");
   }
 
   @Test
