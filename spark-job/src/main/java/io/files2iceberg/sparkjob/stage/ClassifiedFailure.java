@@ -34,7 +34,9 @@ import org.apache.spark.SparkThrowable;
  *   <li>Input the job cannot take is deterministic: a stage's {@link BatchFailedException}, an
  *       {@code AnalysisException}, a {@code SparkUpgradeException} (a calendar or format Spark
  *       refuses to guess), a Parquet, ORC or Avro decoding error, a column the reader cannot
- *       convert.
+ *       convert, an error Spark classes as a value's (a function of the job's refusing a row,
+ *       {@code CAST_INVALID_INPUT}, {@code ARITHMETIC_OVERFLOW}, {@code raise_error} in a
+ *       transform).
  *   <li>Everything else is transient: a lost executor, a fetch failure, out of memory in a task,
  *       a storage I/O error, and any error not named above (retried at most {@code
  *       job.max-attempts} times, then its partitions are FAILED with the cause).
@@ -62,6 +64,14 @@ public record ClassifiedFailure(boolean isDeterministic, FailureCause cause) {
   private static final Set<String> DETERMINISTIC = Stream.concat(READ_ERRORS.stream(), Stream.of(
       "org.apache.spark.sql.AnalysisException",
       "io.files2iceberg.sparkjob.stage.BatchFailedException")).collect(Collectors.toUnmodifiableSet());
+
+  /**
+   * Spark's error classes for a value an expression cannot take (a function of the job's that
+   * refuses a row, a cast or arithmetic on a value): about the rows, so a retry fails alike.
+   */
+  private static final Set<String> VALUE_ERROR_CLASSES = Set.of("FAILED_EXECUTE_UDF", "CAST_INVALID_INPUT",
+      "CAST_OVERFLOW", "CAST_OVERFLOW_IN_TABLE_INSERT", "ARITHMETIC_OVERFLOW", "DIVIDE_BY_ZERO",
+      "NUMERIC_VALUE_OUT_OF_RANGE", "USER_RAISED_EXCEPTION", "DATETIME_OVERFLOW");
 
   /**
    * The packages of the decoders under Spark's readers: an exception of theirs, or one they throw
@@ -102,7 +112,7 @@ public record ClassifiedFailure(boolean isDeterministic, FailureCause cause) {
     List<Throwable> chain = chain(error);
     boolean network = chain.stream().anyMatch(t -> isA(t, NETWORK));
     boolean deterministic = !network
-        && chain.stream().anyMatch(t -> isA(t, DETERMINISTIC) || isFromDecoder(t));
+        && chain.stream().anyMatch(t -> isA(t, DETERMINISTIC) || isFromDecoder(t) || isAboutAValue(t));
     return new ClassifiedFailure(deterministic, new FailureCause(errorClass(chain), fileAtFault(chain, files)));
   }
 
@@ -114,6 +124,12 @@ public record ClassifiedFailure(boolean isDeterministic, FailureCause cause) {
     List<Throwable> chain = chain(error);
     return chain.stream().noneMatch(t -> isA(t, NETWORK))
         && chain.stream().anyMatch(t -> isA(t, READ_ERRORS) || isFromDecoder(t));
+  }
+
+  /** Whether Spark names the error as one a row's value causes: the same rows fail the same way again. */
+  private static boolean isAboutAValue(Throwable t) {
+    return t instanceof SparkThrowable spark && spark.getErrorClass() != null
+        && VALUE_ERROR_CLASSES.contains(spark.getErrorClass());
   }
 
   /** The error class of the failure, as {@link FailureCause#errorClass} describes it. */

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.parquet.io.ParquetDecodingException;
 import org.apache.spark.SparkException;
+import org.apache.spark.sql.errors.QueryExecutionErrors;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.Test;
 
 /** The decision over an exception's cause chain: deterministic or transient, its error class, its file. */
@@ -49,6 +52,26 @@ class ClassifiedFailureTest {
     assertThat(classified.isDeterministic()).isFalse();
     assertThat(classified.cause().errorClass()).isEqualTo(SocketException.class.getName());
     assertThat(ClassifiedFailure.isReadError(error)).isFalse();
+  }
+
+  @Test
+  void aFunctionThatFailsOnARowsValueIsDeterministic() {
+    // The job's own UDF refusing a row (its per-file lookup), as Spark wraps it.
+    Throwable udf = QueryExecutionErrors.failedExecuteUserDefinedFunctionError("lookup", "string", "int",
+        new IllegalStateException("the reader returned a row of file:///x, which is none of the 2 files"));
+    Throwable cast = QueryExecutionErrors.invalidInputInCastToNumberError(DataTypes.IntegerType,
+        UTF8String.fromString("abc"), null);
+
+    ClassifiedFailure failedUdf = ClassifiedFailure.of(jobAborted(udf), FILES);
+    ClassifiedFailure failedCast = ClassifiedFailure.of(jobAborted(cast), FILES);
+    ClassifiedFailure udfOverNetwork = ClassifiedFailure.of(jobAborted(QueryExecutionErrors
+        .failedExecuteUserDefinedFunctionError("lookup", "string", "int", new SocketException("reset"))), FILES);
+
+    assertThat(failedUdf.isDeterministic()).isTrue();
+    assertThat(failedUdf.cause().errorClass()).isEqualTo("FAILED_EXECUTE_UDF");
+    assertThat(failedCast.isDeterministic()).isTrue();
+    assertThat(failedCast.cause().errorClass()).isEqualTo("CAST_INVALID_INPUT");
+    assertThat(udfOverNetwork.isDeterministic()).as("network trouble under it is still transient").isFalse();
   }
 
   @Test
