@@ -60,10 +60,16 @@ public final class ConfigProblems {
 
   /** {@code error: N problem(s) in WHERE:} and one indented line per problem. */
   public static void print(PrintWriter err, String where, List<String> problems) {
-    ErrorOutput.print(err, problems.size() + " problem(s) in " + where + ":");
-    for (String problem : problems) {
-      err.println("  " + problem);
-    }
+    ErrorOutput.print(err, describe(where, problems));
     err.flush();
+  }
+
+  /** {@code N problem(s) in WHERE:} and one indented line per problem, as {@link #print} prints it. */
+  public static String describe(String where, List<String> problems) {
+    StringBuilder text = new StringBuilder(problems.size() + " problem(s) in " + where + ":");
+    for (String problem : problems) {
+      text.append(System.lineSeparator()).append("  ").append(problem);
+    }
+    return text.toString();
   }
 }

@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.local;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.output.Counted;
@@ -111,9 +112,8 @@ public final class LocalPipeline implements AutoCloseable {
     // "nothing new" for ever.
     List<ProfileError> unreachable = LandingScope.unreachable(profiles.profiles(), landing);
     if (!unreachable.isEmpty()) {
-      throw new IllegalArgumentException(unreachable.size() + " problem(s) in " + config + ":"
-          + System.lineSeparator() + "  " + unreachable.stream().map(ProfileError::toString)
-              .collect(Collectors.joining(System.lineSeparator() + "  ")));
+      throw new IllegalArgumentException(
+          ConfigProblems.describe(config.toString(), unreachable.stream().map(ProfileError::toString).toList()));
     }
     Clock clock = Clock.systemUTC();
     Launchers launchers = Launchers.discover(profiles.deployment(), () -> LocalSparkLauncher.forMode(sparkJobTarget, home,
