@@ -14,7 +14,7 @@ import io.files2iceberg.batcher.local.LocalPipeline;
 import io.files2iceberg.batcher.local.PipelineOutput;
 import io.files2iceberg.batcher.local.SparkMain;
 import io.files2iceberg.batcher.output.EventJson;
-import io.files2iceberg.batcher.output.RecordJson;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.Home;
@@ -207,7 +207,7 @@ public final class DemoCommand implements Callable<Integer> {
       return result.exitCode();
     }
     for (String line : result.stdout().lines().filter(line -> line.startsWith("{")).toList()) {
-      JsonNode row = RecordJson.parse(line);
+      JsonNode row = JsonLines.parse(line);
       // The two queries' rows, told apart by their columns.
       ObjectNode event;
       if (row.has("snapshot_id")) {

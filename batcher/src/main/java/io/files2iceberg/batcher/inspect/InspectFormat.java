@@ -111,7 +111,7 @@ public final class InspectFormat {
       node.put("attempt", attempt.attempt());
       node.put("resultLocation", attempt.resultLocation());
       if (attempt.result().isPresent()) {
-        node.set("result", RecordJson.parse(attempt.result().get().toJson()));
+        node.set("result", JsonLines.parse(attempt.result().get().toJson()));
       } else {
         node.putNull("result");
       }

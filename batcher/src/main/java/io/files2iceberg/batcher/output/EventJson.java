@@ -74,7 +74,7 @@ public final class EventJson {
       ObjectNode node = batch("committed", event);
       // The report's own codec: the fields and names of the job's metrics line.
       BatchLoadReport report = committed.report();
-      node.setAll((ObjectNode) RecordJson.parse(report.toMetricsLine()).get(BatchLoadReport.METRICS_KEY));
+      node.setAll((ObjectNode) JsonLines.parse(report.toMetricsLine()).get(BatchLoadReport.METRICS_KEY));
       return node;
     }
     if (event instanceof BatchFailed failed) {

@@ -1,6 +1,5 @@
 package io.files2iceberg.batcher.output;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -22,16 +21,6 @@ import java.util.Optional;
  */
 public final class RecordJson {
   private RecordJson() {}
-
-  /** A new empty object, to nest in a line. */
-  public static ObjectNode object() {
-    return JsonLines.object();
-  }
-
-  /** A JSON text another record's own codec wrote, to nest in the output as it is. */
-  public static JsonNode parse(String json) {
-    return JsonLines.parse(json);
-  }
 
   public static ObjectNode partition(ObjectNode node, PartitionRecord partition) {
     node.put("table", partition.table());
