@@ -325,7 +325,12 @@ class AllLoadFeaturesTogetherTest {
         deployment.home.root().toString());
     assertThat(exit).as(err.toString()).isZero();
     Map<String, JsonNode> byPath = new TreeMap<>();
-    for (JsonNode load : JSON.readTree(out.toString()).get("files")) {
+    // JSON lines: a file_load per load, then the history_summary.
+    for (String line : out.toString().lines().toList()) {
+      JsonNode load = JSON.readTree(line);
+      if (!load.get("kind").asText().equals("file_load")) {
+        continue;
+      }
       JsonNode earlier = byPath.put(Path.of(URI.create(load.get("uri").asText())).toString(), load);
       assertThat(earlier).as("one load per file: %s", load).isNull();
     }

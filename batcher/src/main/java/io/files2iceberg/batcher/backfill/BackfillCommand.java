@@ -82,14 +82,14 @@ public final class BackfillCommand implements Callable<Integer> {
         return Files2Iceberg.EXIT_INVALID;
       }
       try (OperatorTable.Batches open = batches.get()) {
-        return OperatorTable.summarize(open.runTable(profile.get()), out, err);
+        return OperatorTable.summarize(open.runTable(profile.get()), options.json, out, err);
       }
     });
   }
 
   private void print(Backfill.Report report, PrintWriter out) {
     if (options.json) {
-      OperatorTable.printJson(out, report);
+      OperatorTable.printJson(out, "backfill_summary", report);
       return;
     }
     out.println((report.dryRun() ? "backfill (dry run) " : "backfill ") + report.table() + " " + report.range() + ": "

@@ -21,7 +21,8 @@ final class CommandLineReference {
         .append("`.files2iceberg/` in the working directory) and `--deployment FILE`, and `-V` prints the build's\n")
         .append("version. What the commands do, with examples: [Getting started](../getting-started.md),\n")
         .append("[The batcher](../batcher.md), [The listener](../listener.md) and [Operate](../operate.md); what\n")
-        .append("they exit with: [Exit codes](exit-codes.md).\n");
+        .append("they exit with: [Exit codes](exit-codes.md). `--json` prints JSON lines, the same shape on every\n")
+        .append("command: [JSON output](json-output.md).\n");
     CommandLine top = Files2Iceberg.newCommandLine();
     List<CommandLine> commands = new ArrayList<>();
     collect(top, commands);

@@ -4,10 +4,12 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --json}, for the commands whose whole output has a JSON form ({@code retry}, {@code
- * inspect}, {@code quarantine}).
+ * inspect}, {@code history}, {@code quarantine}): JSON lines, as docs/reference/json-output.md
+ * says.
  */
 public final class JsonOption {
-  @Option(names = "--json", description = "Print JSON for scripts.")
+  @Option(names = "--json", description = "Print JSON lines for scripts: one object a line, its kind in \"kind\", the summary last,"
+      + " snapshot ids as strings.")
   boolean json;
 
   /** Whether {@code --json} was given. */

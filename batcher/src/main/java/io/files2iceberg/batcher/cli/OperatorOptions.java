@@ -21,7 +21,8 @@ public final class OperatorOptions {
   @Option(names = "--to", paramLabel = "VALUE", description = "Last partition value (inclusive), as --from.")
   public String to;
 
-  @Option(names = "--json", description = "Print the summary as JSON for scripts.")
+  @Option(names = "--json", description = "Print JSON lines for scripts: one object a line, its kind in"
+      + " \"kind\", the summary last (with --run, the run's run_finished event after it).")
   public boolean json;
 
   /** {@code --job-timeout}, for the commands that can run the batcher ({@code replay}, {@code backfill}). */

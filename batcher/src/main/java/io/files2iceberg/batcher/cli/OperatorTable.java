@@ -1,10 +1,10 @@
 package io.files2iceberg.batcher.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.cloud.storage.Storage;
 import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.output.EventJson;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.batcher.plan.RunSummary;
@@ -29,8 +29,6 @@ import java.util.function.Consumer;
  * table ({@code --run}, {@code replay --no-checkpoint}).
  */
 public final class OperatorTable {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
   private OperatorTable() {}
 
   /** The listing through the deployment's GCS client, created on the first {@code gs://} listing. */
@@ -58,9 +56,16 @@ public final class OperatorTable {
     };
   }
 
-  /** {@code run: <summary>} on stdout, each error on stderr; 0 when clean, else {@link Files2Iceberg#EXIT_FAILED}. */
-  public static int summarize(RunSummary summary, PrintWriter out, PrintWriter err) {
-    out.println("run: " + summary.describe());
+  /**
+   * {@code run: <summary>} on stdout (with {@code json}, the {@code run_finished} event's line),
+   * each error on stderr; 0 when clean, else {@link Files2Iceberg#EXIT_FAILED}.
+   */
+  public static int summarize(RunSummary summary, boolean json, PrintWriter out, PrintWriter err) {
+    if (json) {
+      JsonLines.print(out, EventJson.runFinished(summary));
+    } else {
+      out.println("run: " + summary.describe());
+    }
     summary.errors().forEach(error -> ErrorOutput.print(err, error));
     out.flush();
     err.flush();
@@ -72,13 +77,16 @@ public final class OperatorTable {
     return names.isEmpty() ? "-" : String.join(", ", names);
   }
 
-  public static void printJson(PrintWriter out, Object report) {
-    try {
-      out.println(JSON.writeValueAsString(report));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot write the report as JSON: " + e.getMessage(), e);
-    }
-    out.flush();
+  /** The report's fields (its record components) on one JSON line of that kind. */
+  public static void printJson(PrintWriter out, String kind, Object report) {
+    JsonLines.print(out, record(kind, report));
+  }
+
+  /** The report's fields (its record components) in a record of that kind. */
+  public static ObjectNode record(String kind, Object report) {
+    ObjectNode node = JsonLines.record(kind);
+    node.setAll((ObjectNode) JsonLines.tree(report));
+    return node;
   }
 
   /** How the batcher runs for the commands: the launcher each profile names, events on stderr. */

@@ -14,7 +14,7 @@ import io.files2iceberg.batcher.local.LocalPipeline;
 import io.files2iceberg.batcher.local.PipelineOutput;
 import io.files2iceberg.batcher.local.SparkMain;
 import io.files2iceberg.batcher.output.EventJson;
-import io.files2iceberg.batcher.output.RecordJson;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.Home;
@@ -135,6 +135,15 @@ public final class DemoCommand implements Callable<Integer> {
             () -> EventJson.event("late_file_landed").put("folder", day).put("file", file));
         failed = pipeline.catchUp(interval, timeout).failedPartitions();
       }
+      if (json.json()) {
+        // JSON lines end with the summary: the failures or the query's rows come before it.
+        failed.forEach(partition -> output.error(failure(partition)));
+        int query = failed.isEmpty() ? queryEvents(spark, resolved, output, err) : 0;
+        if (query != 0) {
+          ErrorOutput.print(err, "the query of " + DemoLanding.TABLE + " failed (exit " + query + ")");
+          return Files2Iceberg.EXIT_FAILED;
+        }
+      }
       pipeline.printSummary(Duration.between(started, Instant.now()));
       // For the time-travel hint: this run's first snapshot, else the table's current one.
       firstSnapshot = pipeline.committed().stream().findFirst().map(batch -> batch.report().snapshotId())
@@ -149,14 +158,13 @@ public final class DemoCommand implements Callable<Integer> {
       throw e;
     }
     if (!failed.isEmpty()) {
-      for (PartitionRecord partition : failed) {
-        output.error("partition " + partition.partition() + " of " + partition.table() + " FAILED: "
-            + partition.lastError().orElse("no error recorded"));
+      if (!json.json()) {
+        failed.forEach(partition -> output.error(failure(partition)));
       }
       return Files2Iceberg.EXIT_FAILED;
     }
 
-    int query = json.json() ? queryEvents(spark, resolved, output, err) : query(spark, resolved, out);
+    int query = json.json() ? 0 : query(spark, resolved, out);
     if (query != 0) {
       ErrorOutput.print(err, "the query of " + DemoLanding.TABLE + " failed (exit " + query + ")");
       return Files2Iceberg.EXIT_FAILED;
@@ -170,6 +178,11 @@ public final class DemoCommand implements Callable<Integer> {
         + firstSnapshot.map(String::valueOf).orElse("<snapshot_id>") + "\"");
     output.text("  bin/files2iceberg status --config " + demo.profiles() + homeOption);
     return 0;
+  }
+
+  private static String failure(PartitionRecord partition) {
+    return "partition " + partition.partition() + " of " + partition.table() + " FAILED: "
+        + partition.lastError().orElse("no error recorded");
   }
 
   /** The queries' tables, printed by the SQL runner on this process's stdout; its exit code. */
@@ -194,7 +207,7 @@ public final class DemoCommand implements Callable<Integer> {
       return result.exitCode();
     }
     for (String line : result.stdout().lines().filter(line -> line.startsWith("{")).toList()) {
-      JsonNode row = RecordJson.parse(line);
+      JsonNode row = JsonLines.parse(line);
       // The two queries' rows, told apart by their columns.
       ObjectNode event;
       if (row.has("snapshot_id")) {

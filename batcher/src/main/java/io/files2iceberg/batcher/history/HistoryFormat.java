@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.history;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.output.RecordJson;
 import io.files2iceberg.core.ledger.FileRows;
 import java.time.Instant;
@@ -10,7 +11,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The two forms of a load history: columns for people, one JSON object for scripts. A count the
+ * The two forms of a load history: columns for people, JSON lines for scripts. A count the
  * ledger does not know prints as {@value #UNKNOWN} (JSON {@code null}), never as 0; a value that
  * does not apply (no snapshot for a failed load) as {@code -}.
  */
@@ -58,34 +59,41 @@ public final class HistoryFormat {
     return out.toString();
   }
 
-  /** {@code {"table":..,"since":..,"files":[..]}}. */
+  /**
+   * A {@code file_load} line per load, newest first, then {@code history_summary}: {@code
+   * {"kind":"history_summary","table":..,"since":..,"fileLoads":N}}.
+   */
   public static String json(String table, Instant since, List<FileLoad> loads) {
-    ObjectNode root = RecordJson.object();
-    root.put("table", table);
-    root.put("since", since.toString());
-    loads(root.putArray("files"), loads);
-    return RecordJson.write(root);
+    List<ObjectNode> lines = new ArrayList<>();
+    for (FileLoad load : loads) {
+      lines.add(load(JsonLines.record("file_load").put("table", table), load));
+    }
+    lines.add(JsonLines.record("history_summary").put("table", table).put("since", since.toString())
+        .put("fileLoads", loads.size()));
+    return JsonLines.lines(lines);
   }
 
-  /** Each load as an object of the {@code files} array. */
+  /** Each load as an object of {@code status}'s {@code fileLoads} array. */
   public static void loads(ArrayNode array, List<FileLoad> loads) {
-    for (FileLoad load : loads) {
-      ObjectNode node = array.addObject();
-      node.put("time", load.time().toString());
-      node.put("uri", load.uri());
-      node.put("generation", load.generation());
-      node.put("fileId", load.fileId());
-      node.put("partition", load.partition());
-      node.put("state", load.outcome().code());
-      putOrNull(node, "batchId", load.batchId().orElse(null));
-      if (load.snapshotId().isPresent()) {
-        node.put("snapshotId", load.snapshotId().get());
-      } else {
-        node.putNull("snapshotId");
-      }
-      RecordJson.rows(node, load.rows());
-      putOrNull(node, "detail", load.detail().orElse(null));
+    loads.forEach(load -> load(array.addObject(), load));
+  }
+
+  private static ObjectNode load(ObjectNode node, FileLoad load) {
+    node.put("time", load.time().toString());
+    node.put("uri", load.uri());
+    node.put("generation", load.generation());
+    node.put("fileId", load.fileId());
+    node.put("partition", load.partition());
+    node.put("state", load.outcome().code());
+    putOrNull(node, "batchId", load.batchId().orElse(null));
+    if (load.snapshotId().isPresent()) {
+      node.put("snapshotId", load.snapshotId().get());
+    } else {
+      node.putNull("snapshotId");
     }
+    RecordJson.rows(node, load.rows());
+    putOrNull(node, "detail", load.detail().orElse(null));
+    return node;
   }
 
   private static void putOrNull(ObjectNode node, String field, String value) {

@@ -1,15 +1,16 @@
 package io.files2iceberg.batcher.inspect;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.output.RecordJson;
 import io.files2iceberg.batcher.output.RecordText;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.manifest.AttemptResult;
+import java.util.ArrayList;
 import java.util.List;
 
-/** The two forms of {@code inspect}: sections for people, one JSON object for scripts. */
+/** The two forms of {@code inspect}: sections for people, JSON lines for scripts. */
 public final class InspectFormat {
   private InspectFormat() {}
 
@@ -33,23 +34,45 @@ public final class InspectFormat {
     return out.toString();
   }
 
+  /**
+   * JSON lines: the subject's records ({@code partition}, {@code batch}, {@code file}, {@code
+   * attempt}) in the human form's order, then {@code inspect_summary}, which names the subject and
+   * counts the lines before it.
+   */
   public static String json(History history) {
-    ObjectNode root = RecordJson.object();
+    List<ObjectNode> lines = new ArrayList<>();
+    ObjectNode summary = JsonLines.record("inspect_summary");
     if (history instanceof History.OfPartition partition) {
-      RecordJson.partition(root.putObject("partition"), partition.partition());
-      files(root.putArray("files"), partition.files());
-      batches(root.putArray("batches"), partition.batches());
+      lines.add(RecordJson.partition(JsonLines.record("partition"), partition.partition()));
+      files(lines, partition.files());
+      batches(lines, partition.batches());
+      subject(summary, "partition", partition.partition().table(), partition.partition().partition(), null, null)
+          .put("files", partition.files().size()).put("batches", partition.batches().size()).put("attempts", 0);
     } else if (history instanceof History.OfBatch batch) {
-      ObjectNode node = RecordJson.batch(root.putObject("batch"), batch.batch());
+      ObjectNode node = RecordJson.batch(JsonLines.record("batch"), batch.batch());
       RecordJson.strings(node.putArray("eventIds"), batch.batch().eventIds());
-      files(root.putArray("files"), batch.files());
-      attempts(root.putArray("attempts"), batch.attempts());
+      lines.add(node);
+      files(lines, batch.files());
+      attempts(lines, batch.batch().batchId(), batch.attempts());
+      subject(summary, "batch", batch.batch().table(), null, batch.batch().batchId(), null)
+          .put("files", batch.files().size()).put("batches", 1).put("attempts", batch.attempts().size());
     } else if (history instanceof History.OfFile file) {
-      root.put("uri", file.uri());
-      files(root.putArray("generations"), file.generations());
-      batches(root.putArray("batches"), file.batches());
+      files(lines, file.generations());
+      batches(lines, file.batches());
+      subject(summary, "file", null, null, null, file.uri())
+          .put("files", file.generations().size()).put("batches", file.batches().size()).put("attempts", 0);
     }
-    return RecordJson.write(root);
+    lines.add(summary);
+    return JsonLines.lines(lines);
+  }
+
+  private static ObjectNode subject(ObjectNode summary, String subject, String table, String partition,
+      String batchId, String uri) {
+    summary.put("subject", subject);
+    summary.put("table", table);
+    summary.put("partition", partition);
+    summary.put("batchId", batchId);
+    return summary.put("uri", uri);
   }
 
   private static void files(StringBuilder out, String title, String order, List<FileRecord> files) {
@@ -81,25 +104,27 @@ public final class InspectFormat {
     }
   }
 
-  private static void attempts(ArrayNode array, List<History.Attempt> attempts) {
+  private static void attempts(List<ObjectNode> lines, String batchId, List<History.Attempt> attempts) {
     for (History.Attempt attempt : attempts) {
-      ObjectNode node = array.addObject();
+      ObjectNode node = JsonLines.record("attempt");
+      node.put("batchId", batchId);
       node.put("attempt", attempt.attempt());
       node.put("resultLocation", attempt.resultLocation());
       if (attempt.result().isPresent()) {
-        node.set("result", RecordJson.parse(attempt.result().get().toJson()));
+        node.set("result", JsonLines.parse(attempt.result().get().toJson()));
       } else {
         node.putNull("result");
       }
       node.put("log", attempt.log());
+      lines.add(node);
     }
   }
 
-  private static void files(ArrayNode array, List<FileRecord> files) {
-    files.forEach(file -> RecordJson.file(array.addObject(), file));
+  private static void files(List<ObjectNode> lines, List<FileRecord> files) {
+    files.forEach(file -> lines.add(RecordJson.file(JsonLines.record("file"), file)));
   }
 
-  private static void batches(ArrayNode array, List<BatchRecord> batches) {
-    batches.forEach(batch -> RecordJson.batch(array.addObject(), batch));
+  private static void batches(List<ObjectNode> lines, List<BatchRecord> batches) {
+    batches.forEach(batch -> lines.add(RecordJson.batch(JsonLines.record("batch"), batch)));
   }
 }

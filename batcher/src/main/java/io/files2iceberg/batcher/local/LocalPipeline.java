@@ -430,9 +430,9 @@ public final class LocalPipeline implements AutoCloseable {
   }
 
   /**
-   * The summary as events: {@code summary} (batches committed, their partitions, files and rows;
-   * all zero when nothing was new), then a {@code table} event per table with its partitions and
-   * files by state and its current snapshot.
+   * The summary as events: a {@code table} event per table with its partitions and files by state
+   * and its current snapshot, then {@code summary} (batches committed, their partitions, files and
+   * rows; all zero when nothing was new).
    */
   private void printSummaryEvents(Duration elapsed, Collection<TableStatus> statuses, List<CommittedBatch> batches) {
     Set<String> partitions = new TreeSet<>();
@@ -443,7 +443,6 @@ public final class LocalPipeline implements AutoCloseable {
         .put("rowsInserted", batches.stream().mapToLong(b -> b.report().metrics().rowsInserted()).sum())
         .put("rowsUpdated", batches.stream().mapToLong(b -> b.report().metrics().rowsUpdated()).sum())
         .put("rowsDeleted", batches.stream().mapToLong(b -> b.report().metrics().rowsDeleted()).sum());
-    output.event(() -> summary);
     for (TableStatus status : statuses) {
       ObjectNode table = EventJson.event("table").put("table", status.table());
       Optional<Long> snapshot = status.lastCommitted().flatMap(BatchRecord::snapshotId);
@@ -458,6 +457,8 @@ public final class LocalPipeline implements AutoCloseable {
       status.filesByState().forEach((state, count) -> files.put(state.code(), count));
       output.event(() -> table);
     }
+    // The summary comes last, as in every --json output.
+    output.event(() -> summary);
   }
 
   /** {@code posted}: what one scan of the landing folder posted, by the listener's outcome. */

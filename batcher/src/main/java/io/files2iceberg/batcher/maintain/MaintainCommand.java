@@ -86,7 +86,8 @@ public final class MaintainCommand implements Callable<Integer> {
   @Option(names = "--dry-run", description = "Report what would be compacted and expired; change nothing.")
   boolean dryRun;
 
-  @Option(names = "--json", description = "Print JSON for scripts instead of the summary.")
+  @Option(names = "--json", description = "Print JSON lines for scripts instead of the summary: a line per"
+      + " table, then maintain_summary; snapshot ids as strings.")
   boolean json;
 
   @Mixin HomeOption home;

@@ -1,17 +1,13 @@
 package io.files2iceberg.batcher.maintain;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.UncheckedIOException;
+import io.files2iceberg.batcher.output.JsonLines;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** {@code maintain}'s output: one block per table, or JSON with {@code --json}. */
+/** {@code maintain}'s output: one block per table, or JSON lines with {@code --json}. */
 public final class MaintainFormat {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private MaintainFormat() {}
 
   /**
@@ -69,31 +65,38 @@ public final class MaintainFormat {
   }
 
   /**
-   * {@code {"tables":[...], "skipped":[{"table","reason","detail"}], "refused":[{"table","batchId","message"}],
-   * "failed":[{"table","message"}]}}: each element of {@code tables} is the result of a maintained
-   * table as the main printed it; the tables the main skipped are in {@code skipped}.
+   * JSON lines: a {@code maintained} line per maintained table (its result as the main printed it,
+   * snapshot ids as strings), a {@code maintain_skipped}, {@code maintain_refused} or {@code
+   * maintain_failed} line per table left alone, then {@code maintain_summary} with the counts.
    */
   public static String json(List<MaintainResult> results, List<MaintenanceGuard.Refused> refused,
       Map<String, String> failed) {
-    ObjectNode root = JSON.createObjectNode();
-    ArrayNode tables = root.putArray("tables");
-    ArrayNode skipped = root.putArray("skipped");
+    List<ObjectNode> lines = new ArrayList<>();
+    int maintained = 0;
+    int skipped = 0;
     for (MaintainResult result : results) {
-      result.skipped().ifPresentOrElse(
-          s -> skipped.addObject().put("table", result.table()).put("reason", s.reason()).put("detail", s.detail()),
-          () -> tables.add(result.body()));
+      if (result.skipped().isPresent()) {
+        MaintainResult.Skipped s = result.skipped().get();
+        lines.add(JsonLines.record("maintain_skipped").put("table", result.table()).put("reason", s.reason())
+            .put("detail", s.detail()));
+        skipped++;
+      } else {
+        ObjectNode node = JsonLines.record("maintained");
+        if (result.body() instanceof ObjectNode body) {
+          node.setAll(body);
+        }
+        lines.add(node);
+        maintained++;
+      }
     }
-    ArrayNode refusals = root.putArray("refused");
     for (MaintenanceGuard.Refused r : refused) {
-      refusals.addObject().put("table", r.table()).put("batchId", r.batchId())
-          .put("message", r.message());
+      lines.add(JsonLines.record("maintain_refused").put("table", r.table()).put("batchId", r.batchId())
+          .put("message", r.message()));
     }
-    ArrayNode failures = root.putArray("failed");
-    failed.forEach((table, message) -> failures.addObject().put("table", table).put("message", message));
-    try {
-      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException("cannot render the maintenance result", e);
-    }
+    failed.forEach((table, message) -> lines.add(JsonLines.record("maintain_failed").put("table", table)
+        .put("message", message)));
+    lines.add(JsonLines.record("maintain_summary").put("maintained", maintained).put("skipped", skipped)
+        .put("refused", refused.size()).put("failed", failed.size()));
+    return JsonLines.lines(lines);
   }
 }

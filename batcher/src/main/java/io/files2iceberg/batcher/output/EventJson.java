@@ -1,7 +1,6 @@
 package io.files2iceberg.batcher.output;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
@@ -9,6 +8,7 @@ import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchReattached;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
 import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
+import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.RunSummary;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import java.io.PrintWriter;
@@ -17,14 +17,15 @@ import java.util.Optional;
 
 /**
  * What {@code batch run-once}, {@code local} and {@code demo} print with {@code --json}: one JSON
- * object per line per event, its kind first in {@code event}, the other fields named as the
- * operator commands' JSON names them ({@code table}, {@code batchId}, {@code partitions}, {@code
- * files}, {@code snapshotId}, {@code rowsInserted} ...), absent values {@code null}.
+ * object per line per event ({@link JsonLines}), its kind first in {@code event}, the other fields
+ * named as the operator commands' JSON names them ({@code table}, {@code batchId}, {@code
+ * partitions}, {@code files}, {@code snapshotId}, {@code rowsInserted} ...), absent values {@code
+ * null}, snapshot ids as strings.
  *
  * <pre>{@code
  * {"event":"claimed","table":"local.demo.clicks","batchId":"20261130T143844-bef3ca80","mode":"incremental","saveCheckpoint":true,"partitions":["2026-11-27"],"files":3}
  * {"event":"launched","table":"local.demo.clicks","batchId":"20261130T143844-bef3ca80","attempt":1,"jobId":"warm driver pid 5189","log":...}
- * {"event":"committed","table":"local.demo.clicks","batchId":"20261130T143844-bef3ca80","alreadyCommitted":false,"snapshotId":7321991787168455437,"checkpoint":"committed","files":3,...,"rowsInserted":290,...}
+ * {"event":"committed","table":"local.demo.clicks","batchId":"20261130T143844-bef3ca80","alreadyCommitted":false,"snapshotId":"7321991787168455437","checkpoint":"committed","files":3,...,"rowsInserted":290,...}
  * {"event":"run_finished","committed":1,"failed":0,"recovered":0,"rowsWritten":290,"errors":[],"elapsedMillis":20415}
  * }</pre>
  */
@@ -33,15 +34,12 @@ public final class EventJson {
 
   /** A new event of this kind: {@code {"event": kind}}. */
   public static ObjectNode event(String kind) {
-    return RecordJson.object().put("event", kind);
+    return JsonLines.event(kind);
   }
 
   /** Prints the event on its own line, whole even when tables report from several threads. */
   public static void print(PrintWriter out, ObjectNode event) {
-    synchronized (out) {
-      out.println(RecordJson.line(event));
-      out.flush();
-    }
+    JsonLines.print(out, event);
   }
 
   /**
@@ -76,7 +74,7 @@ public final class EventJson {
       ObjectNode node = batch("committed", event);
       // The report's own codec: the fields and names of the job's metrics line.
       BatchLoadReport report = committed.report();
-      node.setAll((ObjectNode) RecordJson.parse(report.toMetricsLine()).get(BatchLoadReport.METRICS_KEY));
+      node.setAll((ObjectNode) JsonLines.parse(report.toMetricsLine()).get(BatchLoadReport.METRICS_KEY));
       return node;
     }
     if (event instanceof BatchFailed failed) {

@@ -1,10 +1,5 @@
 package io.files2iceberg.batcher.output;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -20,46 +15,12 @@ import java.util.Optional;
 
 /**
  * The ledger's records as JSON, one shape per record wherever an operator command prints them
- * ({@code --json} of retry, inspect and quarantine): field names are the records' own, states
- * their stable codes, times ISO-8601, absent values {@code null}.
+ * ({@code --json} of status, history, retry, inspect and quarantine): field names are the records'
+ * own, states their stable codes, times ISO-8601, absent values {@code null}; {@link JsonLines}
+ * writes them, snapshot ids as strings.
  */
 public final class RecordJson {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-  private static final ObjectWriter LINE = JSON.writer().without(SerializationFeature.INDENT_OUTPUT);
-
   private RecordJson() {}
-
-  /** A new empty object. */
-  public static ObjectNode object() {
-    return JSON.createObjectNode();
-  }
-
-  /** A JSON text another record's own codec wrote, to nest in the output as it is. */
-  public static JsonNode parse(String json) {
-    try {
-      return JSON.readTree(json);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot read JSON", e);
-    }
-  }
-
-  /** Indented, with a final newline. */
-  public static String write(JsonNode node) {
-    try {
-      return JSON.writeValueAsString(node) + "\n";
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot write JSON", e);
-    }
-  }
-
-  /** On one line, without the newline: one event of a stream of JSON lines. */
-  public static String line(JsonNode node) {
-    try {
-      return LINE.writeValueAsString(node);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot write JSON", e);
-    }
-  }
 
   public static ObjectNode partition(ObjectNode node, PartitionRecord partition) {
     node.put("table", partition.table());
@@ -132,7 +93,7 @@ public final class RecordJson {
       node.putNull("snapshotId");
     }
     if (batch.metrics().isPresent()) {
-      node.set("metrics", JSON.valueToTree(batch.metrics().get()));
+      node.set("metrics", JsonLines.tree(batch.metrics().get()));
     } else {
       node.putNull("metrics");
     }

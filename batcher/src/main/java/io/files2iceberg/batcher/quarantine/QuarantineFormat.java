@@ -1,11 +1,12 @@
 package io.files2iceberg.batcher.quarantine;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.output.RecordJson;
 import io.files2iceberg.batcher.output.RecordText;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import java.util.ArrayList;
 import java.util.List;
 
 /** The two forms of {@code quarantine list} and {@code quarantine release}. */
@@ -30,23 +31,26 @@ public final class QuarantineFormat {
     return out.toString();
   }
 
+  /**
+   * JSON lines: a {@code message} per quarantined message, a {@code file} per quarantined file,
+   * then {@code quarantine_summary} with the two counts.
+   */
   public static String json(List<QuarantinedMessage> messages, List<FileRecord> files) {
-    ObjectNode root = RecordJson.object();
-    ArrayNode messageNodes = root.putArray("messages");
-    messages.forEach(message -> RecordJson.message(messageNodes.addObject(), message));
-    ArrayNode fileNodes = root.putArray("files");
-    files.forEach(file -> RecordJson.file(fileNodes.addObject(), file));
-    return RecordJson.write(root);
+    List<ObjectNode> lines = new ArrayList<>();
+    messages.forEach(message -> lines.add(RecordJson.message(JsonLines.record("message"), message)));
+    files.forEach(file -> lines.add(RecordJson.file(JsonLines.record("file"), file)));
+    lines.add(JsonLines.record("quarantine_summary").put("messages", messages.size()).put("files", files.size()));
+    return JsonLines.lines(lines);
   }
 
   /** {@code quarantine release --file}: the files as they are now (or would be). */
   public static String releasedFiles(List<FileRecord> files, boolean dryRun, boolean json) {
     if (json) {
-      ObjectNode root = RecordJson.object();
-      root.put("dryRun", dryRun);
-      ArrayNode nodes = root.putArray("files");
-      files.forEach(file -> RecordJson.file(nodes.addObject(), file));
-      return RecordJson.write(root);
+      // Each file as it is now (or would be), then release_summary.
+      List<ObjectNode> lines = new ArrayList<>();
+      files.forEach(file -> lines.add(RecordJson.file(JsonLines.record("file"), file)));
+      lines.add(JsonLines.record("release_summary").put("dryRun", dryRun).put("files", files.size()));
+      return JsonLines.lines(lines);
     }
     StringBuilder out = new StringBuilder();
     for (FileRecord file : files) {
@@ -60,12 +64,12 @@ public final class QuarantineFormat {
   /** {@code quarantine release --message}. */
   public static String releasedMessage(MessageRelease.Released released, boolean json) {
     if (json) {
-      ObjectNode root = RecordJson.object();
+      ObjectNode root = JsonLines.record("message_release_summary");
       root.put("dryRun", released.dryRun());
       RecordJson.message(root.putObject("message"), released.message());
       root.put("action", released.action());
       root.put("deleted", !released.dryRun());
-      return RecordJson.write(root);
+      return JsonLines.lines(List.of(root));
     }
     return "Message " + released.message().messageId() + ": " + released.action()
         + (released.dryRun() ? "; dry run: nothing changed.\n" : "; its quarantine record is deleted.\n");

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.reconcile;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
@@ -8,6 +9,7 @@ import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.batcher.listing.PartitionRange;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.plan.StorageListing;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
@@ -17,10 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** {@code reconcile}: the bucket against the ledger, for scheduled runs. */
 @Command(
@@ -89,7 +91,13 @@ public final class ReconcileCommand implements Callable<Integer> {
             OperatorTable.progress("reconcile", err)));
       }
       if (options.json) {
-        OperatorTable.printJson(out, reports);
+        // A reconcile line per table, then the summary.
+        List<ObjectNode> lines = new ArrayList<>();
+        reports.forEach(report -> lines.add(OperatorTable.record("reconcile", report)));
+        lines.add(JsonLines.record("reconcile_summary").put("tables", reports.size())
+            .put("drift", reports.stream().anyMatch(Reconcile.Report::hasDrift))
+            .put("driftLeft", reports.stream().anyMatch(Reconcile.Report::hasDriftLeft)));
+        JsonLines.print(out, lines);
       } else {
         reports.forEach(report -> print(report, out));
       }

@@ -9,6 +9,7 @@ import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
@@ -16,10 +17,10 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** {@code replay}: re-ingests chosen partitions of a table. */
 @Command(
@@ -104,10 +105,16 @@ public final class ReplayCommand implements Callable<Integer> {
   private int loadWithoutCheckpoint(LedgerAccess.Opened opened, TableProfile profile, Replay replay,
       PartitionRange range, PrintWriter out, PrintWriter err) {
     List<ManifestFile> files = replay.listedFiles(profile, range);
-    out.println("replay " + table.table() + " " + range + " without checkpoint: " + files.size() + " file(s) listed in "
-        + files.stream().map(ManifestFile::partition).distinct().count() + " complete partition(s)"
-        + (dryRun ? " (dry run: nothing loaded)" : ""));
-    out.flush();
+    long partitions = files.stream().map(ManifestFile::partition).distinct().count();
+    if (options.json) {
+      JsonLines.print(out, JsonLines.record("replay_without_checkpoint_summary").put("table", table.table())
+          .put("range", range.toString()).put("files", files.size()).put("partitions", partitions)
+          .put("dryRun", dryRun));
+    } else {
+      out.println("replay " + table.table() + " " + range + " without checkpoint: " + files.size()
+          + " file(s) listed in " + partitions + " complete partition(s)" + (dryRun ? " (dry run: nothing loaded)" : ""));
+      out.flush();
+    }
     if (dryRun || files.isEmpty()) {
       return 0;
     }
@@ -117,7 +124,7 @@ public final class ReplayCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     try (OperatorTable.Batches open = batches.get()) {
-      return OperatorTable.summarize(open.runListed(profile, files), out, err);
+      return OperatorTable.summarize(open.runListed(profile, files), options.json, out, err);
     }
   }
 
@@ -128,13 +135,13 @@ public final class ReplayCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     try (OperatorTable.Batches open = batches.get()) {
-      return OperatorTable.summarize(open.runTable(profile), out, err);
+      return OperatorTable.summarize(open.runTable(profile), options.json, out, err);
     }
   }
 
   private void print(Replay.Report report, PrintWriter out) {
     if (options.json) {
-      OperatorTable.printJson(out, report);
+      OperatorTable.printJson(out, "replay_summary", report);
       return;
     }
     out.println((report.dryRun() ? "replay (dry run) " : "replay ") + report.table() + " " + report.range() + ": "

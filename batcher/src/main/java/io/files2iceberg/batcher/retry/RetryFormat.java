@@ -2,9 +2,12 @@ package io.files2iceberg.batcher.retry;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.output.RecordJson;
 import io.files2iceberg.batcher.output.RecordText;
 import io.files2iceberg.core.ledger.PartitionRecord;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The two forms of {@code retry}'s report: the recorded errors of what is revived and re-queued,
@@ -67,37 +70,43 @@ public final class RetryFormat {
     return out.toString();
   }
 
+  /**
+   * JSON lines: a {@code revival} per batch to revive ({@code reason}, {@code batch}, {@code
+   * partitionRecords}), a {@code requeue} per partition to re-queue (the partition's fields and its
+   * {@code lastBatch}), then what was done, a {@code revived} batch or {@code requeued} partition a
+   * line as it is now (none in a dry run), then {@code retry_summary} with the counts.
+   */
   public static String json(RetryPlan plan, RetryPlan.Applied applied, boolean dryRun) {
-    ObjectNode root = RecordJson.object();
-    root.put("dryRun", dryRun);
-    if (plan.batchId().isPresent()) {
-      root.put("batchId", plan.batchId().get());
-    } else {
-      root.putNull("batchId");
-    }
-    ArrayNode revivals = root.putArray("toRevive");
+    List<ObjectNode> lines = new ArrayList<>();
     for (RetryPlan.Revival revival : plan.revivals()) {
-      ObjectNode node = revivals.addObject();
+      ObjectNode node = JsonLines.record("revival");
       node.put("reason", REVIVED_BECAUSE);
       RecordJson.batch(node.putObject("batch"), revival.batch());
       ArrayNode partitions = node.putArray("partitionRecords");
       revival.partitions().forEach(partition -> RecordJson.partition(partitions.addObject(), partition));
+      lines.add(node);
     }
-    ArrayNode targets = root.putArray("toRequeue");
     for (RetryPlan.Target target : plan.targets()) {
-      ObjectNode node = RecordJson.partition(targets.addObject(), target.partition());
+      ObjectNode node = RecordJson.partition(JsonLines.record("requeue"), target.partition());
       if (target.batch().isPresent()) {
         RecordJson.batch(node.putObject("lastBatch"), target.batch().get());
       } else {
         node.putNull("lastBatch");
       }
+      lines.add(node);
     }
-    ArrayNode revived = root.putArray("revived");
-    applied.revived().forEach(batch -> RecordJson.batch(revived.addObject(), batch));
-    ArrayNode done = root.putArray("requeued");
+    applied.revived().forEach(batch -> lines.add(RecordJson.batch(JsonLines.record("revived"), batch)));
     for (PartitionRecord partition : applied.requeued()) {
-      RecordJson.partition(done.addObject(), partition);
+      lines.add(RecordJson.partition(JsonLines.record("requeued"), partition));
     }
-    return RecordJson.write(root);
+    ObjectNode summary = JsonLines.record("retry_summary");
+    summary.put("dryRun", dryRun);
+    summary.put("batchId", plan.batchId().orElse(null));
+    summary.put("toRevive", plan.revivals().size());
+    summary.put("toRequeue", plan.targets().size());
+    summary.put("revived", applied.revived().size());
+    summary.put("requeued", applied.requeued().size());
+    lines.add(summary);
+    return JsonLines.lines(lines);
   }
 }

@@ -41,7 +41,8 @@ public final class StatusCommand implements Callable<Integer> {
       description = "Profiles naming the ledger; their tables are listed even before they have files.")
   Path config;
 
-  @Option(names = "--json", description = "Print JSON for scripts instead of the table.")
+  @Option(names = "--json", description = "Print JSON lines for scripts instead of the table: a table_status"
+      + " object per table, then status_summary; snapshot ids as strings.")
   boolean json;
 
   @Option(names = "--files", arity = "0..1", paramLabel = "SINCE", fallbackValue = "1d",

@@ -1,11 +1,9 @@
 package io.files2iceberg.batcher.status;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.history.HistoryFormat;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.output.RecordText;
 import io.files2iceberg.batcher.plan.TableStops;
 import io.files2iceberg.batcher.status.StatusReport.TableView;
@@ -33,7 +31,6 @@ import java.util.stream.Collectors;
  * }</pre>
  */
 public final class StatusFormat {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   /** Failed batches shown per table in the human form (JSON has all the ledger returns). */
   private static final int FAILED_BATCHES_SHOWN = 3;
   private static final String NONE = "-";
@@ -111,15 +108,15 @@ public final class StatusFormat {
     return out.toString();
   }
 
-  /** The JSON form; see docs/batcher.md, {@code status}, for its shape. */
+  /**
+   * The JSON lines: a {@code table_status} per table, then {@code status_summary}; see
+   * docs/reference/json-output.md for their shape.
+   */
   public static String json(StatusReport report) {
-    ObjectNode root = JSON.createObjectNode();
-    root.put("generatedAt", report.generatedAt().toString());
-    root.put("quarantinedMessages", report.quarantinedMessages());
-    report.filesSince().ifPresent(since -> root.put("filesSince", since.toString()));
-    ArrayNode tables = root.putArray("tables");
+    List<ObjectNode> lines = new ArrayList<>();
     for (TableView view : report.tables()) {
-      ObjectNode table = tables.addObject();
+      ObjectNode table = JsonLines.record("table_status");
+      lines.add(table);
       table.put("table", view.table());
       putOptional(table, "profile", view.profile());
       putOptional(table, "mode", view.mode().map(m -> m.code()));
@@ -182,11 +179,13 @@ public final class StatusFormat {
         node.put("reason", stop.reason());
       }
     }
-    try {
-      return JSON.writeValueAsString(root) + "\n";
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot write the status as JSON", e);
-    }
+    ObjectNode summary = JsonLines.record("status_summary");
+    summary.put("generatedAt", report.generatedAt().toString());
+    summary.put("tables", report.tables().size());
+    summary.put("quarantinedMessages", report.quarantinedMessages());
+    putOptional(summary, "filesSince", report.filesSince().map(Instant::toString));
+    lines.add(summary);
+    return JsonLines.lines(lines);
   }
 
   private static ObjectNode batch(ObjectNode node, BatchRecord batch) {

@@ -3,10 +3,12 @@ package io.files2iceberg.batcher.backfill;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorCommandsFixture;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.SqliteLedger;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,7 +25,7 @@ class BackfillCommandTest extends OperatorCommandsFixture {
     write("20240107", "part-0.csv", "id\n7\n"); // no marker yet
 
     assertThat(command("backfill", "--table", TABLE, "--limit", "3", "--json")).as(err.toString()).isZero();
-    JsonNode first = JSON.readTree(out.toString());
+    JsonNode first = JsonLinesOutput.one("backfill_summary", JsonLinesOutput.parse(out.toString()));
     assertThat(first.get("recordedPartitions").toString()).isEqualTo("[\"2024-01-01\",\"2024-01-02\",\"2024-01-03\"]");
     assertThat(first.get("remaining").asInt()).isEqualTo(4);
     assertThat(first.get("listCalls").asInt()).as("one folder read, then one per partition recorded").isEqualTo(4);
@@ -40,7 +42,7 @@ class BackfillCommandTest extends OperatorCommandsFixture {
         """.formatted(TABLE));
 
     assertThat(command("backfill", "--table", TABLE, "--json")).isZero();
-    JsonNode third = JSON.readTree(out.toString());
+    JsonNode third = JsonLinesOutput.one("backfill_summary", JsonLinesOutput.parse(out.toString()));
     assertThat(third.get("skipped")).hasSize(6);
     assertThat(third.get("filesRecorded").asInt()).isZero();
     assertThat(third.get("listCalls").asInt()).as("the folders, and the one partition still without marker")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.EventLines;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.core.profile.Home;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -58,10 +59,12 @@ class DemoEndToEndTest {
 
     assertThat(second.code()).as(second.err()).isZero();
     assertThat(second.err()).doesNotContain("error:");
+    // JSON lines, each valid against its schema, read back unchanged by jq, the summary last.
     List<JsonNode> events = EventLines.parse(second.out());
+    assertThat(JsonLinesOutput.jq(second.out(), "-c", ".")).isEqualTo(second.out());
     assertThat(EventLines.kinds(events)).containsExactly("started", "sample_data_found", "profile_written",
-        "listener_started", "posted", "summary", "table", "clicks", "clicks", "clicks", "snapshot", "snapshot",
-        "snapshot", "snapshot");
+        "listener_started", "posted", "clicks", "clicks", "clicks", "snapshot", "snapshot", "snapshot", "snapshot",
+        "table", "summary");
     assertThat(events.get(1).get("landing").asText()).isEqualTo(home.resolve("demo/landing").toString());
     JsonNode posted = EventLines.of("posted", events).get(0);
     assertThat(posted.get("posted").asInt()).isEqualTo(13);
@@ -71,6 +74,8 @@ class DemoEndToEndTest {
     JsonNode table = EventLines.of("table", events).get(0);
     assertThat(table.get("table").asText()).isEqualTo("local.demo.clicks");
     assertThat(table.get("snapshotId").asText()).isEqualTo(snapshot);
+    assertThat(JsonLinesOutput.jq(second.out(), "-r", "select(.event == \"table\") | .snapshotId").strip())
+        .isEqualTo(snapshot);
     assertThat(table.at("/partitions/ingested").asInt()).isEqualTo(3);
     assertThat(table.at("/files/ingested").asInt()).isEqualTo(10);
     assertThat(EventLines.of("clicks", events)).extracting(e -> e.get("dt").asText())

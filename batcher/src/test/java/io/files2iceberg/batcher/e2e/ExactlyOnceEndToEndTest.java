@@ -151,7 +151,7 @@ class ExactlyOnceEndToEndTest {
     List<JsonNode> events = EventLines.parse(out.toString());
     List<String> kinds = EventLines.kinds(events);
     assertThat(kinds.subList(0, 3)).containsExactly("listener_started", "watching", "posted");
-    assertThat(kinds.subList(kinds.size() - 2, kinds.size())).containsExactly("summary", "table");
+    assertThat(kinds.subList(kinds.size() - 2, kinds.size())).containsExactly("table", "summary");
     JsonNode posted = events.get(2);
     assertThat(posted.get("posted").asInt()).isEqualTo(6);
     assertThat(posted.get("markers").asInt()).isEqualTo(1);

@@ -3,8 +3,8 @@ package io.files2iceberg.batcher.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
@@ -43,7 +43,6 @@ import org.junit.jupiter.api.io.TempDir;
  * profile is never loaded: maintenance over both skips its table and succeeds.
  */
 class MaintainEndToEndTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TABLE = "local.e2e.maint";
   /** A second profile no batch ever loads: its table is never created. */
   private static final String NEVER_LOADED = "never";
@@ -149,16 +148,16 @@ class MaintainEndToEndTest {
     assertThat(refused[1]).isEmpty();
     String[] refusedJson = maintain("--retention", "0", "--dry-run", "--json");
     assertThat(refusedJson[0]).isEqualTo("1");
-    JsonNode refusal = JSON.readTree(refusedJson[1]);
-    assertThat(refusal.path("tables").size()).isZero();
-    assertThat(refusal.path("refused").get(0).path("table").asText()).isEqualTo(TABLE);
-    assertThat(refusal.path("refused").get(0).path("batchId").asText()).isEqualTo(claimed.batchId());
+    List<JsonNode> refusal = JsonLinesOutput.parse(refusedJson[1]);
+    assertThat(JsonLinesOutput.kinds(refusal)).containsExactly("maintain_refused", "maintain_summary");
+    assertThat(refusal.get(0).path("table").asText()).isEqualTo(TABLE);
+    assertThat(refusal.get(0).path("batchId").asText()).isEqualTo(claimed.batchId());
 
     TimeUnit.MILLISECONDS.sleep(Math.max(0, Duration.between(Instant.now(), leaseEnd).toMillis()) + 300);
     String[] dry = maintain("--retention", "0", "--dry-run", "--min-input-files", "2", "--target-file-size", "1m",
         "--json");
     assertThat(dry[0]).as(dry[2]).isEqualTo("0");
-    JsonNode planned = JSON.readTree(dry[1]).path("tables").get(0);
+    JsonNode planned = JsonLinesOutput.one("maintained", JsonLinesOutput.parse(dry[1]));
     assertThat(planned.path("dryRun").asBoolean()).isTrue();
     assertThat(planned.path("compaction").path("rewrittenFiles").asLong()).isEqualTo(2);
     assertThat(planned.path("expiredSnapshots").size()).isEqualTo(1);

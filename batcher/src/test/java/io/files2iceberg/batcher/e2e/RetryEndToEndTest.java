@@ -3,8 +3,8 @@ package io.files2iceberg.batcher.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.local.LandingNotifier.Outcome;
 import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
@@ -121,7 +121,7 @@ class RetryEndToEndTest {
     assertThat(deployment.notifyListener().count(Outcome.RECORDED)).isEqualTo(1);
     Run generations = cli("inspect", "--file", corrupt.toString(), "--json");
     assertThat(generations.exit()).as(generations.err()).isZero();
-    JsonNode files = new ObjectMapper().readTree(generations.out()).get("generations");
+    List<JsonNode> files = JsonLinesOutput.of("file", JsonLinesOutput.parse(generations.out()));
     assertThat(files).hasSize(2);
     assertThat(files.get(0).get("state").asText()).isEqualTo("quarantined");
     assertThat(files.get(1).get("state").asText()).isEqualTo("recorded");

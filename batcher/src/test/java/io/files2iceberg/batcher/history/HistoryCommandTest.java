@@ -5,7 +5,7 @@ import static io.files2iceberg.batcher.cli.OperatorLedger.TABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorLedger;
 import io.files2iceberg.batcher.status.StatusCommand;
 import java.nio.file.Path;
@@ -30,9 +30,14 @@ class HistoryCommandTest {
     int exit = fixture.run("history", "--table", TABLE, "--since", "1d", "--json");
 
     assertThat(exit).as(fixture.err.toString()).isZero();
-    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.get("table").asText()).isEqualTo(TABLE);
-    JsonNode files = json.get("files");
+    // A file_load line per load, then the summary.
+    List<JsonNode> json = JsonLinesOutput.parse(fixture.out.toString());
+    JsonNode summary = json.get(json.size() - 1);
+    assertThat(summary.get("kind").asText()).isEqualTo("history_summary");
+    assertThat(summary.get("table").asText()).isEqualTo(TABLE);
+    assertThat(summary.get("fileLoads").asInt()).isEqualTo(4);
+    List<JsonNode> files = JsonLinesOutput.of("file_load", json);
+    assertThat(files).hasSize(4).allSatisfy(file -> assertThat(file.get("table").asText()).isEqualTo(TABLE));
     List<String> lines = new ArrayList<>();
     files.forEach(file -> lines.add(file.get("state").asText() + " " + file.get("uri").asText() + " "
         + file.get("batchId").asText() + " " + file.get("snapshotId") + " " + file.get("rowsRead") + " "
@@ -44,8 +49,8 @@ class HistoryCommandTest {
     assertThat(lines).containsExactlyInAnyOrder(
         "failed " + OperatorLedger.uri("d2", 0) + " " + fixture.failedBatch + " null null null",
         "failed " + OperatorLedger.uri("d2", 1) + " " + fixture.failedBatch + " null null null",
-        "ingested " + OperatorLedger.uri("d1", 0) + " " + fixture.committedBatch + " 4242 3 1",
-        "ingested " + OperatorLedger.uri("d1", 1) + " " + fixture.committedBatch + " 4242 null null");
+        "ingested " + OperatorLedger.uri("d1", 0) + " " + fixture.committedBatch + " \"4242\" 3 1",
+        "ingested " + OperatorLedger.uri("d1", 1) + " " + fixture.committedBatch + " \"4242\" null null");
     for (JsonNode file : files) {
       assertThat(file.get("generation").asLong()).isEqualTo(1);
       if (file.get("state").asText().equals("failed")) {
@@ -81,9 +86,10 @@ class HistoryCommandTest {
   void historySinceAnInstantAfterTheLoadsListsNone() throws Exception {
     assertThat(fixture.run("history", "--table", TABLE, "--since", "2999-01-01T00:00:00Z", "--json")).isZero();
 
-    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.get("since").asText()).isEqualTo("2999-01-01T00:00:00Z");
-    assertThat(json.get("files")).isEmpty();
+    List<JsonNode> json = JsonLinesOutput.parse(fixture.out.toString());
+    assertThat(JsonLinesOutput.kinds(json)).containsExactly("history_summary");
+    assertThat(json.get(0).get("since").asText()).isEqualTo("2999-01-01T00:00:00Z");
+    assertThat(json.get(0).get("fileLoads").asInt()).isZero();
   }
 
   @Test
@@ -116,7 +122,7 @@ class HistoryCommandTest {
     assertThat(fixture.run("status", "--json", "--files")).as(fixture.err.toString())
         .isEqualTo(StatusCommand.EXIT_ATTENTION);
 
-    JsonNode table = new ObjectMapper().readTree(fixture.out.toString()).at("/tables/0");
+    JsonNode table = JsonLinesOutput.one("table_status", JsonLinesOutput.parse(fixture.out.toString()));
     assertThat(table.get("table").asText()).isEqualTo(TABLE);
     assertThat(table.get("fileLoads")).hasSize(4);
     List<String> counts = new ArrayList<>();
@@ -124,7 +130,8 @@ class HistoryCommandTest {
     assertThat(counts).contains(OperatorLedger.uri("d1", 0) + " 1", OperatorLedger.uri("d1", 1) + " null");
 
     assertThat(fixture.run("status", "--json", "--exit-zero")).isZero();
-    assertThat(new ObjectMapper().readTree(fixture.out.toString()).at("/tables/0").has("fileLoads")).isFalse();
+    assertThat(JsonLinesOutput.one("table_status", JsonLinesOutput.parse(fixture.out.toString())).has("fileLoads"))
+        .isFalse();
     assertThat(fixture.run("status", "--files", "12h")).isEqualTo(StatusCommand.EXIT_ATTENTION);
     assertThat(fixture.out.toString()).contains("HISTORY " + TABLE + " since ").contains("4 file load(s)");
   }

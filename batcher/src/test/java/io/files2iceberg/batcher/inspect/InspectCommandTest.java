@@ -5,12 +5,13 @@ import static io.files2iceberg.batcher.cli.OperatorLedger.TABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorLedger;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.SqliteLedger;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,15 +47,22 @@ class InspectCommandTest {
     int exit = fixture.run("inspect", "--batch", fixture.committedBatch, "--json");
 
     assertThat(exit).as(fixture.err.toString()).isZero();
-    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.at("/batch/state").asText()).isEqualTo("committed");
-    assertThat(json.at("/batch/snapshotId").asLong()).isEqualTo(4242);
-    assertThat(json.at("/batch/metrics/rowsInserted").asLong()).isEqualTo(3);
-    assertThat(json.at("/batch/partitions/0").asText()).isEqualTo("d1");
-    assertThat(json.at("/batch/eventIds").toString()).isEqualTo("[\"evt-d10\",\"evt-d11\"]");
-    assertThat(json.at("/files/1/uri").asText()).isEqualTo(OperatorLedger.uri("d1", 1));
-    assertThat(json.at("/files/1/state").asText()).isEqualTo("ingested");
-    assertThat(json.at("/files/1/batchId").asText()).isEqualTo(fixture.committedBatch);
+    // The batch, its files, its attempts (none in this ledger), then the summary.
+    List<JsonNode> json = JsonLinesOutput.parse(fixture.out.toString());
+    assertThat(JsonLinesOutput.kinds(json)).containsExactly("batch", "file", "file", "inspect_summary");
+    JsonNode batch = json.get(0);
+    assertThat(batch.get("state").asText()).isEqualTo("committed");
+    assertThat(batch.get("snapshotId").textValue()).isEqualTo("4242");
+    assertThat(batch.at("/metrics/rowsInserted").asLong()).isEqualTo(3);
+    assertThat(batch.at("/partitions/0").asText()).isEqualTo("d1");
+    assertThat(batch.get("eventIds").toString()).isEqualTo("[\"evt-d10\",\"evt-d11\"]");
+    assertThat(json.get(2).get("uri").asText()).isEqualTo(OperatorLedger.uri("d1", 1));
+    assertThat(json.get(2).get("state").asText()).isEqualTo("ingested");
+    assertThat(json.get(2).get("batchId").asText()).isEqualTo(fixture.committedBatch);
+    JsonNode summary = json.get(3);
+    assertThat(summary.get("subject").asText()).isEqualTo("batch");
+    assertThat(summary.get("batchId").asText()).isEqualTo(fixture.committedBatch);
+    assertThat(summary.get("files").asInt()).isEqualTo(2);
   }
 
   @Test
@@ -67,21 +75,25 @@ class InspectCommandTest {
     int exit = fixture.run("inspect", "--file", "/landing/clicks/d1/part-0.csv", "--json");
 
     assertThat(exit).as(fixture.err.toString()).isZero();
-    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.get("uri").asText()).isEqualTo(OperatorLedger.uri("d1", 0));
-    assertThat(json.at("/generations/0/generation").asLong()).isEqualTo(1);
-    assertThat(json.at("/generations/0/state").asText()).isEqualTo("ingested");
-    assertThat(json.at("/generations/0/batchId").asText()).isEqualTo(fixture.committedBatch);
-    assertThat(json.at("/generations/0/snapshotId").asLong()).isEqualTo(4242);
-    assertThat(json.at("/generations/0/rowsRead").asLong()).isEqualTo(3);
-    assertThat(json.at("/generations/0/rowsRejected").asLong()).isEqualTo(1);
-    assertThat(json.at("/generations/1/snapshotId").isNull()).isTrue();
-    assertThat(json.at("/generations/1/rowsRead").isNull()).isTrue();
-    assertThat(json.at("/generations/1/generation").asLong()).isEqualTo(2);
-    assertThat(json.at("/generations/1/overwroteGeneration").asLong()).isEqualTo(1);
-    assertThat(json.at("/generations/1/state").asText()).isEqualTo("recorded");
-    assertThat(json.get("batches")).hasSize(1);
-    assertThat(json.at("/batches/0/batchId").asText()).isEqualTo(fixture.committedBatch);
+    // Each generation, oldest first, the batches that took it, then the summary.
+    List<JsonNode> json = JsonLinesOutput.parse(fixture.out.toString());
+    assertThat(JsonLinesOutput.kinds(json)).containsExactly("file", "file", "batch", "inspect_summary");
+    assertThat(json.get(3).get("subject").asText()).isEqualTo("file");
+    assertThat(json.get(3).get("uri").asText()).isEqualTo(OperatorLedger.uri("d1", 0));
+    JsonNode first = json.get(0);
+    assertThat(first.get("generation").asLong()).isEqualTo(1);
+    assertThat(first.get("state").asText()).isEqualTo("ingested");
+    assertThat(first.get("batchId").asText()).isEqualTo(fixture.committedBatch);
+    assertThat(first.get("snapshotId").textValue()).isEqualTo("4242");
+    assertThat(first.get("rowsRead").asLong()).isEqualTo(3);
+    assertThat(first.get("rowsRejected").asLong()).isEqualTo(1);
+    JsonNode second = json.get(1);
+    assertThat(second.get("snapshotId").isNull()).isTrue();
+    assertThat(second.get("rowsRead").isNull()).isTrue();
+    assertThat(second.get("generation").asLong()).isEqualTo(2);
+    assertThat(second.get("overwroteGeneration").asLong()).isEqualTo(1);
+    assertThat(second.get("state").asText()).isEqualTo("recorded");
+    assertThat(json.get(2).get("batchId").asText()).isEqualTo(fixture.committedBatch);
 
     assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 0), "--generation", "2")).isZero();
     assertThat(fixture.out.toString()).contains("GENERATIONS (1, oldest first)\n  " + OperatorLedger.uri("d1", 0)

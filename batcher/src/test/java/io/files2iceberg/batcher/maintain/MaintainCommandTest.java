@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -99,12 +100,12 @@ class MaintainCommandTest {
         + " maintenance failed: Cannot reach catalog broken: Failed to connect: jdbc:sqlite:" + unreachable;
     assertThat(err.toString()).contains("maintain broken.demo.events: started pid ", "error: " + failure,
         "(log: " + home.resolve("logs").resolve("maintain-"));
-    JsonNode result = new ObjectMapper().readTree(out.toString());
-    assertThat(result.path("failed").get(0).path("table").asText()).isEqualTo("broken.demo.events");
-    assertThat(result.path("failed").get(0).path("message").asText()).startsWith(failure);
-    assertThat(result.path("skipped").isArray()).isTrue();
-    assertThat(result.path("skipped").size()).isZero();
-    assertThat(result.path("tables").size()).isZero();
+    List<JsonNode> lines = JsonLinesOutput.parse(out.toString());
+    assertThat(JsonLinesOutput.kinds(lines)).containsExactly("maintain_failed", "maintain_summary");
+    assertThat(lines.get(0).path("table").asText()).isEqualTo("broken.demo.events");
+    assertThat(lines.get(0).path("message").asText()).startsWith(failure);
+    assertThat(lines.get(1).toString()).isEqualTo(
+        "{\"kind\":\"maintain_summary\",\"maintained\":0,\"skipped\":0,\"refused\":0,\"failed\":1}");
   }
 
   @Test

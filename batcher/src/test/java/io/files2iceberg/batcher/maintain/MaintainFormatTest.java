@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.maintain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,16 +36,24 @@ class MaintainFormatTest {
   }
 
   @Test
-  void jsonListsSkippedTablesApartFromTheMaintainedOnes() throws Exception {
-    String json = MaintainFormat.json(List.of(parsed(MAINTAINED_LINE), parsed(SKIPPED_LINE)), List.of(),
+  void jsonIsALinePerTableThenTheSummaryWithSnapshotIdsAsStrings() {
+    // 2^53 + 1: a double (jq 1.6, JavaScript) would read it as 9007199254740992.
+    String expiring = MAINTAINED_LINE.replace("\"expiredSnapshots\":[]", "\"expiredSnapshots\":[9007199254740993]")
+        .replace("\"protected\":[]", "\"protected\":[{\"batchId\":\"b1\",\"snapshotId\":9007199254740995,"
+            + "\"committedAt\":\"2026-11-23T16:13:22Z\",\"reason\":\"newest batch of the table\"}]");
+    String json = MaintainFormat.json(List.of(parsed(expiring), parsed(SKIPPED_LINE)), List.of(),
         Map.of("local.demo.orders", "table local.demo.orders: maintenance failed: ..."));
 
-    JsonNode root = new ObjectMapper().readTree(json);
-    assertThat(root.fieldNames()).toIterable().containsExactly("tables", "skipped", "refused", "failed");
-    assertThat(root.path("tables").size()).isEqualTo(1);
-    assertThat(root.path("tables").get(0).path("table").asText()).isEqualTo("local.demo.clicks");
-    assertThat(root.path("skipped").toString()).isEqualTo("[{\"table\":\"local.demo.views\",\"reason\":\"not created"
-        + " yet\",\"detail\":\"no batch has loaded it\"}]");
-    assertThat(root.path("failed").get(0).path("table").asText()).isEqualTo("local.demo.orders");
+    List<JsonNode> lines = JsonLinesOutput.parse(json);
+    assertThat(JsonLinesOutput.kinds(lines)).containsExactly("maintained", "maintain_skipped", "maintain_failed",
+        "maintain_summary");
+    assertThat(lines.get(0).path("table").asText()).isEqualTo("local.demo.clicks");
+    assertThat(lines.get(0).path("expiredSnapshots").toString()).isEqualTo("[\"9007199254740993\"]");
+    assertThat(lines.get(0).at("/protected/0/snapshotId").textValue()).isEqualTo("9007199254740995");
+    assertThat(lines.get(1).toString()).isEqualTo("{\"kind\":\"maintain_skipped\",\"table\":\"local.demo.views\","
+        + "\"reason\":\"not created yet\",\"detail\":\"no batch has loaded it\"}");
+    assertThat(lines.get(2).path("table").asText()).isEqualTo("local.demo.orders");
+    assertThat(lines.get(3).toString()).isEqualTo(
+        "{\"kind\":\"maintain_summary\",\"maintained\":1,\"skipped\":1,\"refused\":0,\"failed\":1}");
   }
 }

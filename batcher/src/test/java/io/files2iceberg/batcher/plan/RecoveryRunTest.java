@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.launch.JobResult;
 import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.batcher.launch.LaunchedJob;
@@ -297,13 +297,13 @@ class RecoveryRunTest {
         out.getBuffer().setLength(0);
         assertThat(inspect.execute("inspect", "--batch", batchId, "--json", "--config", landing.config.toString(),
             "--home", landing.home.root().toString())).as(out::toString).isZero();
-        JsonNode json = new ObjectMapper().readTree(out.toString());
-        assertThat(json.at("/attempts/0/attempt").asInt()).isEqualTo(1);
-        assertThat(json.at("/attempts/0/result/exit").asText()).isEqualTo("loaded");
-        assertThat(json.at("/attempts/0/result/report/snapshotId").asLong()).isEqualTo(report.snapshotId());
-        assertThat(json.at("/attempts/0/result/report/rowsInserted").asLong()).isEqualTo(2);
-        assertThat(json.at("/attempts/0/resultLocation").asText()).isEqualTo(resultFile.toString());
-        assertThat(json.at("/attempts/0/log").asText()).isEqualTo(log.toString());
+        JsonNode attempt = JsonLinesOutput.one("attempt", JsonLinesOutput.parse(out.toString()));
+        assertThat(attempt.get("attempt").asInt()).isEqualTo(1);
+        assertThat(attempt.at("/result/exit").asText()).isEqualTo("loaded");
+        assertThat(attempt.at("/result/report/snapshotId").textValue()).isEqualTo(String.valueOf(report.snapshotId()));
+        assertThat(attempt.at("/result/report/rowsInserted").asLong()).isEqualTo(2);
+        assertThat(attempt.get("resultLocation").asText()).isEqualTo(resultFile.toString());
+        assertThat(attempt.get("log").asText()).isEqualTo(log.toString());
       } finally {
         batcher.destroyForcibly();
         if (job != null) {

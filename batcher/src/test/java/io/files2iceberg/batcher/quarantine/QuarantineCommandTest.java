@@ -4,8 +4,8 @@ import static io.files2iceberg.batcher.cli.OperatorLedger.TABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorLedger;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -71,11 +71,14 @@ class QuarantineCommandTest {
         + LedgerSchema.fileId("", "landing/clicks/d3/bad.csv", 1) + ")\n");
 
     assertThat(fixture.run("quarantine", "list", "--json")).isZero();
-    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.at("/messages/0/messageId").asText()).isEqualTo("1001");
-    assertThat(json.at("/messages/0/objectUri").isNull()).isTrue();
-    assertThat(json.at("/files/0/quarantineReason").asText()).isEqualTo("not UTF-8");
-    assertThat(json.at("/files/0/partition").asText()).isEqualTo("d3");
+    List<JsonNode> json = JsonLinesOutput.parse(fixture.out.toString());
+    assertThat(JsonLinesOutput.kinds(json)).containsExactly("message", "file", "quarantine_summary");
+    assertThat(json.get(0).get("messageId").asText()).isEqualTo("1001");
+    assertThat(json.get(0).get("objectUri").isNull()).isTrue();
+    assertThat(json.get(1).get("quarantineReason").asText()).isEqualTo("not UTF-8");
+    assertThat(json.get(1).get("partition").asText()).isEqualTo("d3");
+    assertThat(json.get(2).get("messages").asInt()).isEqualTo(1);
+    assertThat(json.get(2).get("files").asInt()).isEqualTo(1);
   }
 
   @Test
@@ -94,10 +97,11 @@ class QuarantineCommandTest {
     assertThat(file(badFile).state()).isEqualTo(FileState.QUARANTINED);
 
     assertThat(fixture.run("quarantine", "release", "--file", badFile, "--json")).as(fixture.err.toString()).isZero();
-    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.get("dryRun").asBoolean()).isFalse();
-    assertThat(json.at("/files/0/state").asText()).isEqualTo("recorded");
-    assertThat(json.at("/files/0/quarantineReason").isNull()).isTrue();
+    List<JsonNode> json = JsonLinesOutput.parse(fixture.out.toString());
+    assertThat(JsonLinesOutput.kinds(json)).containsExactly("file", "release_summary");
+    assertThat(json.get(1).get("dryRun").asBoolean()).isFalse();
+    assertThat(json.get(0).get("state").asText()).isEqualTo("recorded");
+    assertThat(json.get(0).get("quarantineReason").isNull()).isTrue();
     assertThat(file(badFile).state()).isEqualTo(FileState.RECORDED);
     try (SqliteLedger ledger = fixture.open()) {
       assertThat(ledger.partition(TABLE, "d3").orElseThrow().state()).isEqualTo(PartitionState.READY);
@@ -130,6 +134,11 @@ class QuarantineCommandTest {
     assertThat(fixture.out.toString()).isEqualTo("Message 2002: would record file://" + data + " generation "
         + Files.getLastModifiedTime(data).to(TimeUnit.MICROSECONDS) + " in table " + TABLE
         + " partition d9; dry run: nothing changed.\n");
+    assertThat(fixture.run("quarantine", "release", "--message", "2002", "--config", config.toString(), "--dry-run",
+        "--json")).as(fixture.err.toString()).isZero();
+    JsonNode dryRun = JsonLinesOutput.one("message_release_summary", JsonLinesOutput.parse(fixture.out.toString()));
+    assertThat(dryRun.at("/message/messageId").asText()).isEqualTo("2002");
+    assertThat(dryRun.get("deleted").asBoolean()).isFalse();
 
     assertThat(fixture.run("quarantine", "release", "--message", "2002", "--config", config.toString()))
         .as(fixture.err.toString()).isZero();

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorCommandsFixture;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
@@ -10,6 +11,7 @@ import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.SqliteLedger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -65,7 +67,11 @@ class ReconcileCommandTest extends OperatorCommandsFixture {
     int clean = command("reconcile", "--table", TABLE, "--json");
 
     assertThat(clean).as(err.toString()).isZero();
-    JsonNode report = JSON.readTree(out.toString()).get(0);
+    // A reconcile line per table, then the summary.
+    List<JsonNode> lines = JsonLinesOutput.parse(out.toString());
+    assertThat(JsonLinesOutput.kinds(lines)).containsExactly("reconcile", "reconcile_summary");
+    assertThat(lines.get(1).get("driftLeft").asBoolean()).isFalse();
+    JsonNode report = lines.get(0);
     assertThat(report.get("missingFiles")).isEmpty();
     assertThat(report.get("markedNotReady")).isEmpty();
     assertThat(report.get("listCalls").asInt()).isEqualTo(4);
@@ -112,7 +118,7 @@ class ReconcileCommandTest extends OperatorCommandsFixture {
     int code = command("reconcile", "--table", TABLE, "--json");
 
     assertThat(code).as(err.toString()).isZero();
-    JsonNode report = JSON.readTree(out.toString()).get(0);
+    JsonNode report = JsonLinesOutput.one("reconcile", JsonLinesOutput.parse(out.toString()));
     assertThat(report.get("deletedFiles")).as("the job found it gone; the ledger says so").isEmpty();
   }
 }

@@ -5,7 +5,7 @@ import static io.files2iceberg.batcher.cli.OperatorLedger.TABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorLedger;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
@@ -20,6 +20,7 @@ import io.files2iceberg.core.ledger.SqliteLedger;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,16 +68,22 @@ class RetryCommandTest {
     int exit = fixture.run("retry", "--table", TABLE, "--json");
 
     assertThat(exit).as(fixture.err.toString()).isZero();
-    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.get("dryRun").asBoolean()).isFalse();
-    assertThat(json.get("batchId").isNull()).isTrue();
-    assertThat(json.at("/toRequeue/0/partition").asText()).isEqualTo("d2");
-    assertThat(json.at("/toRequeue/0/state").asText()).isEqualTo("failed");
-    assertThat(json.at("/toRequeue/0/lastError").asText()).isEqualTo(ERROR);
-    assertThat(json.at("/toRequeue/0/lastBatch/batchId").asText()).isEqualTo(fixture.failedBatch);
-    assertThat(json.at("/toRequeue/0/lastBatch/error").asText()).isEqualTo(ERROR);
-    assertThat(json.at("/requeued/0/state").asText()).isEqualTo("ready");
-    assertThat(json.at("/requeued/0/attempts").asInt()).isZero();
+    // What is to re-queue, what was, then the summary.
+    List<JsonNode> json = JsonLinesOutput.parse(fixture.out.toString());
+    assertThat(JsonLinesOutput.kinds(json)).containsExactly("requeue", "requeued", "retry_summary");
+    JsonNode summary = json.get(2);
+    assertThat(summary.get("dryRun").asBoolean()).isFalse();
+    assertThat(summary.get("batchId").isNull()).isTrue();
+    assertThat(summary.get("toRequeue").asInt()).isEqualTo(1);
+    assertThat(summary.get("requeued").asInt()).isEqualTo(1);
+    JsonNode requeue = json.get(0);
+    assertThat(requeue.get("partition").asText()).isEqualTo("d2");
+    assertThat(requeue.get("state").asText()).isEqualTo("failed");
+    assertThat(requeue.get("lastError").asText()).isEqualTo(ERROR);
+    assertThat(requeue.at("/lastBatch/batchId").asText()).isEqualTo(fixture.failedBatch);
+    assertThat(requeue.at("/lastBatch/error").asText()).isEqualTo(ERROR);
+    assertThat(json.get(1).get("state").asText()).isEqualTo("ready");
+    assertThat(json.get(1).get("attempts").asInt()).isZero();
     assertThat(partition("d2").state()).isEqualTo(PartitionState.READY);
   }
 
@@ -185,20 +192,23 @@ class RetryCommandTest {
     int exit = fixture.run("retry", "--all", "--json");
 
     assertThat(exit).as(fixture.err.toString()).isZero();
-    JsonNode json = new ObjectMapper().readTree(fixture.out.toString());
-    assertThat(json.get("toRevive")).hasSize(1);
-    assertThat(json.at("/toRevive/0/batch/batchId").asText()).isEqualTo(batchId);
-    assertThat(json.at("/toRevive/0/reason").asText()).startsWith("its outcome is unknown; relaunched under its own id");
-    assertThat(json.at("/toRevive/0/partitionRecords/1/partition").asText()).isEqualTo("d2");
-    assertThat(json.at("/revived/0/state").asText()).isEqualTo("planned");
-    assertThat(json.at("/revived/0/attempts").asInt()).isZero();
-    assertThat(json.at("/revived/0/launches").asInt()).isEqualTo(1);
-    assertThat(json.at("/toRevive/0/batch/outcomeUnknown").asBoolean()).isTrue();
-    assertThat(json.at("/revived/0/outcomeUnknown").asBoolean()).as("revival keeps the unknown outcome").isTrue();
-    assertThat(json.get("toRequeue")).hasSize(1);
-    assertThat(json.at("/toRequeue/0/table").asText()).isEqualTo(TABLE);
-    assertThat(json.at("/toRequeue/0/partition").asText()).isEqualTo("d2");
-    assertThat(json.at("/requeued/0/state").asText()).isEqualTo("ready");
+    List<JsonNode> json = JsonLinesOutput.parse(fixture.out.toString());
+    assertThat(JsonLinesOutput.kinds(json)).containsExactly("revival", "requeue", "revived", "requeued", "retry_summary");
+    JsonNode revival = json.get(0);
+    assertThat(revival.at("/batch/batchId").asText()).isEqualTo(batchId);
+    assertThat(revival.get("reason").asText()).startsWith("its outcome is unknown; relaunched under its own id");
+    assertThat(revival.at("/partitionRecords/1/partition").asText()).isEqualTo("d2");
+    JsonNode revived = json.get(2);
+    assertThat(revived.get("state").asText()).isEqualTo("planned");
+    assertThat(revived.get("attempts").asInt()).isZero();
+    assertThat(revived.get("launches").asInt()).isEqualTo(1);
+    assertThat(revival.at("/batch/outcomeUnknown").asBoolean()).isTrue();
+    assertThat(revived.get("outcomeUnknown").asBoolean()).as("revival keeps the unknown outcome").isTrue();
+    assertThat(json.get(1).get("table").asText()).isEqualTo(TABLE);
+    assertThat(json.get(1).get("partition").asText()).isEqualTo("d2");
+    assertThat(json.get(3).get("state").asText()).isEqualTo("ready");
+    assertThat(json.get(4).get("toRevive").asInt()).isEqualTo(1);
+    assertThat(json.get(4).get("toRequeue").asInt()).isEqualTo(1);
     assertThat(batch(batchId).state()).isEqualTo(BatchState.PLANNED);
     assertThat(batch(fixture.failedBatch).state()).isEqualTo(BatchState.FAILED);
     assertThat(partition("d2").state()).isEqualTo(PartitionState.READY);

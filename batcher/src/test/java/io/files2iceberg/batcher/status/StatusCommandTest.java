@@ -3,8 +3,8 @@ package io.files2iceberg.batcher.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
@@ -116,16 +116,19 @@ class StatusCommandTest {
     int exit = run("status", "--config", config.toString(), "--home", home.toString(), "--json");
 
     assertThat(exit).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
-    JsonNode json = new ObjectMapper().readTree(out.toString());
-    assertThat(json.get("quarantinedMessages").asInt()).isZero();
-    JsonNode clicks = json.get("tables").get(0);
+    // A table_status line per table, then the summary.
+    List<JsonNode> json = JsonLinesOutput.parse(out.toString());
+    assertThat(JsonLinesOutput.kinds(json)).containsExactly("table_status", "table_status", "status_summary");
+    assertThat(json.get(2).get("quarantinedMessages").asInt()).isZero();
+    assertThat(json.get(2).get("tables").asInt()).isEqualTo(2);
+    JsonNode clicks = json.get(0);
     assertThat(clicks.get("table").asText()).isEqualTo(TABLE);
     assertThat(clicks.get("profile").asText()).isEqualTo("clicks");
     assertThat(clicks.get("mode").asText()).isEqualTo("last");
     assertThat(clicks.get("partitions").toString()).isEqualTo("{\"ready\":1,\"ingested\":1,\"failed\":1}");
     assertThat(clicks.get("files").toString()).isEqualTo("{\"recorded\":4,\"ingested\":2}");
     assertThat(clicks.get("inFlight")).isEmpty();
-    assertThat(clicks.at("/lastCommit/snapshotId").asLong()).isEqualTo(4242);
+    assertThat(clicks.at("/lastCommit/snapshotId").textValue()).isEqualTo("4242");
     assertThat(clicks.at("/lastCommit/partitions/0").asText()).isEqualTo("d1");
     assertThat(clicks.at("/lastCommit/rowsInserted").asLong()).isEqualTo(3);
     assertThat(clicks.at("/lastCommit/rowsDeleted").asLong()).isEqualTo(2);
@@ -137,7 +140,7 @@ class StatusCommandTest {
         .isEqualTo("org.apache.parquet.io.ParquetDecodingException");
     assertThat(clicks.at("/failedBatches/0/errorFile").asText()).isEqualTo("file:///landing/d2/b [1].parquet");
     // A profile's table the ledger does not know yet is listed with nothing in it.
-    JsonNode views = json.get("tables").get(1);
+    JsonNode views = json.get(1);
     assertThat(views.get("table").asText()).isEqualTo("local.demo.views");
     assertThat(views.get("partitions")).isEmpty();
     assertThat(views.get("lastCommit").isNull()).isTrue();
@@ -158,15 +161,15 @@ class StatusCommandTest {
     int named = run("status", "--config", config.toString(), "--deployment", deployment.toString(),
         "--home", home.toString(), "--json");
     assertThat(named).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
-    assertThat(new ObjectMapper().readTree(out.toString()).at("/tables/0/lastCommit/snapshotId").asLong())
-        .isEqualTo(4242);
+    assertThat(JsonLinesOutput.parse(out.toString()).get(0).at("/lastCommit/snapshotId").textValue())
+        .isEqualTo("4242");
 
     Files.copy(deployment, config.resolve("deployment.conf"));
     out.getBuffer().setLength(0);
     int beside = run("status", "--config", config.toString(), "--home", home.toString(), "--json");
     assertThat(beside).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
-    assertThat(new ObjectMapper().readTree(out.toString()).at("/tables/0/lastCommit/snapshotId").asLong())
-        .isEqualTo(4242);
+    assertThat(JsonLinesOutput.parse(out.toString()).get(0).at("/lastCommit/snapshotId").textValue())
+        .isEqualTo("4242");
   }
 
   @Test

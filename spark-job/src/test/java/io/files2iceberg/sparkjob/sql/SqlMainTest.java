@@ -74,6 +74,19 @@ class SqlMainTest {
   }
 
   @Test
+  void jsonWritesLongsBeyondTwoToThe53AsStringsAndKeepsDecimalsExact() {
+    // 2^53 + 1 is the first integer a double (jq 1.6, JavaScript) cannot hold.
+    Run run = run("--json", "SELECT 9007199254740993 AS big, -9007199254740993 AS negative, 9007199254740992 AS edge,"
+        + " 42 AS small, CAST(12345678901234567.89 AS DECIMAL(19,2)) AS amount, snapshot_id"
+        + " FROM local.demo.clicks.snapshots WHERE snapshot_id = " + firstSnapshot);
+
+    assertThat(run.code()).as(run.err()).isZero();
+    String id = Math.abs(firstSnapshot) > (1L << 53) ? "\"" + firstSnapshot + "\"" : String.valueOf(firstSnapshot);
+    assertThat(run.out().strip()).isEqualTo("{\"big\":\"9007199254740993\",\"negative\":\"-9007199254740993\","
+        + "\"edge\":9007199254740992,\"small\":42,\"amount\":12345678901234567.89,\"snapshot_id\":" + id + "}");
+  }
+
+  @Test
   void timeTravelReadsAnOlderSnapshot() {
     Run run = run("--json", "SELECT count(*) AS n FROM local.demo.clicks VERSION AS OF " + firstSnapshot,
         "SELECT count(*) AS n FROM local.demo.clicks");
