@@ -54,7 +54,8 @@ public final class SqlCommand implements Callable<Integer> {
           + "file beside them names the ledger.")
   Path config;
 
-  @Option(names = "--json", description = "Print each row as a JSON object, one a line.")
+  @Option(names = "--json", description = "Print JSON lines: one object per row, named by the query's columns;"
+      + " a whole number beyond 2^53 as a string (docs/reference/json-output.md).")
   boolean json;
 
   @Option(

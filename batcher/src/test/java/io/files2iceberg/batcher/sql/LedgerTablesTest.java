@@ -123,7 +123,7 @@ class LedgerTablesTest {
 
     JsonNode status = status();
     Map<String, Long> fromStatus = new TreeMap<>();
-    for (JsonNode table : status.get("tables")) {
+    for (JsonNode table : status) {
       table.get("partitions").fields().forEachRemaining(state -> fromStatus.put(
           table.get("table").asText() + " " + state.getKey().toUpperCase(Locale.ROOT), state.getValue().asLong()));
     }
@@ -149,17 +149,25 @@ class LedgerTablesTest {
     assertThat(failed.get("partitions").toString()).isEqualTo("[\"2026-11-27\"]");
   }
 
+  /** {@code status --json}'s {@code table_status} lines, as an array. */
   private static JsonNode status() throws Exception {
     StringWriter out = new StringWriter();
     CommandLine commandLine = Files2Iceberg.newCommandLine();
     commandLine.setOut(new PrintWriter(out, true));
     commandLine.setErr(new PrintWriter(new StringWriter(), true));
     commandLine.execute("status", "--json", "--home", home.toString());
-    return JSON.readTree(out.toString());
+    com.fasterxml.jackson.databind.node.ArrayNode tables = JSON.createArrayNode();
+    for (String line : out.toString().split("\n")) {
+      JsonNode object = JSON.readTree(line);
+      if (object.path("kind").asText().equals("table_status")) {
+        tables.add(object);
+      }
+    }
+    return tables;
   }
 
   private static JsonNode table(JsonNode status, String name) {
-    for (JsonNode table : status.get("tables")) {
+    for (JsonNode table : status) {
       if (table.get("table").asText().equals(name)) {
         return table;
       }
