@@ -68,7 +68,7 @@ class HistoryCommandTest {
     assertThat(exit).as(fixture.err.toString()).isZero();
     String out = fixture.out.toString();
     assertThat(out).startsWith("HISTORY " + TABLE + " since ").contains("(4 file load(s), newest first)\n")
-        .containsPattern("TIME +STATE +BATCH +SNAPSHOT +ROWS READ +REJECTED +RESCUED +GENERATION +URI\n")
+        .containsPattern("TIME +STATE +BATCH +SNAPSHOT +ROWS READ +REJECTED +RESCUED +COLS IGNORED +GENERATION +URI\n")
         .containsPattern("ingested +" + fixture.committedBatch + " +4242 +3 +1 +0 +1 +"
             + OperatorLedger.uri("d1", 0).replace(".", "\\.") + "\n")
         .containsPattern("ingested +" + fixture.committedBatch + " +4242 +unknown +unknown +unknown +1 +"
