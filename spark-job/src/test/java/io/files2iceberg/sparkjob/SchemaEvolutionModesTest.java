@@ -84,6 +84,20 @@ class SchemaEvolutionModesTest {
   }
 
   @Test
+  void aBatchWithTheOldAndTheWiderStructLoadsBothWithNullWhereTheOldFileHasNoField() throws Exception {
+    TableProfile profile = profile("mixed", "");
+    Landed wider = tableThenAWiderFile("mixed", profile);
+    Landed old = Landed.of(fixture.writeFile("parquet", "mixed/p2/c.parquet", BEFORE,
+        List.of(RowFactory.create("k3", RowFactory.create("z", 3)))), "p2");
+
+    BatchLoadReport report = fixture.load(fixture.claimBatch(profile, old, wider));
+
+    assertThat(report.quarantinedFiles()).isEmpty();
+    assertThat(fixture.rows("SELECT id, meta.a, meta.b, meta.c, note FROM local.modes.mixed ORDER BY id"))
+        .containsExactly("[k1,x,1,null,null]", "[k2,y,2,new,hello]", "[k3,z,3,null,null]");
+  }
+
+  @Test
   void failOnNewColumnsFailsTheBatchNamingTheFileAndTheColumnsAndCommitsNothing() throws Exception {
     TableProfile profile = profile("failing", "load.schema-evolution = fail-on-new-columns");
     Landed wider = tableThenAWiderFile("failing", profile);

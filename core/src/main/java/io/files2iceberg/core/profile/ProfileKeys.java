@@ -416,7 +416,7 @@ final class ProfileKeys {
           loads it; `fail-on-new-columns` fails the batch, naming the files and the columns, and
           commits nothing; `rescue` keeps the table's schema and puts the values in
           `transform.rescued-data-column` (required); `none` keeps the table's schema and does not
-          load the column, but counts it per file in the load history (`columns ignored`) and logs
+          load the column, but counts it per file in the load history (`columnsIgnored`) and logs
           it once per file; with `transform.rescued-data-column` its values go there. The boolean
           of old still loads, with a warning: `true` is `add-new-columns`, `false`
           `fail-on-new-columns` (`rescue` with a rescued data column).

@@ -308,7 +308,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
           columns.put(field.name(), new SourceColumn(field.name(), field.dataType(), file.file().uri()));
           continue;
         }
-        Optional<DataType> common = SafeWidening.common(seen.type(), field.dataType());
+        Optional<DataType> common = SafeWidening.commonOfFiles(seen.type(), field.dataType());
         if (common.isEmpty()) {
           throw new BatchFailedException("column " + field.name() + ": file " + file.file().uri() + " has type "
               + field.dataType().simpleString() + " but file " + seen.origin() + " has type "
@@ -402,6 +402,8 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
         }
       } else if (SafeWidening.sameType(type, column.type())) {
         value = column(column.name());
+      } else if (SafeWidening.addsFields(type, column.type())) {
+        value = widenedStruct(column(column.name()), (StructType) type, (StructType) column.type());
       } else {
         value = column(column.name()).cast(column.type());
       }
@@ -471,6 +473,31 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       Column inner = value.getField(field.name());
       fields.add((field.dataType() instanceof StructType struct ? narrowedStruct(inner, struct) : inner)
           .as(field.name()));
+    }
+    return functions.when(value.isNotNull(), functions.struct(fields.toArray(Column[]::new)));
+  }
+
+  /**
+   * A struct column read as a wider struct, {@code from} with fields added: each of {@code to}'s
+   * fields by name, NULL where {@code from} lacks it, a narrower value widened.
+   */
+  private static Column widenedStruct(Column value, StructType from, StructType to) {
+    List<Column> fields = new ArrayList<>();
+    for (StructField field : to.fields()) {
+      Optional<StructField> own = List.of(from.fields()).stream().filter(f -> f.name().equals(field.name()))
+          .findFirst();
+      Column inner;
+      if (own.isEmpty()) {
+        inner = functions.lit(null).cast(field.dataType());
+      } else if (SafeWidening.sameType(own.get().dataType(), field.dataType())) {
+        inner = value.getField(field.name());
+      } else if (SafeWidening.addsFields(own.get().dataType(), field.dataType())) {
+        inner = widenedStruct(value.getField(field.name()), (StructType) own.get().dataType(),
+            (StructType) field.dataType());
+      } else {
+        inner = value.getField(field.name()).cast(field.dataType());
+      }
+      fields.add(inner.as(field.name()));
     }
     return functions.when(value.isNotNull(), functions.struct(fields.toArray(Column[]::new)));
   }

@@ -48,6 +48,21 @@ public final class SafeWidening {
     return Optional.empty();
   }
 
+  /**
+   * The type the files of one batch share: {@link #common}, or of two structs the one that is the
+   * other with fields added (the other's rows read NULL in the added fields).
+   */
+  public static Optional<DataType> commonOfFiles(DataType a, DataType b) {
+    Optional<DataType> common = common(a, b);
+    if (common.isPresent()) {
+      return common;
+    }
+    if (addsFields(a, b)) {
+      return Optional.of(b);
+    }
+    return addsFields(b, a) ? Optional.of(a) : Optional.empty();
+  }
+
   /** Whether values of {@code from} can be written to {@code to} safely. */
   public static boolean canWiden(DataType from, DataType to) {
     return common(from, to).map(c -> sameType(c, to)).orElse(false);

@@ -254,7 +254,7 @@ public final class SchemaCheck {
       String uri = file.file().uri();
       own.forEach((name, type) -> {
         DataType seen = batchTypes.get(name);
-        DataType merged = seen == null ? type : SafeWidening.common(seen, type).orElse(seen);
+        DataType merged = seen == null ? type : SafeWidening.commonOfFiles(seen, type).orElse(seen);
         if (seen == null || !SafeWidening.sameType(merged, seen)) {
           batchTypes.put(name, merged);
           batchOrigins.put(name, uri);
@@ -336,7 +336,7 @@ public final class SchemaCheck {
               + " but table " + tableName + " has type " + stored.simpleString() + ", which is not a safe change "
               + SAFE);
         }
-      } else if (batchTypes.containsKey(name) && SafeWidening.common(batchTypes.get(name), type).isEmpty()) {
+      } else if (batchTypes.containsKey(name) && SafeWidening.commonOfFiles(batchTypes.get(name), type).isEmpty()) {
         return Optional.of("column " + name + ": file " + file.file().uri() + " has type " + type.simpleString()
             + " but file " + batchOrigins.get(name) + " has type " + batchTypes.get(name).simpleString()
             + ", and neither widens safely to the other");
