@@ -174,22 +174,28 @@ class BadInputTest {
   @Test
   void rerunOfABatchWhoseRejectsAreCommittedWritesThemOnce() {
     String extra = "transform.on-bad-record = reject\nload.schema-evolution = %s";
-    TableProfile frozen = orders("rerun", "json", extra.formatted("false"));
-    fixture.load(fixture.claimBatch(frozen, Landed.of(fixture.writeText("rerun/p1/a.json",
-        "{\"id\": \"o1\", \"amount\": \"10\"}\n"), "p1")));
-    // A new column the frozen table refuses: the rejects are committed, then the table load fails.
+    fixture.load(fixture.claimBatch(orders("rerun", "json", extra.formatted("fail-on-new-columns")),
+        Landed.of(fixture.writeText("rerun/p1/a.json", "{\"id\": \"o1\", \"amount\": \"10\"}\n"), "p1")));
+    // A new column the frozen table refuses, declared by a cast no file has (the files' own new
+    // columns are refused before anything is written): the rejects are committed, then the table
+    // load fails.
+    String flag = "\ntransform.cast.columns.flag = BOOLEAN";
+    TableProfile frozen = orders("rerun", "json", extra.formatted("fail-on-new-columns") + flag);
     BatchManifest batch = fixture.claimBatch(frozen, Landed.of(fixture.writeText("rerun/p2/b.json",
-        "{\"id\": \"o2\", \"amount\": \"x\", \"note\": \"n\"}\n{\"id\": \"o3\", \"amount\": \"3\", \"note\": \"n\"}\n"), "p2"));
+        "{\"id\": \"o2\", \"amount\": \"x\"}\n{\"id\": \"o3\", \"amount\": \"3\"}\n"), "p2"));
     assertThat(fixture.runJob(fixture.writeManifest(batch))).isEqualTo(BatchJob.EXIT_REJECTED);
+    assertThat(fixture.stderr).contains("the batch has column(s) that table local.bad.rerun does not have: [flag"
+        + " boolean (from transform.cast.columns.flag)]; load.schema-evolution = fail-on-new-columns, so they are not"
+        + " added");
     assertThat(fixture.rows("SELECT count(*) FROM local.bad.rerun__rejected WHERE batch_id = '" + batch.batchId() + "'"))
         .containsExactly("[1]");
 
     // The operator allows the new column; the same batch runs again.
-    TableProfile evolving = orders("rerun", "json", extra.formatted("true"));
+    TableProfile evolving = orders("rerun", "json", extra.formatted("add-new-columns") + flag);
     BatchLoadReport report = fixture.load(new BatchManifest(batch.version(), batch.batchId(), evolving, batch.deployment(), batch.mode(),
         batch.saveCheckpoint(), batch.createdAt(), batch.files()));
 
-    assertThat(fixture.rows("SELECT id, note FROM local.bad.rerun ORDER BY id")).containsExactly("[o1,null]", "[o3,n]");
+    assertThat(fixture.rows("SELECT id, flag FROM local.bad.rerun ORDER BY id")).containsExactly("[o1,null]", "[o3,null]");
     assertThat(fixture.rows("SELECT count(*) FROM local.bad.rerun__rejected WHERE batch_id = '" + batch.batchId() + "'"))
         .containsExactly("[1]");
     assertThat(report.metrics().rowsRejected()).isEqualTo(1);

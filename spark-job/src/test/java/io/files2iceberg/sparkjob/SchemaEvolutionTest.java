@@ -148,7 +148,7 @@ class SchemaEvolutionTest {
   }
 
   @Test
-  void newColumnsFailTheBatchNamingThemWhenSchemaEvolutionIsOff() {
+  void newColumnsFailTheBatchNamingThemWhenSchemaEvolutionIsTheBooleanFalseOfOld() {
     TableProfile profile = table("frozen", "load.schema-evolution = false");
     fixture.load(fixture.claimBatch(profile,
         file("frozen", "p1", schema("id", DataTypes.IntegerType), RowFactory.create(1))));
@@ -158,8 +158,9 @@ class SchemaEvolutionTest {
     int code = fixture.runJob(fixture.writeManifest(fixture.claimBatch(profile, wider)));
 
     assertThat(code).isEqualTo(BatchJob.EXIT_REJECTED);
-    assertThat(fixture.stderr).contains("the batch has column(s) that table local.evo.frozen does not have: [note string (from "
-        + wider.path().toUri() + "), flag boolean (from " + wider.path().toUri() + ")]; load.schema-evolution = false");
+    assertThat(fixture.stderr).contains("file " + JobFixture.uri(wider.path()) + " has column(s) that table"
+        + " local.evo.frozen does not have: note string, flag boolean; load.schema-evolution = fail-on-new-columns"
+        + " refuses them");
     assertThat(fixture.spark.table("local.evo.frozen").columns()).containsExactly("id", "partition");
   }
 }

@@ -44,6 +44,19 @@ public final class ConfigProblems {
   }
 
   /**
+   * Every warning about the profiles: one {@code warning:} line per value a profile may keep but
+   * should change ({@link ProfileRegistry#warnings()}, such as a boolean {@code
+   * load.schema-evolution}), naming the file and the key, then the globs' ({@link
+   * #warnAboutChangedGlobs}).
+   */
+  public static void warn(ProfileRegistry registry, PrintWriter err) {
+    for (ProfileError warning : registry.warnings()) {
+      err.println("warning: " + warning);
+    }
+    warnAboutChangedGlobs(registry.profiles(), err);
+  }
+
+  /**
    * One {@code warning:} line per profile glob that holds a {@code [} or {@code \\} which matched
    * itself before globs had classes and escapes ({@link Glob#changedMeanings()}), naming the file,
    * {@code extract.path}, the profile, the new meaning and the escape.

@@ -19,7 +19,8 @@ public final class HistoryFormat {
   static final String UNKNOWN = "unknown";
   private static final String NONE = "-";
   private static final List<String> HEADER =
-      List.of("TIME", "STATE", "BATCH", "SNAPSHOT", "ROWS READ", "REJECTED", "RESCUED", "GENERATION", "URI");
+      List.of("TIME", "STATE", "BATCH", "SNAPSHOT", "ROWS READ", "REJECTED", "RESCUED", "COLS IGNORED", "GENERATION",
+          "URI");
 
   private HistoryFormat() {}
 
@@ -37,6 +38,7 @@ public final class HistoryFormat {
           counts.map(r -> String.valueOf(r.read())).orElse(UNKNOWN),
           counts.map(r -> String.valueOf(r.rejected())).orElse(UNKNOWN),
           counts.map(r -> String.valueOf(r.rescued())).orElse(UNKNOWN),
+          counts.map(r -> String.valueOf(r.ignoredColumns())).orElse(UNKNOWN),
           String.valueOf(load.generation()), load.uri()));
     }
     int[] widths = new int[HEADER.size()];

@@ -120,7 +120,7 @@ public final class LocalCommand implements Callable<Integer> {
       return Files2Iceberg.EXIT_INVALID;
     }
     ProfileRegistry profiles = loaded.get();
-    ConfigProblems.warnAboutChangedGlobs(profiles.profiles(), err);
+    ConfigProblems.warn(profiles, err);
     AtomicBoolean stop = interruptOnStop();
     Instant started = Instant.now();
     Set<String> reported = new HashSet<>();

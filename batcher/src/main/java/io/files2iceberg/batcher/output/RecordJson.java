@@ -64,11 +64,13 @@ public final class RecordJson {
   }
 
   /**
-   * A file's counts: {@code rowsRead}, {@code rowsRejected}, {@code rowsRescued}, each {@code
+   * A file's counts: {@code rowsRead}, {@code rowsRejected}, {@code rowsRescued}, {@code
+   * columnsIgnored}, each {@code
    * null} when unknown (never 0 for unknown).
    */
   public static ObjectNode rows(ObjectNode node, Optional<FileRows> rows) {
-    for (String field : List.of(LedgerSchema.ROWS_READ, LedgerSchema.ROWS_REJECTED, LedgerSchema.ROWS_RESCUED)) {
+    for (String field : List.of(LedgerSchema.ROWS_READ, LedgerSchema.ROWS_REJECTED, LedgerSchema.ROWS_RESCUED,
+        LedgerSchema.COLUMNS_IGNORED)) {
       if (rows.isPresent()) {
         node.put(field, rows.get().toMap().get(field));
       } else {

@@ -73,9 +73,10 @@ public final class RecordText {
         + metrics.rowsUpdated() + " rejected " + metrics.rowsRejected() + ", lag " + metrics.lagMillis() + " ms";
   }
 
-  /** {@code , rows read 10 rejected 1 rescued 0}. */
+  /** {@code , rows read 10 rejected 1 rescued 0}, then {@code , 2 column(s) ignored} when some were. */
   private static String rows(FileRows rows) {
-    return ", rows read " + rows.read() + " rejected " + rows.rejected() + " rescued " + rows.rescued();
+    return ", rows read " + rows.read() + " rejected " + rows.rejected() + " rescued " + rows.rescued()
+        + (rows.ignoredColumns() > 0 ? ", " + rows.ignoredColumns() + " column(s) ignored" : "");
   }
 
   private static String time(Optional<Instant> time) {

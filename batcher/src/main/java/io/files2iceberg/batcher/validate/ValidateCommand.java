@@ -61,7 +61,7 @@ public final class ValidateCommand implements Callable<Integer> {
         return Files2Iceberg.EXIT_INVALID;
       }
     }
-    ConfigProblems.warnAboutChangedGlobs(registry.get().profiles(), err);
+    ConfigProblems.warn(registry.get(), err);
     out.println(ProfileJson.render(registry.get().profiles()));
     out.flush();
     DeploymentHintText.print(registry.get(), err);

@@ -62,6 +62,8 @@ class HistoryCommandTest {
       }
       if (file.get("uri").asText().equals(OperatorLedger.uri("d1", 0))) {
         assertThat(file.get("rowsRescued").asLong()).isZero();
+        assertThat(file.get("columnsIgnored").isNumber()).isTrue();
+        assertThat(file.get("columnsIgnored").asLong()).isZero();
       }
     }
   }
@@ -73,10 +75,10 @@ class HistoryCommandTest {
     assertThat(exit).as(fixture.err.toString()).isZero();
     String out = fixture.out.toString();
     assertThat(out).startsWith("HISTORY " + TABLE + " since ").contains("(4 file load(s), newest first)\n")
-        .containsPattern("TIME +STATE +BATCH +SNAPSHOT +ROWS READ +REJECTED +RESCUED +GENERATION +URI\n")
-        .containsPattern("ingested +" + fixture.committedBatch + " +4242 +3 +1 +0 +1 +"
+        .containsPattern("TIME +STATE +BATCH +SNAPSHOT +ROWS READ +REJECTED +RESCUED +COLS IGNORED +GENERATION +URI\n")
+        .containsPattern("ingested +" + fixture.committedBatch + " +4242 +3 +1 +0 +0 +1 +"
             + OperatorLedger.uri("d1", 0).replace(".", "\\.") + "\n")
-        .containsPattern("ingested +" + fixture.committedBatch + " +4242 +unknown +unknown +unknown +1 +"
+        .containsPattern("ingested +" + fixture.committedBatch + " +4242 +unknown +unknown +unknown +unknown +1 +"
             + OperatorLedger.uri("d1", 1).replace(".", "\\.") + "\n")
         .contains("  failed " + OperatorLedger.uri("d2", 0) + " generation 1: [org.apache.parquet.io.ParquetDecodingException;"
             + " file at fault: " + OperatorLedger.uri("d2", 1) + "] " + ERROR + "\n");

@@ -181,6 +181,36 @@ class ValidateCommandTest {
   }
 
   @Test
+  void theBooleanSchemaEvolutionOfOldValidatesWithAWarningNamingTheModeItIsReadAs() throws IOException {
+    Path clicks = Files.writeString(work.resolve("clicks.conf"), """
+        extract { path = "file:///landing/clicks/*.csv", format = csv }
+        load { iceberg.table = "local.demo.clicks", schema-evolution = false }
+        """);
+
+    int exit = run("validate", "--config", work.toString(), "--home", home.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(err.toString()).isEqualTo("warning: " + clicks + ": load.schema-evolution: false is the boolean of old,"
+        + " read as fail-on-new-columns; write load.schema-evolution = fail-on-new-columns (one of [add-new-columns,"
+        + " fail-on-new-columns, rescue, none])\n");
+    assertThat(out.toString()).contains("\"schema-evolution\" : \"fail-on-new-columns\"");
+  }
+
+  @Test
+  void rescueWithoutARescuedDataColumnIsRefusedNamingTheKey() throws IOException {
+    Path clicks = Files.writeString(work.resolve("clicks.conf"), """
+        extract { path = "file:///landing/clicks/*.csv", format = csv }
+        load { iceberg.table = "local.demo.clicks", schema-evolution = rescue }
+        """);
+
+    int exit = run("validate", "--config", work.toString(), "--home", home.toString());
+
+    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(err.toString()).contains(clicks + ": load.schema-evolution: rescue puts the values of new columns in"
+        + " the rescued data column, and transform.rescued-data-column is not set");
+  }
+
+  @Test
   void anEscapedBracketValidatesAndMatchesItself() throws IOException {
     profile("clicks", "file:///landing/clicks/\\[eu]/*.csv");
 

@@ -18,29 +18,41 @@ import java.util.Optional;
  * @param rejected its bad records, which went to {@code <table>__rejected} ({@code
  *     transform.on-bad-record = reject})
  * @param rescued its rows that carry a value in {@code transform.rescued-data-column}
+ * @param ignoredColumns its columns (and fields of struct columns) the table does not have that
+ *     were not loaded ({@code load.schema-evolution = none} without a rescued data column)
  */
-public record FileRows(long read, long rejected, long rescued) {
+public record FileRows(long read, long rejected, long rescued, long ignoredColumns) {
 
   public FileRows {
-    if (read < 0 || rejected < 0 || rescued < 0) {
+    if (read < 0 || rejected < 0 || rescued < 0 || ignoredColumns < 0) {
       throw new IllegalArgumentException("Row counts cannot be negative: read " + read + ", rejected " + rejected
-          + ", rescued " + rescued);
+          + ", rescued " + rescued + ", ignored columns " + ignoredColumns);
     }
   }
 
-  /** The counts under {@link LedgerSchema#ROWS_READ}, {@link LedgerSchema#ROWS_REJECTED}, {@link LedgerSchema#ROWS_RESCUED}. */
+  /** A file whose columns were all loaded (or rescued). */
+  public FileRows(long read, long rejected, long rescued) {
+    this(read, rejected, rescued, 0);
+  }
+
+  /**
+   * The counts under {@link LedgerSchema#ROWS_READ}, {@link LedgerSchema#ROWS_REJECTED}, {@link
+   * LedgerSchema#ROWS_RESCUED}, {@link LedgerSchema#COLUMNS_IGNORED}.
+   */
   public Map<String, Long> toMap() {
     Map<String, Long> map = new LinkedHashMap<>();
     map.put(LedgerSchema.ROWS_READ, read);
     map.put(LedgerSchema.ROWS_REJECTED, rejected);
     map.put(LedgerSchema.ROWS_RESCUED, rescued);
+    map.put(LedgerSchema.COLUMNS_IGNORED, ignoredColumns);
     return map;
   }
 
   /**
    * The counts a map (a document, a JSON object, a row read as a map) holds; empty when it has no
    * {@link LedgerSchema#ROWS_READ} (a record written before files were counted). A missing
-   * rescued count is 0 (a file read without a rescued data column rescues nothing).
+   * rescued count is 0 (a file read without a rescued data column rescues nothing), and so is a
+   * missing ignored columns count (a file loaded before they were counted).
    *
    * @throws IllegalArgumentException naming the key whose value is not a number
    */
@@ -49,7 +61,7 @@ public record FileRows(long read, long rejected, long rescued) {
       return Optional.empty();
     }
     return Optional.of(new FileRows(number(values, LedgerSchema.ROWS_READ), number(values, LedgerSchema.ROWS_REJECTED),
-        number(values, LedgerSchema.ROWS_RESCUED)));
+        number(values, LedgerSchema.ROWS_RESCUED), number(values, LedgerSchema.COLUMNS_IGNORED)));
   }
 
   private static long number(Map<String, ?> values, String key) {

@@ -18,7 +18,7 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 5;
+  public static final int VERSION = 6;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";
@@ -62,6 +62,8 @@ public final class LedgerSchema {
   public static final String ROWS_REJECTED = "rowsRejected";
   /** {@link FileRows#rescued}. */
   public static final String ROWS_RESCUED = "rowsRescued";
+  /** {@link FileRows#ignoredColumns}; absent on a file loaded before version 6 (read as 0). */
+  public static final String COLUMNS_IGNORED = "columnsIgnored";
 
   // partitions (also TABLE, PARTITION, STATE, BATCH_ID)
   public static final String PARTITION_ID = "partitionId";

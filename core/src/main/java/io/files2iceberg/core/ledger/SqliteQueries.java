@@ -38,6 +38,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.QUARANTINE_REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
+import static io.files2iceberg.core.ledger.LedgerSchema.COLUMNS_IGNORED;
 import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
 import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
@@ -99,7 +100,7 @@ final class SqliteQueries {
       "UPDATE " + q(FILES) + " SET " + q(STATE) + " = ?, " + q(BATCH_ID) + " = ?, " + q(BATCH_POSITION)
           + " = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(?, " + q(BATCH_POSITION) + ") END, "
           + q(QUARANTINE_REASON) + " = ?, " + q(SNAPSHOT_ID) + " = ?, " + q(ROWS_READ) + " = ?, " + q(ROWS_REJECTED)
-          + " = ?, " + q(ROWS_RESCUED) + " = ? WHERE " + q(FILE_ID) + " = ?";
+          + " = ?, " + q(ROWS_RESCUED) + " = ?, " + q(COLUMNS_IGNORED) + " = ? WHERE " + q(FILE_ID) + " = ?";
   private static final String COUNT_PENDING =
       "SELECT COUNT(*) FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION)
           + " = ? AND " + q(STATE) + " = " + sqlString(FileState.RECORDED.code());
@@ -401,7 +402,7 @@ final class SqliteQueries {
         bind(statement, file.state().code(), batchId, batchId, positions == null ? null : positions.get(i),
             file.quarantineReason().orElse(null), file.snapshotId().orElse(null),
             rows.map(FileRows::read).orElse(null), rows.map(FileRows::rejected).orElse(null),
-            rows.map(FileRows::rescued).orElse(null), file.fileId());
+            rows.map(FileRows::rescued).orElse(null), rows.map(FileRows::ignoredColumns).orElse(null), file.fileId());
         statement.addBatch();
       }
       for (int count : statement.executeBatch()) {

@@ -35,6 +35,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
+import static io.files2iceberg.core.ledger.LedgerSchema.COLUMNS_IGNORED;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
 import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
@@ -84,7 +85,7 @@ final class SqliteRows {
 
   private static Optional<FileRows> fileRows(ResultSet rs) throws SQLException {
     Map<String, Object> counts = new HashMap<>();
-    for (String column : List.of(ROWS_READ, ROWS_REJECTED, ROWS_RESCUED)) {
+    for (String column : List.of(ROWS_READ, ROWS_REJECTED, ROWS_RESCUED, COLUMNS_IGNORED)) {
       optionalLong(rs, column).ifPresent(value -> counts.put(column, value));
     }
     return FileRows.fromMap(counts);

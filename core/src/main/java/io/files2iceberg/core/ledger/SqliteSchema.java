@@ -43,6 +43,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
+import static io.files2iceberg.core.ledger.LedgerSchema.COLUMNS_IGNORED;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
 import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
@@ -91,7 +92,8 @@ final class SqliteSchema {
             + q(SNAPSHOT_ID) + " INTEGER, "
             + q(ROWS_READ) + " INTEGER, "
             + q(ROWS_REJECTED) + " INTEGER, "
-            + q(ROWS_RESCUED) + " INTEGER)",
+            + q(ROWS_RESCUED) + " INTEGER, "
+            + q(COLUMNS_IGNORED) + " INTEGER)",
         // The claim walk: a partition's pending files in claim order, without a sort.
         index(FILES, TABLE, PARTITION, STATE, URI, GENERATION),
         // Status counts by state.
@@ -180,6 +182,9 @@ final class SqliteSchema {
       for (String column : List.of(ERROR_CLASS, ERROR_FILE)) {
         statements.add("ALTER TABLE " + q(BATCHES) + " ADD COLUMN " + q(column) + " TEXT");
       }
+    }
+    if (fromVersion < 6) {
+      statements.add("ALTER TABLE " + q(FILES) + " ADD COLUMN " + q(COLUMNS_IGNORED) + " INTEGER");
     }
     return statements;
   }

@@ -26,7 +26,7 @@ import java.util.Optional;
  *  "rowsRead":10,"rowsFiltered":1,"rowsInserted":7,"rowsUpdated":2,"rowsUnchanged":0,
  *  "rowsRejected":0,"readMillis":900,"mergeMillis":1500,"commitMillis":40,"lagMillis":61000,"rowsDeleted":0,
  *  "quarantinedFiles":[],"rejectedTable":null,
- *  "fileRows":[{"fileId":"9f2c...","rowsRead":6,"rowsRejected":1,"rowsRescued":0},...]}}
+ *  "fileRows":[{"fileId":"9f2c...","rowsRead":6,"rowsRejected":1,"rowsRescued":0,"columnsIgnored":0},...]}}
  * }</pre>
  *
  * @param alreadyCommitted the table held the batch already; nothing was written and the metrics

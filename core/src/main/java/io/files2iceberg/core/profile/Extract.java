@@ -1,6 +1,8 @@
 package io.files2iceberg.core.profile;
 
 import java.time.ZoneId;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -31,6 +33,11 @@ import java.util.OptionalLong;
  *     without Spark's calendar metadata are read
  * @param timeZone the zone of the table's zone-less text timestamps (CSV and JSON readers, casts
  *     of text to {@code TIMESTAMP}); empty for the session's (UTC unless the deployment sets it)
+ * @param schemaHints csv and json: source column name to the Spark SQL type its values are read
+ *     as, in the order given ({@code extract.schema-hints}); empty for none
+ * @param inferColumnTypes csv and json: whether the reader infers the columns' types (csv {@code
+ *     inferSchema}, json's own inference of numbers and booleans); false reads every value as a
+ *     string
  */
 public record Extract(
     String path,
@@ -46,7 +53,9 @@ public record Extract(
     OnOverwrite onOverwrite,
     OptionalLong maxBatchBytes,
     DatetimeRebase datetimeRebase,
-    Optional<ZoneId> timeZone) {
+    Optional<ZoneId> timeZone,
+    Map<String, String> schemaHints,
+    boolean inferColumnTypes) {
 
   public Extract {
     options = Map.copyOf(options);
@@ -54,6 +63,31 @@ public record Extract(
     Objects.requireNonNull(maxBatchBytes, "maxBatchBytes");
     Objects.requireNonNull(datetimeRebase, "datetimeRebase");
     Objects.requireNonNull(timeZone, "timeZone");
+    schemaHints = Collections.unmodifiableMap(new LinkedHashMap<>(schemaHints));
+  }
+
+  /** A section without schema hints, whose column types are inferred as the format did before the setting (json only). */
+  public Extract(String path, Format format, Map<String, String> options, boolean recursiveFileLookup,
+      BatchFile batchFile, int keepCheckpoints, boolean saveCheckpoint, int maxBatchSize,
+      List<LineageColumn> lineageColumns, boolean quarantineBadFiles, OnOverwrite onOverwrite,
+      OptionalLong maxBatchBytes, DatetimeRebase datetimeRebase, Optional<ZoneId> timeZone) {
+    this(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint, maxBatchSize,
+        lineageColumns, quarantineBadFiles, onOverwrite, maxBatchBytes, datetimeRebase, timeZone, Map.of(),
+        inferColumnTypesByDefault(format));
+  }
+
+  /**
+   * Whether a format's column types are inferred when {@code extract.infer-column-types} is not
+   * set: json yes (its reader always inferred numbers and booleans), csv no (every column a
+   * string), as both were read before the setting existed.
+   */
+  public static boolean inferColumnTypesByDefault(Format format) {
+    return format == Format.JSON;
+  }
+
+  /** Whether the format is one whose types come from text (csv, json): schema hints and inference apply. */
+  public boolean isText() {
+    return format == Format.CSV || format == Format.JSON;
   }
 
   /** A section whose zone-less text timestamps are read in the session's zone. */
@@ -94,7 +128,8 @@ public record Extract(
   /** This section with {@code extract.on-overwrite} resolved. */
   public Extract withOnOverwrite(OnOverwrite resolved) {
     return new Extract(path, format, options, recursiveFileLookup, batchFile, keepCheckpoints, saveCheckpoint,
-        maxBatchSize, lineageColumns, quarantineBadFiles, resolved, maxBatchBytes, datetimeRebase, timeZone);
+        maxBatchSize, lineageColumns, quarantineBadFiles, resolved, maxBatchBytes, datetimeRebase, timeZone,
+        schemaHints, inferColumnTypes);
   }
 
   /**

@@ -15,8 +15,8 @@ import java.util.Optional;
  * @param primaryKey the MERGE key; empty means no key
  * @param partitionBy Iceberg partition spec entries: columns or transforms such as {@code days(ts)}
  * @param precombineField among rows with one key, the highest value wins; requires a primary key
- * @param schemaEvolution columns new in the files are added to the table and types are safely
- *     widened; false fails the batch, naming the new columns
+ * @param schemaEvolution what a column (or a field of a struct column) new in the files does to an
+ *     existing table: added, the batch failed, rescued, or left out and counted
  * @param tableProperties Iceberg table properties set when the table is created, in declaration
  *     order
  * @param missingColumns what a MERGE update writes to a column the row's file does not have
@@ -32,7 +32,7 @@ public record Load(
     List<String> primaryKey,
     List<String> partitionBy,
     Optional<String> precombineField,
-    boolean schemaEvolution,
+    SchemaEvolution schemaEvolution,
     Map<String, String> tableProperties,
     MissingColumns missingColumns,
     WriteMode writeMode,
@@ -40,6 +40,7 @@ public record Load(
     Optional<Cdc> cdc) {
 
   public Load {
+    Objects.requireNonNull(schemaEvolution, "schemaEvolution");
     Objects.requireNonNull(writeMode, "writeMode");
     Objects.requireNonNull(mergeScope, "mergeScope");
     Objects.requireNonNull(cdc, "cdc");
@@ -50,7 +51,7 @@ public record Load(
 
   /** Without change-data deletes. */
   public Load(TableId table, SaveMode saveMode, List<String> primaryKey, List<String> partitionBy,
-      Optional<String> precombineField, boolean schemaEvolution, Map<String, String> tableProperties,
+      Optional<String> precombineField, SchemaEvolution schemaEvolution, Map<String, String> tableProperties,
       MissingColumns missingColumns, WriteMode writeMode, MergeScope mergeScope) {
     this(table, saveMode, primaryKey, partitionBy, precombineField, schemaEvolution, tableProperties, missingColumns,
         writeMode, mergeScope, Optional.empty());
@@ -58,10 +59,50 @@ public record Load(
 
   /** Copy-on-write, and the MERGE scope decided by the key. */
   public Load(TableId table, SaveMode saveMode, List<String> primaryKey, List<String> partitionBy,
-      Optional<String> precombineField, boolean schemaEvolution, Map<String, String> tableProperties,
+      Optional<String> precombineField, SchemaEvolution schemaEvolution, Map<String, String> tableProperties,
       MissingColumns missingColumns) {
     this(table, saveMode, primaryKey, partitionBy, precombineField, schemaEvolution, tableProperties, missingColumns,
         WriteMode.COPY_ON_WRITE, MergeScope.AUTO);
+  }
+
+  /**
+   * {@code load.schema-evolution}: what a column the existing table does not have (or a field a
+   * struct column of the table does not have) does when a file brings it. A new table is created
+   * with every column of its first batch, whatever the mode. Codes are what profiles spell.
+   */
+  public enum SchemaEvolution {
+    /** The column (or nested field) is added to the table, optional, and loaded. */
+    ADD_NEW_COLUMNS("add-new-columns"),
+    /** The batch fails, naming the files and the columns; nothing of it is committed. */
+    FAIL_ON_NEW_COLUMNS("fail-on-new-columns"),
+    /** The table's schema stays; the column's values go to {@code transform.rescued-data-column}. */
+    RESCUE("rescue"),
+    /**
+     * The table's schema stays; the column is not loaded, but counted per file and logged once per
+     * file. With {@code transform.rescued-data-column}, its values go there, as with {@link #RESCUE}.
+     */
+    NONE("none");
+
+    private final String code;
+
+    SchemaEvolution(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
+
+    /**
+     * The mode the boolean of old meant: {@code true} added new columns; {@code false} failed the
+     * batch naming them, or rescued their values when the profile has a rescued data column.
+     */
+    public static SchemaEvolution ofBoolean(boolean evolves, boolean hasRescuedDataColumn) {
+      if (evolves) {
+        return ADD_NEW_COLUMNS;
+      }
+      return hasRescuedDataColumn ? RESCUE : FAIL_ON_NEW_COLUMNS;
+    }
   }
 
   /**

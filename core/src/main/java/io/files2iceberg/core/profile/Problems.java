@@ -4,11 +4,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Collects the problems of one profile file, so that all of them are reported at once. */
+/**
+ * Collects the problems of one profile file, so that all of them are reported at once, and its
+ * warnings: values still accepted that the file should change (a key's spelling of old).
+ */
 final class Problems {
 
   private final Path file;
   private final List<ProfileError> errors = new ArrayList<>();
+  private final List<ProfileError> warnings = new ArrayList<>();
 
   Problems(Path file) {
     this.file = file;
@@ -27,6 +31,15 @@ final class Problems {
                 path.equals(keyPath)
                     || path.startsWith(keyPath + "[")
                     || path.startsWith(keyPath + "."));
+  }
+
+  /** A value that loads, but should be changed; never a reason to refuse the file. */
+  void warn(String keyPath, String reason) {
+    warnings.add(new ProfileError(file, keyPath, reason));
+  }
+
+  List<ProfileError> warnings() {
+    return List.copyOf(warnings);
   }
 
   boolean isEmpty() {

@@ -14,6 +14,7 @@ import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -46,11 +47,37 @@ final class ProfileKeys {
    * @param description Markdown, its links relative to docs/reference/; line breaks are spaces
    * @param values the codes the value (or each element of a list) must be one of, matched in any
    *     case; empty when free
+   * @param minimum the least whole number the loader accepts; empty when any
+   * @param pattern a regex the whole text must match, as the loader checks it; empty when free
+   * @param deprecatedValues values the loader still accepts with a warning (a boolean of old)
    */
-  record Doc(String defaultValue, String description, List<String> values) {
+  record Doc(String defaultValue, String description, List<String> values, Optional<Long> minimum,
+      Optional<String> pattern, List<String> deprecatedValues) {
     Doc {
       description = description.strip().replaceAll("\\s*\\n\\s*", " ");
       values = List.copyOf(values);
+      deprecatedValues = List.copyOf(deprecatedValues);
+    }
+
+    Doc(String defaultValue, String description, List<String> values) {
+      this(defaultValue, description, values, Optional.empty(), Optional.empty(), List.of());
+    }
+
+    /** Whether the profile must set the key. */
+    boolean isRequired() {
+      return defaultValue.equals("required");
+    }
+
+    Doc atLeast(long least) {
+      return new Doc(defaultValue, description, values, Optional.of(least), pattern, deprecatedValues);
+    }
+
+    Doc matching(String regex) {
+      return new Doc(defaultValue, description, values, minimum, Optional.of(regex), deprecatedValues);
+    }
+
+    Doc alsoAccepting(List<String> deprecated) {
+      return new Doc(defaultValue, description, values, minimum, pattern, deprecated);
     }
   }
 
@@ -189,7 +216,7 @@ final class ProfileKeys {
         doc("`50`",
           """
           Committed batches kept in the ledger per table; at least 1.
-          """));
+          """).atLeast(1));
   static final Key<Boolean> EXTRACT_SAVE_CHECKPOINT =
       key("extract.save-checkpoint", BOOLEAN, p -> p.extract().saveCheckpoint(),
         doc("`true`",
@@ -204,7 +231,7 @@ final class ProfileKeys {
         doc("`100`",
           """
           The most files one batch reads; at least 1.
-          """));
+          """).atLeast(1));
   static final Key<Long> EXTRACT_MAX_BATCH_BYTES =
       key("extract.max-batch-bytes", BYTES,
           p -> p.extract().maxBatchBytes().isPresent() ? p.extract().maxBatchBytes().getAsLong() : null,
@@ -216,7 +243,7 @@ final class ProfileKeys {
           to both caps: several small partitions share it, the last one it takes may be split
           (its other files go first into the next batch), and a batch always takes at least one
           file, so a file larger than the cap loads alone.
-          """));
+          """).atLeast(1));
   static final Key<List<String>> EXTRACT_LINEAGE_COLUMNS =
       key(
           "extract.lineage-columns",
@@ -272,6 +299,32 @@ final class ProfileKeys {
           `spark.sql.session.timeZone`.
           """));
 
+  static final Key<String> EXTRACT_SCHEMA_HINTS =
+      key("extract.schema-hints", NON_BLANK,
+          p -> p.extract().schemaHints().isEmpty() ? null : SchemaHints.render(p.extract().schemaHints()),
+        doc("none",
+          """
+          csv and json: the types of named columns, in Spark's DDL as Auto Loader's `schemaHints`:
+          `"amount DECIMAL(12,2), ts TIMESTAMP"`. Each named column of a file is read as that type
+          (a `TIMESTAMP` from text in `extract.timezone`); the others as `infer-column-types`
+          says. A hint wins over inference, and `transform.cast.columns` (which names columns after
+          renaming) over a hint. A value that does not convert is a bad record, as a failed cast
+          is (`transform.on-bad-record`; with `transform.rescued-data-column` the value is
+          rescued). A hint naming a column a file lacks is no error. Names are source columns, of
+          letters, digits and `_` or in backticks; `validate` checks the list's shape and the type
+          names, the job parses each type with Spark and fails the batch naming this key if Spark
+          refuses one. Refused for parquet, orc and avro, whose files carry their types.
+          """));
+  static final Key<Boolean> EXTRACT_INFER_COLUMN_TYPES =
+      key("extract.infer-column-types", BOOLEAN, p -> p.extract().isText() ? p.extract().inferColumnTypes() : null,
+        doc("csv: `false`; json: `true` (as they were read before the key)",
+          """
+          csv and json: `true` infers each column's type from the file (csv: Spark's `inferSchema`;
+          json: numbers and booleans as `bigint`, `double`, `boolean`), `false` reads every column
+          as a string. Schema hints win over it. An `inferSchema` or `primitivesAsString` in
+          `extract.options` wins over both. Refused for parquet, orc and avro.
+          """));
+
   static final Key<List<String>> TRANSFORM_FILTER =
       key("transform.filter", LIST, p -> p.transform().filter(),
         doc("`[]`",
@@ -319,7 +372,7 @@ final class ProfileKeys {
           """
           The Iceberg table, `catalog.namespace.table`, each part of letters, digits and `_`.
           Catalog `local` with the default `catalog.*` settings is the embedded catalog.
-          """));
+          """).matching(ProfileRules.TABLE_NAME));
   static final Key<String> LOAD_SAVE_MODE =
       key("load.save-mode", NON_BLANK, p -> p.load().saveMode().code(),
         doc("`Append`",
@@ -352,14 +405,24 @@ final class ProfileKeys {
           Among rows with one key, the highest value wins (ties: the newer object generation).
           Requires a `primary-key`.
           """));
-  static final Key<Boolean> LOAD_SCHEMA_EVOLUTION =
-      key("load.schema-evolution", BOOLEAN, p -> p.load().schemaEvolution(),
-        doc("`true`",
+  static final Key<String> LOAD_SCHEMA_EVOLUTION =
+      key("load.schema-evolution", NON_BLANK, p -> p.load().schemaEvolution().code(),
+        doc("`add-new-columns`",
           """
-          Columns new in the files are added to the table and types are safely widened; `false`:
-          the batch fails, naming the new columns (with `transform.rescued-data-column` their
-          values are rescued instead).
-          """));
+          What a column the existing table does not have, or a field a struct column of the table
+          does not have, does when a file brings it (types are safely widened in every mode; a new
+          table gets every column of its first batch): `add-new-columns` adds it to the table
+          (optional, so stored rows read NULL; a struct field is added inside its struct) and
+          loads it; `fail-on-new-columns` fails the batch, naming the files and the columns, and
+          commits nothing; `rescue` keeps the table's schema and puts the values in
+          `transform.rescued-data-column` (required); `none` keeps the table's schema and does not
+          load the column, but counts it per file in the load history (`columnsIgnored`) and logs
+          it once per file; with `transform.rescued-data-column` its values go there. The boolean
+          of old still loads, with a warning: `true` is `add-new-columns`, `false`
+          `fail-on-new-columns` (`rescue` with a rescued data column).
+          """,
+          codes(Load.SchemaEvolution.values(), Load.SchemaEvolution::code))
+          .alsoAccepting(List.of("true", "false")));
   static final Key<Map<String, String>> LOAD_TABLE_PROPERTIES =
       key("load.iceberg.table-properties", MAP, p -> p.load().tableProperties(),
         doc("`{}`",

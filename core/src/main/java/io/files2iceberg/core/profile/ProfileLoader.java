@@ -17,6 +17,8 @@ import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_USER_PROJECT;
 import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_VENDED_CREDENTIALS;
 import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_WAREHOUSE;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_FORMAT;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_INFER_COLUMN_TYPES;
+import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SCHEMA_HINTS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_KEEP_CHECKPOINTS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_LINEAGE_COLUMNS;
 import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_BYTES;
@@ -63,6 +65,7 @@ import io.files2iceberg.core.profile.Load.MergeScope;
 import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.WriteMode;
 import io.files2iceberg.core.profile.Load.SaveMode;
+import io.files2iceberg.core.profile.Load.SchemaEvolution;
 import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.ProfileValues.Rule;
 import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
@@ -147,7 +150,12 @@ public final class ProfileLoader {
    * One profile file read: its table profile and, when it carries the deployment's sections as
    * profiles of old did, the deployment they give and the deployment keys it sets.
    */
-  record Read(TableProfile profile, Optional<Deployment> deployment, List<DeploymentKeys.Key<?>> deploymentKeys) {}
+  record Read(TableProfile profile, Optional<Deployment> deployment, List<DeploymentKeys.Key<?>> deploymentKeys,
+      List<ProfileError> warnings) {
+    Read {
+      warnings = List.copyOf(warnings);
+    }
+  }
 
   /** Reads one profile with its deployment sections, adding its problems to {@code errors}. */
   static Optional<Read> readAll(Path file, Home home, List<ProfileError> errors) {
@@ -177,7 +185,7 @@ public final class ProfileLoader {
                       : Optional.empty();
               List<DeploymentKeys.Key<?>> set =
                   DeploymentKeys.keys().stream().filter(v::isSet).toList();
-              return new Read(profile, deployment, set);
+              return new Read(profile, deployment, set, problems.warnings());
             });
     if (!problems.isEmpty()) {
       return Optional.empty();
@@ -201,7 +209,7 @@ public final class ProfileLoader {
     // Sections are read in file order, so that problems are listed in that order too.
     Extract extract = extract(v);
     Transform transform = transform(v);
-    Load load = load(v, extract.batchFile());
+    Load load = load(v, extract.batchFile(), transform);
     checkBackfillLoadsOnce(v, extract, load);
     checkRescuedDataColumn(v, extract, transform, load);
     return new TableProfile(
@@ -287,7 +295,42 @@ public final class ProfileLoader {
         maxBatchBytes.map(OptionalLong::of).orElse(OptionalLong.empty()),
         v.choice(EXTRACT_DATETIME_REBASE, DatetimeRebase.CORRECTED, DatetimeRebase::code)
             .orElse(DatetimeRebase.CORRECTED),
-        v.optional(EXTRACT_TIMEZONE, ProfileLoader::timeZoneProblem).map(ZoneId::of));
+        v.optional(EXTRACT_TIMEZONE, ProfileLoader::timeZoneProblem).map(ZoneId::of),
+        schemaHints(v, format),
+        inferColumnTypes(v, format));
+  }
+
+  /** {@code extract.schema-hints}: csv and json only, checked for shape here and parsed by Spark in the job. */
+  private static Map<String, String> schemaHints(ProfileValues v, Format format) {
+    if (!v.isSet(EXTRACT_SCHEMA_HINTS)) {
+      return Map.of();
+    }
+    if (format != Format.CSV && format != Format.JSON) {
+      v.reject(EXTRACT_SCHEMA_HINTS, "applies to csv and json only: " + format.code() + " files carry their"
+          + " columns' types (use transform.cast.columns to change one)");
+      return Map.of();
+    }
+    return v.optional(EXTRACT_SCHEMA_HINTS, ProfileLoader::hintsProblem).map(SchemaHints::parse).orElse(Map.of());
+  }
+
+  private static Optional<String> hintsProblem(String text) {
+    try {
+      SchemaHints.parse(text);
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  /** {@code extract.infer-column-types}: csv and json only; unset, as each format was read before the key. */
+  private static boolean inferColumnTypes(ProfileValues v, Format format) {
+    boolean fallback = Extract.inferColumnTypesByDefault(format);
+    if (v.isSet(EXTRACT_INFER_COLUMN_TYPES) && format != Format.CSV && format != Format.JSON) {
+      v.reject(EXTRACT_INFER_COLUMN_TYPES, "applies to csv and json only: " + format.code() + " files carry their"
+          + " columns' types");
+      return fallback;
+    }
+    return v.get(EXTRACT_INFER_COLUMN_TYPES, fallback);
   }
 
   /** Why {@code zone} is no time zone Java and Spark both know, if it is not. */
@@ -422,7 +465,7 @@ public final class ProfileLoader {
     }
   }
 
-  private static Load load(ProfileValues v, BatchFile batchFile) {
+  private static Load load(ProfileValues v, BatchFile batchFile, Transform transform) {
     TableId table =
         v.required(LOAD_TABLE, ProfileRules::tableName)
             .map(name -> name.split("\\."))
@@ -471,7 +514,7 @@ public final class ProfileLoader {
         primaryKey.orElse(List.of()),
         partitionBy.orElse(List.of()),
         precombineField,
-        v.get(LOAD_SCHEMA_EVOLUTION, true),
+        schemaEvolution(v, transform),
         tableProperties,
         missingColumns(v),
         writeMode.orElse(WriteMode.COPY_ON_WRITE),
@@ -519,6 +562,31 @@ public final class ProfileLoader {
           + " marks a delete is not part of the key");
     }
     return cdc;
+  }
+
+  /**
+   * {@code load.schema-evolution}, default {@code add-new-columns}. The boolean of old loads with a
+   * warning, as the mode it meant ({@link SchemaEvolution#ofBoolean}). {@code rescue} needs the
+   * rescued data column its values go to.
+   */
+  private static SchemaEvolution schemaEvolution(ProfileValues v, Transform transform) {
+    boolean rescuing = transform.rescuedDataColumn().isPresent();
+    Optional<String> text = v.isSet(LOAD_SCHEMA_EVOLUTION) ? v.optional(LOAD_SCHEMA_EVOLUTION) : Optional.empty();
+    if (text.isPresent() && (text.get().strip().equalsIgnoreCase("true")
+        || text.get().strip().equalsIgnoreCase("false"))) {
+      SchemaEvolution mode = SchemaEvolution.ofBoolean(Boolean.parseBoolean(text.get().strip()), rescuing);
+      v.warn(LOAD_SCHEMA_EVOLUTION, text.get().strip().toLowerCase(java.util.Locale.ROOT) + " is the boolean of old,"
+          + " read as " + mode.code() + "; write load.schema-evolution = " + mode.code() + " (one of "
+          + java.util.Arrays.stream(SchemaEvolution.values()).map(SchemaEvolution::code).toList() + ")");
+      return mode;
+    }
+    Optional<SchemaEvolution> mode =
+        v.choice(LOAD_SCHEMA_EVOLUTION, SchemaEvolution.ADD_NEW_COLUMNS, SchemaEvolution::code);
+    if (mode.equals(Optional.of(SchemaEvolution.RESCUE)) && !rescuing && v.isValid(TRANSFORM_RESCUED_DATA_COLUMN)) {
+      v.reject(LOAD_SCHEMA_EVOLUTION, "rescue puts the values of new columns in the rescued data column, and"
+          + " transform.rescued-data-column is not set; set it (such as _rescued_data) or choose none");
+    }
+    return mode.orElse(SchemaEvolution.ADD_NEW_COLUMNS);
   }
 
   /** {@code null} is also the HOCON and YAML null literal, so written unquoted it still means null. */

@@ -87,6 +87,12 @@ final class ProfileReference {
 
     ObjectNode root = objectNode("", leaves, objects);
     root.fields().forEachRemaining(field -> schema.set(field.getKey(), field.getValue()));
+    ArrayNode required = schema.putArray("allOf");
+    for (ProfileKeys.Key<?> key : ProfileKeys.keys()) {
+      if (key.doc().isRequired()) {
+        required.add(requires(List.of(key.path().split("\\."))));
+      }
+    }
     ObjectNode defsNode = schema.putObject("$defs");
     defs.keySet().stream().sorted().forEach(path -> defsNode.set(path, defs.get(path)));
     try {
@@ -97,6 +103,31 @@ final class ProfileReference {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot render the profile schema", e);
     }
+  }
+
+  /**
+   * That a key is set, in any of the spellings that nest to it: {@code load.iceberg.table} is
+   * {@code load.iceberg.table} at the top, or {@code iceberg.table} inside {@code load}, or {@code
+   * table} inside {@code iceberg} inside {@code load}, or {@code table} inside {@code load.iceberg}.
+   * A key set to null counts as missing, as the loader reads it.
+   */
+  private static ObjectNode requires(List<String> segments) {
+    ObjectNode node = JSON.createObjectNode();
+    ArrayNode anyOf = node.putArray("anyOf");
+    for (int i = 1; i <= segments.size(); i++) {
+      String name = String.join(".", segments.subList(0, i));
+      ObjectNode spelling = anyOf.addObject();
+      spelling.putArray("required").add(name);
+      ObjectNode value;
+      if (i == segments.size()) {
+        value = JSON.createObjectNode();
+        value.putObject("not").put("type", "null");
+      } else {
+        value = requires(segments.subList(i, segments.size()));
+      }
+      spelling.putObject("properties").set(name, value);
+    }
+    return node;
   }
 
   /** Every path that holds keys: {@code extract}, {@code extract.batch-file}, ... */
@@ -168,15 +199,28 @@ final class ProfileReference {
       anyOf.addObject().put("type", "boolean");
       anyOf.addObject().put("type", "string").put("pattern", caseInsensitive(List.of("true", "false")));
     } else if (type == ValueType.WHOLE_NUMBER) {
-      anyOf.addObject().put("type", "integer");
-      anyOf.addObject().put("type", "string").put("pattern", "^\\s*-?[0-9]+\\s*$");
+      ObjectNode integer = anyOf.addObject().put("type", "integer");
+      doc.minimum().ifPresent(least -> integer.put("minimum", least));
+      anyOf.addObject().put("type", "string").put("pattern", doc.minimum().equals(Optional.of(1L))
+          ? "^\\s*0*[1-9][0-9]*\\s*$" : "^\\s*-?[0-9]+\\s*$");
     } else if (type == ValueType.BYTES) {
-      anyOf.addObject().put("type", "integer");
-      anyOf.addObject().put("type", "string").put("pattern", "^\\s*[0-9]+\\s*[A-Za-z]*\\s*$");
+      ObjectNode integer = anyOf.addObject().put("type", "integer");
+      doc.minimum().ifPresent(least -> integer.put("minimum", least));
+      anyOf.addObject().put("type", "string").put("pattern", doc.minimum().equals(Optional.of(1L))
+          ? "^\\s*0*[1-9][0-9]*\\s*[A-Za-z]*\\s*$" : "^\\s*[0-9]+\\s*[A-Za-z]*\\s*$");
     } else if (type == ValueType.DURATION) {
       anyOf.addObject().put("type", "string").put("pattern", "^\\s*[0-9.]+\\s*[A-Za-z]+\\s*$");
     } else if (!doc.values().isEmpty()) {
       anyOf.add(codes(doc.values()));
+      if (!doc.deprecatedValues().isEmpty()) {
+        ObjectNode old = anyOf.addObject();
+        old.put("deprecated", true);
+        old.put("description", "The spelling of old, still read with a warning.");
+        old.putArray("type").add("boolean").add("string");
+        old.put("pattern", caseInsensitive(doc.deprecatedValues()));
+      }
+    } else if (doc.pattern().isPresent()) {
+      anyOf.addObject().put("type", "string").put("pattern", "^(?:" + doc.pattern().get() + ")$");
     } else if (type == ValueType.NON_BLANK || type == ValueType.STRING) {
       anyOf.add(scalar(type == ValueType.STRING));
     } else {

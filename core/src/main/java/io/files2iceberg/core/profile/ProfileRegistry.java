@@ -36,10 +36,12 @@ public final class ProfileRegistry {
   private final Deployment deployment;
   private final Optional<Path> deploymentFile;
   private final Optional<DeploymentHint> deploymentHint;
+  private final List<ProfileError> warnings;
 
   private ProfileRegistry(List<TableProfile> profiles, Deployment deployment, Optional<Path> deploymentFile,
-      Optional<DeploymentHint> deploymentHint) {
+      Optional<DeploymentHint> deploymentHint, List<ProfileError> warnings) {
     this.profiles = List.copyOf(profiles);
+    this.warnings = List.copyOf(warnings);
     this.deployment = deployment;
     this.deploymentFile = deploymentFile;
     this.deploymentHint = deploymentHint;
@@ -119,7 +121,8 @@ public final class ProfileRegistry {
     }
     LOG.debug("Loaded {} table profile(s) from {}", profiles.size(), fileOrDir);
     return new ProfileRegistry(
-        profiles, Objects.requireNonNull(deployment), deploymentPath.map(p -> p.toAbsolutePath().normalize()), hint);
+        profiles, Objects.requireNonNull(deployment), deploymentPath.map(p -> p.toAbsolutePath().normalize()), hint,
+        reads.stream().flatMap(r -> r.warnings().stream()).toList());
   }
 
   /** The deployment file named, else the one beside the profiles; two beside them is an error. */
@@ -221,6 +224,14 @@ public final class ProfileRegistry {
    */
   public Optional<DeploymentHint> deploymentHint() {
     return deploymentHint;
+  }
+
+  /**
+   * The values the profiles may keep but should change (a key's spelling of old), each naming
+   * its file and key; {@code validate} and {@code local} print them.
+   */
+  public List<ProfileError> warnings() {
+    return warnings;
   }
 
   /** The profile that loads {@code catalog.namespace.table}. */

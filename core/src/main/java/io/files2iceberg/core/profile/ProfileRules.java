@@ -18,7 +18,9 @@ import java.util.regex.PatternSyntaxException;
 final class ProfileRules {
 
   private static final String NAME = "[A-Za-z0-9_]+";
-  private static final Pattern TABLE = Pattern.compile(NAME + "\\." + NAME + "\\." + NAME);
+  /** {@code catalog.namespace.table}, as the loader and the JSON Schema check it. */
+  static final String TABLE_NAME = NAME + "\\." + NAME + "\\." + NAME;
+  private static final Pattern TABLE = Pattern.compile(TABLE_NAME);
   private static final String COLUMN = "[A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*";
   private static final Pattern PARTITION_COLUMN = Pattern.compile(COLUMN);
   private static final Pattern COLUMN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");

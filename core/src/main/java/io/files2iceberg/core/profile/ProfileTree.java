@@ -85,7 +85,14 @@ final class ProfileTree {
   // HOCON
 
   private static Optional<Map<String, Object>> hocon(Path file, Problems problems) {
-    return hocon(() -> ConfigFactory.parseFile(file.toFile(), hoconOptions()), problems);
+    Supplier<String> text = () -> {
+      try {
+        return java.nio.file.Files.readString(file);
+      } catch (java.io.IOException | RuntimeException e) {
+        return "";
+      }
+    };
+    return hocon(() -> ConfigFactory.parseFile(file.toFile(), hoconOptions()), text, problems);
   }
 
   /**
@@ -94,20 +101,79 @@ final class ProfileTree {
    */
   static Optional<Map<String, Object>> readHocon(String text, Path source, Problems problems) {
     ConfigParseOptions options = hoconOptions().setOriginDescription(source.toString());
-    return hocon(() -> ConfigFactory.parseString(text, options), problems);
+    return hocon(() -> ConfigFactory.parseString(text, options), () -> text, problems);
   }
 
   private static ConfigParseOptions hoconOptions() {
     return ConfigParseOptions.defaults().setSyntax(ConfigSyntax.CONF).setAllowMissing(false);
   }
 
-  private static Optional<Map<String, Object>> hocon(Supplier<Config> parse, Problems problems) {
+  private static Optional<Map<String, Object>> hocon(Supplier<Config> parse, Supplier<String> text,
+      Problems problems) {
     try {
       return Optional.of(object(parse.get().resolve().root()));
     } catch (ConfigException e) {
-      problems.add(line(e.origin()), hoconReason(e));
+      Optional<Bracket> unclosed = e instanceof ConfigException.Parse && e.getMessage().contains("end of file")
+          ? unclosedBracket(text.get()) : Optional.empty();
+      if (unclosed.isPresent()) {
+        // Typesafe Config says a ')' is expected at the end of the file, whatever bracket is open.
+        Bracket open = unclosed.get();
+        problems.add("line " + open.line(), "HOCON syntax error: the '" + open.opening() + "' opened on line "
+            + open.line() + " is never closed: a '" + open.closing() + "' is missing before the end of the file");
+      } else {
+        problems.add(line(e.origin()), hoconReason(e));
+      }
       return Optional.empty();
     }
+  }
+
+  /** A bracket of HOCON text, and the line it is on. */
+  record Bracket(char opening, int line) {
+    char closing() {
+      return switch (opening) {
+        case '{' -> '}';
+        case '[' -> ']';
+        default -> ')';
+      };
+    }
+  }
+
+  /**
+   * The innermost bracket ({@code {}, {@code [}, {@code (}) the text leaves open, outside quoted
+   * strings and comments; empty when every bracket is closed.
+   */
+  static Optional<Bracket> unclosedBracket(String text) {
+    java.util.Deque<Bracket> open = new java.util.ArrayDeque<>();
+    int line = 1;
+    int i = 0;
+    while (i < text.length()) {
+      char c = text.charAt(i);
+      if (c == '\n') {
+        line++;
+      } else if (text.startsWith("\"\"\"", i)) {
+        int end = text.indexOf("\"\"\"", i + 3);
+        end = end < 0 ? text.length() : end + 3;
+        line += (int) text.substring(i, end).chars().filter(ch -> ch == '\n').count();
+        i = end;
+        continue;
+      } else if (c == '"') {
+        i++;
+        while (i < text.length() && text.charAt(i) != '"' && text.charAt(i) != '\n') {
+          i += text.charAt(i) == '\\' ? 2 : 1;
+        }
+      } else if (c == '#' || text.startsWith("//", i)) {
+        while (i < text.length() && text.charAt(i) != '\n') {
+          i++;
+        }
+        continue;
+      } else if (c == '{' || c == '[' || c == '(') {
+        open.push(new Bracket(c, line));
+      } else if ((c == '}' || c == ']' || c == ')') && !open.isEmpty()) {
+        open.pop();
+      }
+      i++;
+    }
+    return Optional.ofNullable(open.peek());
   }
 
   private static String hoconReason(ConfigException e) {

@@ -199,6 +199,11 @@ final class ProfileValues {
     return valid ? list : Optional.empty();
   }
 
+  /** A value that loads as it is, with a warning that says what to write instead. */
+  void warn(SettingKey<?> key, String reason) {
+    problems.warn(key.path(), reason);
+  }
+
   void reject(SettingKey<?> key, String reason) {
     problems.add(key.path(), reason);
   }

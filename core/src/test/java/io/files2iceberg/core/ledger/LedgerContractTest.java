@@ -685,23 +685,23 @@ public abstract class LedgerContractTest {
   }
 
   @Test
-  void commitStoresEachFilesSnapshotAndRowCountsAndAFileWithoutCountsReadsAsUnknown() {
+  void commitStoresEachFilesSnapshotRowCountsAndIgnoredColumnsAndAFileWithoutCountsReadsAsUnknown() {
     List<String> files = readyPartition(TABLE, "2024-01-01", 3);
     BatchRecord claimed = claim(10).orElseThrow();
     ledger.markRunning(claimed.batchId(), LEASE);
 
     ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS,
-        Map.of(files.get(0), new FileRows(6, 1, 2), files.get(1), new FileRows(4, 0, 0))));
+        Map.of(files.get(0), new FileRows(6, 1, 2, 3), files.get(1), new FileRows(4, 0, 0))));
 
     FileRecord withRejects = openAnother(clock).file(files.get(0)).orElseThrow();
     assertThat(withRejects.snapshotId()).contains(42L);
-    assertThat(withRejects.rows()).contains(new FileRows(6, 1, 2));
+    assertThat(withRejects.rows()).contains(new FileRows(6, 1, 2, 3));
     assertThat(ledger.file(files.get(1)).orElseThrow().rows()).contains(new FileRows(4, 0, 0));
     FileRecord uncounted = ledger.file(files.get(2)).orElseThrow();
     assertThat(uncounted.snapshotId()).contains(42L);
     assertThat(uncounted.rows()).isEmpty();
     assertThat(ledger.filesOfBatch(claimed.batchId())).extracting(FileRecord::rows)
-        .containsExactly(Optional.of(new FileRows(6, 1, 2)), Optional.of(new FileRows(4, 0, 0)), Optional.empty());
+        .containsExactly(Optional.of(new FileRows(6, 1, 2, 3)), Optional.of(new FileRows(4, 0, 0)), Optional.empty());
   }
 
   @Test

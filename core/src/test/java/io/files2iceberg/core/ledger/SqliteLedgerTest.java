@@ -230,8 +230,12 @@ class SqliteLedgerTest extends LedgerContractTest {
     }
   }
 
-  /** The batches as a build before version 5 left them: no failure cause. */
+  /**
+   * The batches as a build before version 5 left them: no failure cause; and the files, as every
+   * build before version 6 left them, without an ignored columns count.
+   */
   private static void dropBatchCauseColumns(Statement statement) throws SQLException {
+    statement.execute("ALTER TABLE \"files\" DROP COLUMN \"" + LedgerSchema.COLUMNS_IGNORED + "\"");
     for (String column : List.of(LedgerSchema.ERROR_CLASS, LedgerSchema.ERROR_FILE)) {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"" + column + "\"");
     }

@@ -41,7 +41,7 @@ class BatchLoadReportTest {
   @Test
   void eachFilesCountsAreWrittenUnderItsIdAndAReportWithoutThemReadsBackWithNone() {
     assertThat(REPORT.toMetricsLine())
-        .contains("{\"fileId\":\"f1\",\"rowsRead\":6,\"rowsRejected\":1,\"rowsRescued\":2}");
+        .contains("{\"fileId\":\"f1\",\"rowsRead\":6,\"rowsRejected\":1,\"rowsRescued\":2,\"columnsIgnored\":0}");
     String older = REPORT.toMetricsLine().replaceAll(",\"fileRows\":\\[[^\\]]*\\]", "");
 
     assertThat(older).doesNotContain("fileRows");

@@ -104,7 +104,7 @@ final class ProfileFixture {
             List.of(),
             List.of(),
             Optional.empty(),
-            true,
+            Load.SchemaEvolution.ADD_NEW_COLUMNS,
             Map.of(),
             Load.MissingColumns.KEEP),
         new Metadata(home.resolve("metadata").resolve(name).toString()),

@@ -46,6 +46,8 @@ final class ProfileFixtures {
         on-overwrite = reload
         datetime-rebase = legacy
         timezone = "Europe/Paris"
+        schema-hints = "amount DECIMAL(12,2), `order ts` TIMESTAMP"
+        infer-column-types = true
       }
       transform {
         filter = ["amount > 0", "region IS NOT NULL"]
@@ -60,7 +62,7 @@ final class ProfileFixtures {
         primary-key = [order_id, region]
         partition-by = ["region", "days(order_ts)", "bucket(16, customer_id)", "truncate(4, sku)"]
         iceberg.precombine-field = updated_at
-        schema-evolution = false
+        schema-evolution = none
         iceberg.table-properties {
           "write.merge.mode" = merge-on-read
           "write.update.mode" = merge-on-read
@@ -109,6 +111,8 @@ final class ProfileFixtures {
         on-overwrite: reload
         datetime-rebase: legacy
         timezone: Europe/Paris
+        schema-hints: "amount DECIMAL(12,2), `order ts` TIMESTAMP"
+        infer-column-types: true
       transform:
         filter: ["amount > 0", "region IS NOT NULL"]
         rename-columns:
@@ -124,7 +128,7 @@ final class ProfileFixtures {
         primary-key: [order_id, region]
         partition-by: [region, days(order_ts), "bucket(16, customer_id)", "truncate(4, sku)"]
         iceberg.precombine-field: updated_at
-        schema-evolution: false
+        schema-evolution: none
         iceberg.table-properties.write.merge.mode: merge-on-read
         iceberg:
           table-properties:

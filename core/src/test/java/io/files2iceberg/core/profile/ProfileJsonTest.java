@@ -116,7 +116,7 @@ class ProfileJsonTest {
     assertThat(rendered.at("/extract/lineage-columns").isEmpty()).isTrue();
     assertThat(rendered.at("/extract/quarantine-bad-files").asBoolean()).isFalse();
     assertThat(rendered.at("/transform/on-bad-record").asText()).isEqualTo("fail");
-    assertThat(rendered.at("/load/schema-evolution").asBoolean()).isTrue();
+    assertThat(rendered.at("/load/schema-evolution").asText()).isEqualTo("add-new-columns");
     assertThat(rendered.at("/load/iceberg/table-properties").isObject()).isTrue();
     assertThat(rendered.at("/load/iceberg/table-properties").isEmpty()).isTrue();
   }

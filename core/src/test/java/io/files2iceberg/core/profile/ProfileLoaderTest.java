@@ -37,6 +37,14 @@ class ProfileLoaderTest {
 
   @TempDir Path dir;
 
+  private static Map<String, String> orderedMap(String... keysAndValues) {
+    Map<String, String> map = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      map.put(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return map;
+  }
+
   private Home home() {
     return new Home(dir.resolve("home"));
   }
@@ -75,7 +83,10 @@ class ProfileLoaderTest {
                 OnOverwrite.RELOAD,
                 OptionalLong.of(1_048_576),
                 Extract.DatetimeRebase.LEGACY,
-                Optional.of(java.time.ZoneId.of("Europe/Paris"))));
+                Optional.of(java.time.ZoneId.of("Europe/Paris")),
+                orderedMap("amount", "DECIMAL(12,2)", "order ts", "TIMESTAMP"),
+                true));
+    assertThat(profile.extract().schemaHints().keySet()).containsExactly("amount", "order ts");
     assertThat(profile.transform())
         .isEqualTo(
             new Transform(
@@ -93,7 +104,7 @@ class ProfileLoaderTest {
                 List.of("order_id", "region"),
                 List.of("region", "days(order_ts)", "bucket(16, customer_id)", "truncate(4, sku)"),
                 Optional.of("updated_at"),
-                false,
+                Load.SchemaEvolution.NONE,
                 Map.of(
                     "write.merge.mode", "merge-on-read",
                     "write.update.mode", "merge-on-read",
@@ -197,7 +208,7 @@ class ProfileLoaderTest {
                 List.of(),
                 List.of(),
                 Optional.empty(),
-                true,
+                Load.SchemaEvolution.ADD_NEW_COLUMNS,
                 Map.of(),
                 MissingColumns.KEEP));
     assertThat(profile.metadata().path())
@@ -358,6 +369,31 @@ class ProfileLoaderTest {
         .singleElement(STRING)
         .startsWith(source + ": line ")
         .contains("HOCON syntax error");
+  }
+
+  @Test
+  void aMissingClosingBraceIsReportedAsTheBraceWithTheLineItOpensOn() throws Exception {
+    Path file = write(dir, "clicks.conf", """
+        # a "quoted" { in a comment and in a string are no brackets
+        extract {
+          path = "gs://b/x/{a,b}/*"
+          options { sep = "{" }
+        load.iceberg.table = "local.demo.clicks"
+        """);
+
+    assertThat(loadErrors(file, home())).containsExactly(file + ": line 2: HOCON syntax error: the '{' opened on line 2"
+        + " is never closed: a '}' is missing before the end of the file");
+  }
+
+  @Test
+  void aMissingClosingBracketOfAListIsReportedAsThatBracket() {
+    Path source = Path.of("profiles", "clicks.conf");
+
+    ProfileException failure = catchThrowableOfType(ProfileException.class, () -> ProfileLoader.parse(
+        "extract.path = \"gs://b/x/*\"\nload.iceberg.table = a.b.c\nload.primary-key = [id, name\n", source, home()));
+
+    assertThat(failure.errors()).map(ProfileError::toString).containsExactly(source + ": line 3: HOCON syntax error:"
+        + " the '[' opened on line 3 is never closed: a ']' is missing before the end of the file");
   }
 
   @Test

@@ -101,6 +101,36 @@ class ProfileReferenceTest {
   }
 
   @Test
+  void aMissingRequiredKeyAZeroBatchSizeAndAOnePartTableNameAreFlagged() {
+    assertThat(errors(hocon("load.iceberg.table = \"a.b.c\"\n"))).as("no extract.path").isNotEmpty();
+    assertThat(errors(hocon("extract.path = \"gs://b/raw/*.csv\"\n"))).as("no load.iceberg.table").isNotEmpty();
+    assertThat(errors(hocon("extract.path = \"gs://b/raw/*.csv\"\nload.iceberg.table = null\n")))
+        .as("load.iceberg.table = null").isNotEmpty();
+    assertThat(errors(hocon(ProfileFixtures.MINIMAL + "extract.max-batch-size = 0\n")))
+        .extracting(ValidationMessage::getMessage)
+        .anySatisfy(message -> assertThat(message).contains("$.extract.max-batch-size"));
+    assertThat(errors(hocon(ProfileFixtures.MINIMAL + "extract.max-batch-size = \"0\"\n"))).isNotEmpty();
+    assertThat(errors(hocon(ProfileFixtures.MINIMAL + "extract.keep-checkpoints = 0\n"))).isNotEmpty();
+    assertThat(errors(hocon(ProfileFixtures.MINIMAL + "extract.max-batch-bytes = 0\n"))).isNotEmpty();
+    assertThat(errors(hocon("extract.path = \"gs://b/raw/*.csv\"\nload.iceberg.table = clicks\n")))
+        .extracting(ValidationMessage::getMessage)
+        .anySatisfy(message -> assertThat(message).contains("$.load.iceberg.table"));
+    assertThat(errors(hocon("extract.path = \"gs://b/raw/*.csv\"\nload.iceberg.table = raw.clicks\n"))).isNotEmpty();
+
+    assertThat(errors(hocon(ProfileFixtures.MINIMAL + "extract.max-batch-size = 1\n"))).isEmpty();
+    assertThat(errors(JSON.valueToTree(new Yaml().load("extract.path: gs://b/raw/*.csv\nload:\n  iceberg:\n"
+        + "    table: a.b.c\n")))).isEmpty();
+  }
+
+  @Test
+  void everySchemaEvolutionModePassesAndTheBooleanOfOldStillDoes() {
+    for (String mode : List.of("add-new-columns", "fail-on-new-columns", "rescue", "NONE", "true", "false")) {
+      assertThat(errors(hocon(ProfileFixtures.MINIMAL + "load.schema-evolution = " + mode + "\n"))).as(mode).isEmpty();
+    }
+    assertThat(errors(hocon(ProfileFixtures.MINIMAL + "load.schema-evolution = sometimes\n"))).isNotEmpty();
+  }
+
+  @Test
   void aDottedYamlKeyPassesAsItsNestedForm() {
     Object profile = new Yaml().load("""
         extract.path: "gs://b/raw/*.csv"

@@ -638,10 +638,10 @@ class ProfileValidationTest {
   }
 
   @Test
-  void schemaEvolutionGivenAsAWordIsRejected() {
+  void schemaEvolutionGivenAsAWordThatIsNoModeIsRejected() {
     assertThat(errors("load.schema-evolution = additive"))
-        .containsExactly(
-            error("load.schema-evolution", "expected true or false, got \"additive\""));
+        .containsExactly(error("load.schema-evolution",
+            "expected one of add-new-columns, fail-on-new-columns, rescue, none, got \"additive\""));
   }
 
   @Test

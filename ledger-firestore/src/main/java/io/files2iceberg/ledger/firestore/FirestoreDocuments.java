@@ -39,6 +39,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.RECORDED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
+import static io.files2iceberg.core.ledger.LedgerSchema.COLUMNS_IGNORED;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLED_FILES;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING_MAX_ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
@@ -186,7 +187,7 @@ final class FirestoreDocuments {
     putOrClear(doc, QUARANTINE_REASON, f.quarantineReason());
     // The load rides on the file's own write (its move to INGESTED): no write of its own.
     putOrClear(doc, SNAPSHOT_ID, f.snapshotId());
-    for (String field : List.of(ROWS_READ, ROWS_REJECTED, ROWS_RESCUED)) {
+    for (String field : List.of(ROWS_READ, ROWS_REJECTED, ROWS_RESCUED, COLUMNS_IGNORED)) {
       putOrClear(doc, field, f.rows().map(rows -> rows.toMap().get(field)));
     }
     return doc;

@@ -41,7 +41,24 @@ final class ExtractReaders {
 
   static DataFrameReader reader(SparkSession spark, Extract extract) {
     return spark.read().format(extract.format().code()).options(HADOOP).options(rebaseOptions(extract))
-        .options(timeZoneOptions(extract)).options(extract.options()).option(GLOB_PATHS, "false");
+        .options(timeZoneOptions(extract)).options(typeOptions(extract)).options(extract.options())
+        .option(GLOB_PATHS, "false");
+  }
+
+  /**
+   * The reader options of {@code extract.infer-column-types} for the text formats: csv's {@code
+   * inferSchema}, json's {@code primitivesAsString} (its reader infers numbers and booleans unless
+   * told not to). An option of the same name in {@code extract.options} comes after and wins.
+   * Schema hints are applied after the read, as casts, so that a value that does not convert is a
+   * bad record with its file, never a silent NULL.
+   */
+  static Map<String, String> typeOptions(Extract extract) {
+    String infer = String.valueOf(extract.inferColumnTypes());
+    return switch (extract.format()) {
+      case CSV -> Map.of("inferSchema", infer);
+      case JSON -> Map.of("primitivesAsString", String.valueOf(!extract.inferColumnTypes()));
+      default -> Map.of();
+    };
   }
 
   /**

@@ -4,6 +4,7 @@ import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.manifest.QuarantinedFile;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.spark.sql.Dataset;
@@ -22,6 +23,8 @@ import org.apache.spark.sql.Row;
  * @param quarantined the files that could not be read (only when quarantining is on; otherwise the
  *     batch fails)
  * @param openTime how long opening the files and reading their schemas took
+ * @param ignoredColumns by file id, for the files that have any: how many of their new columns
+ *     (struct fields included) are not loaded ({@code load.schema-evolution = none})
  */
 public record ExtractedBatch(
     LoadBatch batch,
@@ -30,7 +33,8 @@ public record ExtractedBatch(
     Optional<String> corruptRecordColumn,
     List<ManifestFile> filesRead,
     List<QuarantinedFile> quarantined,
-    Duration openTime) {
+    Duration openTime,
+    Map<String, Integer> ignoredColumns) {
 
   public ExtractedBatch {
     Objects.requireNonNull(batch, "batch");
@@ -40,6 +44,7 @@ public record ExtractedBatch(
     filesRead = List.copyOf(filesRead);
     quarantined = List.copyOf(quarantined);
     Objects.requireNonNull(openTime, "openTime");
+    ignoredColumns = Map.copyOf(ignoredColumns);
   }
 
   public long bytesRead() {

@@ -123,6 +123,8 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   public ExtractedBatch apply(LoadBatch batch) {
     long start = System.nanoTime();
     Extract extract = batch.profile().extract();
+    // Spark has the last word on the hints' types: a type it refuses fails the batch before any read.
+    DeclaredTypes.hints(batch.profile());
     List<ManifestFile> files = batch.filesToRead();
     List<ManifestFile> toOpen = new ArrayList<>();
     List<Integer> orders = new ArrayList<>();
@@ -200,7 +202,11 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     LOG.info("Table {} batch {}: {} file(s) to read in {} read(s), {} quarantined; columns {}", batch.table(),
         batch.batchId(), read.size(), reads.size(), quarantined.size(),
         columns.stream().map(c -> c.name() + " " + c.type().simpleString()).toList());
-    return new ExtractedBatch(batch, rows, columns, corrupt, read, quarantined, Duration.ofNanos(System.nanoTime() - start));
+    Map<String, Integer> ignoredColumns = new LinkedHashMap<>();
+    opened.stream().filter(f -> f.ignoredColumns() > 0)
+        .forEach(f -> ignoredColumns.put(f.file().fileId(), f.ignoredColumns()));
+    return new ExtractedBatch(batch, rows, columns, corrupt, read, quarantined, Duration.ofNanos(System.nanoTime() - start),
+        ignoredColumns);
   }
 
   /** One file's schema, as opened: this is where a file that cannot be read shows. */
@@ -238,12 +244,23 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
         corruptRecordColumn(batch.spark(), extract));
     SchemaCheck.Checked checked = check.check(
         opened.stream().map(f -> new SchemaCheck.FileSchema(f.file(), f.schema())).toList());
-    opened = opened.stream().map(f -> f.withRescued(checked.rescuedOf(f.file()))).toList();
+    opened = opened.stream().map(f -> f.withRescued(checked.rescuedOf(f.file()))
+        .withNewColumns(ignoredSources(batch, f, checked.ignoredOf(f.file())), checked.ignoredOf(f.file()).size(),
+            checked.narrowedOf(f.file()), checked.rescuedFieldsOf(f.file()))).toList();
     for (OpenedFile file : opened) {
-      if (!file.rescued().isEmpty()) {
+      if (!file.rescued().isEmpty() || !file.rescuedFields().isEmpty()) {
+        List<String> columns = new ArrayList<>(file.rescued().values());
+        columns.addAll(file.rescuedFields().keySet());
         LOG.info("Table {} batch {}: the values of column(s) {} of file {} go to {}: the table cannot take them",
-            batch.table(), batch.batchId(), file.rescued().values(), file.file().uri(),
+            batch.table(), batch.batchId(), columns, file.file().uri(),
             batch.profile().transform().rescuedDataColumn().orElseThrow());
+      }
+      Map<String, DataType> ignored = checked.ignoredOf(file.file());
+      if (!ignored.isEmpty()) {
+        LOG.warn("Table {} batch {}: file {} has {} column(s) that the table does not have, not loaded"
+            + " (load.schema-evolution = none; counted in the file's load history): {}", batch.table(), batch.batchId(),
+            file.file().uri(), ignored.size(), ignored.entrySet().stream()
+                .map(c -> c.getKey() + " " + c.getValue().simpleString()).toList());
       }
     }
     List<SchemaCheck.Misfit> misfits = checked.misfits();
@@ -280,15 +297,18 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     Map<String, SourceColumn> columns = new LinkedHashMap<>();
     for (OpenedFile file : files) {
       for (StructField field : file.schema().fields()) {
-        if (replaced.contains(field.name()) || file.rescued().containsKey(field.name())) {
+        if (replaced.contains(field.name()) || file.rescued().containsKey(field.name())
+            || file.ignoredSources().contains(field.name())) {
           continue;
         }
+        field = file.narrowed().containsKey(field.name())
+            ? new StructField(field.name(), file.narrowed().get(field.name()), true, field.metadata()) : field;
         SourceColumn seen = columns.get(field.name());
         if (seen == null) {
           columns.put(field.name(), new SourceColumn(field.name(), field.dataType(), file.file().uri()));
           continue;
         }
-        Optional<DataType> common = SafeWidening.common(seen.type(), field.dataType());
+        Optional<DataType> common = SafeWidening.commonOfFiles(seen.type(), field.dataType());
         if (common.isEmpty()) {
           throw new BatchFailedException("column " + field.name() + ": file " + file.file().uri() + " has type "
               + field.dataType().simpleString() + " but file " + seen.origin() + " has type "
@@ -313,7 +333,8 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     Map<ReadShape, List<OpenedFile>> bySchema = new LinkedHashMap<>();
     Map<ReadShape, Set<String>> keys = new HashMap<>();
     for (OpenedFile file : files) {
-      ReadShape schema = new ReadShape(file.schema(), file.rescued());
+      ReadShape schema = new ReadShape(file.schema(), file.rescued(), file.ignoredSources(), file.narrowed(),
+          file.rescuedFields());
       boolean alone = file.schema().isEmpty() || List.of(file.schema().fieldNames()).contains(METADATA)
           || (keys.containsKey(schema) && keys.get(schema).contains(file.key()));
       List<OpenedFile> group = alone ? null : bySchema.get(schema);
@@ -362,6 +383,10 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     }
     // The columns the table cannot take are read as if the files lacked them.
     Map<String, String> rescued = files.get(0).rescued();
+    Map<String, StructType> narrowed = files.get(0).narrowed();
+    for (String ignored : files.get(0).ignoredSources()) {
+      own.remove(ignored);
+    }
     List<Column> select = new ArrayList<>();
     List<String> absent = new ArrayList<>();
     for (SourceColumn column : fileColumns.values()) {
@@ -370,8 +395,15 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
       if (type == null) {
         absent.add(column.name());
         value = functions.lit(null).cast(column.type());
+      } else if (narrowed.containsKey(column.name())) {
+        value = narrowedStruct(column(column.name()), narrowed.get(column.name()));
+        if (!SafeWidening.sameType(narrowed.get(column.name()), column.type())) {
+          value = value.cast(column.type());
+        }
       } else if (SafeWidening.sameType(type, column.type())) {
         value = column(column.name());
+      } else if (SafeWidening.addsFields(type, column.type())) {
+        value = widenedStruct(column(column.name()), (StructType) type, (StructType) column.type());
       } else {
         value = column(column.name()).cast(column.type());
       }
@@ -393,7 +425,7 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     select.add(functions.monotonically_increasing_id().as(InternalColumns.ROW));
     select.add(InternalColumns.absent(absent).as(InternalColumns.ABSENT));
     if (batch.profile().transform().rescuedDataColumn().isPresent()) {
-      select.add(rescuedValues(rescued, own).as(InternalColumns.RESCUED));
+      select.add(rescuedValues(rescued, own, files.get(0).rescuedFields()).as(InternalColumns.RESCUED));
     }
     return raw.select(select.toArray(Column[]::new));
   }
@@ -402,19 +434,83 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
    * {@link InternalColumns#RESCUED}: each rescued column's target name to its value as text
    * (nested values as JSON; NULL when the value is NULL).
    */
-  private static Column rescuedValues(Map<String, String> rescued, Map<String, DataType> own) {
-    if (rescued.isEmpty()) {
+  private static Column rescuedValues(Map<String, String> rescued, Map<String, DataType> own,
+      Map<String, List<String>> rescuedFields) {
+    if (rescued.isEmpty() && rescuedFields.isEmpty()) {
       return functions.map().cast(InternalColumns.RESCUED_TYPE);
     }
     List<Column> entries = new ArrayList<>();
+    rescuedFields.forEach((key, path) -> {
+      Column value = column(path.get(0));
+      DataType type = own.get(path.get(0));
+      for (String field : path.subList(1, path.size())) {
+        value = value.getField(field);
+        type = ((StructType) type).apply(field).dataType();
+      }
+      entries.add(functions.lit(key));
+      entries.add(asText(value, type));
+    });
     rescued.forEach((source, target) -> {
-      DataType type = own.get(source);
-      Column value = type instanceof StructType || type instanceof ArrayType || type instanceof MapType
-          ? functions.to_json(column(source)) : column(source).cast(DataTypes.StringType);
       entries.add(functions.lit(target));
-      entries.add(value);
+      entries.add(asText(column(source), own.get(source)));
     });
     return functions.map(entries.toArray(Column[]::new)).cast(InternalColumns.RESCUED_TYPE);
+  }
+
+  /** A value as the rescued data column keeps it: nested values as JSON, others as text. */
+  private static Column asText(Column value, DataType type) {
+    return type instanceof StructType || type instanceof ArrayType || type instanceof MapType
+        ? functions.to_json(value) : value.cast(DataTypes.StringType);
+  }
+
+  /**
+   * A struct column read as a narrower struct: only {@code to}'s fields, by name, at any depth (the
+   * file's struct holds each of them, and fields {@code to} lacks).
+   */
+  private static Column narrowedStruct(Column value, StructType to) {
+    List<Column> fields = new ArrayList<>();
+    for (StructField field : to.fields()) {
+      Column inner = value.getField(field.name());
+      fields.add((field.dataType() instanceof StructType struct ? narrowedStruct(inner, struct) : inner)
+          .as(field.name()));
+    }
+    return functions.when(value.isNotNull(), functions.struct(fields.toArray(Column[]::new)));
+  }
+
+  /**
+   * A struct column read as a wider struct, {@code from} with fields added: each of {@code to}'s
+   * fields by name, NULL where {@code from} lacks it, a narrower value widened.
+   */
+  private static Column widenedStruct(Column value, StructType from, StructType to) {
+    List<Column> fields = new ArrayList<>();
+    for (StructField field : to.fields()) {
+      Optional<StructField> own = List.of(from.fields()).stream().filter(f -> f.name().equals(field.name()))
+          .findFirst();
+      Column inner;
+      if (own.isEmpty()) {
+        inner = functions.lit(null).cast(field.dataType());
+      } else if (SafeWidening.sameType(own.get().dataType(), field.dataType())) {
+        inner = value.getField(field.name());
+      } else if (SafeWidening.addsFields(own.get().dataType(), field.dataType())) {
+        inner = widenedStruct(value.getField(field.name()), (StructType) own.get().dataType(),
+            (StructType) field.dataType());
+      } else {
+        inner = value.getField(field.name()).cast(field.dataType());
+      }
+      fields.add(inner.as(field.name()));
+    }
+    return functions.when(value.isNotNull(), functions.struct(fields.toArray(Column[]::new)));
+  }
+
+  /** The source names of a file's columns whose target names are among its ignored new columns. */
+  private static Set<String> ignoredSources(LoadBatch batch, OpenedFile file, Map<String, DataType> ignored) {
+    Set<String> sources = new HashSet<>();
+    for (String name : file.schema().fieldNames()) {
+      if (ignored.containsKey(SchemaCheck.targetName(batch.profile().transform(), name))) {
+        sources.add(name);
+      }
+    }
+    return sources;
   }
 
   /**
@@ -592,19 +688,36 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
   /**
    * @param key the path by which the reader names the file ({@link #metadataKey})
    */
-  private record OpenedFile(ManifestFile file, int order, StructType schema, String key, Map<String, String> rescued) {
+  private record OpenedFile(ManifestFile file, int order, StructType schema, String key, Map<String, String> rescued,
+      Set<String> ignoredSources, int ignoredColumns, Map<String, StructType> narrowed,
+      Map<String, List<String>> rescuedFields) {
     OpenedFile(ManifestFile file, int order, StructType schema, String key) {
-      this(file, order, schema, key, Map.of());
+      this(file, order, schema, key, Map.of(), Set.of(), 0, Map.of(), Map.of());
     }
 
     /** @param columns the source column name to its target name, for the columns whose values are rescued */
     OpenedFile withRescued(Map<String, String> columns) {
-      return new OpenedFile(file, order, schema, key, Collections.unmodifiableMap(new LinkedHashMap<>(columns)));
+      return new OpenedFile(file, order, schema, key, Collections.unmodifiableMap(new LinkedHashMap<>(columns)),
+          ignoredSources, ignoredColumns, narrowed, rescuedFields);
+    }
+
+    /**
+     * @param sources the source columns not loaded ({@code load.schema-evolution = none})
+     * @param count the new columns not loaded, struct fields included
+     * @param structs the struct columns read as the table's struct, by source name
+     * @param fields the rescued struct fields, rescued key to source column and field path
+     */
+    OpenedFile withNewColumns(Set<String> sources, int count, Map<String, StructType> structs,
+        Map<String, List<String>> fields) {
+      return new OpenedFile(file, order, schema, key, rescued, Set.copyOf(sources), count,
+          Collections.unmodifiableMap(new LinkedHashMap<>(structs)),
+          Collections.unmodifiableMap(new LinkedHashMap<>(fields)));
     }
   }
 
-  /** What makes files one read: their schema, and which of their columns are rescued. */
-  private record ReadShape(StructType schema, Map<String, String> rescued) {}
+  /** What makes files one read: their schema, and how their columns are read. */
+  private record ReadShape(StructType schema, Map<String, String> rescued, Set<String> ignored,
+      Map<String, StructType> narrowed, Map<String, List<String>> rescuedFields) {}
 
   /** A file that can never be read as it is; the message is the reason recorded in the ledger. */
   private static final class UnreadableFile extends RuntimeException {

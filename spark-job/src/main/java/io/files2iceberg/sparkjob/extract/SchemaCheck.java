@@ -3,6 +3,7 @@ package io.files2iceberg.sparkjob.extract;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
 import io.files2iceberg.core.profile.Load;
+import io.files2iceberg.core.profile.Load.SchemaEvolution;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.core.profile.Transform;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -44,14 +46,23 @@ import org.apache.spark.sql.types.StructType;
  * the manifest order. Files are checked in manifest order, and a misfit does not shape the types
  * of the files after it.
  *
+ * <p>A struct column whose file struct is the table's with fields added (at any depth, {@link
+ * SafeWidening#addsFields}) is no misfit: its new fields are new columns, as a top-level column
+ * the existing table lacks is. What a new column does follows {@code load.schema-evolution}:
+ * {@code add-new-columns} loads it (the table gets it); {@code fail-on-new-columns} fails the
+ * batch naming every file and its new columns, before anything is written; {@code rescue}, and
+ * {@code none} with a rescued data column, rescue its values; {@code none} without one reads the
+ * file as if it lacked the column (a struct as the table's struct), and counts and names it for
+ * the file ({@link Checked#ignored}).
+ *
  * <p>With {@code transform.rescued-data-column}, a column the table cannot take is rescued instead
  * of making its file a misfit: the file is read as if it lacked the column, and its values go to
  * the rescued data column. Such a column is one whose type cannot widen safely to the table's (or
- * to the earlier files' type for a column the table does not have), or, with {@code
- * load.schema-evolution = false}, one the existing table does not have. A key column, the
- * precombine field and a cast column are never rescued (they decide as without the setting), nor
- * a column named {@value #FILE_PATH}, the rescued JSON's own field. A file column named like the
- * rescued data column fails the batch: its values could not be told from the rescued ones.
+ * to the earlier files' type for a column the table does not have), or a new column as above. A
+ * key column, the precombine field and a column whose type the profile declares (a cast or a
+ * schema hint) are never rescued (they decide as without the setting), nor a column named
+ * {@value #FILE_PATH}, the rescued JSON's own field. A file column named like the rescued data
+ * column fails the batch: its values could not be told from the rescued ones.
  */
 public final class SchemaCheck {
   private static final String SAFE = "(safe: int -> bigint, float -> double, decimal to more precision)";
@@ -87,16 +98,43 @@ public final class SchemaCheck {
    * @param misfits the files that cannot be aligned, in manifest order
    * @param rescued by file id, for the files that fit: the source column name to its target name,
    *     for each column whose values go to the rescued data column; none without that setting
+   * @param ignored by file id: the file's new columns that are not loaded ({@code
+   *     load.schema-evolution = none} without a rescued data column), a struct's field as {@code
+   *     meta.c}, each with its type
+   * @param narrowed by file id: the source name of each struct column read as the table's struct,
+   *     without the fields it adds (which are ignored or rescued), to that struct
+   * @param rescuedFields by file id: the rescued fields of struct columns, the key they are rescued
+   *     under ({@code meta.c}, by target name) to the source column and the field's path in it
    */
-  public record Checked(List<Misfit> misfits, Map<String, Map<String, String>> rescued) {
+  public record Checked(List<Misfit> misfits, Map<String, Map<String, String>> rescued,
+      Map<String, Map<String, DataType>> ignored, Map<String, Map<String, StructType>> narrowed,
+      Map<String, Map<String, List<String>>> rescuedFields) {
     public Checked {
       misfits = List.copyOf(misfits);
       rescued = Map.copyOf(rescued);
+      ignored = Map.copyOf(ignored);
+      narrowed = Map.copyOf(narrowed);
+      rescuedFields = Map.copyOf(rescuedFields);
     }
 
     /** The file's rescued columns, source name to target name. */
     public Map<String, String> rescuedOf(ManifestFile file) {
       return rescued.getOrDefault(file.fileId(), Map.of());
+    }
+
+    /** The file's new columns that are not loaded, with their types. */
+    public Map<String, DataType> ignoredOf(ManifestFile file) {
+      return ignored.getOrDefault(file.fileId(), Map.of());
+    }
+
+    /** The file's struct columns read as the table's struct. */
+    public Map<String, StructType> narrowedOf(ManifestFile file) {
+      return narrowed.getOrDefault(file.fileId(), Map.of());
+    }
+
+    /** The file's rescued struct fields: rescued key to source column and field path. */
+    public Map<String, List<String>> rescuedFieldsOf(ManifestFile file) {
+      return rescuedFields.getOrDefault(file.fileId(), Map.of());
     }
   }
 
@@ -132,6 +170,11 @@ public final class SchemaCheck {
 
     List<Misfit> misfits = new ArrayList<>();
     Map<String, Map<String, String>> rescued = new LinkedHashMap<>();
+    Map<String, Map<String, DataType>> ignored = new LinkedHashMap<>();
+    Map<String, Map<String, StructType>> narrowed = new LinkedHashMap<>();
+    Map<String, Map<String, List<String>>> rescuedFields = new LinkedHashMap<>();
+    Map<ManifestFile, Map<String, DataType>> refused = new LinkedHashMap<>();
+    SchemaEvolution mode = load.schemaEvolution();
     Map<String, DataType> batchTypes = new LinkedHashMap<>();
     Map<String, String> batchOrigins = new LinkedHashMap<>();
     Optional<FileSchema> first = Optional.empty();
@@ -153,6 +196,40 @@ public final class SchemaCheck {
       }
       Map<String, DataType> own = new LinkedHashMap<>(all);
       own.keySet().removeAll(rescuedHere.values());
+      // The columns new to an existing table, top-level and inside its struct columns.
+      Map<String, DataType> newHere = new LinkedHashMap<>();
+      Map<String, StructType> narrowedHere = new LinkedHashMap<>();
+      Map<String, List<String>> rescuedFieldsHere = new LinkedHashMap<>();
+      if (table.isPresent()) {
+        for (Map.Entry<String, DataType> column : own.entrySet()) {
+          String name = column.getKey();
+          DataType stored = tableTypes.get(name);
+          if (stored == null && !required.containsKey(name)) {
+            newHere.put(name, column.getValue());
+          } else if (stored != null && SafeWidening.addsFields(stored, column.getValue())) {
+            String source = fields.get(i).get(name).name();
+            SafeWidening.newFields(stored, column.getValue()).forEach((path, type) -> {
+              newHere.put(name + "." + path, type);
+              if (mode != SchemaEvolution.ADD_NEW_COLUMNS && mode != SchemaEvolution.FAIL_ON_NEW_COLUMNS) {
+                narrowedHere.put(source, (StructType) stored);
+                if (rescuedColumn.isPresent()) {
+                  List<String> fieldPath = new ArrayList<>(List.of(source));
+                  fieldPath.addAll(List.of(path.split("\\.")));
+                  rescuedFieldsHere.put(name + "." + path, fieldPath);
+                }
+              }
+            });
+          }
+        }
+      }
+      Map<String, DataType> ignoredHere = new LinkedHashMap<>();
+      if (mode == SchemaEvolution.FAIL_ON_NEW_COLUMNS && !newHere.isEmpty()) {
+        refused.put(file.file(), newHere);
+      } else if (mode == SchemaEvolution.NONE && rescuedColumn.isEmpty()) {
+        ignoredHere.putAll(newHere);
+        own.keySet().removeAll(newHere.keySet());
+      }
+      narrowedHere.forEach((source, struct) -> own.put(targetName(profile.transform(), source), struct));
       Optional<String> reason = missingRequired(file, own, required)
           .or(() -> unsafeType(file, own, tableTypes, batchTypes, batchOrigins));
       if (reason.isEmpty() && load.primaryKey().isEmpty()) {
@@ -165,10 +242,19 @@ public final class SchemaCheck {
       if (!rescuedHere.isEmpty()) {
         rescued.put(file.file().fileId(), rescuedHere);
       }
+      if (!ignoredHere.isEmpty()) {
+        ignored.put(file.file().fileId(), ignoredHere);
+      }
+      if (!narrowedHere.isEmpty()) {
+        narrowed.put(file.file().fileId(), narrowedHere);
+      }
+      if (!rescuedFieldsHere.isEmpty()) {
+        rescuedFields.put(file.file().fileId(), rescuedFieldsHere);
+      }
       String uri = file.file().uri();
       own.forEach((name, type) -> {
         DataType seen = batchTypes.get(name);
-        DataType merged = seen == null ? type : SafeWidening.common(seen, type).orElse(seen);
+        DataType merged = seen == null ? type : SafeWidening.commonOfFiles(seen, type).orElse(seen);
         if (seen == null || !SafeWidening.sameType(merged, seen)) {
           batchTypes.put(name, merged);
           batchOrigins.put(name, uri);
@@ -179,7 +265,15 @@ public final class SchemaCheck {
         firstColumns = all;
       }
     }
-    return new Checked(misfits, rescued);
+    if (!refused.isEmpty()) {
+      throw new BatchFailedException(refused.entrySet().stream()
+          .map(f -> "file " + f.getKey().uri() + " has column(s) that table " + tableName + " does not have: "
+              + f.getValue().entrySet().stream().map(c -> c.getKey() + " " + c.getValue().simpleString())
+                  .collect(Collectors.joining(", ")))
+          .collect(Collectors.joining("; ")) + "; load.schema-evolution = fail-on-new-columns refuses them: set"
+          + " load.schema-evolution to add-new-columns (or rescue, or none), or add the columns to the table");
+    }
+    return new Checked(misfits, rescued, ignored, narrowed, rescuedFields);
   }
 
   /**
@@ -188,14 +282,15 @@ public final class SchemaCheck {
    */
   private boolean isRescued(String name, DataType type, Map<String, DataType> tableTypes,
       Map<String, DataType> batchTypes) {
-    if (profile.transform().castColumns().containsKey(name) || name.equals(FILE_PATH)) {
+    if (DeclaredTypes.targets(profile).contains(name) || name.equals(FILE_PATH)) {
       return false;
     }
     DataType stored = tableTypes.get(name);
     if (stored != null) {
-      return SafeWidening.common(stored, type).isEmpty();
+      return SafeWidening.common(stored, type).isEmpty() && !SafeWidening.addsFields(stored, type);
     }
-    if (table.isPresent() && !profile.load().schemaEvolution()) {
+    SchemaEvolution mode = profile.load().schemaEvolution();
+    if (table.isPresent() && (mode == SchemaEvolution.RESCUE || mode == SchemaEvolution.NONE)) {
       return true;
     }
     return batchTypes.containsKey(name) && SafeWidening.common(batchTypes.get(name), type).isEmpty();
@@ -230,18 +325,18 @@ public final class SchemaCheck {
 
   private Optional<String> unsafeType(FileSchema file, Map<String, DataType> own, Map<String, DataType> tableTypes,
       Map<String, DataType> batchTypes, Map<String, String> batchOrigins) {
-    Set<String> casts = profile.transform().castColumns().keySet();
+    Set<String> casts = DeclaredTypes.targets(profile);
     for (Map.Entry<String, DataType> column : own.entrySet()) {
       String name = column.getKey();
       DataType type = column.getValue();
       DataType stored = tableTypes.get(name);
       if (stored != null && !casts.contains(name)) {
-        if (SafeWidening.common(stored, type).isEmpty()) {
+        if (SafeWidening.common(stored, type).isEmpty() && !SafeWidening.addsFields(stored, type)) {
           return Optional.of("column " + name + ": file " + file.file().uri() + " has type " + type.simpleString()
               + " but table " + tableName + " has type " + stored.simpleString() + ", which is not a safe change "
               + SAFE);
         }
-      } else if (batchTypes.containsKey(name) && SafeWidening.common(batchTypes.get(name), type).isEmpty()) {
+      } else if (batchTypes.containsKey(name) && SafeWidening.commonOfFiles(batchTypes.get(name), type).isEmpty()) {
         return Optional.of("column " + name + ": file " + file.file().uri() + " has type " + type.simpleString()
             + " but file " + batchOrigins.get(name) + " has type " + batchTypes.get(name).simpleString()
             + ", and neither widens safely to the other");

@@ -87,7 +87,7 @@ final class Tombstones {
     Table table = IcebergTables.find(spark, name)
         .orElseGet(() -> IcebergTables.create(spark, name, definitions, List.of(), Map.of()));
     // The table's key or precombine type may have widened since the tombstones were created.
-    if (!TableSchemaSync.sync(table, definitions, true).isEmpty()) {
+    if (!TableSchemaSync.sync(table, definitions, Load.SchemaEvolution.ADD_NEW_COLUMNS).isEmpty()) {
       spark.sql("REFRESH TABLE " + quoteTable(name));
       table.refresh();
     }

@@ -7,6 +7,7 @@ import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import io.files2iceberg.core.profile.Transform;
+import io.files2iceberg.sparkjob.extract.DeclaredTypes;
 import io.files2iceberg.sparkjob.extract.ExtractedBatch;
 import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
@@ -83,7 +84,8 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     Dataset<Row> input = extracted.rows();
 
     Column pass = filter(input, transform);
-    List<Target> targets = renameAndCast(extracted, transform, batch.profile().extract().timeZone());
+    List<Target> targets = renameAndCast(extracted, transform, DeclaredTypes.hints(batch.profile()),
+        batch.profile().extract().timeZone());
     List<Rescue> rescues = new ArrayList<>();
     List<BadRecordCheck> checks = badRecordChecks(extracted, targets, batch, rescues);
     Optional<String> rescuedColumn = transform.rescuedDataColumn();
@@ -123,7 +125,7 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     Map<String, FileRows> fileRows = new LinkedHashMap<>();
     // A file read with no row has no group: it read nothing.
     for (ManifestFile file : extracted.filesRead()) {
-      fileRows.put(file.fileId(), new FileRows(0, 0, 0));
+      fileRows.put(file.fileId(), new FileRows(0, 0, 0, extracted.ignoredColumns().getOrDefault(file.fileId(), 0)));
     }
     for (Row counts : perFile) {
       long fileRead = counts.getLong(1);
@@ -135,7 +137,8 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
       rescued += fileRescued;
       if (!counts.isNullAt(0)) {
         String fileId = batch.filesToRead().get(counts.getInt(0)).fileId();
-        fileRows.put(fileId, new FileRows(fileRead, fileBad, fileRescued));
+        fileRows.put(fileId, new FileRows(fileRead, fileBad, fileRescued,
+            extracted.ignoredColumns().getOrDefault(fileId, 0)));
       }
     }
     Column isBad = column(PASS).and(column(BAD_REASON).isNotNull());
@@ -204,8 +207,13 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     return functions.coalesce(pass, functions.lit(false));
   }
 
-  /** The target columns, in source order, then the cast columns no file has. */
-  private static List<Target> renameAndCast(ExtractedBatch extracted, Transform transform, Optional<ZoneId> zone) {
+  /**
+   * The target columns, in source order, then the cast columns no file has. A hinted column
+   * ({@code extract.schema-hints}, by source name) is cast as a cast column is, unless {@code
+   * transform.cast.columns} names it too; a hint of a column no file has adds nothing.
+   */
+  private static List<Target> renameAndCast(ExtractedBatch extracted, Transform transform, Map<String, DataType> hints,
+      Optional<ZoneId> zone) {
     Map<String, SourceColumn> current = new LinkedHashMap<>();
     Map<String, String> sourceOf = new LinkedHashMap<>();
     Optional<String> corrupt = extracted.corruptRecordColumn();
@@ -239,8 +247,20 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     }
 
     Map<String, DataType> casts = new LinkedHashMap<>();
+    Map<String, String> origins = new LinkedHashMap<>();
+    Map<String, SourceColumn> renamedColumns = current;
+    hints.forEach((source, type) -> {
+      String target = SchemaCheck.targetName(transform, source);
+      if (renamedColumns.containsKey(target)) {
+        casts.put(target, type);
+        origins.put(target, "extract.schema-hints." + source);
+      }
+    });
+    Map<String, DataType> declaredCasts = new LinkedHashMap<>();
     for (Map.Entry<String, String> cast : transform.castColumns().entrySet()) {
-      casts.put(cast.getKey(), parseType(cast.getKey(), cast.getValue()));
+      declaredCasts.put(cast.getKey(), parseType(cast.getKey(), cast.getValue()));
+      casts.put(cast.getKey(), declaredCasts.get(cast.getKey()));
+      origins.put(cast.getKey(), "transform.cast.columns." + cast.getKey());
     }
     List<Target> targets = new ArrayList<>();
     for (Map.Entry<String, SourceColumn> entry : current.entrySet()) {
@@ -254,11 +274,10 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
         Column cast = zone.isPresent() && castTo instanceof TimestampType && column.type() instanceof StringType
             ? textToTimestampIn(quote(sourceOf.get(name)), zone.get())
             : functions.expr("try_cast(" + quote(sourceOf.get(name)) + " AS " + castTo.sql() + ")");
-        targets.add(new Target(new SourceColumn(name, castTo, "transform.cast.columns." + name), cast,
-            Optional.of(source)));
+        targets.add(new Target(new SourceColumn(name, castTo, origins.get(name)), cast, Optional.of(source)));
       }
     }
-    for (Map.Entry<String, DataType> cast : casts.entrySet()) {
+    for (Map.Entry<String, DataType> cast : declaredCasts.entrySet()) {
       if (!current.containsKey(cast.getKey())) {
         targets.add(new Target(new SourceColumn(cast.getKey(), cast.getValue(), "transform.cast.columns." + cast.getKey()),
             functions.lit(null).cast(cast.getValue()), Optional.empty(), false));
