@@ -44,6 +44,7 @@ public record LedgerTable<R>(String name, List<Column<R>> columns) {
       bigint("rows_read", file -> file.rows().map(FileRows::read).orElse(null)),
       bigint("rows_rejected", file -> file.rows().map(FileRows::rejected).orElse(null)),
       bigint("rows_rescued", file -> file.rows().map(FileRows::rescued).orElse(null)),
+      bigint("columns_ignored", file -> file.rows().map(FileRows::ignoredColumns).orElse(null)),
       text("event_id", FileRecord::eventId),
       timestamp("event_time", FileRecord::eventTime),
       bigint("overwrote_generation", file -> file.overwroteGeneration().orElse(null)),
