@@ -356,10 +356,10 @@ final class ProfileKeys {
         doc("none",
           """
           A STRING column, such as `_rescued_data`, added to the table (also with
-          `load.schema-evolution = false`) that keeps the values a row cannot load as they are,
+          `load.schema-evolution` other than `add-new-columns`) that keeps the values a row cannot load as they are,
           so the row loads instead of being a bad record or failing its file: a failed cast (the
           column gets NULL) and a column the table cannot take (a type that cannot widen to the
-          table's, or a column the table does not have with `load.schema-evolution = false`).
+          table's, or a column the table does not have under `load.schema-evolution = rescue` or `none`).
           JSON of the column names after renaming, each to its value as text, and `_file_path`,
           the object URI: `{"amount":"ten","_file_path":"gs://b/raw/p1/a.json"}`; NULL when the
           row has nothing to rescue. A key column, a malformed line and a NULL key are never
