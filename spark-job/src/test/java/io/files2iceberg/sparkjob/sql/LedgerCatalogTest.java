@@ -14,15 +14,11 @@ import io.files2iceberg.core.ledger.LedgerTable;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.profile.Home;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,21 +82,13 @@ class LedgerCatalogTest {
     }
   }
 
-  private record Run(int code, String out, String err) {}
-
-  private Run run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    List<String> all = new ArrayList<>(List.of("--home", home.root().toString()));
-    all.addAll(List.of(args));
-    int code = SqlMain.run(spark, SqlMain.Options.parse(all.toArray(String[]::new)),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private SqlRun run(String... args) {
+    return SqlRun.of(spark, home, args);
   }
 
   @Test
   void theIssuesQueryRunsAsWrittenWithTheDefaultCatalogLocal() {
-    Run run = run("--json",
+    SqlRun run = run("--json",
         "SELECT file_id, reason FROM files2iceberg.files WHERE table = 'local.demo.clicks' AND state = 'QUARANTINED'");
 
     assertThat(run.err()).isEmpty();
@@ -109,7 +97,7 @@ class LedgerCatalogTest {
 
   @Test
   void columnsAreTypedTimesAsTimestampsIdsAsExactBigints() {
-    Run run = run("--json", "SELECT typeof(recorded_at) AS t, CAST(recorded_at AS STRING) AS recorded, "
+    SqlRun run = run("--json", "SELECT typeof(recorded_at) AS t, CAST(recorded_at AS STRING) AS recorded, "
         + "CAST(event_time AS STRING) AS event, "
         + "snapshot_id = " + SNAPSHOT + " AS exact, rows_read FROM files2iceberg.files WHERE file_id = 'f1'",
         "SELECT typeof(snapshot_id) AS t, partitions, files, rows_inserted, lag_millis, error FROM files2iceberg.batches",
@@ -126,7 +114,7 @@ class LedgerCatalogTest {
 
   @Test
   void showTablesListsTheThreeTables() {
-    Run run = run("--json", "SHOW TABLES IN files2iceberg");
+    SqlRun run = run("--json", "SHOW TABLES IN files2iceberg");
 
     assertThat(run.out()).contains("\"tableName\":\"files\"").contains("\"tableName\":\"partitions\"")
         .contains("\"tableName\":\"batches\"");
@@ -148,7 +136,7 @@ class LedgerCatalogTest {
     errors.put("CREATE TABLE files2iceberg.mine (a INT)", "files2iceberg.mine" + readOnly);
     errors.put("ALTER TABLE files2iceberg.files ADD COLUMN note STRING", "files2iceberg.files" + readOnly);
     errors.forEach((statement, error) -> {
-      Run run = run(statement);
+      SqlRun run = run(statement);
 
       assertThat(run.code()).as(statement).isEqualTo(1);
       assertThat(run.err()).as(statement).isEqualTo("error: " + error);

@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.files2iceberg.core.profile.Home;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
@@ -38,21 +33,13 @@ class SqlMainTest {
     spark.sql("INSERT INTO local.demo.clicks VALUES ('c3', 11, 1, DATE'2026-11-28')");
   }
 
-  private record Run(int code, String out, String err) {}
-
-  private Run run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    List<String> all = new ArrayList<>(List.of("--home", home.root().toString()));
-    all.addAll(List.of(args));
-    int code = SqlMain.run(spark, SqlMain.Options.parse(all.toArray(String[]::new)),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private SqlRun run(String... args) {
+    return SqlRun.of(spark, home, args);
   }
 
   @Test
   void resultIsAnAlignedTableWithNumbersOnTheRightAndNullSpelledOut() {
-    Run run = run("SELECT click_id, user_id, clicks FROM local.demo.clicks ORDER BY click_id");
+    SqlRun run = run("SELECT click_id, user_id, clicks FROM local.demo.clicks ORDER BY click_id");
 
     assertThat(run.code()).isZero();
     assertThat(run.out()).isEqualTo(String.join(System.lineSeparator(),
@@ -67,7 +54,7 @@ class SqlMainTest {
 
   @Test
   void jsonPrintsOneObjectPerRow() {
-    Run run = run("--json", "SELECT click_id, dt FROM local.demo.clicks WHERE click_id = 'c3'");
+    SqlRun run = run("--json", "SELECT click_id, dt FROM local.demo.clicks WHERE click_id = 'c3'");
 
     assertThat(run.code()).isZero();
     assertThat(run.out().strip()).isEqualTo("{\"click_id\":\"c3\",\"dt\":\"2026-11-28\"}");
@@ -76,7 +63,7 @@ class SqlMainTest {
   @Test
   void jsonWritesLongsBeyondTwoToThe53AsStringsAndKeepsDecimalsExact() {
     // 2^53 + 1 is the first integer a double (jq 1.6, JavaScript) cannot hold.
-    Run run = run("--json", "SELECT 9007199254740993 AS big, -9007199254740993 AS negative, 9007199254740992 AS edge,"
+    SqlRun run = run("--json", "SELECT 9007199254740993 AS big, -9007199254740993 AS negative, 9007199254740992 AS edge,"
         + " 42 AS small, CAST(12345678901234567.89 AS DECIMAL(19,2)) AS amount, snapshot_id"
         + " FROM local.demo.clicks.snapshots WHERE snapshot_id = " + firstSnapshot);
 
@@ -88,7 +75,7 @@ class SqlMainTest {
 
   @Test
   void timeTravelReadsAnOlderSnapshot() {
-    Run run = run("--json", "SELECT count(*) AS n FROM local.demo.clicks VERSION AS OF " + firstSnapshot,
+    SqlRun run = run("--json", "SELECT count(*) AS n FROM local.demo.clicks VERSION AS OF " + firstSnapshot,
         "SELECT count(*) AS n FROM local.demo.clicks");
 
     assertThat(run.code()).isZero();
@@ -97,7 +84,7 @@ class SqlMainTest {
 
   @Test
   void snapshotsMetadataTableListsEveryCommit() {
-    Run run = run("--json", "SELECT count(*) AS snapshots, min(snapshot_id) = " + firstSnapshot
+    SqlRun run = run("--json", "SELECT count(*) AS snapshots, min(snapshot_id) = " + firstSnapshot
         + " OR max(snapshot_id) = " + firstSnapshot + " AS has_first FROM local.demo.clicks.snapshots");
 
     assertThat(run.out().strip()).isEqualTo("{\"snapshots\":2,\"has_first\":true}");
@@ -105,14 +92,14 @@ class SqlMainTest {
 
   @Test
   void theEmbeddedCatalogIsTheDefaultCatalog() {
-    Run run = run("--json", "SELECT count(*) AS n FROM demo.clicks");
+    SqlRun run = run("--json", "SELECT count(*) AS n FROM demo.clicks");
 
     assertThat(run.out().strip()).isEqualTo("{\"n\":3}");
   }
 
   @Test
   void severalStatementsAreEchoedAndSeparated() {
-    Run run = run("--echo", "SELECT 1 AS one", "SELECT 'x' AS letter");
+    SqlRun run = run("--echo", "SELECT 1 AS one", "SELECT 'x' AS letter");
 
     assertThat(run.out()).isEqualTo(String.join(System.lineSeparator(),
         "> SELECT 1 AS one", "one", "---", "  1", "(1 row)", "",
@@ -121,7 +108,7 @@ class SqlMainTest {
 
   @Test
   void maxRowsCutsTheTableAndSaysSo() {
-    Run run = run("--max-rows", "2", "SELECT id FROM range(5)");
+    SqlRun run = run("--max-rows", "2", "SELECT id FROM range(5)");
 
     assertThat(run.out()).isEqualTo(String.join(System.lineSeparator(),
         "id", "--", " 0", " 1", "(first 2 rows shown; --max-rows N shows more)", ""));
@@ -129,7 +116,7 @@ class SqlMainTest {
 
   @Test
   void commandsWithoutResultSayOk() {
-    Run run = run("CREATE NAMESPACE IF NOT EXISTS local.scratch");
+    SqlRun run = run("CREATE NAMESPACE IF NOT EXISTS local.scratch");
 
     assertThat(run.code()).isZero();
     assertThat(run.out().strip()).isEqualTo("OK");
@@ -137,7 +124,7 @@ class SqlMainTest {
 
   @Test
   void missingTableFailsWithExitOneAndSparksMessageNamingTheTableAndItsPosition() {
-    Run run = run("SELECT * FROM local.nope.missing");
+    SqlRun run = run("SELECT * FROM local.nope.missing");
 
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).startsWith("error: [TABLE_OR_VIEW_NOT_FOUND] The table or view `local`.`nope`.`missing` "
@@ -147,7 +134,7 @@ class SqlMainTest {
 
   @Test
   void missingTableInTheDefaultCatalogIsNamedAsWritten() {
-    Run run = run("SELECT * FROM demo.clicks JOIN demo.gone USING (click_id)");
+    SqlRun run = run("SELECT * FROM demo.clicks JOIN demo.gone USING (click_id)");
 
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).startsWith("error: [TABLE_OR_VIEW_NOT_FOUND] The table or view `demo`.`gone` cannot be found.")
@@ -156,7 +143,7 @@ class SqlMainTest {
 
   @Test
   void syntaxErrorFailsWithSparksMessageAndPosition() {
-    Run run = run("SELEC 1");
+    SqlRun run = run("SELEC 1");
 
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).startsWith("error: [PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.")
@@ -165,7 +152,7 @@ class SqlMainTest {
 
   @Test
   void statementsAfterAFailingOneDoNotRun() {
-    Run run = run("--json", "SELECT 1 AS n", "SELECT * FROM local.demo.nope", "SELECT 2 AS n");
+    SqlRun run = run("--json", "SELECT 1 AS n", "SELECT * FROM local.demo.nope", "SELECT 2 AS n");
 
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.out().strip()).isEqualTo("{\"n\":1}");
