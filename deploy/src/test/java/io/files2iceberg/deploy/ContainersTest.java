@@ -2,6 +2,7 @@ package io.files2iceberg.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -133,9 +134,9 @@ class ContainersTest {
     Run accepted = runMaintain(emptyProfiles, defaultRetention());
     Run rejected = runMaintain(emptyProfiles, "seven days");
 
-    assertThat(accepted.exitCode()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(accepted.exitCode()).isEqualTo(ExitCode.INVALID);
     assertThat(accepted.err()).doesNotContain("--retention").contains(emptyProfiles.toString());
-    assertThat(rejected.exitCode()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(rejected.exitCode()).isEqualTo(ExitCode.INVALID);
     assertThat(rejected.err()).contains("--retention", "seven days");
   }
 

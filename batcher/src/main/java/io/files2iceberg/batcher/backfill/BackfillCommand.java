@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.backfill;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
@@ -56,19 +56,19 @@ public final class BackfillCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     if (limit < 0) {
       ConfigProblems.print(err, "the command line", List.of("--limit: must be 0 (all) or more, got " + limit));
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
       Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
       if (profile.isEmpty()) {
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       PartitionRange range;
       try {
         range = PartitionRange.of(profile.get(), options.from, options.to);
       } catch (IllegalArgumentException e) {
         ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       Backfill.Report report = new Backfill(OperatorTable.listing(opened.registry()), opened.ledger(), Clock.systemUTC())
           .run(profile.get(), range, limit, dryRun, OperatorTable.progress("backfill", err));
@@ -79,7 +79,7 @@ public final class BackfillCommand implements Callable<Integer> {
       Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile.get(),
           opened.ledger(), opened.home(), jobTimeout.value, options.config, err);
       if (batches.isEmpty()) {
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       try (OperatorTable.Batches open = batches.get()) {
         return OperatorTable.summarize(open.runTable(profile.get()), options.json, out, err);

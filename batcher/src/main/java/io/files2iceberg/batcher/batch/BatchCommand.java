@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.batch;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
@@ -190,14 +190,14 @@ public final class BatchCommand implements Runnable {
           ? Planner.open(settings, batch.home(home), event -> EventJson.print(out, EventJson.batch(event)), err)
           : Planner.open(settings, batch.home(home), out, err);
       if (opened.isEmpty()) {
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       try (Planner planner = opened.get()) {
         List<String> unknown = tables.stream().filter(t -> planner.profiles.byTable(t).isEmpty()).toList();
         if (!unknown.isEmpty()) {
           ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config
               + " loads it");
-          return Files2Iceberg.EXIT_INVALID;
+          return ExitCode.INVALID;
         }
         RunSummary summary = tables.isEmpty() ? planner.runner.runOnce() : planner.runner.runOnce(tables);
         if (json.json()) {
@@ -207,7 +207,7 @@ public final class BatchCommand implements Runnable {
           out.flush();
         }
         summary.errors().forEach(error -> ErrorOutput.print(err, error));
-        return summary.isClean() ? 0 : Files2Iceberg.EXIT_FAILED;
+        return summary.isClean() ? 0 : ExitCode.FAILED;
       }
     }
   }
@@ -280,7 +280,7 @@ public final class BatchCommand implements Runnable {
       PrintWriter err = spec.commandLine().getErr();
       Optional<Planner> opened = Planner.open(settings, batch.home(home), out, err);
       if (opened.isEmpty()) {
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       if (handleSignals) {
         StopSignals.onTermination(this::requestStop);
@@ -296,7 +296,7 @@ public final class BatchCommand implements Runnable {
         opened.get().close();
         ErrorOutput.print(err, "--metrics-port: " + e.getMessage());
         err.flush();
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       // A null endpoint (--metrics-port -1) is skipped by try-with-resources.
       try (Planner planner = opened.get(); MetricsEndpoint served = endpoint) {

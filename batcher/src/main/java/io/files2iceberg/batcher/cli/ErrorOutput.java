@@ -20,9 +20,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
  *   profiles/clicks.conf: extract.max-batch-sise: unknown key; did you mean 'max-batch-size'?
  * </pre>
  *
- * <p>A usage error exits {@link Files2Iceberg#EXIT_INVALID}, followed by the command's usage unless
+ * <p>A usage error exits {@link Files2Iceberg#ExitCode.INVALID}, followed by the command's usage unless
  * the line already says what was probably meant; a failure while running exits {@link
- * Files2Iceberg#EXIT_FAILED}.
+ * Files2Iceberg#ExitCode.FAILED}.
  */
 public final class ErrorOutput {
   /** What every error line starts with. */
@@ -78,13 +78,13 @@ public final class ErrorOutput {
       print(err, message + "; did you mean " + quoted(suggestions).replace("', '", "' or '") + "?");
     }
     err.flush();
-    return Files2Iceberg.EXIT_INVALID;
+    return ExitCode.INVALID;
   }
 
   /** picocli's handler of what a command throws ({@link CommandLine#setExecutionExceptionHandler}). */
   static int failure(Exception error, CommandLine command, ParseResult parseResult) {
     print(command.getErr(), error.getMessage() == null ? error.toString() : error.getMessage());
-    return Files2Iceberg.EXIT_FAILED;
+    return ExitCode.FAILED;
   }
 
   /** Exceptions' and picocli's messages start with a capital ("Missing required option"); error lines do not. */

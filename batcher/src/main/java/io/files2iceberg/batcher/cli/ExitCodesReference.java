@@ -17,14 +17,14 @@ final class ExitCodesReference {
         .append("| code | meaning |\n|---|---|\n")
         .append("| `0` | done: nothing failed (`reconcile`: no drift, or `--fix` recorded all of it; `status`: no"
             + " partition FAILED, no table STOPPED; `batch run-once`: also when there was nothing to do) |\n")
-        .append(row(Files2Iceberg.EXIT_FAILED, "failed while running: the message on stderr names the table,"
+        .append(row(ExitCode.FAILED, "failed while running: the message on stderr names the table,"
             + " partition, batch or file at fault (`batch run-once`: a batch failed; `local --until-idle`: a"
             + " partition ran out of attempts)"))
-        .append(row(Files2Iceberg.EXIT_INVALID, "invalid configuration or usage: every problem is listed, each"
+        .append(row(ExitCode.INVALID, "invalid configuration or usage: every problem is listed, each"
             + " with the file, the key path or the option and the reason; nothing was changed"))
-        .append(row(ReconcileCommand.EXIT_DRIFT, "`reconcile` left drift: found without `--fix`, or drift `--fix`"
+        .append(row(ExitCode.DRIFT, "`reconcile` left drift: found without `--fix`, or drift `--fix`"
             + " never fixes (files gone from the bucket, partitions stuck READY), so a scheduled run can alert"))
-        .append(row(StatusCommand.EXIT_ATTENTION, "`status`: attention, a partition FAILED (out of attempts,"
+        .append(row(ExitCode.ATTENTION, "`status`: attention, a partition FAILED (out of attempts,"
             + " retried only by an operator) or a table STOPPED (a file that misses its strict pattern); the"
             + " report is printed as usual and stderr names them. `--exit-zero` keeps 0"))
         .append("| `130` | `demo` interrupted (Ctrl-C): it stopped the listener; the next run finishes the work |\n")

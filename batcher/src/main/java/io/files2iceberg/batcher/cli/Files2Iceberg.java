@@ -42,10 +42,6 @@ public final class Files2Iceberg implements Runnable {
   /** The build's version ({@code version=...}), filtered by Maven from src/main/resources-filtered. */
   static final String VERSION_RESOURCE = "version.properties";
 
-  /** Exit code for invalid configuration or usage. */
-  public static final int EXIT_INVALID = 2;
-  /** Exit code for a failure while running. */
-  public static final int EXIT_FAILED = 1;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -53,15 +53,15 @@ public final class LedgerAccess {
     if (config != null) {
       profiles = ConfigProblems.load(config, home, err);
       if (profiles.isEmpty()) {
-        return new Failed(Files2Iceberg.EXIT_INVALID);
+        return new Failed(ExitCode.INVALID);
       }
     } else if (configRequired) {
       ConfigProblems.print(err, "the command line", List.of("--config: required (the profiles of the tables)"));
-      return new Failed(Files2Iceberg.EXIT_INVALID);
+      return new Failed(ExitCode.INVALID);
     } else if (!Files.isRegularFile(home.ledgerDb())) {
       ConfigProblems.print(err, "the home " + home.root(), List.of(home.ledgerDb()
           + ": no embedded ledger (nothing recorded yet); pass --home, or --config for the profiles' ledger"));
-      return new Failed(Files2Iceberg.EXIT_INVALID);
+      return new Failed(ExitCode.INVALID);
     }
     try {
       Ledger ledger = profiles.isPresent()
@@ -70,11 +70,11 @@ public final class LedgerAccess {
       return new Ok(new Opened(profiles, ledger, home));
     } catch (IllegalStateException | IllegalArgumentException e) {
       ConfigProblems.print(err, String.valueOf(config), List.of("ledger: " + e.getMessage()));
-      return new Failed(Files2Iceberg.EXIT_INVALID);
+      return new Failed(ExitCode.INVALID);
     } catch (LedgerUnavailableException e) {
       ErrorOutput.print(err, "the ledger is not available: " + e.getMessage());
       err.flush();
-      return new Failed(Files2Iceberg.EXIT_FAILED);
+      return new Failed(ExitCode.FAILED);
     }
   }
 }

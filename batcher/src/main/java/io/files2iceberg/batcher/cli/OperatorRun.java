@@ -44,7 +44,7 @@ public final class OperatorRun {
       return body.run(opened, out, err);
     } catch (NotInLedgerException | IllegalArgumentException e) {
       ErrorOutput.print(err, e.getMessage());
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     } finally {
       out.flush();
       err.flush();

@@ -58,7 +58,7 @@ public final class OperatorTable {
 
   /**
    * {@code run: <summary>} on stdout (with {@code json}, the {@code run_finished} event's line),
-   * each error on stderr; 0 when clean, else {@link Files2Iceberg#EXIT_FAILED}.
+   * each error on stderr; 0 when clean, else {@link Files2Iceberg#ExitCode.FAILED}.
    */
   public static int summarize(RunSummary summary, boolean json, PrintWriter out, PrintWriter err) {
     if (json) {
@@ -69,7 +69,7 @@ public final class OperatorTable {
     summary.errors().forEach(error -> ErrorOutput.print(err, error));
     out.flush();
     err.flush();
-    return summary.isClean() ? 0 : Files2Iceberg.EXIT_FAILED;
+    return summary.isClean() ? 0 : ExitCode.FAILED;
   }
 
   /** The names, comma-separated, or {@code -} for none. */

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
@@ -97,7 +97,7 @@ public final class DemoCommand implements Callable<Integer> {
       if (!written.isSuccess()) {
         ErrorOutput.print(err, "writing the sample data failed (exit " + written.exitCode() + "):"
             + System.lineSeparator() + written.stderr().strip());
-        return Files2Iceberg.EXIT_FAILED;
+        return ExitCode.FAILED;
       }
       output.event(() -> EventJson.event("sample_data_written").put("landing", demo.landing().toString())
           .put("days", DemoLanding.DAYS));
@@ -110,7 +110,7 @@ public final class DemoCommand implements Callable<Integer> {
       profiles = ProfileRegistry.load(demo.profiles(), resolved);
     } catch (ProfileException e) {
       ErrorOutput.print(err, e.getMessage());
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     List<PartitionRecord> failed;
     Optional<Long> firstSnapshot = Optional.empty();
@@ -122,7 +122,7 @@ public final class DemoCommand implements Callable<Integer> {
           new RunOptions(1, Duration.ofMinutes(30)), output);
     } catch (IllegalArgumentException e) {
       ErrorOutput.print(err, e.getMessage());
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     try (LocalPipeline pipeline = opened) {
       Duration interval = Duration.ofSeconds(1);
@@ -141,7 +141,7 @@ public final class DemoCommand implements Callable<Integer> {
         int query = failed.isEmpty() ? queryEvents(spark, resolved, output, err) : 0;
         if (query != 0) {
           ErrorOutput.print(err, "the query of " + DemoLanding.TABLE + " failed (exit " + query + ")");
-          return Files2Iceberg.EXIT_FAILED;
+          return ExitCode.FAILED;
         }
       }
       pipeline.printSummary(Duration.between(started, Instant.now()));
@@ -161,13 +161,13 @@ public final class DemoCommand implements Callable<Integer> {
       if (!json.json()) {
         failed.forEach(partition -> output.error(failure(partition)));
       }
-      return Files2Iceberg.EXIT_FAILED;
+      return ExitCode.FAILED;
     }
 
     int query = json.json() ? 0 : query(spark, resolved, out);
     if (query != 0) {
       ErrorOutput.print(err, "the query of " + DemoLanding.TABLE + " failed (exit " + query + ")");
-      return Files2Iceberg.EXIT_FAILED;
+      return ExitCode.FAILED;
     }
     String homeOption = home.home == null ? "" : " --home " + resolved.root();
     output.text("");

@@ -2,7 +2,7 @@ package io.files2iceberg.batcher.listen;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DeploymentFile;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.FileNameEncoding;
@@ -84,7 +84,7 @@ public final class ListenCommand implements Callable<Integer> {
     }
     Home resolved = home.resolve();
     if (ConfigProblems.load(profiles.get(), resolved, spec.commandLine().getErr()).isEmpty()) {
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     List<String> args = new ArrayList<>(List.of("--config", profiles.get().toAbsolutePath().toString()));
     DeploymentFile.chosen().ifPresent(file -> args.addAll(List.of("--deployment", file.toAbsolutePath().toString())));
@@ -127,7 +127,7 @@ public final class ListenCommand implements Callable<Integer> {
       listener.destroyForcibly();
       Thread.currentThread().interrupt();
     }
-    return listener.isAlive() ? Files2Iceberg.EXIT_FAILED : listener.exitValue();
+    return listener.isAlive() ? ExitCode.FAILED : listener.exitValue();
   }
 
   static List<String> javaOptions(String text) {

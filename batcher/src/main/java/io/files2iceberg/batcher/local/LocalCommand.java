@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.local;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
@@ -102,22 +102,22 @@ public final class LocalCommand implements Callable<Integer> {
         : PipelineOutput.lines(spec.commandLine().getOut(), err, PREFIX);
     if (!Files.isDirectory(landing)) {
       ErrorOutput.print(err, "--landing " + landing + ": no such folder");
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     if (!Files.exists(config)) {
       ErrorOutput.print(err, "--config " + config + ": no such file or folder");
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     if (concurrency < 1) {
       ErrorOutput.print(err, "--concurrency must be at least 1, was " + concurrency);
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     Home resolved = home.resolve();
     // The deployment file the option or the environment names, as every other command reads it; the
     // listener child is then started on the same file (LocalPipeline passes it on).
     Optional<ProfileRegistry> loaded = ConfigProblems.load(config, resolved, err);
     if (loaded.isEmpty()) {
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     ProfileRegistry profiles = loaded.get();
     ConfigProblems.warn(profiles, err);
@@ -132,7 +132,7 @@ public final class LocalCommand implements Callable<Integer> {
           new RunOptions(concurrency, jobTimeout), output);
     } catch (IllegalArgumentException e) {
       ErrorOutput.print(err, e.getMessage());
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     try (LocalPipeline pipeline = opened) {
       output.fact("watching " + landing.toAbsolutePath().normalize() + " every " + interval.toMillis() + "ms"
@@ -158,7 +158,7 @@ public final class LocalCommand implements Callable<Integer> {
           }
           if (untilIdle) {
             pipeline.printSummary(Duration.between(started, Instant.now()));
-            return progress.needsAnOperator() ? Files2Iceberg.EXIT_FAILED : 0;
+            return progress.needsAnOperator() ? ExitCode.FAILED : 0;
           }
           TimeUnit.MILLISECONDS.sleep(interval.toMillis());
         }

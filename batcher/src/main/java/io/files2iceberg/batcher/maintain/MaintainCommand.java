@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.maintain;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
 import io.files2iceberg.batcher.cli.LedgerAccess;
@@ -103,7 +103,7 @@ public final class MaintainCommand implements Callable<Integer> {
       options = options();
     } catch (IllegalArgumentException e) {
       ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     Home resolvedHome = home.resolve();
     LedgerAccess.Result opened = LedgerAccess.open(config, true, resolvedHome, Clock.systemUTC(), err);
@@ -115,11 +115,11 @@ public final class MaintainCommand implements Callable<Integer> {
           .filter(p -> only.table() == null || p.table().equals(only.table())).toList();
       if (profiles.isEmpty()) {
         ErrorOutput.print(err, "no profile of " + config + " loads table " + only.table());
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       Optional<Launchers> checked = JobLaunchers.open(profiles, access.registry().deployment(), resolvedHome, config, err);
       if (checked.isEmpty()) {
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       try (Launchers launchers = checked.get()) {
         return maintain(access, launchers, profiles, options, out, err);
@@ -163,7 +163,7 @@ public final class MaintainCommand implements Callable<Integer> {
       out.print(MaintainFormat.json(results, refused, failed));
       out.flush();
     }
-    return refused.isEmpty() && failed.isEmpty() ? 0 : Files2Iceberg.EXIT_FAILED;
+    return refused.isEmpty() && failed.isEmpty() ? 0 : ExitCode.FAILED;
   }
 
   private MaintainRun.Options options() {

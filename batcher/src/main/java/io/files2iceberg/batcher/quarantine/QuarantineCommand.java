@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.quarantine;
 
 import io.files2iceberg.batcher.cli.ErrorOutput;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonOption;
 import io.files2iceberg.batcher.cli.LedgerOptions;
@@ -121,7 +121,7 @@ public final class QuarantineCommand implements Runnable {
             out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun), json.json()));
           } catch (IllegalStateException e) {
             ErrorOutput.print(err, e.getMessage());
-            return Files2Iceberg.EXIT_FAILED;
+            return ExitCode.FAILED;
           }
           return 0;
         }

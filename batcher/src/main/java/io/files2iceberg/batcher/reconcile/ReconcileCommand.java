@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.reconcile;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
@@ -19,10 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /** {@code reconcile}: the bucket against the ledger, for scheduled runs. */
 @Command(
@@ -37,8 +37,6 @@ import picocli.CommandLine;
       "stuck partitions, which --fix never fixes), 1 failed while running, 2 invalid configuration or usage."
     })
 public final class ReconcileCommand implements Callable<Integer> {
-  /** Exit code when drift is left after the run (found without --fix, or not fixable by it): a scheduled run alerts on it. */
-  public static final int EXIT_DRIFT = 3;
 
   @Mixin OperatorOptions options;
   @Mixin HomeOption home;
@@ -68,7 +66,7 @@ public final class ReconcileCommand implements Callable<Integer> {
       if (table != null) {
         Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
         if (profile.isEmpty()) {
-          return Files2Iceberg.EXIT_INVALID;
+          return ExitCode.INVALID;
         }
         profiles = List.of(profile.get());
       } else {
@@ -81,7 +79,7 @@ public final class ReconcileCommand implements Callable<Integer> {
         }
       } catch (IllegalArgumentException e) {
         ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       StorageListing listing = OperatorTable.listing(opened.registry());
       Reconcile reconcile = new Reconcile(listing, opened.ledger(), Clock.systemUTC());
@@ -101,7 +99,7 @@ public final class ReconcileCommand implements Callable<Integer> {
       } else {
         reports.forEach(report -> print(report, out));
       }
-      return reports.stream().anyMatch(Reconcile.Report::hasDriftLeft) ? EXIT_DRIFT : 0;
+      return reports.stream().anyMatch(Reconcile.Report::hasDriftLeft) ? ExitCode.DRIFT : 0;
     });
   }
 

@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.replay;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.OperatorOptions;
@@ -17,10 +17,10 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /** {@code replay}: re-ingests chosen partitions of a table. */
 @Command(
@@ -64,22 +64,22 @@ public final class ReplayCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     if (partition != null && (options.from != null || options.to != null)) {
       ConfigProblems.print(err, "the command line", List.of("--partition: give it or --from/--to, not both"));
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     if (partition == null && options.from == null && options.to == null) {
       ConfigProblems.print(err, "the command line", List.of("--partition or --from/--to: required (which partitions"
           + " to replay)"));
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     if (noCheckpoint && force) {
       ConfigProblems.print(err, "the command line", List.of("--force: not with --no-checkpoint (which never reads"
           + " the ledger, so there is nothing to reopen)"));
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
       Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
       if (profile.isEmpty()) {
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       PartitionRange range;
       try {
@@ -87,7 +87,7 @@ public final class ReplayCommand implements Callable<Integer> {
             : PartitionRange.of(profile.get(), options.from, options.to);
       } catch (IllegalArgumentException e) {
         ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       Replay replay = new Replay(OperatorTable.listing(opened.registry()), opened.ledger(), Clock.systemUTC());
       if (noCheckpoint) {
@@ -121,7 +121,7 @@ public final class ReplayCommand implements Callable<Integer> {
     Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
         opened.home(), jobTimeout.value, options.config, err);
     if (batches.isEmpty()) {
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     try (OperatorTable.Batches open = batches.get()) {
       return OperatorTable.summarize(open.runListed(profile, files), options.json, out, err);
@@ -132,7 +132,7 @@ public final class ReplayCommand implements Callable<Integer> {
     Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
         opened.home(), jobTimeout.value, options.config, err);
     if (batches.isEmpty()) {
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     try (OperatorTable.Batches open = batches.get()) {
       return OperatorTable.summarize(open.runTable(profile), options.json, out, err);

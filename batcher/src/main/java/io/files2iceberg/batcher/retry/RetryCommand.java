@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.retry;
 
 import io.files2iceberg.batcher.cli.ErrorOutput;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
@@ -82,7 +82,7 @@ public final class RetryCommand implements Callable<Integer> {
       } catch (IllegalTransitionException e) {
         // A batch to revive whose file or partition moved since: nothing of it changed.
         ErrorOutput.print(err, e.getMessage());
-        return Files2Iceberg.EXIT_FAILED;
+        return ExitCode.FAILED;
       }
       out.print(options.json() ? RetryFormat.json(plan, applied, dryRun) : RetryFormat.human(plan, applied, dryRun));
       return 0;

@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.sql;
 
 import io.files2iceberg.batcher.cli.ErrorOutput;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.local.SparkMain;
@@ -73,11 +73,11 @@ public final class SqlCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (config != null && !Files.exists(config)) {
       ErrorOutput.print(spec.commandLine().getErr(), "--config " + config + ": no such file or folder");
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     if (maxRows < 0) {
       ErrorOutput.print(spec.commandLine().getErr(), "--max-rows must be 0 or more, was " + maxRows);
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     Home resolved = home.resolve();
     Path ledgerTables = null;

@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.status;
 
 import io.files2iceberg.batcher.cli.ErrorOutput;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
@@ -32,8 +32,6 @@ import picocli.CommandLine.Option;
     })
 public final class StatusCommand implements Callable<Integer> {
 
-  /** Exit code when a partition is FAILED or a table STOPPED: an operator has something to do. */
-  public static final int EXIT_ATTENTION = 5;
 
   @Option(
       names = {"-c", "--config"},
@@ -81,7 +79,7 @@ public final class StatusCommand implements Callable<Integer> {
       if (only.table() != null && report.tables().isEmpty()) {
         ErrorOutput.print(err, "no table " + only.table() + " in the ledger"
             + (profiles.isPresent() ? " or the profiles" : ""));
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
       out.print(json ? StatusFormat.json(report) : StatusFormat.human(report));
       out.flush();
@@ -91,7 +89,7 @@ public final class StatusCommand implements Callable<Integer> {
       }
       err.println("attention: " + attention.get());
       err.flush();
-      return EXIT_ATTENTION;
+      return ExitCode.ATTENTION;
     }
   }
 
@@ -113,6 +111,6 @@ public final class StatusCommand implements Callable<Integer> {
       parts.add(stopped.size() + " table(s) STOPPED (" + String.join(", ", stopped) + ")");
     }
     return parts.isEmpty() ? Optional.empty()
-        : Optional.of(String.join("; ", parts) + "; exit " + EXIT_ATTENTION + " (--exit-zero keeps 0)");
+        : Optional.of(String.join("; ", parts) + "; exit " + ExitCode.ATTENTION + " (--exit-zero keeps 0)");
   }
 }

@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.validate;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.local.LandingScope;
 import io.files2iceberg.core.profile.ProfileError;
@@ -52,13 +52,13 @@ public final class ValidateCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     Optional<ProfileRegistry> registry = ConfigProblems.load(config, home.resolve(), err);
     if (registry.isEmpty()) {
-      return Files2Iceberg.EXIT_INVALID;
+      return ExitCode.INVALID;
     }
     if (landing != null) {
       List<ProfileError> unreachable = LandingScope.unreachable(registry.get().profiles(), landing);
       if (!unreachable.isEmpty()) {
         ConfigProblems.print(err, config.toString(), unreachable.stream().map(ProfileError::toString).toList());
-        return Files2Iceberg.EXIT_INVALID;
+        return ExitCode.INVALID;
       }
     }
     ConfigProblems.warn(registry.get(), err);

@@ -40,7 +40,7 @@ class ErrorOutputTest {
   @Test
   void aMisspeltRequiredOptionIsNamedWithTheOptionMeantRatherThanReportedMissing() {
     for (String[] args : new String[][] {{"validate", "--confg", "x"}, {"validate", "--confg=x"}}) {
-      assertThat(run(args)).isEqualTo(Files2Iceberg.EXIT_INVALID);
+      assertThat(run(args)).isEqualTo(ExitCode.INVALID);
       assertThat(err.toString()).isEqualTo("error: unknown option '--confg'; did you mean '--config'?\n");
       assertThat(out.toString()).isEmpty();
     }
@@ -48,16 +48,16 @@ class ErrorOutputTest {
 
   @Test
   void aMisspeltCommandIsNamedWithTheLikeliestCommand() {
-    assertThat(run("vaildate", "--config", "x")).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(run("vaildate", "--config", "x")).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).isEqualTo("error: unknown command 'vaildate'; did you mean 'validate'?\n");
 
-    assertThat(run("batch", "run-onc")).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(run("batch", "run-onc")).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).isEqualTo("error: unknown command 'run-onc'; did you mean 'run-once'?\n");
   }
 
   @Test
   void aMissingRequiredOptionIsNamedAndFollowedByTheUsage() {
-    assertThat(run("validate")).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(run("validate")).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).startsWith("error: missing required option: '--config=FILE|DIR'\n"
         + "Usage: files2iceberg validate ");
   }
@@ -68,14 +68,14 @@ class ErrorOutputTest {
       int exit = run(group.toArray(String[]::new));
 
       String name = String.join(" ", List.of("files2iceberg", String.join(" ", group))).strip();
-      assertThat(exit).as(name).isEqualTo(Files2Iceberg.EXIT_INVALID);
+      assertThat(exit).as(name).isEqualTo(ExitCode.INVALID);
       assertThat(out.toString()).as(name).isEmpty();
       assertThat(err.toString().lines().toList().get(1)).as(name).startsWith("Usage: " + name + " [");
       assertThat(err.toString()).as(name).contains("Commands:");
     }
-    assertThat(run("batch")).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(run("batch")).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).startsWith("error: files2iceberg batch needs a command: run-once or serve\n");
-    assertThat(run("quarantine")).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(run("quarantine")).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).startsWith("error: files2iceberg quarantine needs a command: list or release\n");
   }
 
@@ -83,15 +83,15 @@ class ErrorOutputTest {
   void badConfigurationUsageErrorsAndFailuresWhileRunningShareOneStyle() {
     // A configuration error: every problem, under one error line.
     assertThat(run("validate", "--config", INVALID_PROFILES.toString(), "--home", home.toString()))
-        .isEqualTo(Files2Iceberg.EXIT_INVALID);
+        .isEqualTo(ExitCode.INVALID);
     String config = err.toString();
     // A usage error.
     assertThat(run("batch", "run-once", "--config", INVALID_PROFILES.toString(), "--concurrency", "two"))
-        .isEqualTo(Files2Iceberg.EXIT_INVALID);
+        .isEqualTo(ExitCode.INVALID);
     String usage = err.toString();
     // A failure while running: the exception a command throws.
     System.setProperty(LocalSparkLauncher.SPARK_JOB_DIR_PROPERTY, home.resolve("no-build").toString());
-    assertThat(run("sql", "--home", home.toString(), "SELECT 1")).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(run("sql", "--home", home.toString(), "SELECT 1")).isEqualTo(ExitCode.FAILED);
     String failure = err.toString();
 
     assertThat(config).matches("(?s)error: \\d+ problem\\(s\\) in .*invalid:\n  .*");
@@ -106,7 +106,7 @@ class ErrorOutputTest {
     System.setProperty(LocalSparkLauncher.SPARK_JOB_DIR_PROPERTY, home.resolve("no-build").toString());
 
     // demo: the job's build is missing when it writes the sample data.
-    assertThat(run("demo", "--json", "--home", home.toString())).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(run("demo", "--json", "--home", home.toString())).isEqualTo(ExitCode.FAILED);
     List<JsonNode> events = EventLines.parse(out.toString());
     assertThat(EventLines.kinds(events)).containsExactly("started");
     assertThat(events.get(0).get("home").asText()).isEqualTo(home.toString());
@@ -115,7 +115,7 @@ class ErrorOutputTest {
     // local: its landing folder is missing.
     Path profiles = Files.createDirectories(home.resolve("profiles"));
     assertThat(run("local", "--json", "--config", profiles.toString(), "--landing", home.resolve("none").toString(),
-        "--home", home.toString())).isEqualTo(Files2Iceberg.EXIT_INVALID);
+        "--home", home.toString())).isEqualTo(ExitCode.INVALID);
     assertThat(out.toString()).isEmpty();
     assertThat(err.toString()).isEqualTo("error: --landing " + home.resolve("none") + ": no such folder\n");
   }

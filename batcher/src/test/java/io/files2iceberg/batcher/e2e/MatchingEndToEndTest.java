@@ -6,6 +6,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.local.LandingNotifier.Outcome;
 import io.files2iceberg.batcher.local.LandingNotifier.ScanResult;
@@ -196,7 +197,7 @@ class MatchingEndToEndTest {
             "--home", root.resolve("stoplocal-home").toString(), "--until-idle", "--interval", "500ms"));
 
     String printed = out.toString();
-    assertThat(code).as(printed).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(code).as(printed).isEqualTo(ExitCode.FAILED);
     assertThat(printed).contains("local.e2e.stoplocal", ObjectLocation.file(bad).uri(), "quarantine release --message");
     assertThat(printed).contains("error: local.e2e.stoplocal: stopped by " + ObjectLocation.file(bad).uri());
     assertThat(printed).doesNotContain(" claimed: ");
@@ -234,7 +235,7 @@ class MatchingEndToEndTest {
     String error = "load.primary-key[0]: column \"nope\" is not among the batch's columns";
     List<String> loggedErrors = logged.list.stream().map(ILoggingEvent::getFormattedMessage)
         .filter(message -> message.contains(error)).toList();
-    assertThat(code).as(printed).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(code).as(printed).isEqualTo(ExitCode.FAILED);
     assertThat(printed.split(java.util.regex.Pattern.quote(error), -1)).as(printed).hasSize(2);
     assertThat(printed).containsPattern("partition 2026-11-30 of local.e2e.failonce FAILED after 1 attempt"
         + " \\(batch \\S+ above\\)");

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.local.LandingNotifier.Outcome;
@@ -101,7 +102,7 @@ class RetryEndToEndTest {
 
     // 2. What the operator sees: status names the failure, inspect the file and the reason.
     Run status = cli("status");
-    assertThat(status.exit()).as(status.err()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(status.exit()).as(status.err()).isEqualTo(ExitCode.ATTENTION);
     assertThat(status.err()).contains("attention: 1 partition(s) FAILED (" + TABLE + " " + PARTITION + ")");
     assertThat(status.out()).contains("FAILED PARTITIONS").contains(TABLE + " " + PARTITION + ": failed after 1");
     Run inspect = cli("inspect", "--table", TABLE, "--partition", PARTITION);

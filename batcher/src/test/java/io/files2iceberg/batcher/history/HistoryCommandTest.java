@@ -5,6 +5,7 @@ import static io.files2iceberg.batcher.cli.OperatorLedger.TABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorLedger;
 import io.files2iceberg.batcher.status.StatusCommand;
@@ -122,7 +123,7 @@ class HistoryCommandTest {
   void statusWithFilesGivesEachTablesFileLoadsInJsonAndKeepsItsShapeWithout() throws Exception {
     // The fixture's ledger holds a FAILED partition: status exits 5 and prints all the same.
     assertThat(fixture.run("status", "--json", "--files")).as(fixture.err.toString())
-        .isEqualTo(StatusCommand.EXIT_ATTENTION);
+        .isEqualTo(ExitCode.ATTENTION);
 
     JsonNode table = JsonLinesOutput.one("table_status", JsonLinesOutput.parse(fixture.out.toString()));
     assertThat(table.get("table").asText()).isEqualTo(TABLE);
@@ -134,7 +135,7 @@ class HistoryCommandTest {
     assertThat(fixture.run("status", "--json", "--exit-zero")).isZero();
     assertThat(JsonLinesOutput.one("table_status", JsonLinesOutput.parse(fixture.out.toString())).has("fileLoads"))
         .isFalse();
-    assertThat(fixture.run("status", "--files", "12h")).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(fixture.run("status", "--files", "12h")).isEqualTo(ExitCode.ATTENTION);
     assertThat(fixture.out.toString()).contains("HISTORY " + TABLE + " since ").contains("4 file load(s)");
   }
 }

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.listen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -77,7 +78,7 @@ class ListenCommandTest {
   void aMisspelledListenOptionIsAUsageErrorWithPicocliSuggestion() {
     int exit = commandLine().execute("listen", "--confg", profiles.toString());
 
-    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString())
         .isEqualTo("error: unknown option '--confg'; did you mean '--config'?" + System.lineSeparator());
   }
@@ -88,7 +89,7 @@ class ListenCommandTest {
 
     int exit = commandLine().execute("listen", "--home", dir.resolve("home").toString());
 
-    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).startsWith("error: missing required option: '--config=FILE|DIR' (or $FILES2ICEBERG_CONFIG)");
   }
 
@@ -101,7 +102,7 @@ class ListenCommandTest {
 
     int exit = commandLine().execute("listen", "-c", profiles.toString(), "--home", dir.resolve("home").toString());
 
-    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).startsWith("error: 1 problem(s) in " + profiles + ":")
         .contains("extract.max-batch-sise: unknown key");
     assertThat(dir.resolve("home").resolve("listener.lock")).doesNotExist();
@@ -111,7 +112,7 @@ class ListenCommandTest {
   void aPortOutOfRangeIsAUsageError() {
     int exit = commandLine().execute("listen", "-c", profiles.toString(), "--port", "70000");
 
-    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).startsWith("error: --port: must be a port from 1 to 65535, got 70000");
   }
 

@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -36,7 +37,7 @@ class LocalCommandTest {
     int exit = run("local", "--config", EXAMPLE.toString(), "--deployment", deployment.toString(),
         "--landing", landing.toString(), "--until-idle", "--home", work.resolve("home").toString());
 
-    assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).as(err.toString()).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString())
         .contains(deployment + ": listener.port: must be at least 1, got 0")
         .contains(deployment + ": ledger.type: no ledger provider of type \"cassandra\" on the classpath");
@@ -51,7 +52,7 @@ class LocalCommandTest {
     int exit = run("local", "--config", EXAMPLE.toString(), "--deployment", missing.toString(),
         "--landing", landing.toString(), "--until-idle", "--home", work.resolve("home").toString());
 
-    assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).as(err.toString()).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains(missing + ": no such deployment file");
   }
 
@@ -75,7 +76,7 @@ class LocalCommandTest {
   void aProfileThatCannotMatchAFileOfTheLandingFolderIsRefusedBeforeAnythingStarts() throws Exception {
     int exit = runLocalOnAProfileWithPath("file:///elsewhere/clicks/dt=*/*.csv");
 
-    assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).as(err.toString()).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains(refusal("file:///elsewhere/clicks/dt=*/*.csv", "lies outside it"));
     assertThat(out.toString()).doesNotContain("listener up").doesNotContain("nothing new");
   }
@@ -84,7 +85,7 @@ class LocalCommandTest {
   void aGsProfileIsRefusedByLocal() throws Exception {
     int exit = runLocalOnAProfileWithPath("gs://landing/raw/clicks/*.csv");
 
-    assertThat(exit).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).as(err.toString()).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains(refusal("gs://landing/raw/clicks/*.csv", "is a gs:// path"));
     assertThat(out.toString()).doesNotContain("listener up");
   }
@@ -93,7 +94,7 @@ class LocalCommandTest {
   void aBracketThatWasLiteralBeforeIsWarnedAboutAsValidateDoes() throws Exception {
     int exit = runLocalOnAProfileWithPath("gs://landing/raw/part-[1-2].csv");
 
-    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).startsWith("warning: " + work.resolve("profiles").resolve("clicks.conf")
         + ": extract.path: profile \"clicks\": \"gs://landing/raw/part-[1-2].csv\": \"[1-2]\" is now a character"
         + " class");

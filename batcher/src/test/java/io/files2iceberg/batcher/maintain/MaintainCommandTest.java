@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import java.io.PrintWriter;
@@ -50,7 +51,7 @@ class MaintainCommandTest {
 
   @Test
   void withoutConfigItIsAUsageError() {
-    assertThat(run("maintain", "--home", home.toString())).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(run("maintain", "--home", home.toString())).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains("error: missing required option: '--config=FILE|DIR'");
   }
 
@@ -58,7 +59,7 @@ class MaintainCommandTest {
   void aRetentionThatIsNoDurationIsAUsageErrorNamingTheOption() throws Exception {
     int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--retention", "week");
 
-    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(code).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains("--retention: expected a duration with a unit, such as 90s, 30m or 2h, got"
         + " 'week'");
   }
@@ -67,7 +68,7 @@ class MaintainCommandTest {
   void retainLastBelowOneIsAUsageError() throws Exception {
     int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--retain-last", "0");
 
-    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(code).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains("--retain-last: must be at least 1 (the current snapshot), got 0");
   }
 
@@ -76,7 +77,7 @@ class MaintainCommandTest {
     int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--table",
         "local.demo.views");
 
-    assertThat(code).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(code).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains("error: no profile of " + config.resolve("clicks.conf") + " loads table"
         + " local.demo.views");
   }
@@ -95,7 +96,7 @@ class MaintainCommandTest {
 
     int code = run("maintain", "--config", profile.toString(), "--home", home.toString(), "--no-compact", "--json");
 
-    assertThat(code).as(err.toString()).isEqualTo(Files2Iceberg.EXIT_FAILED);
+    assertThat(code).as(err.toString()).isEqualTo(ExitCode.FAILED);
     String failure = "table broken.demo.events: maintenance failed: files2iceberg: table broken.demo.events"
         + " maintenance failed: Cannot reach catalog broken: Failed to connect: jdbc:sqlite:" + unreachable;
     assertThat(err.toString()).contains("maintain broken.demo.events: started pid ", "error: " + failure,

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorCommandsFixture;
 import io.files2iceberg.core.ledger.FileRecord;
@@ -39,7 +40,7 @@ class ReconcileCommandTest extends OperatorCommandsFixture {
 
     int drift = command("reconcile", "--table", TABLE);
 
-    assertThat(drift).as(err.toString()).isEqualTo(ReconcileCommand.EXIT_DRIFT);
+    assertThat(drift).as(err.toString()).isEqualTo(ExitCode.DRIFT);
     assertThat(out.toString()).isEqualTo("""
         reconcile %s every partition: 3 partition(s), 5 data file(s) listed in 4 list call(s): drift found
           missing from the ledger (lost notifications): 2
@@ -94,7 +95,7 @@ class ReconcileCommandTest extends OperatorCommandsFixture {
 
     // --fix records missing files and markers only: gone files and stuck partitions stay for an
     // operator, so a scheduled `reconcile --fix` still fails (and alerts) on them.
-    assertThat(code).as(err.toString()).isEqualTo(ReconcileCommand.EXIT_DRIFT);
+    assertThat(code).as(err.toString()).isEqualTo(ExitCode.DRIFT);
     assertThat(out.toString())
         .contains("reconcile " + TABLE + " partitions 2024-01-01 to 2024-01-31: 1 partition(s)")
         .contains("recorded but gone from the bucket: 1\n    file://" + gone + "#")

@@ -2,7 +2,7 @@ package io.files2iceberg.batcher.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.OperatorCommandsFixture;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -79,7 +79,7 @@ class ReplayCommandTest extends OperatorCommandsFixture {
     }
 
     assertThat(command("replay", "--table", TABLE, "--partition", "20240101", "--force"))
-        .isEqualTo(Files2Iceberg.EXIT_INVALID);
+        .isEqualTo(ExitCode.INVALID);
 
     assertThat(err.toString()).contains("replay --force: table " + TABLE + " appends without a primary key")
         .contains("append its rows a second time");
@@ -95,7 +95,7 @@ class ReplayCommandTest extends OperatorCommandsFixture {
     write("20240101", "_SUCCESS", "");
 
     assertThat(command("replay", "--table", TABLE, "--partition", "20240101", "--no-checkpoint"))
-        .isEqualTo(Files2Iceberg.EXIT_INVALID);
+        .isEqualTo(ExitCode.INVALID);
 
     assertThat(err.toString()).contains("replay --no-checkpoint: table " + TABLE + " appends without a primary key")
         .contains("a second time");

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.core.ledger.BatchMetrics;
@@ -74,7 +75,7 @@ class StatusCommandTest {
 
     int exit = run("status", "--home", home.toString());
 
-    assertThat(exit).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(exit).as(err.toString()).isEqualTo(ExitCode.ATTENTION);
     String[] lines = out.toString().split("\n");
     assertThat(lines[0]).matches("TABLE +PARTITIONS +FILES +IN FLIGHT +LAST COMMIT +LAG");
     assertThat(lines[1]).startsWith(TABLE + "  ").contains("ready 1, ingested 1, failed 1")
@@ -97,7 +98,7 @@ class StatusCommandTest {
 
     int exit = run("status", "--home", home.toString());
 
-    assertThat(exit).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(exit).as(err.toString()).isEqualTo(ExitCode.ATTENTION);
     assertThat(out.toString().split("\n")[1]).contains("recorded 2, ingested 2, superseded 1, ignored 1");
   }
 
@@ -115,7 +116,7 @@ class StatusCommandTest {
 
     int exit = run("status", "--config", config.toString(), "--home", home.toString(), "--json");
 
-    assertThat(exit).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(exit).as(err.toString()).isEqualTo(ExitCode.ATTENTION);
     // A table_status line per table, then the summary.
     List<JsonNode> json = JsonLinesOutput.parse(out.toString());
     assertThat(JsonLinesOutput.kinds(json)).containsExactly("table_status", "table_status", "status_summary");
@@ -160,14 +161,14 @@ class StatusCommandTest {
 
     int named = run("status", "--config", config.toString(), "--deployment", deployment.toString(),
         "--home", home.toString(), "--json");
-    assertThat(named).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(named).as(err.toString()).isEqualTo(ExitCode.ATTENTION);
     assertThat(JsonLinesOutput.parse(out.toString()).get(0).at("/lastCommit/snapshotId").textValue())
         .isEqualTo("4242");
 
     Files.copy(deployment, config.resolve("deployment.conf"));
     out.getBuffer().setLength(0);
     int beside = run("status", "--config", config.toString(), "--home", home.toString(), "--json");
-    assertThat(beside).as(err.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(beside).as(err.toString()).isEqualTo(ExitCode.ATTENTION);
     assertThat(JsonLinesOutput.parse(out.toString()).get(0).at("/lastCommit/snapshotId").textValue())
         .isEqualTo("4242");
   }
@@ -176,7 +177,7 @@ class StatusCommandTest {
   void oneTableOnly() {
     ledger();
 
-    assertThat(run("status", "--home", home.toString(), "--table", TABLE)).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(run("status", "--home", home.toString(), "--table", TABLE)).isEqualTo(ExitCode.ATTENTION);
     assertThat(out.toString()).contains(TABLE);
     assertThat(run("status", "--home", home.toString(), "--table", "local.demo.nope")).isEqualTo(2);
     assertThat(err.toString()).contains("error: no table local.demo.nope in the ledger");
@@ -197,7 +198,7 @@ class StatusCommandTest {
 
     int exit = run("status", "--home", home.toString());
 
-    assertThat(exit).isEqualTo(5).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(exit).isEqualTo(5).isEqualTo(ExitCode.ATTENTION);
     assertThat(err.toString()).contains("attention: 1 partition(s) FAILED (" + TABLE + " d2)");
     assertThat(out.toString()).contains("FAILED PARTITIONS");
 
@@ -237,7 +238,7 @@ class StatusCommandTest {
 
     int exit = run("status", "--config", config.toString(), "--home", home.toString());
 
-    assertThat(exit).as(out.toString()).isEqualTo(StatusCommand.EXIT_ATTENTION);
+    assertThat(exit).as(out.toString()).isEqualTo(ExitCode.ATTENTION);
     assertThat(out.toString()).contains("STOPPED TABLES");
     assertThat(err.toString()).contains("attention: 1 table(s) STOPPED (" + TABLE + ")");
   }

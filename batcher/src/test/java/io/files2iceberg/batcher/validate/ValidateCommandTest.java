@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.DeploymentLoader;
@@ -157,7 +158,7 @@ class ValidateCommandTest {
 
     int exit = run("validate", "--config", work.toString(), "--home", home.toString());
 
-    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).isEqualTo(ExitCode.INVALID);
     assertThat(out.toString()).isEmpty();
     assertThat(err.toString())
         .contains(clicks + ": extract.path: ")
@@ -205,7 +206,7 @@ class ValidateCommandTest {
 
     int exit = run("validate", "--config", work.toString(), "--home", home.toString());
 
-    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains(clicks + ": load.schema-evolution: rescue puts the values of new columns in"
         + " the rescued data column, and transform.rescued-data-column is not set");
   }
@@ -243,7 +244,7 @@ class ValidateCommandTest {
     int exit = run("validate", "--config", config.toString(), "--landing", landing.toString(),
         "--home", home.toString());
 
-    assertThat(exit).isEqualTo(Files2Iceberg.EXIT_INVALID);
+    assertThat(exit).isEqualTo(ExitCode.INVALID);
     assertThat(out.toString()).isEmpty();
     String folder = "file://" + landing.toAbsolutePath() + "/";
     assertThat(err.toString())
