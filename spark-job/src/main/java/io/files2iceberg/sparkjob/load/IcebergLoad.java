@@ -6,11 +6,12 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.core.profile.Load.Cdc;
 import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
-import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.sparkjob.catalog.CommitDurations;
+import io.files2iceberg.sparkjob.catalog.IcebergTables;
 import io.files2iceberg.sparkjob.extract.GenerationCheck;
 import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.extract.LoadBatch;

@@ -1,5 +1,6 @@
 package io.files2iceberg.sparkjob.load;
 
+import io.files2iceberg.sparkjob.catalog.IcebergTables;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SourceColumn;
 import io.files2iceberg.sparkjob.stage.Loaded;

@@ -5,6 +5,7 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
 import io.files2iceberg.core.profile.Load;
+import io.files2iceberg.sparkjob.catalog.IcebergTables;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SourceColumn;
 import java.sql.Timestamp;

@@ -1,6 +1,6 @@
 package io.files2iceberg.sparkjob.maintain;
 
-import io.files2iceberg.sparkjob.load.IcebergTables;
+import io.files2iceberg.sparkjob.catalog.IcebergTables;
 import io.files2iceberg.sparkjob.maintain.MaintainReport.Compacted;
 import io.files2iceberg.sparkjob.maintain.MaintainRequest.Compaction;
 import java.io.IOException;
@@ -15,8 +15,8 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.actions.ExpireSnapshots;
 import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
+import org.apache.iceberg.actions.ExpireSnapshots;
 import org.apache.iceberg.actions.RewriteDataFiles;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.spark.actions.SparkActions;

@@ -1,4 +1,4 @@
-package io.files2iceberg.sparkjob.load;
+package io.files2iceberg.sparkjob.catalog;
 
 import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
@@ -59,7 +59,7 @@ public final class IcebergTables {
     }
   }
 
-  static Table load(SparkSession spark, String name) {
+  public static Table load(SparkSession spark, String name) {
     return find(spark, name).orElseThrow(() -> new IllegalStateException("Table " + name + " does not exist"));
   }
 
@@ -68,7 +68,7 @@ public final class IcebergTables {
    * order, the partition spec as the profile writes it ({@code dt}, {@code days(ts)}, {@code
    * bucket(16, id)}), then the given properties (which may override the format version).
    */
-  static Table create(SparkSession spark, String name, List<SourceColumn> columns, List<String> partitionBy,
+  public static Table create(SparkSession spark, String name, List<SourceColumn> columns, List<String> partitionBy,
       Map<String, String> properties) {
     String namespace = name.substring(0, name.lastIndexOf('.'));
     ignoringAlreadyExists(() -> spark.sql("CREATE NAMESPACE IF NOT EXISTS " + quoteTable(namespace)));
@@ -118,7 +118,7 @@ public final class IcebergTables {
   }
 
   /** Runs the write with the properties in the summary of every snapshot it commits. */
-  static void writeMarked(Map<String, String> summary, Callable<?> write) {
+  public static void writeMarked(Map<String, String> summary, Callable<?> write) {
     CommitMetadata.withCommitProperties(summary, write, RuntimeException.class);
   }
 
