@@ -34,6 +34,7 @@ import static io.files2iceberg.core.profile.DeploymentKeys.STORAGE_ENDPOINT;
 
 import io.files2iceberg.core.ledger.LedgerProvider;
 import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.storage.GcsUri;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -251,10 +252,17 @@ public final class DeploymentLoader {
                     : Optional.empty()),
         v.optional(
             JOB_WARM_FOLDER,
-            folder ->
-                folder.startsWith("gs://") && folder.length() > "gs://".length()
-                    ? Optional.empty()
-                    : Optional.of("must be a gs:// folder, got \"" + folder + "\"")));
+            folder -> isGcsFolder(folder) ? Optional.empty()
+                : Optional.of("must be a gs:// folder, got \"" + folder + "\"")));
+  }
+
+  private static boolean isGcsFolder(String uri) {
+    try {
+      GcsUri.parse(uri);
+      return true;
+    } catch (IllegalArgumentException notOne) {
+      return false;
+    }
   }
 
   private static ListenerSettings listener(ProfileValues v) {

@@ -223,6 +223,12 @@ class DeploymentLoaderTest {
   }
 
   @Test
+  void aWarmFolderWithoutABucketIsRefused() {
+    assertThat(errors("deployment.conf", "job.warm.folder = \"gs:///warm\"\n"))
+        .singleElement().asString().contains("job.warm.folder: must be a gs:// folder, got \"gs:///warm\"");
+  }
+
+  @Test
   void badWarmDataprocSettingsAreErrorsNamingTheirKeys() {
     assertThat(errors("deployment.conf",
             "job.warm.dataproc = kubernetes\njob.warm.ttl = 5m\njob.warm.folder = \"/tmp/warm\"\n"))
