@@ -5,7 +5,7 @@ import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -10,7 +10,7 @@ import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.ledger.firestore.FirestoreLedger;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -7,7 +7,7 @@ import io.files2iceberg.batcher.local.LandingNotifier;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;
 import java.io.InputStream;

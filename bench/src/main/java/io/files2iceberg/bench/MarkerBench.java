@@ -4,7 +4,7 @@ import io.files2iceberg.batcher.local.LandingNotifier;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import java.net.URI;
 import java.net.http.HttpClient;

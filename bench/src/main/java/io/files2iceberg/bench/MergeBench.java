@@ -8,7 +8,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.manifest.JobExit;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.manifest.BatchLoadReport.Checkpoint;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
@@ -58,7 +58,7 @@ class ExactlyOnceTest {
 
   @AfterEach
   void defaultLedger() {
-    fixture.openLedgersWith(path -> io.files2iceberg.core.ledger.SqliteLedger.open(path, fixture.clock));
+    fixture.openLedgersWith(path -> io.files2iceberg.core.ledger.sqlite.SqliteLedger.open(path, fixture.clock));
   }
 
   static TableProfile events(String table) {

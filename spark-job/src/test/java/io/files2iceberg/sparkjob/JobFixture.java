@@ -9,7 +9,7 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.MutableClock;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;

@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.cli;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.ledger.Ledgers;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;

@@ -7,7 +7,7 @@ import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorCommandsFixture;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionState;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -7,7 +7,7 @@ import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.match.ObjectLocation;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -9,7 +9,7 @@ import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

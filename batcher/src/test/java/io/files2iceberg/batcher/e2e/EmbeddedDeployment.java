@@ -10,7 +10,7 @@ import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchRunner;
 import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;

@@ -8,7 +8,7 @@ import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.local.SparkMain;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorLedger;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;

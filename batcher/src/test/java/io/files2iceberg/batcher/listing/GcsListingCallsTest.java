@@ -13,7 +13,7 @@ import io.files2iceberg.batcher.reconcile.Reconcile;
 import io.files2iceberg.batcher.replay.Replay;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionState;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;

@@ -6,7 +6,7 @@ import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.MutableClock;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.match.ObjectLocation;
 import io.files2iceberg.core.match.ObjectMatch;
 import io.files2iceberg.core.match.ObjectMatcher;

@@ -13,7 +13,7 @@ import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.nio.charset.StandardCharsets;

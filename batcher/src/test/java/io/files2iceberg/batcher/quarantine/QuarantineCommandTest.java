@@ -17,7 +17,7 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -9,7 +9,7 @@ import io.files2iceberg.batcher.cli.OperatorCommandsFixture;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionState;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -11,7 +11,7 @@ import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionState;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -16,7 +16,7 @@ import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -14,7 +14,7 @@ import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -3,6 +3,8 @@ package io.files2iceberg.core.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedgerProvider;
 import io.files2iceberg.core.profile.LedgerSettings;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.ledger;
 
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.LedgerSettings;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
-import io.files2iceberg.core.ledger.SqliteLedger;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.listener.handle.ObjectListing.ListingFailedException;

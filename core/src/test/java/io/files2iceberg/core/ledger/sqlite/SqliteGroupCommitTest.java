@@ -1,8 +1,16 @@
-package io.files2iceberg.core.ledger;
+package io.files2iceberg.core.ledger.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRecorded;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.MutableClock;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.RecordFile;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,4 +1,4 @@
-package io.files2iceberg.core.ledger;
+package io.files2iceberg.core.ledger.sqlite;
 
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
@@ -46,6 +46,16 @@ import static io.files2iceberg.core.ledger.LedgerSchema.URI;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FailureCause;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;

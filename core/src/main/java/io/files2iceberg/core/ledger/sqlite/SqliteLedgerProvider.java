@@ -1,5 +1,7 @@
-package io.files2iceberg.core.ledger;
+package io.files2iceberg.core.ledger.sqlite;
 
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.LedgerProvider;
 import io.files2iceberg.core.profile.LedgerSettings;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -1,8 +1,25 @@
-package io.files2iceberg.core.ledger;
+package io.files2iceberg.core.ledger.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.ClaimNewestPartition;
+import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FailureCause;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRecorded;
+import io.files2iceberg.core.ledger.FileRows;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.LedgerContractTest;
+import io.files2iceberg.core.ledger.LedgerSchema;
+import io.files2iceberg.core.ledger.LedgerUnavailableException;
+import io.files2iceberg.core.ledger.MutableClock;
+import io.files2iceberg.core.ledger.PartitionState;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -1,5 +1,8 @@
-package io.files2iceberg.core.ledger;
+package io.files2iceberg.core.ledger.sqlite;
 
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.LedgerSchema;
+import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

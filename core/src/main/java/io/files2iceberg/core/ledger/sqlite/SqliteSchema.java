@@ -1,4 +1,4 @@
-package io.files2iceberg.core.ledger;
+package io.files2iceberg.core.ledger.sqlite;
 
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
@@ -51,6 +51,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.URI;
 
+import io.files2iceberg.core.ledger.LedgerSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

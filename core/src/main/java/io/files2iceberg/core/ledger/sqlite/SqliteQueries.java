@@ -1,4 +1,4 @@
-package io.files2iceberg.core.ledger;
+package io.files2iceberg.core.ledger.sqlite;
 
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
@@ -50,7 +50,18 @@ import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
 import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.URI;
-import static io.files2iceberg.core.ledger.SqliteSchema.q;
+import static io.files2iceberg.core.ledger.sqlite.SqliteSchema.q;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FailureCause;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileRows;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.LedgerSchema;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.ledger.rules.FileRules;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
