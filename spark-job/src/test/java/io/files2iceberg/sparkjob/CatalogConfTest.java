@@ -34,6 +34,7 @@ class CatalogConfTest {
         entry("spark.sql.catalog.local.type", "jdbc"),
         entry("spark.sql.catalog.local.uri", "jdbc:sqlite:" + home.resolve("catalog.db")),
         entry("spark.sql.catalog.local.warehouse", home.resolve("warehouse").toString()),
+        entry("spark.sql.catalog.local.jdbc.busy_timeout", "30000"),
         entry("spark.sql.catalog.local.metrics-reporter-impl", CommitDurations.class.getName()));
   }
 

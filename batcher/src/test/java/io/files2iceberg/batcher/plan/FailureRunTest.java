@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.plan.BatchEvent.AfterFailure;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
@@ -126,8 +126,7 @@ class FailureRunTest {
           "FAILED BATCHES", broken.batchId(), last.batchId());
       assertThat(human.lines().filter(line -> line.startsWith(BROKEN + " ")).findFirst().orElseThrow())
           .contains("failed 1", "recorded 1");
-      JsonNode json = new ObjectMapper().readTree(StatusFormat.json(report));
-      JsonNode brokenJson = json.get("tables").get(0);
+      JsonNode brokenJson = JsonLinesOutput.of("table_status", JsonLinesOutput.parse(StatusFormat.json(report))).get(0);
       assertThat(brokenJson.get("table").asText()).isEqualTo(BROKEN);
       assertThat(brokenJson.at("/partitions/failed").asLong()).isEqualTo(1);
       assertThat(brokenJson.at("/failedPartitions/0/partition").asText()).isEqualTo("p1");

@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.launch.WarmLocalLauncher;
 import io.files2iceberg.batcher.metrics.BatcherMetrics;
 import io.files2iceberg.batcher.metrics.MetricsEndpoint;
@@ -201,8 +201,7 @@ class IncrementalRunTest {
           "IN FLIGHT", "LAST COMMIT", "LAG");
       assertThat(human).contains(CLICKS + "  ingested 3", "ingested 5", third + " snapshot " + thirdSnapshot);
       assertThat(human).doesNotContain("FAILED");
-      JsonNode json = new ObjectMapper().readTree(StatusFormat.json(report));
-      JsonNode clicksJson = json.get("tables").get(0);
+      JsonNode clicksJson = JsonLinesOutput.of("table_status", JsonLinesOutput.parse(StatusFormat.json(report))).get(0);
       assertThat(clicksJson.get("table").asText()).isEqualTo(CLICKS);
       assertThat(clicksJson.get("profile").asText()).isEqualTo("clicks");
       assertThat(clicksJson.get("mode").asText()).isEqualTo("incremental");
@@ -210,7 +209,7 @@ class IncrementalRunTest {
       assertThat(clicksJson.at("/files/ingested").asLong()).isEqualTo(5);
       assertThat(clicksJson.get("inFlight")).isEmpty();
       assertThat(clicksJson.at("/lastCommit/batchId").asText()).isEqualTo(third);
-      assertThat(clicksJson.at("/lastCommit/snapshotId").asLong()).isEqualTo(thirdSnapshot);
+      assertThat(clicksJson.at("/lastCommit/snapshotId").asText()).isEqualTo(Long.toString(thirdSnapshot));
       assertThat(clicksJson.get("lagSeconds").isNull()).isTrue();
       assertThat(clicksJson.get("failedPartitions")).isEmpty();
 

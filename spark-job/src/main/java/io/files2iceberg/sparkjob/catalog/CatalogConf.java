@@ -46,6 +46,8 @@ public final class CatalogConf {
    */
   public static final String DEFAULT_SESSION_TIME_ZONE = "UTC";
   private static final String SQLITE_PREFIX = "jdbc:sqlite:";
+  /** How long a connection to a SQLite catalog waits for another's lock (SQLite's busy_timeout). */
+  static final String SQLITE_BUSY_TIMEOUT_MILLIS = "30000";
 
   private CatalogConf() {}
 
@@ -69,6 +71,11 @@ public final class CatalogConf {
       case JDBC -> {
         properties.put(prefix + ".uri", catalog.uri());
         properties.put(prefix + ".warehouse", catalog.warehouse());
+        if (catalog.uri().startsWith(SQLITE_PREFIX)) {
+          // A second JVM writing the same file (a job beside a sql session, an orphaned job beside
+          // its relaunch) waits for its lock instead of failing after the driver's 3 s.
+          properties.put(prefix + ".jdbc.busy_timeout", SQLITE_BUSY_TIMEOUT_MILLIS);
+        }
       }
       case HADOOP -> properties.put(prefix + ".warehouse", catalog.warehouse());
       case REST -> {
