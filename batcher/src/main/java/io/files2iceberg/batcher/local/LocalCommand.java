@@ -6,6 +6,7 @@ import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
+import io.files2iceberg.batcher.cli.ProfilesOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.output.Counted;
@@ -47,12 +48,7 @@ import picocli.CommandLine.Option;
 public final class LocalCommand implements Callable<Integer> {
   static final String PREFIX = "[local]";
 
-  @Option(
-      names = {"-c", "--config"},
-      required = true,
-      paramLabel = "FILE|DIR",
-      description = "A profile (.conf, .yaml, .yml) or a folder of profiles.")
-  Path config;
+  @Mixin ProfilesOption config;
 
   @Option(
       names = "--landing",
@@ -104,8 +100,8 @@ public final class LocalCommand implements Callable<Integer> {
       ErrorOutput.print(err, "--landing " + landing + ": no such folder");
       return ExitCode.INVALID;
     }
-    if (!Files.exists(config)) {
-      ErrorOutput.print(err, "--config " + config + ": no such file or folder");
+    if (!Files.exists(config.path())) {
+      ErrorOutput.print(err, "--config " + config.path() + ": no such file or folder");
       return ExitCode.INVALID;
     }
     if (concurrency < 1) {
@@ -115,7 +111,7 @@ public final class LocalCommand implements Callable<Integer> {
     Home resolved = home.resolve();
     // The deployment file the option or the environment names, as every other command reads it; the
     // listener child is then started on the same file (LocalPipeline passes it on).
-    Optional<ProfileRegistry> loaded = ConfigProblems.load(config, resolved, err);
+    Optional<ProfileRegistry> loaded = ConfigProblems.load(config.path(), resolved, err);
     if (loaded.isEmpty()) {
       return ExitCode.INVALID;
     }
@@ -126,7 +122,7 @@ public final class LocalCommand implements Callable<Integer> {
     Set<String> reported = new HashSet<>();
     LocalPipeline opened;
     try {
-      opened = LocalPipeline.start(profiles, config, resolved, landing,
+      opened = LocalPipeline.start(profiles, config.path(), resolved, landing,
           LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
           ListenerProcess.locateTarget(System.getenv(), Path.of("")),
           new RunOptions(concurrency, jobTimeout), output);
