@@ -6,6 +6,7 @@ import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
+import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.Launchers;
@@ -84,13 +85,7 @@ public final class BatchCommand implements Runnable {
         description = "Tables running a batch at the same time (one batch per table at most). Default: ${DEFAULT-VALUE}.")
     int concurrency;
 
-    @Option(
-        names = "--job-timeout",
-        paramLabel = "DURATION",
-        defaultValue = "2h",
-        converter = DurationConverter.class,
-        description = "The longest one job may run before it is cancelled (90s, 30m, 2h). Default: ${DEFAULT-VALUE}.")
-    Duration jobTimeout;
+    @Mixin JobTimeoutOption jobTimeout;
   }
 
   /**
@@ -145,7 +140,7 @@ public final class BatchCommand implements Runnable {
         return Optional.empty();
       }
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
-          .options(new RunOptions(settings.concurrency, settings.jobTimeout))
+          .options(new RunOptions(settings.concurrency, settings.jobTimeout.value()))
           .events(events)
           .build();
       return Optional.of(new Planner(profiles, ledger, launchers, runner));

@@ -1,7 +1,6 @@
 package io.files2iceberg.batcher.cli;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /** The options {@code replay}, {@code backfill} and {@code reconcile} share. */
@@ -25,14 +24,4 @@ public final class OperatorOptions {
       + " \"kind\", the summary last (with --run, the run's run_finished event after it).")
   public boolean json;
 
-  /** {@code --job-timeout}, for the commands that can run the batcher ({@code replay}, {@code backfill}). */
-  public static final class JobTimeout {
-    @Option(
-        names = "--job-timeout",
-        paramLabel = "DURATION",
-        defaultValue = "2h",
-        converter = DurationConverter.class,
-        description = "With --run: the longest one job may run (90s, 30m, 2h). Default: ${DEFAULT-VALUE}.")
-    public Duration value;
-  }
 }

@@ -5,6 +5,7 @@ import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.ProfilesOption;
 import io.files2iceberg.batcher.cli.StopSignals;
@@ -77,13 +78,7 @@ public final class LocalCommand implements Callable<Integer> {
       description = "Tables that run a batch at the same time (default: ${DEFAULT-VALUE}).")
   int concurrency;
 
-  @Option(
-      names = "--job-timeout",
-      paramLabel = "DURATION",
-      defaultValue = "2h",
-      converter = DurationConverter.class,
-      description = "The longest one Spark job may run (default: ${DEFAULT-VALUE}).")
-  Duration jobTimeout;
+  @Mixin JobTimeoutOption jobTimeout;
 
   @Mixin HomeOption home;
 
@@ -125,7 +120,7 @@ public final class LocalCommand implements Callable<Integer> {
       opened = LocalPipeline.start(profiles, config.path(), resolved, landing,
           LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
           ListenerProcess.locateTarget(System.getenv(), Path.of("")),
-          new RunOptions(concurrency, jobTimeout), output);
+          new RunOptions(concurrency, jobTimeout.value()), output);
     } catch (IllegalArgumentException e) {
       ErrorOutput.print(err, e.getMessage());
       return ExitCode.INVALID;

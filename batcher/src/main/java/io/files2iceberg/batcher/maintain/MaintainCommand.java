@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.maintain;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -83,8 +84,7 @@ public final class MaintainCommand implements Callable<Integer> {
       description = "The longest one table's maintenance may run before it is cancelled (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
-  @Option(names = "--dry-run", description = "Report what would be compacted and expired; change nothing.")
-  boolean dryRun;
+  @Mixin DryRunOption dryRun;
 
   @Option(names = "--json", description = "Print JSON lines for scripts instead of the summary: a line per"
       + " table, then maintain_summary; snapshot ids as strings.")
@@ -176,7 +176,7 @@ public final class MaintainCommand implements Callable<Integer> {
     }
     Optional<MaintainRun.Compaction> compaction = compact
         ? Optional.of(new MaintainRun.Compaction(bytes(targetFileSize), minInputFiles)) : Optional.empty();
-    return new MaintainRun.Options(kept, retainLast, compaction, dryRun, timeout);
+    return new MaintainRun.Options(kept, retainLast, compaction, dryRun.dryRun(), timeout);
   }
 
   private Duration retentionDuration() {

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.quarantine;
 
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -92,8 +93,7 @@ public final class QuarantineCommand implements Runnable {
             + " matches no profile.")
     boolean discard;
 
-    @Option(names = "--dry-run", description = "Show what would be released; change nothing.")
-    boolean dryRun;
+    @Mixin DryRunOption dryRun;
 
     @Mixin JsonOption json;
 
@@ -118,7 +118,7 @@ public final class QuarantineCommand implements Runnable {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
               () -> StorageClients.shared(opened.registry().deployment().storage()));
           try {
-            out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun), json.json()));
+            out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun.dryRun()), json.json()));
           } catch (IllegalStateException e) {
             ErrorOutput.print(err, e.getMessage());
             return ExitCode.FAILED;
@@ -126,8 +126,8 @@ public final class QuarantineCommand implements Runnable {
           return 0;
         }
         List<FileRecord> files = QuarantinedFiles.named(opened.ledger(), subject.file);
-        List<FileRecord> released = dryRun ? files : QuarantinedFiles.release(opened.ledger(), files);
-        out.print(QuarantineFormat.releasedFiles(released, dryRun, json.json()));
+        List<FileRecord> released = dryRun.dryRun() ? files : QuarantinedFiles.release(opened.ledger(), files);
+        out.print(QuarantineFormat.releasedFiles(released, dryRun.dryRun(), json.json()));
         return 0;
       });
     }

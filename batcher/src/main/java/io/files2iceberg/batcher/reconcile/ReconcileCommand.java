@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.reconcile;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -52,8 +53,7 @@ public final class ReconcileCommand implements Callable<Integer> {
   @Option(names = "--fix", description = "Record the missing files and markers as if notified.")
   boolean fix;
 
-  @Option(names = "--dry-run", description = "With --fix: report only (the same as leaving --fix out).")
-  boolean dryRun;
+  @Mixin DryRunOption dryRun;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -85,7 +85,7 @@ public final class ReconcileCommand implements Callable<Integer> {
       Reconcile reconcile = new Reconcile(listing, opened.ledger(), Clock.systemUTC());
       List<Reconcile.Report> reports = new ArrayList<>();
       for (int i = 0; i < profiles.size(); i++) {
-        reports.add(reconcile.run(profiles.get(i), ranges.get(i), stuckAfter, fix && !dryRun,
+        reports.add(reconcile.run(profiles.get(i), ranges.get(i), stuckAfter, fix && !dryRun.dryRun(),
             OperatorTable.progress("reconcile", err)));
       }
       if (options.json) {
