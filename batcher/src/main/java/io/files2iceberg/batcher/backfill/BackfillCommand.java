@@ -59,8 +59,8 @@ public final class BackfillCommand implements Callable<Integer> {
       ConfigProblems.print(err, "the command line", List.of("--limit: must be 0 (all) or more, got " + limit));
       return ExitCode.INVALID;
     }
-    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
-      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
+    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
+      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
       if (profile.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -78,7 +78,7 @@ public final class BackfillCommand implements Callable<Integer> {
         return 0;
       }
       Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile.get(),
-          opened.ledger(), opened.home(), jobTimeout.value(), options.config, err);
+          opened.ledger(), opened.home(), jobTimeout.value(), options.config(), err);
       if (batches.isEmpty()) {
         return ExitCode.INVALID;
       }

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.batch;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
@@ -25,7 +26,6 @@ import io.files2iceberg.core.profile.TableProfile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,12 +71,7 @@ public final class BatchCommand implements Runnable {
 
   /** The options both triggers take. */
   static final class RunSettings {
-    @Option(
-        names = {"-c", "--config"},
-        required = true,
-        paramLabel = "FILE|DIR",
-        description = "A profile or a folder of profiles: the tables to load.")
-    Path config;
+    @Mixin ConfigOption.Required config;
 
     @Option(
         names = "--concurrency",
@@ -121,12 +116,13 @@ public final class BatchCommand implements Runnable {
             + settings.concurrency));
         return Optional.empty();
       }
-      Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config, home, err);
+      Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config.path(), home, err);
       if (loaded.isEmpty()) {
         return Optional.empty();
       }
       ProfileRegistry profiles = loaded.get();
-      Optional<Launchers> checked = JobLaunchers.open(profiles.profiles(), profiles.deployment(), home, settings.config, err);
+      Optional<Launchers> checked =
+          JobLaunchers.open(profiles.profiles(), profiles.deployment(), home, settings.config.path(), err);
       if (checked.isEmpty()) {
         return Optional.empty();
       }
@@ -136,7 +132,7 @@ public final class BatchCommand implements Runnable {
         ledger = Ledgers.open(profiles.deployment().ledger(), Clock.systemUTC());
       } catch (IllegalStateException | IllegalArgumentException e) {
         launchers.close();
-        ConfigProblems.print(err, settings.config.toString(), List.of("ledger: " + e.getMessage()));
+        ConfigProblems.print(err, settings.config.path().toString(), List.of("ledger: " + e.getMessage()));
         return Optional.empty();
       }
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
@@ -190,7 +186,7 @@ public final class BatchCommand implements Runnable {
       try (Planner planner = opened.get()) {
         List<String> unknown = tables.stream().filter(t -> planner.profiles.byTable(t).isEmpty()).toList();
         if (!unknown.isEmpty()) {
-          ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config
+          ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config.path()
               + " loads it");
           return ExitCode.INVALID;
         }

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.local;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
@@ -7,7 +8,6 @@ import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
-import io.files2iceberg.batcher.cli.ProfilesOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.output.Counted;
@@ -49,7 +49,7 @@ import picocli.CommandLine.Option;
 public final class LocalCommand implements Callable<Integer> {
   static final String PREFIX = "[local]";
 
-  @Mixin ProfilesOption config;
+  @Mixin ConfigOption.Required config;
 
   @Option(
       names = "--landing",

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.maintain;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.DurationConverter;
@@ -16,7 +17,6 @@ import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,9 +54,7 @@ import picocli.CommandLine.Option;
 public final class MaintainCommand implements Callable<Integer> {
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);
 
-  @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE|DIR",
-      description = "The profiles: their tables, catalogs, ledger and where their jobs run.")
-  Path config;
+  @Mixin ConfigOption.Required config;
 
   @Mixin TableOption only;
 
@@ -106,7 +104,7 @@ public final class MaintainCommand implements Callable<Integer> {
       return ExitCode.INVALID;
     }
     Home resolvedHome = home.resolve();
-    LedgerAccess.Result opened = LedgerAccess.open(config, true, resolvedHome, Clock.systemUTC(), err);
+    LedgerAccess.Result opened = LedgerAccess.open(config.path(), true, resolvedHome, Clock.systemUTC(), err);
     if (opened instanceof LedgerAccess.Failed failed) {
       return failed.exitCode();
     }
@@ -114,10 +112,11 @@ public final class MaintainCommand implements Callable<Integer> {
       List<TableProfile> profiles = access.registry().profiles().stream()
           .filter(p -> only.table() == null || p.table().equals(only.table())).toList();
       if (profiles.isEmpty()) {
-        ErrorOutput.print(err, "no profile of " + config + " loads table " + only.table());
+        ErrorOutput.print(err, "no profile of " + config.path() + " loads table " + only.table());
         return ExitCode.INVALID;
       }
-      Optional<Launchers> checked = JobLaunchers.open(profiles, access.registry().deployment(), resolvedHome, config, err);
+      Optional<Launchers> checked =
+          JobLaunchers.open(profiles, access.registry().deployment(), resolvedHome, config.path(), err);
       if (checked.isEmpty()) {
         return ExitCode.INVALID;
       }

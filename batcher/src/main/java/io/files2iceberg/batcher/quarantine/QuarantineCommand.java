@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.quarantine;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -11,7 +12,6 @@ import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.storage.StorageClients;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -97,9 +97,7 @@ public final class QuarantineCommand implements Runnable {
 
     @Mixin JsonOption json;
 
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE|DIR",
-        description = "Profiles naming the ledger; required with --message (they decide what the object is).")
-    Path config;
+    @Mixin ConfigOption config;
 
     @Mixin HomeOption home;
 
@@ -113,7 +111,7 @@ public final class QuarantineCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "--discard goes with --message");
       }
       boolean message = subject.message != null;
-      return OperatorRun.run(spec, config, message, parent.home(home), (opened, out, err) -> {
+      return OperatorRun.run(spec, config.path(), message, parent.home(home), (opened, out, err) -> {
         if (message) {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
               () -> StorageClients.shared(opened.registry().deployment().storage()));

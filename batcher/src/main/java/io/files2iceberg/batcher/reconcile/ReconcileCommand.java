@@ -61,10 +61,10 @@ public final class ReconcileCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
+    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
       List<TableProfile> profiles;
       if (table != null) {
-        Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
+        Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config(), err);
         if (profile.isEmpty()) {
           return ExitCode.INVALID;
         }

@@ -77,8 +77,8 @@ public final class ReplayCommand implements Callable<Integer> {
           + " the ledger, so there is nothing to reopen)"));
       return ExitCode.INVALID;
     }
-    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
-      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
+    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
+      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
       if (profile.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -120,7 +120,7 @@ public final class ReplayCommand implements Callable<Integer> {
       return 0;
     }
     Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
-        opened.home(), jobTimeout.value(), options.config, err);
+        opened.home(), jobTimeout.value(), options.config(), err);
     if (batches.isEmpty()) {
       return ExitCode.INVALID;
     }
@@ -131,7 +131,7 @@ public final class ReplayCommand implements Callable<Integer> {
 
   private int runBatches(LedgerAccess.Opened opened, TableProfile profile, PrintWriter out, PrintWriter err) {
     Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
-        opened.home(), jobTimeout.value(), options.config, err);
+        opened.home(), jobTimeout.value(), options.config(), err);
     if (batches.isEmpty()) {
       return ExitCode.INVALID;
     }

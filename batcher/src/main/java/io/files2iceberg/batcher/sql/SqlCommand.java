@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.sql;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -47,12 +48,7 @@ public final class SqlCommand implements Callable<Integer> {
   @Parameters(arity = "1..*", paramLabel = "STATEMENT", description = "Spark SQL statements, run in order.")
   List<String> statements;
 
-  @Option(
-      names = {"-c", "--config"},
-      paramLabel = "FILE|DIR",
-      description = "Profiles whose catalogs the session gets (e.g. a BigLake REST catalog); the deployment "
-          + "file beside them names the ledger.")
-  Path config;
+  @Mixin ConfigOption config;
 
   @Option(names = "--json", description = "Print JSON lines: one object per row, named by the query's columns;"
       + " a whole number beyond 2^53 as a string (docs/reference/json-output.md).")
@@ -71,8 +67,8 @@ public final class SqlCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (config != null && !Files.exists(config)) {
-      ErrorOutput.print(spec.commandLine().getErr(), "--config " + config + ": no such file or folder");
+    if (config.path() != null && !Files.exists(config.path())) {
+      ErrorOutput.print(spec.commandLine().getErr(), "--config " + config.path() + ": no such file or folder");
       return ExitCode.INVALID;
     }
     if (maxRows < 0) {
@@ -82,7 +78,7 @@ public final class SqlCommand implements Callable<Integer> {
     Home resolved = home.resolve();
     Path ledgerTables = null;
     if (LedgerTableFiles.areNamedIn(statements)) {
-      LedgerAccess.Result access = LedgerAccess.open(config, false, resolved, Clock.systemUTC(),
+      LedgerAccess.Result access = LedgerAccess.open(config.path(), false, resolved, Clock.systemUTC(),
           spec.commandLine().getErr());
       if (access instanceof LedgerAccess.Failed failed) {
         return failed.exitCode();
@@ -106,9 +102,9 @@ public final class SqlCommand implements Callable<Integer> {
 
   private int run(Home resolved, Path ledgerTables) throws InterruptedException {
     List<String> args = new ArrayList<>(List.of("--home", resolved.root().toString()));
-    if (config != null) {
+    if (config.path() != null) {
       args.add("--config");
-      args.add(config.toAbsolutePath().toString());
+      args.add(config.path().toAbsolutePath().toString());
     }
     if (ledgerTables != null) {
       args.add("--ledger-tables");

@@ -1,9 +1,9 @@
 package io.files2iceberg.batcher.validate;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
-import io.files2iceberg.batcher.cli.ProfilesOption;
 import io.files2iceberg.batcher.local.LandingScope;
 import io.files2iceberg.core.profile.ProfileError;
 import io.files2iceberg.core.profile.ProfileJson;
@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
     })
 public final class ValidateCommand implements Callable<Integer> {
 
-  @Mixin ProfilesOption config;
+  @Mixin ConfigOption.Required config;
 
   @Option(
       names = "--landing",
