@@ -8,6 +8,7 @@ import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
+import io.files2iceberg.batcher.cli.JsonOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.launch.LaunchException;
@@ -84,9 +85,7 @@ public final class MaintainCommand implements Callable<Integer> {
 
   @Mixin DryRunOption dryRun;
 
-  @Option(names = "--json", description = "Print JSON lines for scripts instead of the summary: a line per"
-      + " table, then maintain_summary; snapshot ids as strings.")
-  boolean json;
+  @Mixin JsonOption json;
 
   @Mixin HomeOption home;
 
@@ -148,7 +147,7 @@ public final class MaintainCommand implements Callable<Integer> {
             new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri,
             access.registry().deployment().storage(), options.timeout(), err);
         results.add(result);
-        if (!json) {
+        if (!json.json()) {
           out.print(MaintainFormat.human(result));
           out.flush();
         }
@@ -158,7 +157,7 @@ public final class MaintainCommand implements Callable<Integer> {
       }
       err.flush();
     }
-    if (json) {
+    if (json.json()) {
       out.print(MaintainFormat.json(results, refused, failed));
       out.flush();
     }

@@ -9,6 +9,7 @@ import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.plan.StorageListing;
@@ -42,9 +43,7 @@ public final class ReconcileCommand implements Callable<Integer> {
   @Mixin OperatorOptions options;
   @Mixin HomeOption home;
 
-  @Option(names = "--table", paramLabel = "TABLE",
-      description = "Only this table (catalog.namespace.table); default: every table of --config.")
-  String table;
+  @Mixin TableOption table;
 
   @Option(names = "--stuck-after", paramLabel = "DURATION", defaultValue = "6h", converter = DurationConverter.class,
       description = "A partition READY for longer is reported stuck (90s, 30m, 6h). Default: ${DEFAULT-VALUE}.")
@@ -63,8 +62,8 @@ public final class ReconcileCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
       List<TableProfile> profiles;
-      if (table != null) {
-        Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config(), err);
+      if (table.table() != null) {
+        Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
         if (profile.isEmpty()) {
           return ExitCode.INVALID;
         }

@@ -4,6 +4,7 @@ import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JsonOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.local.SparkMain;
 import io.files2iceberg.core.profile.Home;
@@ -50,9 +51,7 @@ public final class SqlCommand implements Callable<Integer> {
 
   @Mixin ConfigOption config;
 
-  @Option(names = "--json", description = "Print JSON lines: one object per row, named by the query's columns;"
-      + " a whole number beyond 2^53 as a string (docs/reference/json-output.md).")
-  boolean json;
+  @Mixin JsonOption json;
 
   @Option(
       names = "--max-rows",
@@ -110,7 +109,7 @@ public final class SqlCommand implements Callable<Integer> {
       args.add("--ledger-tables");
       args.add(ledgerTables.toString());
     }
-    if (json) {
+    if (json.json()) {
       args.add("--json");
     }
     if (statements.size() > 1) {

@@ -4,6 +4,7 @@ import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JsonOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.history.Since;
@@ -35,9 +36,7 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Mixin ConfigOption config;
 
-  @Option(names = "--json", description = "Print JSON lines for scripts instead of the table: a table_status"
-      + " object per table, then status_summary; snapshot ids as strings.")
-  boolean json;
+  @Mixin JsonOption json;
 
   @Option(names = "--files", arity = "0..1", paramLabel = "SINCE", fallbackValue = "1d",
       converter = Since.Converter.class,
@@ -77,7 +76,7 @@ public final class StatusCommand implements Callable<Integer> {
             + (profiles.isPresent() ? " or the profiles" : ""));
         return ExitCode.INVALID;
       }
-      out.print(json ? StatusFormat.json(report) : StatusFormat.human(report));
+      out.print(json.json() ? StatusFormat.json(report) : StatusFormat.human(report));
       out.flush();
       Optional<String> attention = attention(report);
       if (attention.isEmpty() || exitZero) {
