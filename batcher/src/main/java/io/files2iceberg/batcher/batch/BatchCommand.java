@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.batch;
 
+import io.files2iceberg.batcher.cli.ConcurrencyOption;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
@@ -73,12 +74,7 @@ public final class BatchCommand implements Runnable {
   static final class RunSettings {
     @Mixin ConfigOption.Required config;
 
-    @Option(
-        names = "--concurrency",
-        paramLabel = "N",
-        defaultValue = "4",
-        description = "Tables running a batch at the same time (one batch per table at most). Default: ${DEFAULT-VALUE}.")
-    int concurrency;
+    @Mixin ConcurrencyOption concurrency;
 
     @Mixin JobTimeoutOption jobTimeout;
   }
@@ -111,9 +107,9 @@ public final class BatchCommand implements Runnable {
     }
 
     static Optional<Planner> open(RunSettings settings, Home home, Consumer<BatchEvent> events, PrintWriter err) {
-      if (settings.concurrency < 1) {
+      if (settings.concurrency.value() < 1) {
         ConfigProblems.print(err, "the options", List.of("--concurrency: must be at least 1, got "
-            + settings.concurrency));
+            + settings.concurrency.value()));
         return Optional.empty();
       }
       Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config.path(), home, err);
@@ -136,7 +132,7 @@ public final class BatchCommand implements Runnable {
         return Optional.empty();
       }
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
-          .options(new RunOptions(settings.concurrency, settings.jobTimeout.value()))
+          .options(new RunOptions(settings.concurrency.value(), settings.jobTimeout.value()))
           .events(events)
           .build();
       return Optional.of(new Planner(profiles, ledger, launchers, runner));

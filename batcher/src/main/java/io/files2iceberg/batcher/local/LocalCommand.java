@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.local;
 
+import io.files2iceberg.batcher.cli.ConcurrencyOption;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
@@ -71,12 +72,7 @@ public final class LocalCommand implements Callable<Integer> {
       description = "Pause between scans of the landing folder (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
-  @Option(
-      names = "--concurrency",
-      paramLabel = "N",
-      defaultValue = "2",
-      description = "Tables that run a batch at the same time (default: ${DEFAULT-VALUE}).")
-  int concurrency;
+  @Mixin ConcurrencyOption concurrency = new ConcurrencyOption(2);
 
   @Mixin JobTimeoutOption jobTimeout;
 
@@ -99,8 +95,8 @@ public final class LocalCommand implements Callable<Integer> {
       ErrorOutput.print(err, "--config " + config.path() + ": no such file or folder");
       return ExitCode.INVALID;
     }
-    if (concurrency < 1) {
-      ErrorOutput.print(err, "--concurrency must be at least 1, was " + concurrency);
+    if (concurrency.value() < 1) {
+      ErrorOutput.print(err, "--concurrency must be at least 1, was " + concurrency.value());
       return ExitCode.INVALID;
     }
     Home resolved = home.resolve();
@@ -120,7 +116,7 @@ public final class LocalCommand implements Callable<Integer> {
       opened = LocalPipeline.start(profiles, config.path(), resolved, landing,
           LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
           ListenerProcess.locateTarget(System.getenv(), Path.of("")),
-          new RunOptions(concurrency, jobTimeout.value()), output);
+          new RunOptions(concurrency.value(), jobTimeout.value()), output);
     } catch (IllegalArgumentException e) {
       ErrorOutput.print(err, e.getMessage());
       return ExitCode.INVALID;
