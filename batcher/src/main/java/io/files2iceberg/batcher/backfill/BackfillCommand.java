@@ -1,11 +1,14 @@
 package io.files2iceberg.batcher.backfill;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.cli.RunOption;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.core.profile.TableProfile;
@@ -34,7 +37,7 @@ import picocli.CommandLine.Option;
 public final class BackfillCommand implements Callable<Integer> {
   @Mixin OperatorOptions options;
   @Mixin HomeOption home;
-  @Mixin OperatorOptions.JobTimeout jobTimeout;
+  @Mixin JobTimeoutOption jobTimeout;
 
   @Mixin TableOption.Required table;
 
@@ -42,11 +45,9 @@ public final class BackfillCommand implements Callable<Integer> {
       description = "Record at most N partitions in this run (0: all); a rerun goes on where it stopped.")
   int limit;
 
-  @Option(names = "--run", description = "Then run the batcher for the table until nothing is READY.")
-  boolean run;
+  @Mixin RunOption run;
 
-  @Option(names = "--dry-run", description = "Say what would be recorded; change nothing.")
-  boolean dryRun;
+  @Mixin DryRunOption dryRun;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -58,8 +59,8 @@ public final class BackfillCommand implements Callable<Integer> {
       ConfigProblems.print(err, "the command line", List.of("--limit: must be 0 (all) or more, got " + limit));
       return ExitCode.INVALID;
     }
-    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
-      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
+    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
+      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
       if (profile.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -71,13 +72,13 @@ public final class BackfillCommand implements Callable<Integer> {
         return ExitCode.INVALID;
       }
       Backfill.Report report = new Backfill(OperatorTable.listing(opened.registry()), opened.ledger(), Clock.systemUTC())
-          .run(profile.get(), range, limit, dryRun, OperatorTable.progress("backfill", err));
+          .run(profile.get(), range, limit, dryRun.dryRun(), OperatorTable.progress("backfill", err));
       print(report, out);
-      if (!run || dryRun) {
+      if (!run.run() || dryRun.dryRun()) {
         return 0;
       }
       Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile.get(),
-          opened.ledger(), opened.home(), jobTimeout.value, options.config, err);
+          opened.ledger(), opened.home(), jobTimeout.value(), options.config(), err);
       if (batches.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -104,7 +105,7 @@ public final class BackfillCommand implements Callable<Integer> {
       out.println("  waiting for their success marker: " + OperatorTable.names(report.incomplete()));
     }
     report.rejected().forEach(reason -> out.println("  rejected: " + reason));
-    if (!run && !report.dryRun()) {
+    if (!run.run() && !report.dryRun()) {
       out.println("  the next batcher run loads them, oldest first (or pass --run)");
     }
     out.flush();

@@ -1,11 +1,14 @@
 package io.files2iceberg.batcher.batch;
 
+import io.files2iceberg.batcher.cli.ConcurrencyOption;
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
+import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.Launchers;
@@ -24,7 +27,6 @@ import io.files2iceberg.core.profile.TableProfile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,27 +72,11 @@ public final class BatchCommand implements Runnable {
 
   /** The options both triggers take. */
   static final class RunSettings {
-    @Option(
-        names = {"-c", "--config"},
-        required = true,
-        paramLabel = "FILE|DIR",
-        description = "A profile or a folder of profiles: the tables to load.")
-    Path config;
+    @Mixin ConfigOption.Required config;
 
-    @Option(
-        names = "--concurrency",
-        paramLabel = "N",
-        defaultValue = "4",
-        description = "Tables running a batch at the same time (one batch per table at most). Default: ${DEFAULT-VALUE}.")
-    int concurrency;
+    @Mixin ConcurrencyOption concurrency;
 
-    @Option(
-        names = "--job-timeout",
-        paramLabel = "DURATION",
-        defaultValue = "2h",
-        converter = DurationConverter.class,
-        description = "The longest one job may run before it is cancelled (90s, 30m, 2h). Default: ${DEFAULT-VALUE}.")
-    Duration jobTimeout;
+    @Mixin JobTimeoutOption jobTimeout;
   }
 
   /**
@@ -121,17 +107,18 @@ public final class BatchCommand implements Runnable {
     }
 
     static Optional<Planner> open(RunSettings settings, Home home, Consumer<BatchEvent> events, PrintWriter err) {
-      if (settings.concurrency < 1) {
+      if (settings.concurrency.value() < 1) {
         ConfigProblems.print(err, "the options", List.of("--concurrency: must be at least 1, got "
-            + settings.concurrency));
+            + settings.concurrency.value()));
         return Optional.empty();
       }
-      Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config, home, err);
+      Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config.path(), home, err);
       if (loaded.isEmpty()) {
         return Optional.empty();
       }
       ProfileRegistry profiles = loaded.get();
-      Optional<Launchers> checked = JobLaunchers.open(profiles.profiles(), profiles.deployment(), home, settings.config, err);
+      Optional<Launchers> checked =
+          JobLaunchers.open(profiles.profiles(), profiles.deployment(), home, settings.config.path(), err);
       if (checked.isEmpty()) {
         return Optional.empty();
       }
@@ -141,11 +128,11 @@ public final class BatchCommand implements Runnable {
         ledger = Ledgers.open(profiles.deployment().ledger(), Clock.systemUTC());
       } catch (IllegalStateException | IllegalArgumentException e) {
         launchers.close();
-        ConfigProblems.print(err, settings.config.toString(), List.of("ledger: " + e.getMessage()));
+        ConfigProblems.print(err, settings.config.path().toString(), List.of("ledger: " + e.getMessage()));
         return Optional.empty();
       }
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
-          .options(new RunOptions(settings.concurrency, settings.jobTimeout))
+          .options(new RunOptions(settings.concurrency.value(), settings.jobTimeout.value()))
           .events(events)
           .build();
       return Optional.of(new Planner(profiles, ledger, launchers, runner));
@@ -195,7 +182,7 @@ public final class BatchCommand implements Runnable {
       try (Planner planner = opened.get()) {
         List<String> unknown = tables.stream().filter(t -> planner.profiles.byTable(t).isEmpty()).toList();
         if (!unknown.isEmpty()) {
-          ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config
+          ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config.path()
               + " loads it");
           return ExitCode.INVALID;
         }

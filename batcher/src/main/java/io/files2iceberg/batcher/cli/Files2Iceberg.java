@@ -33,6 +33,7 @@ import picocli.CommandLine.Command;
     name = "files2iceberg",
     mixinStandardHelpOptions = true,
     versionProvider = Files2Iceberg.Version.class,
+    resourceBundle = "io.files2iceberg.batcher.cli.OptionText",
     description = "Lands files from Google Cloud Storage (or a local folder) in Apache Iceberg tables, exactly once.",
     subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
       ListenCommand.class, SqlCommand.class, ReplayCommand.class, BackfillCommand.class, ReconcileCommand.class, RetryCommand.class,

@@ -2,7 +2,6 @@ package io.files2iceberg.batcher.cli;
 
 import java.nio.file.Path;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 /**
  * The options of the commands that read and repair the ledger ({@code retry}, {@code inspect},
@@ -10,8 +9,7 @@ import picocli.CommandLine.Option;
  * ledger of the home), {@code --json} and {@code --home}.
  */
 public final class LedgerOptions {
-  @Option(names = {"-c", "--config"}, paramLabel = "FILE|DIR", description = "Profiles naming the ledger.")
-  Path config;
+  @Mixin ConfigOption config;
 
   @Mixin JsonOption json;
 
@@ -19,7 +17,7 @@ public final class LedgerOptions {
 
   /** {@code --config}, or null for the embedded ledger of the home. */
   public Path config() {
-    return config;
+    return config.path();
   }
 
   public boolean json() {

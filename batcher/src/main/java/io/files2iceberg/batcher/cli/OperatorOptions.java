@@ -1,17 +1,12 @@
 package io.files2iceberg.batcher.cli;
 
 import java.nio.file.Path;
-import java.time.Duration;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options {@code replay}, {@code backfill} and {@code reconcile} share. */
 public final class OperatorOptions {
-  @Option(
-      names = {"-c", "--config"},
-      required = true,
-      paramLabel = "FILE|DIR",
-      description = "The profiles: the table's glob and partitioning; the ledger is the deployment file's beside them.")
-  public Path config;
+  @Mixin ConfigOption.Required config;
 
   @Option(names = "--from", paramLabel = "VALUE",
       description = "First partition value (inclusive): a date in the profile's date-format (or yyyy-MM-dd) for "
@@ -25,14 +20,8 @@ public final class OperatorOptions {
       + " \"kind\", the summary last (with --run, the run's run_finished event after it).")
   public boolean json;
 
-  /** {@code --job-timeout}, for the commands that can run the batcher ({@code replay}, {@code backfill}). */
-  public static final class JobTimeout {
-    @Option(
-        names = "--job-timeout",
-        paramLabel = "DURATION",
-        defaultValue = "2h",
-        converter = DurationConverter.class,
-        description = "With --run: the longest one job may run (90s, 30m, 2h). Default: ${DEFAULT-VALUE}.")
-    public Duration value;
+  /** The profiles: the table's glob and partitioning; the ledger is the deployment file's beside them. */
+  public Path config() {
+    return config.path();
   }
 }

@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.history;
 import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.NotInLedgerException;
 import io.files2iceberg.batcher.cli.OperatorRun;
+import io.files2iceberg.batcher.cli.TableOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -31,9 +32,7 @@ import picocli.CommandLine.Option;
     })
 public final class HistoryCommand implements Callable<Integer> {
 
-  @Option(names = "--table", required = true, paramLabel = "TABLE",
-      description = "The table (catalog.namespace.table).")
-  String table;
+  @Mixin TableOption.Required table;
 
   @Option(names = "--since", paramLabel = "WHEN", defaultValue = "1d", converter = Since.Converter.class,
       description = "How far back: a duration back from now (90m, 12h, 1d, 7d) or an ISO-8601 instant"
@@ -47,15 +46,16 @@ public final class HistoryCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Instant from = since.from(Clock.systemUTC());
+    String name = table.table();
     return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
-      boolean known = opened.ledger().tables().contains(table)
-          || opened.profiles().flatMap(registry -> registry.byTable(table)).isPresent();
+      boolean known = opened.ledger().tables().contains(name)
+          || opened.profiles().flatMap(registry -> registry.byTable(name)).isPresent();
       if (!known) {
-        throw new NotInLedgerException("no table " + table + " in the ledger"
+        throw new NotInLedgerException("no table " + name + " in the ledger"
             + (opened.profiles().isPresent() ? " or the profiles" : ""));
       }
-      List<FileLoad> loads = LoadHistory.read(opened.ledger(), table, from);
-      out.print(options.json() ? HistoryFormat.json(table, from, loads) : HistoryFormat.human(table, from, loads));
+      List<FileLoad> loads = LoadHistory.read(opened.ledger(), name, from);
+      out.print(options.json() ? HistoryFormat.json(name, from, loads) : HistoryFormat.human(name, from, loads));
       return 0;
     });
   }

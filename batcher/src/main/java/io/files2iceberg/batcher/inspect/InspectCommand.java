@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.inspect;
 
 import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
+import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.launch.AttemptResults;
 import io.files2iceberg.core.profile.StorageSettings;
 import java.util.Optional;
@@ -40,8 +41,7 @@ public final class InspectCommand implements Callable<Integer> {
     String file;
   }
 
-  @Option(names = "--table", paramLabel = "TABLE", description = "The table of --partition (catalog.namespace.table).")
-  String table;
+  @Mixin TableOption table;
 
   @Option(names = "--generation", paramLabel = "G", description = "With --file: only this generation.")
   Long generation;
@@ -52,7 +52,7 @@ public final class InspectCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if ((subject.partition != null) != (table != null)) {
+    if ((subject.partition != null) != (table.table() != null)) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--partition and --table go together");
     }
     if (generation != null && subject.file == null) {
@@ -65,7 +65,7 @@ public final class InspectCommand implements Callable<Integer> {
               opened.home().root().resolve("logs"), AttemptResults.of(
                   opened.profiles().map(r -> r.deployment().storage()).orElse(StorageSettings.GOOGLE)))
           : subject.file != null ? History.ofFile(opened.ledger(), subject.file, Optional.ofNullable(generation))
-          : History.ofPartition(opened.ledger(), table, subject.partition);
+          : History.ofPartition(opened.ledger(), table.table(), subject.partition);
       out.print(options.json() ? InspectFormat.json(history) : InspectFormat.human(history));
       return 0;
     });

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.listen;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DeploymentFile;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -49,11 +50,7 @@ public final class ListenCommand implements Callable<Integer> {
   public static final String JAVA_OPTS_ENV = "FILES2ICEBERG_JAVA_OPTS";
   static final String CONFIG_ENV = "FILES2ICEBERG_CONFIG";
 
-  @Option(
-      names = {"-c", "--config"},
-      paramLabel = "FILE|DIR",
-      description = "The folder of table profiles (or one profile file). Default: $FILES2ICEBERG_CONFIG.")
-  Path config;
+  @Mixin ConfigOption config;
 
   @Mixin HomeOption home;
 
@@ -72,7 +69,7 @@ public final class ListenCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, InterruptedException {
     Map<String, String> env = System.getenv();
-    Optional<Path> profiles = Optional.ofNullable(config)
+    Optional<Path> profiles = Optional.ofNullable(config.path())
         .or(() -> Optional.ofNullable(env.get(CONFIG_ENV)).filter(v -> !v.isBlank()).map(Path::of));
     if (profiles.isEmpty()) {
       throw new CommandLine.ParameterException(spec.commandLine(),

@@ -1,10 +1,13 @@
 package io.files2iceberg.batcher.local;
 
+import io.files2iceberg.batcher.cli.ConcurrencyOption;
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.LocalSparkLauncher;
@@ -47,12 +50,7 @@ import picocli.CommandLine.Option;
 public final class LocalCommand implements Callable<Integer> {
   static final String PREFIX = "[local]";
 
-  @Option(
-      names = {"-c", "--config"},
-      required = true,
-      paramLabel = "FILE|DIR",
-      description = "A profile (.conf, .yaml, .yml) or a folder of profiles.")
-  Path config;
+  @Mixin ConfigOption.Required config;
 
   @Option(
       names = "--landing",
@@ -74,20 +72,9 @@ public final class LocalCommand implements Callable<Integer> {
       description = "Pause between scans of the landing folder (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
-  @Option(
-      names = "--concurrency",
-      paramLabel = "N",
-      defaultValue = "2",
-      description = "Tables that run a batch at the same time (default: ${DEFAULT-VALUE}).")
-  int concurrency;
+  @Mixin ConcurrencyOption concurrency = new ConcurrencyOption(2);
 
-  @Option(
-      names = "--job-timeout",
-      paramLabel = "DURATION",
-      defaultValue = "2h",
-      converter = DurationConverter.class,
-      description = "The longest one Spark job may run (default: ${DEFAULT-VALUE}).")
-  Duration jobTimeout;
+  @Mixin JobTimeoutOption jobTimeout;
 
   @Mixin HomeOption home;
 
@@ -104,18 +91,18 @@ public final class LocalCommand implements Callable<Integer> {
       ErrorOutput.print(err, "--landing " + landing + ": no such folder");
       return ExitCode.INVALID;
     }
-    if (!Files.exists(config)) {
-      ErrorOutput.print(err, "--config " + config + ": no such file or folder");
+    if (!Files.exists(config.path())) {
+      ErrorOutput.print(err, "--config " + config.path() + ": no such file or folder");
       return ExitCode.INVALID;
     }
-    if (concurrency < 1) {
-      ErrorOutput.print(err, "--concurrency must be at least 1, was " + concurrency);
+    if (concurrency.value() < 1) {
+      ErrorOutput.print(err, "--concurrency must be at least 1, was " + concurrency.value());
       return ExitCode.INVALID;
     }
     Home resolved = home.resolve();
     // The deployment file the option or the environment names, as every other command reads it; the
     // listener child is then started on the same file (LocalPipeline passes it on).
-    Optional<ProfileRegistry> loaded = ConfigProblems.load(config, resolved, err);
+    Optional<ProfileRegistry> loaded = ConfigProblems.load(config.path(), resolved, err);
     if (loaded.isEmpty()) {
       return ExitCode.INVALID;
     }
@@ -126,10 +113,10 @@ public final class LocalCommand implements Callable<Integer> {
     Set<String> reported = new HashSet<>();
     LocalPipeline opened;
     try {
-      opened = LocalPipeline.start(profiles, config, resolved, landing,
+      opened = LocalPipeline.start(profiles, config.path(), resolved, landing,
           LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
           ListenerProcess.locateTarget(System.getenv(), Path.of("")),
-          new RunOptions(concurrency, jobTimeout), output);
+          new RunOptions(concurrency.value(), jobTimeout.value()), output);
     } catch (IllegalArgumentException e) {
       ErrorOutput.print(err, e.getMessage());
       return ExitCode.INVALID;

@@ -1,11 +1,14 @@
 package io.files2iceberg.batcher.maintain;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
+import io.files2iceberg.batcher.cli.JsonOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.launch.LaunchException;
@@ -15,7 +18,6 @@ import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,9 +55,7 @@ import picocli.CommandLine.Option;
 public final class MaintainCommand implements Callable<Integer> {
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);
 
-  @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE|DIR",
-      description = "The profiles: their tables, catalogs, ledger and where their jobs run.")
-  Path config;
+  @Mixin ConfigOption.Required config;
 
   @Mixin TableOption only;
 
@@ -83,12 +83,9 @@ public final class MaintainCommand implements Callable<Integer> {
       description = "The longest one table's maintenance may run before it is cancelled (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
-  @Option(names = "--dry-run", description = "Report what would be compacted and expired; change nothing.")
-  boolean dryRun;
+  @Mixin DryRunOption dryRun;
 
-  @Option(names = "--json", description = "Print JSON lines for scripts instead of the summary: a line per"
-      + " table, then maintain_summary; snapshot ids as strings.")
-  boolean json;
+  @Mixin JsonOption json;
 
   @Mixin HomeOption home;
 
@@ -106,7 +103,7 @@ public final class MaintainCommand implements Callable<Integer> {
       return ExitCode.INVALID;
     }
     Home resolvedHome = home.resolve();
-    LedgerAccess.Result opened = LedgerAccess.open(config, true, resolvedHome, Clock.systemUTC(), err);
+    LedgerAccess.Result opened = LedgerAccess.open(config.path(), true, resolvedHome, Clock.systemUTC(), err);
     if (opened instanceof LedgerAccess.Failed failed) {
       return failed.exitCode();
     }
@@ -114,10 +111,11 @@ public final class MaintainCommand implements Callable<Integer> {
       List<TableProfile> profiles = access.registry().profiles().stream()
           .filter(p -> only.table() == null || p.table().equals(only.table())).toList();
       if (profiles.isEmpty()) {
-        ErrorOutput.print(err, "no profile of " + config + " loads table " + only.table());
+        ErrorOutput.print(err, "no profile of " + config.path() + " loads table " + only.table());
         return ExitCode.INVALID;
       }
-      Optional<Launchers> checked = JobLaunchers.open(profiles, access.registry().deployment(), resolvedHome, config, err);
+      Optional<Launchers> checked =
+          JobLaunchers.open(profiles, access.registry().deployment(), resolvedHome, config.path(), err);
       if (checked.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -149,7 +147,7 @@ public final class MaintainCommand implements Callable<Integer> {
             new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri,
             access.registry().deployment().storage(), options.timeout(), err);
         results.add(result);
-        if (!json) {
+        if (!json.json()) {
           out.print(MaintainFormat.human(result));
           out.flush();
         }
@@ -159,7 +157,7 @@ public final class MaintainCommand implements Callable<Integer> {
       }
       err.flush();
     }
-    if (json) {
+    if (json.json()) {
       out.print(MaintainFormat.json(results, refused, failed));
       out.flush();
     }
@@ -176,7 +174,7 @@ public final class MaintainCommand implements Callable<Integer> {
     }
     Optional<MaintainRun.Compaction> compaction = compact
         ? Optional.of(new MaintainRun.Compaction(bytes(targetFileSize), minInputFiles)) : Optional.empty();
-    return new MaintainRun.Options(kept, retainLast, compaction, dryRun, timeout);
+    return new MaintainRun.Options(kept, retainLast, compaction, dryRun.dryRun(), timeout);
   }
 
   private Duration retentionDuration() {

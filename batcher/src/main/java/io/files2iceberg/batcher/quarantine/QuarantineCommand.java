@@ -1,5 +1,7 @@
 package io.files2iceberg.batcher.quarantine;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -10,7 +12,6 @@ import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.storage.StorageClients;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -92,14 +93,11 @@ public final class QuarantineCommand implements Runnable {
             + " matches no profile.")
     boolean discard;
 
-    @Option(names = "--dry-run", description = "Show what would be released; change nothing.")
-    boolean dryRun;
+    @Mixin DryRunOption dryRun;
 
     @Mixin JsonOption json;
 
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE|DIR",
-        description = "Profiles naming the ledger; required with --message (they decide what the object is).")
-    Path config;
+    @Mixin ConfigOption config;
 
     @Mixin HomeOption home;
 
@@ -113,12 +111,12 @@ public final class QuarantineCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "--discard goes with --message");
       }
       boolean message = subject.message != null;
-      return OperatorRun.run(spec, config, message, parent.home(home), (opened, out, err) -> {
+      return OperatorRun.run(spec, config.path(), message, parent.home(home), (opened, out, err) -> {
         if (message) {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
               () -> StorageClients.shared(opened.registry().deployment().storage()));
           try {
-            out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun), json.json()));
+            out.print(QuarantineFormat.releasedMessage(release.release(subject.message, discard, dryRun.dryRun()), json.json()));
           } catch (IllegalStateException e) {
             ErrorOutput.print(err, e.getMessage());
             return ExitCode.FAILED;
@@ -126,8 +124,8 @@ public final class QuarantineCommand implements Runnable {
           return 0;
         }
         List<FileRecord> files = QuarantinedFiles.named(opened.ledger(), subject.file);
-        List<FileRecord> released = dryRun ? files : QuarantinedFiles.release(opened.ledger(), files);
-        out.print(QuarantineFormat.releasedFiles(released, dryRun, json.json()));
+        List<FileRecord> released = dryRun.dryRun() ? files : QuarantinedFiles.release(opened.ledger(), files);
+        out.print(QuarantineFormat.releasedFiles(released, dryRun.dryRun(), json.json()));
         return 0;
       });
     }

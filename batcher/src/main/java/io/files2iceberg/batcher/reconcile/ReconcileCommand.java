@@ -2,12 +2,14 @@ package io.files2iceberg.batcher.reconcile;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.plan.StorageListing;
@@ -41,9 +43,7 @@ public final class ReconcileCommand implements Callable<Integer> {
   @Mixin OperatorOptions options;
   @Mixin HomeOption home;
 
-  @Option(names = "--table", paramLabel = "TABLE",
-      description = "Only this table (catalog.namespace.table); default: every table of --config.")
-  String table;
+  @Mixin TableOption table;
 
   @Option(names = "--stuck-after", paramLabel = "DURATION", defaultValue = "6h", converter = DurationConverter.class,
       description = "A partition READY for longer is reported stuck (90s, 30m, 6h). Default: ${DEFAULT-VALUE}.")
@@ -52,8 +52,7 @@ public final class ReconcileCommand implements Callable<Integer> {
   @Option(names = "--fix", description = "Record the missing files and markers as if notified.")
   boolean fix;
 
-  @Option(names = "--dry-run", description = "With --fix: report only (the same as leaving --fix out).")
-  boolean dryRun;
+  @Mixin DryRunOption dryRun;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -61,10 +60,10 @@ public final class ReconcileCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
+    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
       List<TableProfile> profiles;
-      if (table != null) {
-        Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table, options.config, err);
+      if (table.table() != null) {
+        Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
         if (profile.isEmpty()) {
           return ExitCode.INVALID;
         }
@@ -85,7 +84,7 @@ public final class ReconcileCommand implements Callable<Integer> {
       Reconcile reconcile = new Reconcile(listing, opened.ledger(), Clock.systemUTC());
       List<Reconcile.Report> reports = new ArrayList<>();
       for (int i = 0; i < profiles.size(); i++) {
-        reports.add(reconcile.run(profiles.get(i), ranges.get(i), stuckAfter, fix && !dryRun,
+        reports.add(reconcile.run(profiles.get(i), ranges.get(i), stuckAfter, fix && !dryRun.dryRun(),
             OperatorTable.progress("reconcile", err)));
       }
       if (options.json) {

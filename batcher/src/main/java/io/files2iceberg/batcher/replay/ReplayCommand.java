@@ -1,12 +1,15 @@
 package io.files2iceberg.batcher.replay;
 
 import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
+import io.files2iceberg.batcher.cli.RunOption;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.output.JsonLines;
@@ -36,7 +39,7 @@ import picocli.CommandLine.Option;
 public final class ReplayCommand implements Callable<Integer> {
   @Mixin OperatorOptions options;
   @Mixin HomeOption home;
-  @Mixin OperatorOptions.JobTimeout jobTimeout;
+  @Mixin JobTimeoutOption jobTimeout;
 
   @Mixin TableOption.Required table;
 
@@ -50,11 +53,9 @@ public final class ReplayCommand implements Callable<Integer> {
       + "save-checkpoint = false: the ledger is neither read for them nor written.")
   boolean noCheckpoint;
 
-  @Option(names = "--run", description = "Run the batcher for the table until nothing is READY.")
-  boolean run;
+  @Mixin RunOption run;
 
-  @Option(names = "--dry-run", description = "Say what would be recorded or reopened; change nothing.")
-  boolean dryRun;
+  @Mixin DryRunOption dryRun;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -76,8 +77,8 @@ public final class ReplayCommand implements Callable<Integer> {
           + " the ledger, so there is nothing to reopen)"));
       return ExitCode.INVALID;
     }
-    return OperatorRun.run(spec, options.config, true, home.resolve(), opened -> {
-      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config, err);
+    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
+      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
       if (profile.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -93,9 +94,9 @@ public final class ReplayCommand implements Callable<Integer> {
       if (noCheckpoint) {
         return loadWithoutCheckpoint(opened, profile.get(), replay, range, out, err);
       }
-      Replay.Report report = replay.run(profile.get(), range, force, dryRun, OperatorTable.progress("replay", err));
+      Replay.Report report = replay.run(profile.get(), range, force, dryRun.dryRun(), OperatorTable.progress("replay", err));
       print(report, out);
-      if (run && !dryRun) {
+      if (run.run() && !dryRun.dryRun()) {
         return runBatches(opened, profile.get(), out, err);
       }
       return 0;
@@ -109,17 +110,17 @@ public final class ReplayCommand implements Callable<Integer> {
     if (options.json) {
       JsonLines.print(out, JsonLines.record("replay_without_checkpoint_summary").put("table", table.table())
           .put("range", range.toString()).put("files", files.size()).put("partitions", partitions)
-          .put("dryRun", dryRun));
+          .put("dryRun", dryRun.dryRun()));
     } else {
       out.println("replay " + table.table() + " " + range + " without checkpoint: " + files.size()
-          + " file(s) listed in " + partitions + " complete partition(s)" + (dryRun ? " (dry run: nothing loaded)" : ""));
+          + " file(s) listed in " + partitions + " complete partition(s)" + (dryRun.dryRun() ? " (dry run: nothing loaded)" : ""));
       out.flush();
     }
-    if (dryRun || files.isEmpty()) {
+    if (dryRun.dryRun() || files.isEmpty()) {
       return 0;
     }
     Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
-        opened.home(), jobTimeout.value, options.config, err);
+        opened.home(), jobTimeout.value(), options.config(), err);
     if (batches.isEmpty()) {
       return ExitCode.INVALID;
     }
@@ -130,7 +131,7 @@ public final class ReplayCommand implements Callable<Integer> {
 
   private int runBatches(LedgerAccess.Opened opened, TableProfile profile, PrintWriter out, PrintWriter err) {
     Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
-        opened.home(), jobTimeout.value, options.config, err);
+        opened.home(), jobTimeout.value(), options.config(), err);
     if (batches.isEmpty()) {
       return ExitCode.INVALID;
     }
@@ -159,7 +160,7 @@ public final class ReplayCommand implements Callable<Integer> {
       out.println("  skipped, no success marker: " + OperatorTable.names(report.incomplete()));
     }
     report.rejected().forEach(reason -> out.println("  rejected: " + reason));
-    if (!run && !report.dryRun()) {
+    if (!run.run() && !report.dryRun()) {
       out.println("  the next batcher run loads them (or pass --run)");
     }
     out.flush();

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.retry;
 
+import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.LedgerOptions;
@@ -53,8 +54,7 @@ public final class RetryCommand implements Callable<Integer> {
   @Option(names = "--partition", paramLabel = "P", description = "With --table: only this partition.")
   String partition;
 
-  @Option(names = "--dry-run", description = "Show what would be revived or re-queued; change nothing.")
-  boolean dryRun;
+  @Mixin DryRunOption dryRun;
 
   @Mixin LedgerOptions options;
 
@@ -74,7 +74,7 @@ public final class RetryCommand implements Callable<Integer> {
       Consumer<String> progress = OperatorTable.progress("retry", err);
       RetryPlan.Applied applied;
       try {
-        applied = dryRun || plan.isEmpty() ? RetryPlan.Applied.NOTHING : plan.apply(ledger, done -> {
+        applied = dryRun.dryRun() || plan.isEmpty() ? RetryPlan.Applied.NOTHING : plan.apply(ledger, done -> {
           if (total > PROGRESS_EVERY && (done % PROGRESS_EVERY == 0 || done == total)) {
             progress.accept("revived or re-queued " + done + "/" + total);
           }
@@ -84,7 +84,7 @@ public final class RetryCommand implements Callable<Integer> {
         ErrorOutput.print(err, e.getMessage());
         return ExitCode.FAILED;
       }
-      out.print(options.json() ? RetryFormat.json(plan, applied, dryRun) : RetryFormat.human(plan, applied, dryRun));
+      out.print(options.json() ? RetryFormat.json(plan, applied, dryRun.dryRun()) : RetryFormat.human(plan, applied, dryRun.dryRun()));
       return 0;
     });
   }

@@ -1,8 +1,10 @@
 package io.files2iceberg.batcher.sql;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JsonOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.local.SparkMain;
 import io.files2iceberg.core.profile.Home;
@@ -47,16 +49,9 @@ public final class SqlCommand implements Callable<Integer> {
   @Parameters(arity = "1..*", paramLabel = "STATEMENT", description = "Spark SQL statements, run in order.")
   List<String> statements;
 
-  @Option(
-      names = {"-c", "--config"},
-      paramLabel = "FILE|DIR",
-      description = "Profiles whose catalogs the session gets (e.g. a BigLake REST catalog); the deployment "
-          + "file beside them names the ledger.")
-  Path config;
+  @Mixin ConfigOption config;
 
-  @Option(names = "--json", description = "Print JSON lines: one object per row, named by the query's columns;"
-      + " a whole number beyond 2^53 as a string (docs/reference/json-output.md).")
-  boolean json;
+  @Mixin JsonOption json;
 
   @Option(
       names = "--max-rows",
@@ -71,8 +66,8 @@ public final class SqlCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (config != null && !Files.exists(config)) {
-      ErrorOutput.print(spec.commandLine().getErr(), "--config " + config + ": no such file or folder");
+    if (config.path() != null && !Files.exists(config.path())) {
+      ErrorOutput.print(spec.commandLine().getErr(), "--config " + config.path() + ": no such file or folder");
       return ExitCode.INVALID;
     }
     if (maxRows < 0) {
@@ -82,7 +77,7 @@ public final class SqlCommand implements Callable<Integer> {
     Home resolved = home.resolve();
     Path ledgerTables = null;
     if (LedgerTableFiles.areNamedIn(statements)) {
-      LedgerAccess.Result access = LedgerAccess.open(config, false, resolved, Clock.systemUTC(),
+      LedgerAccess.Result access = LedgerAccess.open(config.path(), false, resolved, Clock.systemUTC(),
           spec.commandLine().getErr());
       if (access instanceof LedgerAccess.Failed failed) {
         return failed.exitCode();
@@ -106,15 +101,15 @@ public final class SqlCommand implements Callable<Integer> {
 
   private int run(Home resolved, Path ledgerTables) throws InterruptedException {
     List<String> args = new ArrayList<>(List.of("--home", resolved.root().toString()));
-    if (config != null) {
+    if (config.path() != null) {
       args.add("--config");
-      args.add(config.toAbsolutePath().toString());
+      args.add(config.path().toAbsolutePath().toString());
     }
     if (ledgerTables != null) {
       args.add("--ledger-tables");
       args.add(ledgerTables.toString());
     }
-    if (json) {
+    if (json.json()) {
       args.add("--json");
     }
     if (statements.size() > 1) {

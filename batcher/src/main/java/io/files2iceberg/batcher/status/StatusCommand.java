@@ -1,15 +1,16 @@
 package io.files2iceberg.batcher.status;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.JsonOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.history.Since;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,15 +34,9 @@ import picocli.CommandLine.Option;
 public final class StatusCommand implements Callable<Integer> {
 
 
-  @Option(
-      names = {"-c", "--config"},
-      paramLabel = "FILE|DIR",
-      description = "Profiles naming the ledger; their tables are listed even before they have files.")
-  Path config;
+  @Mixin ConfigOption config;
 
-  @Option(names = "--json", description = "Print JSON lines for scripts instead of the table: a table_status"
-      + " object per table, then status_summary; snapshot ids as strings.")
-  boolean json;
+  @Mixin JsonOption json;
 
   @Option(names = "--files", arity = "0..1", paramLabel = "SINCE", fallbackValue = "1d",
       converter = Since.Converter.class,
@@ -65,7 +60,7 @@ public final class StatusCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    LedgerAccess.Result result = LedgerAccess.open(config, false, home.resolve(), Clock.systemUTC(), err);
+    LedgerAccess.Result result = LedgerAccess.open(config.path(), false, home.resolve(), Clock.systemUTC(), err);
     if (result instanceof LedgerAccess.Failed failed) {
       return failed.exitCode();
     }
@@ -81,7 +76,7 @@ public final class StatusCommand implements Callable<Integer> {
             + (profiles.isPresent() ? " or the profiles" : ""));
         return ExitCode.INVALID;
       }
-      out.print(json ? StatusFormat.json(report) : StatusFormat.human(report));
+      out.print(json.json() ? StatusFormat.json(report) : StatusFormat.human(report));
       out.flush();
       Optional<String> attention = attention(report);
       if (attention.isEmpty() || exitZero) {

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.validate;
 
+import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -28,12 +29,7 @@ import picocli.CommandLine.Option;
     })
 public final class ValidateCommand implements Callable<Integer> {
 
-  @Option(
-      names = {"-c", "--config"},
-      required = true,
-      paramLabel = "FILE|DIR",
-      description = "A profile (.conf, .yaml, .yml) or a folder of profiles.")
-  Path config;
+  @Mixin ConfigOption.Required config;
 
   @Option(
       names = "--landing",
@@ -50,14 +46,14 @@ public final class ValidateCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Optional<ProfileRegistry> registry = ConfigProblems.load(config, home.resolve(), err);
+    Optional<ProfileRegistry> registry = ConfigProblems.load(config.path(), home.resolve(), err);
     if (registry.isEmpty()) {
       return ExitCode.INVALID;
     }
     if (landing != null) {
       List<ProfileError> unreachable = LandingScope.unreachable(registry.get().profiles(), landing);
       if (!unreachable.isEmpty()) {
-        ConfigProblems.print(err, config.toString(), unreachable.stream().map(ProfileError::toString).toList());
+        ConfigProblems.print(err, config.path().toString(), unreachable.stream().map(ProfileError::toString).toList());
         return ExitCode.INVALID;
       }
     }
