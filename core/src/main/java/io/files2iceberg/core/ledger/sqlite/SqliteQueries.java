@@ -62,7 +62,6 @@ import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.TableStatus;
-import io.files2iceberg.core.ledger.rules.FileRules;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -71,6 +70,7 @@ import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -78,7 +78,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,7 +89,6 @@ import org.slf4j.LoggerFactory;
 final class SqliteQueries {
   private SqliteQueries() {}
 
-  private static final Logger LOG = LoggerFactory.getLogger(SqliteLedger.class);
 
   // Keeps IN (...) lists of ids well below SQLite's bound on parameters per statement.
   private static final int IDS_PER_QUERY = 500;
@@ -112,21 +110,11 @@ final class SqliteQueries {
           + " = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(?, " + q(BATCH_POSITION) + ") END, "
           + q(QUARANTINE_REASON) + " = ?, " + q(SNAPSHOT_ID) + " = ?, " + q(ROWS_READ) + " = ?, " + q(ROWS_REJECTED)
           + " = ?, " + q(ROWS_RESCUED) + " = ?, " + q(COLUMNS_IGNORED) + " = ? WHERE " + q(FILE_ID) + " = ?";
-  private static final String COUNT_PENDING =
-      "SELECT COUNT(*) FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION)
-          + " = ? AND " + q(STATE) + " = " + sqlString(FileState.RECORDED.code());
-  private static final String COUNT_PENDING_BY_PARTITION =
-      "SELECT " + q(PARTITION) + ", COUNT(*) FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE)
-          + " = " + sqlString(FileState.RECORDED.code()) + " GROUP BY " + q(PARTITION);
   // Claim order: URI, then generation. The index on (table, partition, state, uri, generation)
   // serves it, so consecutive claims of one partition take consecutive ranges.
-  private static final String SELECT_PENDING_SIZES =
-      "SELECT " + q(PARTITION) + ", " + q(SIZE) + " FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE)
-          + " = " + sqlString(FileState.RECORDED.code()) + " ORDER BY " + q(PARTITION) + ", " + q(URI) + ", "
-          + q(GENERATION);
-  private static final String SELECT_PENDING =
+  private static final String SELECT_FILES_IN_STATE =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(PARTITION) + " = ? AND " + q(STATE)
-          + " = " + sqlString(FileState.RECORDED.code()) + " ORDER BY " + q(URI) + ", " + q(GENERATION) + " LIMIT ?";
+          + " = ? ORDER BY " + q(URI) + ", " + q(GENERATION) + " LIMIT ?";
   private static final String SELECT_FILES_OF_PRUNED_BATCH =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(BATCH_ID) + " = ? ORDER BY " + q(BATCH_POSITION);
   private static final String COUNT_FILES_BY_STATE =
@@ -146,12 +134,9 @@ final class SqliteQueries {
           BATCH_ID, ATTEMPTS, LAST_ERROR, READY_AT, UPDATED_AT) + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
           + "ON CONFLICT (" + q(PARTITION_ID) + ") DO UPDATE SET " + excluded(PREFIX, STATE, MARKER_SEEN, BATCH_ID,
               ATTEMPTS, LAST_ERROR, READY_AT, UPDATED_AT);
-  private static final String SELECT_READY_PARTITIONS =
-      "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
-          + sqlString(PartitionState.READY.code()) + " ORDER BY " + q(PARTITION);
-  private static final String HAS_READY_PARTITION =
-      "SELECT 1 FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
-          + sqlString(PartitionState.READY.code()) + " LIMIT 1";
+  private static final String SELECT_PARTITIONS_IN_STATE =
+      "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = ? ORDER BY "
+          + q(PARTITION) + " LIMIT ?";
   private static final String COUNT_PARTITIONS_BY_STATE =
       "SELECT " + q(STATE) + ", COUNT(*) FROM " + q(PARTITIONS) + " WHERE " + q(TABLE) + " = ? GROUP BY " + q(STATE);
   private static final String OLDEST_READY_AT =
@@ -173,16 +158,13 @@ final class SqliteQueries {
           CREATED_AT, UPDATED_AT, COMMITTED_AT) + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
           + " ON CONFLICT (" + q(BATCH_ID) + ") DO UPDATE SET " + excluded(STATE, ATTEMPTS, LAUNCHES, OUTCOME_UNKNOWN,
               LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, ERROR_CLASS, ERROR_FILE, UPDATED_AT, COMMITTED_AT);
-  private static final String HAS_IN_FLIGHT =
-      "SELECT 1 FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN " + IN_FLIGHT + " LIMIT 1";
+  private static final String SELECT_BATCHES_IN_STATE =
+      "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = ? ORDER BY "
+          + q(CREATED_AT) + ", " + q(BATCH_ID);
+  private static final String DELETE_BATCH = "DELETE FROM " + q(BATCHES) + " WHERE " + q(BATCH_ID) + " = ?";
   private static final String SELECT_EXPIRED =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(STATE) + " IN " + IN_FLIGHT + " AND "
           + q(LEASE_UNTIL) + " < ? ORDER BY " + q(LEASE_UNTIL) + ", " + q(BATCH_ID);
-  private static final String PRUNE_COMMITTED =
-      "DELETE FROM " + q(BATCHES) + " WHERE " + q(BATCH_ID) + " IN (SELECT " + q(BATCH_ID) + " FROM "
-          + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
-          + sqlString(BatchState.COMMITTED.code()) + " ORDER BY " + q(COMMITTED_AT) + " DESC, "
-          + q(BATCH_ID) + " DESC LIMIT -1 OFFSET ?)";
   private static final String SELECT_IN_FLIGHT =
       "SELECT * FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN " + IN_FLIGHT
           + " ORDER BY " + q(CREATED_AT) + ", " + q(BATCH_ID);
@@ -210,6 +192,8 @@ final class SqliteQueries {
           + ") VALUES (?, ?, ?, ?, ?) ON CONFLICT (" + q(MESSAGE_ID) + ") DO NOTHING";
   private static final String SELECT_QUARANTINED =
       "SELECT * FROM " + q(QUARANTINE) + " ORDER BY " + q(RECEIVED_AT) + ", " + q(MESSAGE_ID);
+  private static final String SELECT_QUARANTINED_ONE =
+      "SELECT * FROM " + q(QUARANTINE) + " WHERE " + q(MESSAGE_ID) + " = ?";
   private static final String DELETE_QUARANTINED = "DELETE FROM " + q(QUARANTINE) + " WHERE " + q(MESSAGE_ID) + " = ?";
   private static final String WRITE_PROBE =
       "INSERT OR REPLACE INTO " + q(PROBE) + " (\"id\", " + q(UPDATED_AT) + ") VALUES (1, ?)";
@@ -220,9 +204,6 @@ final class SqliteQueries {
     return list(c, SELECT_FILE, SqliteRows::file, fileId).stream().findFirst();
   }
 
-  static FileRecord requireFile(Connection c, String fileId, String action) throws SQLException {
-    return selectFile(c, fileId).orElseThrow(() -> new IllegalArgumentException(action + fileId + ": no such file"));
-  }
 
   /** The files of these ids, in their order; ids the ledger does not hold are left out. */
   static List<FileRecord> selectFiles(Connection c, List<String> ids) throws SQLException {
@@ -242,62 +223,52 @@ final class SqliteQueries {
         .stream().findFirst();
   }
 
-  static PartitionRecord requirePartition(Connection c, String table, String partition) throws SQLException {
-    return selectPartition(c, table, partition).orElseThrow(
-        () -> new IllegalStateException("Partition " + table + "/" + partition + " is missing from the ledger"));
-  }
 
   static Optional<BatchRecord> selectBatch(Connection c, String batchId) throws SQLException {
     return list(c, SELECT_BATCH, SqliteRows::batch, batchId).stream().findFirst();
   }
 
-  static BatchRecord requireBatch(Connection c, String batchId, String action) throws SQLException {
-    return selectBatch(c, batchId).orElseThrow(() -> new IllegalArgumentException(action + ": no such batch"));
-  }
 
-  static int countPending(Connection c, String table, String partition) throws SQLException {
-    return list(c, COUNT_PENDING, rs -> rs.getInt(1), table, partition).get(0);
-  }
 
   // --- reads of the ledger's calls --------------------------------------------------------------
 
-  /** RECORDED files of the table's partitions, by partition token. */
-  static Map<String, Integer> pendingCounts(Connection c, String table) throws SQLException {
-    Map<String, Integer> counts = new HashMap<>();
-    for (Map.Entry<String, Integer> row : list(c, COUNT_PENDING_BY_PARTITION,
-        rs -> Map.entry(rs.getString(1), rs.getInt(2)), table)) {
-      counts.put(row.getKey(), row.getValue());
-    }
-    return counts;
+
+
+
+
+
+
+  /** The table's partitions in one state by token, at most {@code limit} (-1: all). */
+  static List<PartitionRecord> partitionsIn(Connection c, String table, PartitionState state, int limit)
+      throws SQLException {
+    return list(c, SELECT_PARTITIONS_IN_STATE, SqliteRows::partition, table, state.code(), limit);
   }
 
-  /** The sizes of the table's RECORDED files by partition, each in claim order. */
-  static Map<String, List<Long>> pendingSizes(Connection c, String table) throws SQLException {
-    Map<String, List<Long>> sizes = new HashMap<>();
-    for (Map.Entry<String, Long> row : list(c, SELECT_PENDING_SIZES,
-        rs -> Map.entry(rs.getString(1), rs.getLong(2)), table)) {
-      sizes.computeIfAbsent(row.getKey(), k -> new ArrayList<>()).add(row.getValue());
-    }
-    return sizes;
+  /** A partition's files in one state in claim order, at most {@code limit} (-1: all). */
+  static List<FileRecord> filesIn(Connection c, String table, String partition, FileState state, int limit)
+      throws SQLException {
+    return list(c, SELECT_FILES_IN_STATE, SqliteRows::file, table, partition, state.code(), limit);
   }
 
-  static boolean hasInFlight(Connection c, String table) throws SQLException {
-    return exists(c, HAS_IN_FLIGHT, table);
+  static boolean hasBatchIn(Connection c, String table, Collection<BatchState> states) throws SQLException {
+    String sql = "SELECT 1 FROM " + q(BATCHES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " IN ("
+        + String.join(", ", Collections.nCopies(states.size(), "?")) + ") LIMIT 1";
+    List<Object> parameters = new ArrayList<>();
+    parameters.add(table);
+    states.forEach(state -> parameters.add(state.code()));
+    return exists(c, sql, parameters.toArray());
   }
 
-  /** Whether the table has a READY partition. */
-  static boolean hasReady(Connection c, String table) throws SQLException {
-    return exists(c, HAS_READY_PARTITION, table);
+  static List<BatchRecord> batchesIn(Connection c, String table, BatchState state) throws SQLException {
+    return list(c, SELECT_BATCHES_IN_STATE, SqliteRows::batch, table, state.code());
   }
 
-  /** READY partitions of the table in token order. */
-  static List<PartitionRecord> readyPartitions(Connection c, String table) throws SQLException {
-    return list(c, SELECT_READY_PARTITIONS, SqliteRows::partition, table);
+  static void deleteBatch(Connection c, String batchId) throws SQLException {
+    update(c, DELETE_BATCH, batchId);
   }
 
-  /** The first {@code limit} (-1: all) RECORDED files of a partition in claim order. */
-  static List<FileRecord> pendingFiles(Connection c, String table, String partition, int limit) throws SQLException {
-    return list(c, SELECT_PENDING, SqliteRows::file, table, partition, limit);
+  static Optional<QuarantinedMessage> quarantined(Connection c, String messageId) throws SQLException {
+    return list(c, SELECT_QUARANTINED_ONE, SqliteRows::quarantined, messageId).stream().findFirst();
   }
 
   static List<FileRecord> filesOfPartition(Connection c, String table, String partition) throws SQLException {
@@ -368,9 +339,6 @@ final class SqliteQueries {
         list(c, SELECT_FAILED_BATCHES, SqliteRows::batch, table));
   }
 
-  static int pruneCommitted(Connection c, String table, int keep) throws SQLException {
-    return update(c, PRUNE_COMMITTED, table, keep);
-  }
 
   static int insertQuarantined(Connection c, QuarantinedMessage message) throws SQLException {
     return update(c, INSERT_QUARANTINED, message.messageId(), message.reason(), message.rawPayload(),
@@ -425,32 +393,8 @@ final class SqliteQueries {
     }
   }
 
-  static void writeFiles(Connection c, List<FileRules.Placed> files) throws SQLException {
-    writeFiles(c, files.stream().map(FileRules.Placed::file).toList(),
-        files.stream().map(FileRules.Placed::position).toList());
-  }
 
-  /**
-   * Writes what a commit or failure does to one of the batch's partitions ({@code rule}), if the
-   * batch still holds it (the rule says so): the partition as written, or empty.
-   */
-  static Optional<PartitionRecord> releasePartition(Connection c, BatchRecord batch, String token,
-      Function<PartitionRecord, Optional<PartitionRecord>> rule) throws SQLException {
-    Optional<PartitionRecord> released = selectPartition(c, batch.table(), token).flatMap(rule);
-    if (released.isEmpty()) {
-      LOG.warn("Partition {} of table {} is no longer claimed by batch {}; left as it is", token, batch.table(),
-          batch.batchId());
-    }
-    writePartition(c, released);
-    return released;
-  }
 
-  /** Writes the partition the rules changed, if they did. */
-  static void writePartition(Connection c, Optional<PartitionRecord> changed) throws SQLException {
-    if (changed.isPresent()) {
-      writePartition(c, changed.get());
-    }
-  }
 
   static void writeFile(Connection c, FileRecord file) throws SQLException {
     writeFiles(c, List.of(file), null);

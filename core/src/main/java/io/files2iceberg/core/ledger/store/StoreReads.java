@@ -1,0 +1,82 @@
+package io.files2iceberg.core.ledger.store;
+
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A store's reads: records by id, and queries by table, state and time. Orders are part of the
+ * contract: partitions by token, a partition's files by URI then generation, batches oldest first.
+ */
+public interface StoreReads {
+
+  /** No bound on a query's rows. */
+  int ALL = -1;
+
+  Optional<FileRecord> file(String fileId);
+
+  /** The stored files of these ids, in the order of {@code fileIds}; unknown ids are left out. */
+  List<FileRecord> files(List<String> fileIds);
+
+  Optional<PartitionRecord> partition(String table, String partition);
+
+  /** The stored partitions of the table with these tokens, in the order of {@code partitions}. */
+  List<PartitionRecord> partitions(String table, List<String> partitions);
+
+  /** A batch with what it still owes, if anything. */
+  Optional<StoredBatch> batch(String batchId);
+
+  /** The table's partitions in one state, by token, at most {@code limit} ({@link #ALL}: every one). */
+  List<PartitionRecord> partitionsIn(String table, PartitionState state, int limit);
+
+  /** A partition's files in one state, by URI then generation, at most {@code limit} ({@link #ALL}). */
+  List<FileRecord> filesIn(String table, String partition, FileState state, int limit);
+
+  /** Whether the table has a batch in one of these states. */
+  boolean hasBatchIn(String table, Set<BatchState> states);
+
+  /** The ids of the table's batches that owe writes ({@link StoredBatch#settling()}), oldest first. */
+  List<String> batchesOwing(String table);
+
+  /** The table's batches in one state, oldest first. */
+  List<BatchRecord> batchesIn(String table, BatchState state);
+
+  Optional<QuarantinedMessage> message(String messageId);
+
+  // Listings for the operator's reads, as Ledger's methods of the same names describe them.
+
+  List<FileRecord> filesOfBatch(String batchId);
+
+  List<String> tables();
+
+  TableStatus tableStatus(String table);
+
+  List<PartitionRecord> partitions(String table);
+
+  List<FileRecord> filesOfPartition(String table, String partition);
+
+  List<QuarantinedMessage> quarantinedMessages();
+
+  List<FileRecord> quarantinedFiles();
+
+  List<FileRecord> filesNamed(String bucket, String name);
+
+  List<BatchRecord> batchesOfPartition(String table, String partition);
+
+  List<BatchRecord> batches(String table);
+
+  List<BatchRecord> batchesSettledSince(String table, Instant since);
+
+  /** PLANNED or RUNNING batches of every table whose lease ended before {@code now}, oldest lease first. */
+  List<BatchRecord> expiredLeases(Instant now);
+
+}
