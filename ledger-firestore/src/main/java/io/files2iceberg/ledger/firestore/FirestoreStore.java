@@ -146,78 +146,14 @@ final class FirestoreStore {
     return prefix;
   }
 
-  /**
-   * Records a quarantined message once (idempotent by message id: the first record stays), its
-   * payload cut to {@code maxPayloadChars} to fit one document.
-   */
-  void createQuarantined(QuarantinedMessage message, int maxPayloadChars) {
-    DocumentReference ref = quarantine.document(LedgerSchema.quarantineId(message.messageId()));
-    transaction("quarantineMessage", ref.getPath(), t -> {
-      if (t.get(ref).get().exists()) {
-        return null;
-      }
-      String payload = message.rawPayload();
-      if (payload.length() > maxPayloadChars) {
-        LOG.warn("Quarantined message {}: keeping the first {} of its {} characters",
-            message.messageId(), maxPayloadChars, payload.length());
-        payload = payload.substring(0, maxPayloadChars);
-      }
-      Map<String, Object> doc = new HashMap<>();
-      doc.put(MESSAGE_ID, message.messageId());
-      doc.put(REASON, message.reason());
-      doc.put(RAW_PAYLOAD, payload);
-      FirestoreDocuments.putOrClear(doc, OBJECT_URI, message.objectUri());
-      doc.put(RECEIVED_AT, FirestoreDocuments.timestamp(message.receivedAt()));
-      t.create(ref, doc);
-      return null;
-    });
-  }
 
-  /** Deletes a quarantined message; false when it is not known. */
-  boolean deleteQuarantined(String messageId) {
-    DocumentReference ref = quarantine.document(LedgerSchema.quarantineId(messageId));
-    return transaction("releaseMessage", ref.getPath(), t -> {
-      if (!t.get(ref).get().exists()) {
-        return false;
-      }
-      t.delete(ref);
-      return true;
-    });
-  }
 
-  /**
-   * Deletes the table's COMMITTED batches beyond the newest {@code keep}, one batched write of at
-   * most one commit per round (a committed batch never changes again: idempotent); how many.
-   */
-  int deleteCommittedBeyond(String table, int keep) {
-    return read("pruneCommitted", batches.getPath() + " (table " + table + ")", () -> {
-      int deleted = 0;
-      while (true) {
-        List<QueryDocumentSnapshot> committed = LedgerQuery.BATCHES_IN_STATE_BY_COMMITTED_AT.on(batches, table,
-            BatchState.COMMITTED.code()).limit(keep + MAX_WRITES_PER_COMMIT).get().get().getDocuments();
-        if (committed.size() <= keep) {
-          return deleted;
-        }
-        WriteBatch delete = db.batch();
-        committed.subList(keep, committed.size()).forEach(doc -> delete.delete(doc.getReference()));
-        delete.commit().get();
-        deleted += committed.size() - keep;
-        if (committed.size() < keep + MAX_WRITES_PER_COMMIT) {
-          return deleted;
-        }
-      }
-    });
-  }
 
   @FunctionalInterface
   interface Body<T> {
     T apply(Transaction t) throws Exception;
   }
 
-  @FunctionalInterface
-  interface BatchBody<T> {
-    T apply(Transaction t, Map<String, Object> batch, String action) throws Exception;
-  }
 
   <T> T transaction(String operation, String path, Body<T> body) {
     requireOpen(operation, path);
@@ -245,17 +181,6 @@ final class FirestoreStore {
     });
   }
 
-  /** A transition of one batch: reads it first; an unknown id fails naming it. */
-  <T> T batchTransition(String operation, String batchId, String action, BatchBody<T> body) {
-    DocumentReference ref = batches.document(batchId);
-    return transaction(operation, ref.getPath(), t -> {
-      DocumentSnapshot stored = t.get(ref).get();
-      if (!stored.exists()) {
-        throw new IllegalArgumentException(action + ": no such batch");
-      }
-      return body.apply(t, data(stored), action);
-    });
-  }
 
   <T> T read(String operation, String path, FirestoreRetry.Work<T> work) {
     requireOpen(operation, path);
@@ -321,48 +246,11 @@ final class FirestoreStore {
     return partitionRef(partition.table(), partition.partition());
   }
 
-  /** Writes a partition record over its stored document (or a new one). */
-  void set(Transaction t, Map<String, Object> stored, PartitionRecord partition) {
-    t.set(partitionRef(partition), FirestoreDocuments.put(stored, partition));
-  }
 
-  /** Writes a file record over its stored document, at {@code position} in its batch (null: kept). */
-  void set(Transaction t, Map<String, Object> stored, FileRecord file, Integer position) {
-    t.set(files.document(file.fileId()), FirestoreDocuments.put(stored, file, position));
-  }
 
-  /** The documents of these files, in their order, read in the transaction (a call per commit's worth). */
-  List<DocumentSnapshot> getAllIn(Transaction t, List<String> fileIds) throws Exception {
-    return getAllOf(t, fileIds.stream().map(files::document).toList());
-  }
 
-  /** The documents, in their order, read in the transaction (a call per commit's worth, all at once). */
-  List<DocumentSnapshot> getAllOf(Transaction t, List<DocumentReference> refs) throws Exception {
-    List<ApiFuture<List<DocumentSnapshot>>> reads = new ArrayList<>();
-    for (int from = 0; from < refs.size(); from += MAX_WRITES_PER_COMMIT) {
-      reads.add(t.getAll(refs.subList(from, Math.min(refs.size(), from + MAX_WRITES_PER_COMMIT))
-          .toArray(DocumentReference[]::new)));
-    }
-    List<DocumentSnapshot> docs = new ArrayList<>(refs.size());
-    for (ApiFuture<List<DocumentSnapshot>> read : reads) {
-      docs.addAll(read.get());
-    }
-    return docs;
-  }
 
-  ApiFuture<List<DocumentSnapshot>> getAll(List<String> fileIds) {
-    if (fileIds.isEmpty()) {
-      return ApiFutures.immediateFuture(List.of());
-    }
-    return db.getAll(fileIds.stream().map(files::document).toArray(DocumentReference[]::new));
-  }
 
-  /** Whether a partition has RECORDED files, read in the transaction. */
-  ApiFuture<Boolean> hasPending(Transaction t, String table, String partition) {
-    return ApiFutures.transform(
-        t.get(LedgerQuery.PENDING_FILES.on(files, table, partition, FileState.RECORDED.code()).limit(1)),
-        snapshot -> !snapshot.isEmpty(), Runnable::run);
-  }
 
   static <T> List<T> records(Query query, Function<Map<String, Object>, T> codec) throws Exception {
     List<T> list = new ArrayList<>();

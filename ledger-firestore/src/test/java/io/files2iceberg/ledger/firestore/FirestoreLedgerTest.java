@@ -298,7 +298,7 @@ class FirestoreLedgerTest extends LedgerContractTest {
 
   // --- batches larger than one commit: crash points between the commits ---------------------------
 
-  /** Thrown by the {@link FirestoreSettling.BetweenCommits} hook: the process "dies" there. */
+  /** Thrown by the {@code BetweenCommits} hook: the process "dies" there. */
   private static final class Died extends RuntimeException {
     Died(String step) {
       super("died after " + step);

@@ -19,6 +19,7 @@ import io.files2iceberg.core.ledger.store.LedgerStore;
 import io.files2iceberg.core.ledger.store.Settling;
 import io.files2iceberg.core.ledger.store.StoreReads;
 import io.files2iceberg.core.ledger.store.StoreTransaction;
+import io.files2iceberg.core.ledger.store.Subject;
 import io.files2iceberg.core.ledger.store.StoredBatch;
 import java.time.Clock;
 import java.time.Instant;
@@ -183,7 +184,7 @@ public final class BatchTransitions {
   <T> Decided<T> decide(String operation, String batchId, String action, Decision<T> decision, String step,
       Map<String, FileRows> fileRows) {
     while (true) {
-      Optional<Decided<T>> decided = store.write(operation, "batch " + batchId, tx -> {
+      Optional<Decided<T>> decided = store.write(operation, Subject.batch(batchId), tx -> {
         StoredBatch stored = tx.batch(batchId).orElseThrow(() -> new IllegalArgumentException(action + ": no such batch"));
         return stored.settling().isPresent() ? Optional.<Decided<T>>empty()
             : Optional.of(decision.apply(tx, stored.batch()));
@@ -224,7 +225,7 @@ public final class BatchTransitions {
     List<String> exhausted = new ArrayList<>();
     int perCommit = store.writesPerCommit() - 1;
     while (true) {
-      boolean more = store.write("settle", "batch " + batchId, tx -> {
+      boolean more = store.write("settle", Subject.batch(batchId), tx -> {
         exhausted.clear();
         Optional<StoredBatch> read = tx.batch(batchId);
         if (read.isEmpty() || read.get().settling().isEmpty()) {
@@ -287,7 +288,7 @@ public final class BatchTransitions {
     if (!bounded()) {
       return;
     }
-    for (String batchId : store.read("settleTable", "table " + table, r -> r.batchesOwing(table))) {
+    for (String batchId : store.read("settleTable", Subject.table(table), r -> r.batchesOwing(table))) {
       LOG.info("Batch {} of table {} still owes writes to its files or partitions; writing them", batchId, table);
       settle(batchId);
     }
@@ -303,7 +304,7 @@ public final class BatchTransitions {
     int reopenedFiles = 0;
     while (true) {
       record Step(Optional<PartitionRecord> done, int files, boolean reopened) {}
-      Step step = store.write("reopenPartition", "partition " + table + "/" + partition, tx -> {
+      Step step = store.write("reopenPartition", Subject.partition(table, partition), tx -> {
         PartitionRecord stored = tx.partition(table, partition).orElseThrow(() -> new IllegalArgumentException(
             "Cannot reopen partition " + table + "/" + partition + ": no such partition"));
         Optional<PartitionRecord> reopened = PartitionRules.reopened(stored, now());

@@ -19,6 +19,7 @@ import io.files2iceberg.core.ledger.store.LedgerStore;
 import io.files2iceberg.core.ledger.store.Settling;
 import io.files2iceberg.core.ledger.store.StoreReads;
 import io.files2iceberg.core.ledger.store.StoreTransaction;
+import io.files2iceberg.core.ledger.store.Subject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,7 +57,7 @@ final class Claims {
     if (!hasReady("claimPartitions", table)) {
       return Optional.empty();
     }
-    Optional<Created> created = store.write("claimPartitions", "table " + table, tx -> {
+    Optional<Created> created = store.write("claimPartitions", Subject.table(table), tx -> {
       if (command.exclusive() && tx.hasBatchIn(table, IN_FLIGHT)) {
         return Optional.<Created>empty();
       }
@@ -121,7 +122,7 @@ final class Claims {
       return Optional.empty();
     }
     record Newest(Created created, List<String> superseded) {}
-    Optional<Newest> newest = store.write("claimNewestPartition", "table " + table, tx -> {
+    Optional<Newest> newest = store.write("claimNewestPartition", Subject.table(table), tx -> {
       if (tx.hasBatchIn(table, IN_FLIGHT)) {
         return Optional.<Newest>empty();
       }
@@ -188,7 +189,7 @@ final class Claims {
    * transaction reads again whatever it claims.
    */
   private boolean hasReady(String operation, String table) {
-    return store.read(operation, "table " + table,
+    return store.read(operation, Subject.table(table),
         r -> !r.partitionsIn(table, PartitionState.READY, 1).isEmpty());
   }
 

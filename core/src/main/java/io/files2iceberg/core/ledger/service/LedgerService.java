@@ -26,6 +26,7 @@ import io.files2iceberg.core.ledger.rules.RecordingWalk;
 import io.files2iceberg.core.ledger.store.LedgerStore;
 import io.files2iceberg.core.ledger.store.StoreReads;
 import io.files2iceberg.core.ledger.store.StoreTransaction;
+import io.files2iceberg.core.ledger.store.Subject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,7 +80,7 @@ public class LedgerService implements Ledger {
 
   @Override
   public FileRecorded recordFile(RecordFile command) {
-    return store.write("recordFile", "file " + command.fileId() + " (" + command.uri() + ")",
+    return store.write("recordFile", Subject.file(command.fileId(), command.uri()),
         tx -> record(tx, List.of(command))).get(0);
   }
 
@@ -90,7 +91,7 @@ public class LedgerService implements Ledger {
    */
   @Override
   public List<FileRecorded> recordFiles(List<RecordFile> commands) {
-    List<String> subjects = new ArrayList<>();
+    List<Subject> subjects = new ArrayList<>();
     List<LedgerStore.Work<List<FileRecorded>>> works = new ArrayList<>();
     int limit = store.writesPerCommit();
     for (int from = 0; from < commands.size(); ) {
@@ -106,7 +107,7 @@ public class LedgerService implements Ledger {
         to++;
       }
       List<RecordFile> chunk = List.copyOf(commands.subList(from, to));
-      subjects.add(chunk.size() + " files from " + chunk.get(0).uri() + " to " + chunk.get(chunk.size() - 1).uri());
+      subjects.add(Subject.other(chunk.size() + " files from " + chunk.get(0).uri() + " to " + chunk.get(chunk.size() - 1).uri()));
       works.add(tx -> record(tx, chunk));
       from = to;
     }
@@ -145,7 +146,7 @@ public class LedgerService implements Ledger {
   @Override
   public PartitionRecord markReady(MarkReady command) {
     String table = command.table();
-    return store.write("markReady", "partition " + table + "/" + command.partition(), tx -> {
+    return store.write("markReady", Subject.partition(table, command.partition()), tx -> {
       Optional<PartitionRecord> stored = tx.partition(table, command.partition());
       boolean pending = stored.filter(p -> p.state() == PartitionState.INGESTED).isPresent()
           && !tx.filesIn(table, command.partition(), FileState.RECORDED, 1).isEmpty();
@@ -170,7 +171,7 @@ public class LedgerService implements Ledger {
   public BatchRecord markRunning(String batchId, Duration lease) {
     Objects.requireNonNull(lease, "lease");
     String action = "Cannot mark batch " + batchId + " running";
-    return store.write("markRunning", "batch " + batchId,
+    return store.write("markRunning", Subject.batch(batchId),
         tx -> tx.putBatch(BatchRules.running(requireBatch(tx, batchId, action), lease, now())));
   }
 
@@ -190,7 +191,7 @@ public class LedgerService implements Ledger {
 
   private BatchRecord newLease(String operation, String action, String batchId, Duration lease, boolean onlyExpired) {
     Objects.requireNonNull(lease, "lease");
-    return store.write(operation, "batch " + batchId, tx ->
+    return store.write(operation, Subject.batch(batchId), tx ->
         tx.putBatch(BatchRules.leased(requireBatch(tx, batchId, action), lease, onlyExpired, action, now())));
   }
 
@@ -211,7 +212,7 @@ public class LedgerService implements Ledger {
 
   @Override
   public List<BatchRecord> findExpiredLeases() {
-    return read("findExpiredLeases", "all tables", r -> r.expiredLeases(now()));
+    return read("findExpiredLeases", Subject.other("all tables"), r -> r.expiredLeases(now()));
   }
 
   /**
@@ -225,14 +226,14 @@ public class LedgerService implements Ledger {
       throw new IllegalArgumentException("keep must not be negative, was " + keep);
     }
     transitions.settleTable(table);
-    List<String> beyond = read("pruneCommitted", "table " + table, r -> r.batchesIn(table, BatchState.COMMITTED))
+    List<String> beyond = read("pruneCommitted", Subject.table(table), r -> r.batchesIn(table, BatchState.COMMITTED))
         .stream()
         .sorted(Comparator.comparing(BatchRecord::updatedAt).thenComparing(BatchRecord::batchId).reversed())
         .skip(keep).map(BatchRecord::batchId).toList();
     int limit = Math.min(store.writesPerCommit(), FILES_PER_WRITE);
     for (int from = 0; from < beyond.size(); from += limit) {
       List<String> chunk = beyond.subList(from, Math.min(beyond.size(), from + limit));
-      store.write("pruneCommitted", "table " + table, tx -> {
+      store.write("pruneCommitted", Subject.table(table), tx -> {
         chunk.forEach(tx::deleteBatch);
         return null;
       });
@@ -248,7 +249,7 @@ public class LedgerService implements Ledger {
   @Override
   public FileRecord quarantineFile(String fileId, String reason) {
     Objects.requireNonNull(reason, "reason");
-    FileRecord file = store.write("quarantineFile", "file " + fileId,
+    FileRecord file = store.write("quarantineFile", Subject.file(fileId),
         tx -> tx.putFile(FileRules.quarantined(requireFile(tx, fileId, "Cannot quarantine file "), reason)));
     LOG.warn("Quarantined file {} of table {}: {}", file.uri(), file.table(), reason);
     return file;
@@ -267,7 +268,7 @@ public class LedgerService implements Ledger {
   private FileRecord leaveOut(String operation, String action, String fileId, FileState target, String reason) {
     Objects.requireNonNull(reason, "reason");
     record LeftOut(FileRecord file, boolean changed) {}
-    LeftOut left = store.write(operation, "file " + fileId, tx -> {
+    LeftOut left = store.write(operation, Subject.file(fileId), tx -> {
       FileRecord stored = requireFile(tx, fileId, action);
       Optional<FileRecord> changed = FileRules.leftOut(stored, target, reason, action);
       return changed.isPresent() ? new LeftOut(tx.putFile(changed.get()), true) : new LeftOut(stored, false);
@@ -282,15 +283,18 @@ public class LedgerService implements Ledger {
 
   @Override
   public void quarantineMessage(QuarantinedMessage message) {
-    store.write("quarantineMessage", "message " + message.messageId(), tx -> {
-      tx.putMessage(message);
+    // Idempotent by message id: the first record stays.
+    store.write("quarantineMessage", Subject.message(message.messageId()), tx -> {
+      if (tx.message(message.messageId()).isEmpty()) {
+        tx.putMessage(message);
+      }
       return null;
     });
   }
 
   @Override
   public boolean releaseMessage(String messageId) {
-    return store.write("releaseMessage", "message " + messageId, tx -> {
+    return store.write("releaseMessage", Subject.message(messageId), tx -> {
       boolean known = tx.message(messageId).isPresent();
       if (known) {
         tx.deleteMessage(messageId);
@@ -301,7 +305,7 @@ public class LedgerService implements Ledger {
 
   @Override
   public FileRecord releaseFile(String fileId) {
-    FileRecord released = store.write("releaseFile", "file " + fileId, tx -> {
+    FileRecord released = store.write("releaseFile", Subject.file(fileId), tx -> {
       FileRecord file = FileRules.released(requireFile(tx, fileId, "Cannot release file "));
       PartitionRecord partition = requirePartition(tx, file.table(), file.partition());
       // Like a late file: an INGESTED partition is READY again for just this file.
@@ -322,7 +326,7 @@ public class LedgerService implements Ledger {
   @Override
   public PartitionRecord retryPartition(String table, String partition) {
     String action = "Cannot retry partition " + table + "/" + partition;
-    return store.write("retryPartition", "partition " + table + "/" + partition, tx -> {
+    return store.write("retryPartition", Subject.partition(table, partition), tx -> {
       PartitionRecord stored = tx.partition(table, partition)
           .orElseThrow(() -> new IllegalArgumentException(action + ": no such partition"));
       return tx.putPartition(PartitionRules.retried(stored, action, now()));
@@ -334,7 +338,7 @@ public class LedgerService implements Ledger {
     transitions.settle(batchId); // a failure cut short still holds its partitions
     String action = "Cannot retry batch " + batchId;
     record Retried(String table, List<PartitionRecord> partitions) {}
-    Retried retried = store.write("retryBatch", "batch " + batchId, tx -> {
+    Retried retried = store.write("retryBatch", Subject.batch(batchId), tx -> {
       BatchRecord batch = requireBatch(tx, batchId, action);
       BatchRules.requireRetryable(batch, action);
       List<PartitionRecord> requeued = new ArrayList<>();
@@ -354,73 +358,73 @@ public class LedgerService implements Ledger {
 
   @Override
   public Optional<BatchRecord> batch(String batchId) {
-    return read("batch", "batch " + batchId, r -> r.batch(batchId).map(b -> b.batch()));
+    return read("batch", Subject.batch(batchId), r -> r.batch(batchId).map(b -> b.batch()));
   }
 
   @Override
   public Optional<PartitionRecord> partition(String table, String partition) {
-    return read("partition", "partition " + table + "/" + partition, r -> r.partition(table, partition));
+    return read("partition", Subject.partition(table, partition), r -> r.partition(table, partition));
   }
 
   @Override
   public Optional<FileRecord> file(String fileId) {
-    return read("file", "file " + fileId, r -> r.file(fileId));
+    return read("file", Subject.file(fileId), r -> r.file(fileId));
   }
 
   @Override
   public List<FileRecord> filesOfBatch(String batchId) {
-    return read("filesOfBatch", "batch " + batchId, r -> r.filesOfBatch(batchId));
+    return read("filesOfBatch", Subject.batch(batchId), r -> r.filesOfBatch(batchId));
   }
 
   @Override
   public List<String> tables() {
-    return read("tables", "all tables", StoreReads::tables);
+    return read("tables", Subject.other("all tables"), StoreReads::tables);
   }
 
   @Override
   public TableStatus tableStatus(String table) {
-    return read("tableStatus", "table " + table, r -> r.tableStatus(table));
+    return read("tableStatus", Subject.table(table), r -> r.tableStatus(table));
   }
 
   @Override
   public List<QuarantinedMessage> quarantinedMessages() {
-    return read("quarantinedMessages", "all messages", StoreReads::quarantinedMessages);
+    return read("quarantinedMessages", Subject.other("all messages"), StoreReads::quarantinedMessages);
   }
 
   @Override
   public List<PartitionRecord> partitions(String table) {
-    return read("partitions", "table " + table, r -> r.partitions(table));
+    return read("partitions", Subject.table(table), r -> r.partitions(table));
   }
 
   @Override
   public List<FileRecord> filesOfPartition(String table, String partition) {
-    return read("filesOfPartition", "partition " + table + "/" + partition, r -> r.filesOfPartition(table, partition));
+    return read("filesOfPartition", Subject.partition(table, partition), r -> r.filesOfPartition(table, partition));
   }
 
   @Override
   public List<FileRecord> quarantinedFiles() {
-    return read("quarantinedFiles", "all files", StoreReads::quarantinedFiles);
+    return read("quarantinedFiles", Subject.other("all files"), StoreReads::quarantinedFiles);
   }
 
   @Override
   public List<FileRecord> filesNamed(String bucket, String name) {
-    return read("filesNamed", "object " + bucket + "/" + name, r -> r.filesNamed(bucket, name));
+    return read("filesNamed", Subject.other("object " + bucket + "/" + name), r -> r.filesNamed(bucket, name));
   }
 
   @Override
   public List<BatchRecord> batchesOfPartition(String table, String partition) {
-    return read("batchesOfPartition", "partition " + table + "/" + partition,
+    return read("batchesOfPartition", Subject.partition(table, partition),
         r -> r.batchesOfPartition(table, partition));
   }
 
   @Override
   public List<BatchRecord> batches(String table) {
-    return read("batches", "table " + table, r -> r.batches(table));
+    return read("batches", Subject.table(table), r -> r.batches(table));
   }
 
   @Override
   public List<BatchRecord> batchesSettledSince(String table, Instant since) {
-    return read("batchesSettledSince", "table " + table + " since " + since, r -> r.batchesSettledSince(table, since));
+    return read("batchesSettledSince", Subject.table(table, "since " + since), r -> r.batchesSettledSince(table, since));
   }
 
   @Override
@@ -435,7 +439,7 @@ public class LedgerService implements Ledger {
     store.close();
   }
 
-  private <T> T read(String operation, String subject, LedgerStore.Reading<T> reading) {
+  private <T> T read(String operation, Subject subject, LedgerStore.Reading<T> reading) {
     return store.read(operation, subject, reading);
   }
 

@@ -1,6 +1,7 @@
 package io.files2iceberg.core.ledger.sqlite;
 
 import io.files2iceberg.core.ledger.store.LedgerStore;
+import io.files2iceberg.core.ledger.store.Subject;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -51,16 +52,16 @@ final class SqliteLedgerStore implements LedgerStore {
   }
 
   @Override
-  public <T> T write(String operation, String subject, Work<T> work) {
-    return store.write(operation, subject, onConnection(work));
+  public <T> T write(String operation, Subject subject, Work<T> work) {
+    return store.write(operation, subject.toString(), onConnection(work));
   }
 
   /** Every transaction handed to the writer at once: they share its group transactions. */
   @Override
-  public <T> List<T> writeEach(String operation, List<String> subjects, List<Work<T>> works) {
+  public <T> List<T> writeEach(String operation, List<Subject> subjects, List<Work<T>> works) {
     List<SqliteStore.Unit<T>> units = new ArrayList<>();
     for (int i = 0; i < works.size(); i++) {
-      units.add(store.submit(operation, subjects.get(i), onConnection(works.get(i))));
+      units.add(store.submit(operation, subjects.get(i).toString(), onConnection(works.get(i))));
     }
     List<T> results = new ArrayList<>(units.size());
     RuntimeException failure = null;
@@ -81,8 +82,8 @@ final class SqliteLedgerStore implements LedgerStore {
   }
 
   @Override
-  public <T> T read(String operation, String subject, Reading<T> reading) {
-    return store.read(operation, subject, c -> {
+  public <T> T read(String operation, Subject subject, Reading<T> reading) {
+    return store.read(operation, subject.toString(), c -> {
       try {
         return reading.run(new SqliteTransaction(c));
       } catch (SqliteTransaction.Failed e) {

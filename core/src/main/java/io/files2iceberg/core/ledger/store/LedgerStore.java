@@ -39,18 +39,18 @@ public interface LedgerStore extends AutoCloseable {
    * its writes. The work makes every read before its first write.
    *
    * @param operation the ledger call, for the store's log and errors
-   * @param subject what it touches ({@code batch b-1}, {@code partition lake.t/2024-05-01})
+   * @param subject what it touches, which the store names in its errors
    * @throws io.files2iceberg.core.ledger.LedgerUnavailableException when the store is busy or does
    *     not answer within its bounds
    */
-  <T> T write(String operation, String subject, Work<T> work);
+  <T> T write(String operation, Subject subject, Work<T> work);
 
   /**
    * Runs each work in a transaction of its own, in order, and returns their results in that order.
    * A store may commit them together (SQLite's group commits); when one fails, the others still
    * run, and the first failure is thrown after all ended.
    */
-  default <T> List<T> writeEach(String operation, List<String> subjects, List<Work<T>> works) {
+  default <T> List<T> writeEach(String operation, List<Subject> subjects, List<Work<T>> works) {
     List<T> results = new ArrayList<>(works.size());
     for (int i = 0; i < works.size(); i++) {
       results.add(write(operation, subjects.get(i), works.get(i)));
@@ -59,7 +59,7 @@ public interface LedgerStore extends AutoCloseable {
   }
 
   /** Runs {@code reading} outside any write transaction, on a consistent view where the store has one. */
-  <T> T read(String operation, String subject, Reading<T> reading);
+  <T> T read(String operation, Subject subject, Reading<T> reading);
 
   /** The most writes one commit may hold ({@link #UNBOUNDED} when there is no such limit). */
   int writesPerCommit();

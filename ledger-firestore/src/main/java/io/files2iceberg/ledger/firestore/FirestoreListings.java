@@ -33,42 +33,22 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Firestore ledger's reads: queries of {@link LedgerQuery} into records, each within the
- * deadline. {@link FirestoreLedger} adds the transitions.
+ * The Firestore ledger's listings for the operator and for status: queries outside transactions,
+ * each shape one of {@link LedgerQuery}'s. Run within the store's retries ({@link FirestoreStore#read}).
  */
-abstract class FirestoreReads implements Ledger {
+final class FirestoreListings {
   static final List<String> IN_FLIGHT = List.of(BatchState.PLANNED.code(), BatchState.RUNNING.code());
   private static final int FAILED_BATCHES_SHOWN = 10;
 
   final FirestoreStore store;
 
-  FirestoreReads(FirestoreStore store) {
+  FirestoreListings(FirestoreStore store) {
     this.store = store;
   }
 
-  @Override
-  public Optional<BatchRecord> batch(String batchId) {
+  List<FileRecord> filesOfBatch(String batchId) {
     DocumentReference ref = store.batches.document(batchId);
-    return store.read("batch", ref.getPath(), () -> optional(ref.get().get()).map(FirestoreDocuments::batch));
-  }
-
-  @Override
-  public Optional<PartitionRecord> partition(String table, String partition) {
-    DocumentReference ref = store.partitionRef(table, partition);
-    return store.read("partition", ref.getPath() + " (" + table + "/" + partition + ")",
-        () -> optional(ref.get().get()).map(FirestoreDocuments::partition));
-  }
-
-  @Override
-  public Optional<FileRecord> file(String fileId) {
-    DocumentReference ref = store.files.document(fileId);
-    return store.read("file", ref.getPath(), () -> optional(ref.get().get()).map(FirestoreDocuments::file));
-  }
-
-  @Override
-  public List<FileRecord> filesOfBatch(String batchId) {
-    DocumentReference ref = store.batches.document(batchId);
-    return store.read("filesOfBatch", ref.getPath(), () -> {
+    return read("filesOfBatch", ref.getPath(), () -> {
       Optional<Map<String, Object>> batch = optional(ref.get().get());
       if (batch.isEmpty()) {
         // Pruned: its files still carry the batch (by key) and their position in it.
@@ -85,16 +65,19 @@ abstract class FirestoreReads implements Ledger {
       }
       // The batch document's list also covers a FAILED batch, whose files were released.
       List<FileRecord> result = new ArrayList<>();
-      for (DocumentSnapshot doc : store.getAll(FirestoreDocuments.batch(batch.get()).fileIds()).get()) {
-        optional(doc).map(FirestoreDocuments::file).ifPresent(result::add);
+      List<String> fileIds = FirestoreDocuments.batch(batch.get()).fileIds();
+      if (!fileIds.isEmpty()) {
+        for (DocumentSnapshot doc : store.db.getAll(fileIds.stream().map(store.files::document)
+            .toArray(DocumentReference[]::new)).get()) {
+          optional(doc).map(FirestoreDocuments::file).ifPresent(result::add);
+        }
       }
       return result;
     });
   }
 
-  @Override
-  public List<String> tables() {
-    return store.read("tables", store.partitions.getPath(), () -> {
+  List<String> tables() {
+    return read("tables", store.partitions.getPath(), () -> {
       // One indexed read per table: the first partition whose table sorts after the last one seen.
       List<String> tables = new ArrayList<>();
       String last = "";
@@ -110,9 +93,8 @@ abstract class FirestoreReads implements Ledger {
     });
   }
 
-  @Override
-  public TableStatus tableStatus(String table) {
-    return store.read("tableStatus", store.partitions.getPath() + " (table " + table + ")", () -> {
+  TableStatus tableStatus(String table) {
+    return read("tableStatus", store.partitions.getPath() + " (table " + table + ")", () -> {
       // Counts are aggregation queries (billed per index entry read, no document read).
       Map<PartitionState, ApiFuture<AggregateQuerySnapshot>> partitionCounts = new EnumMap<>(PartitionState.class);
       for (PartitionState state : PartitionState.values()) {
@@ -153,9 +135,8 @@ abstract class FirestoreReads implements Ledger {
     });
   }
 
-  @Override
-  public List<BatchRecord> batchesSettledSince(String table, Instant since) {
-    return store.read("batchesSettledSince", store.batches.getPath() + " (table " + table + " since " + since + ")",
+  List<BatchRecord> batchesSettledSince(String table, Instant since) {
+    return read("batchesSettledSince", store.batches.getPath() + " (table " + table + " since " + since + ")",
         () -> {
           List<BatchRecord> found = new ArrayList<>();
           for (BatchState state : List.of(BatchState.COMMITTED, BatchState.FAILED)) {
@@ -167,15 +148,13 @@ abstract class FirestoreReads implements Ledger {
         });
   }
 
-  @Override
-  public List<BatchRecord> findExpiredLeases() {
-    return store.read("findExpiredLeases", store.batches.getPath(), () -> batchList(LedgerQuery.EXPIRED_LEASES
-        .on(store.batches, IN_FLIGHT, FirestoreDocuments.timestamp(store.clock.millis()))));
+  List<BatchRecord> expiredLeases(Instant now) {
+    return read("findExpiredLeases", store.batches.getPath(), () -> batchList(LedgerQuery.EXPIRED_LEASES
+        .on(store.batches, IN_FLIGHT, FirestoreDocuments.timestamp(now.toEpochMilli()))));
   }
 
-  @Override
-  public List<PartitionRecord> partitions(String table) {
-    return store.read("partitions", store.partitions.getPath() + " (table " + table + ")", () -> {
+  List<PartitionRecord> partitions(String table) {
+    return read("partitions", store.partitions.getPath() + " (table " + table + ")", () -> {
       List<PartitionRecord> found = new ArrayList<>(
           records(LedgerQuery.PARTITIONS_OF_TABLE.on(store.partitions, table), FirestoreDocuments::partition));
       found.sort(Comparator.comparing(PartitionRecord::partition));
@@ -183,9 +162,8 @@ abstract class FirestoreReads implements Ledger {
     });
   }
 
-  @Override
-  public List<FileRecord> filesOfPartition(String table, String partition) {
-    return store.read("filesOfPartition", store.files.getPath() + " (" + table + "/" + partition + ")", () -> {
+  List<FileRecord> filesOfPartition(String table, String partition) {
+    return read("filesOfPartition", store.files.getPath() + " (" + table + "/" + partition + ")", () -> {
       List<FileRecord> found = new ArrayList<>(
           records(LedgerQuery.FILES_OF_PARTITION.on(store.files, table, partition), FirestoreDocuments::file));
       found.sort(Comparator.comparing(FileRecord::uri).thenComparingLong(FileRecord::generation));
@@ -193,9 +171,8 @@ abstract class FirestoreReads implements Ledger {
     });
   }
 
-  @Override
-  public List<QuarantinedMessage> quarantinedMessages() {
-    return store.read("quarantinedMessages", store.quarantine.getPath(), () -> {
+  List<QuarantinedMessage> quarantinedMessages() {
+    return read("quarantinedMessages", store.quarantine.getPath(), () -> {
       // Rare and operator-facing: read whole and sorted here, so receivedAt needs no index.
       List<QuarantinedMessage> messages = new ArrayList<>(records(store.quarantine, FirestoreDocuments::quarantined));
       messages.sort(Comparator.comparing(QuarantinedMessage::receivedAt).thenComparing(QuarantinedMessage::messageId));
@@ -203,9 +180,8 @@ abstract class FirestoreReads implements Ledger {
     });
   }
 
-  @Override
-  public List<FileRecord> quarantinedFiles() {
-    return store.read("quarantinedFiles", store.files.getPath(), () -> {
+  List<FileRecord> quarantinedFiles() {
+    return read("quarantinedFiles", store.files.getPath(), () -> {
       List<FileRecord> found = new ArrayList<>(records(
           LedgerQuery.FILES_IN_STATE.on(store.files, FileState.QUARANTINED.code()), FirestoreDocuments::file));
       found.sort(Comparator.comparing(FileRecord::table).thenComparing(FileRecord::partition)
@@ -214,24 +190,21 @@ abstract class FirestoreReads implements Ledger {
     });
   }
 
-  @Override
-  public List<FileRecord> filesNamed(String bucket, String name) {
-    return store.read("filesNamed", store.files.getPath() + " (" + bucket + "/" + name + ")",
+  List<FileRecord> filesNamed(String bucket, String name) {
+    return read("filesNamed", store.files.getPath() + " (" + bucket + "/" + name + ")",
         () -> records(LedgerQuery.FILES_NAMED.on(store.files, bucket, name), FirestoreDocuments::file));
   }
 
-  @Override
-  public List<BatchRecord> batches(String table) {
-    return store.read("batches", store.batches.getPath() + " (table " + table + ")", () -> {
+  List<BatchRecord> batches(String table) {
+    return read("batches", store.batches.getPath() + " (table " + table + ")", () -> {
       List<BatchRecord> found = new ArrayList<>(batchList(LedgerQuery.BATCHES_OF_TABLE.on(store.batches, table)));
       found.sort(Comparator.comparing(BatchRecord::createdAt).thenComparing(BatchRecord::batchId));
       return found;
     });
   }
 
-  @Override
-  public List<BatchRecord> batchesOfPartition(String table, String partition) {
-    return store.read("batchesOfPartition", store.batches.getPath() + " (" + table + "/" + partition + ")", () -> {
+  List<BatchRecord> batchesOfPartition(String table, String partition) {
+    return read("batchesOfPartition", store.batches.getPath() + " (" + table + "/" + partition + ")", () -> {
       List<BatchRecord> found = new ArrayList<>();
       for (BatchRecord batch : batchList(LedgerQuery.BATCHES_OF_TABLE.on(store.batches, table))) {
         if (batch.partitions().contains(partition)) {
@@ -241,5 +214,16 @@ abstract class FirestoreReads implements Ledger {
       found.sort(Comparator.comparing(BatchRecord::createdAt).thenComparing(BatchRecord::batchId));
       return found;
     });
+  }
+
+  /** Runs a listing's reads; a failed one is carried out to the store's retries as it was. */
+  private static <T> T read(String operation, String path, FirestoreRetry.Work<T> work) {
+    try {
+      return work.run();
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new FirestoreTransaction.Failed(e);
+    }
   }
 }
