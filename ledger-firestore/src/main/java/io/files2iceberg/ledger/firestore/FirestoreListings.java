@@ -17,7 +17,6 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
-import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;

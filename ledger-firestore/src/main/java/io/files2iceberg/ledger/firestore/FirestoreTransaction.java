@@ -1,14 +1,31 @@
 package io.files2iceberg.ledger.firestore;
 
+import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_CLASS;
+import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.LAUNCHES;
+import static io.files2iceberg.core.ledger.LedgerSchema.LEASE_UNTIL;
 import static io.files2iceberg.core.ledger.LedgerSchema.MESSAGE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.METRICS;
 import static io.files2iceberg.core.ledger.LedgerSchema.OBJECT_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME_UNKNOWN;
+import static io.files2iceberg.core.ledger.LedgerSchema.PARTITIONS_FIELD;
 import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
 import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
 import static io.files2iceberg.core.ledger.LedgerSchema.RECEIVED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLED_FILES;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING_MAX_ATTEMPTS;
+import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
 import static io.files2iceberg.core.ledger.LedgerSchema.SUPERSEDING;
+import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
+import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.ledger.firestore.FirestoreLedger.MAX_DOCUMENT_BYTES;
 import static io.files2iceberg.ledger.firestore.FirestoreLedger.MAX_RAW_PAYLOAD_CHARS;
 import static io.files2iceberg.ledger.firestore.FirestoreStore.data;
@@ -16,6 +33,7 @@ import static io.files2iceberg.ledger.firestore.FirestoreStore.data;
 import com.google.api.core.ApiFuture;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldMask;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
@@ -54,6 +72,10 @@ final class FirestoreTransaction implements StoreTransaction {
   private static final Logger LOG = LoggerFactory.getLogger(FirestoreTransaction.class);
   private static final List<String> SETTLING_CODES =
       List.of(FileState.CLAIMED.code(), FileState.INGESTED.code(), FileState.RECORDED.code());
+  /** A batch document without its file and event ids (10,000 ids are most of its megabyte). */
+  private static final FieldMask WITHOUT_LISTS = FieldMask.of(BATCH_ID, TABLE, STATE, PARTITIONS_FIELD, ATTEMPTS,
+      LAUNCHES, OUTCOME_UNKNOWN, LEASE_UNTIL, SNAPSHOT_ID, METRICS, ERROR, ERROR_CLASS, ERROR_FILE, CREATED_AT,
+      UPDATED_AT, SETTLING, SETTLED_FILES, SETTLING_MAX_ATTEMPTS, SUPERSEDING);
   private static final List<String> SETTLING_FIELDS = List.of(SETTLING, SETTLED_FILES, SETTLING_MAX_ATTEMPTS, SUPERSEDING);
 
   /** A document read failed: carried out of the service's work to {@link FirestoreRetry} as it was. */
@@ -149,10 +171,27 @@ final class FirestoreTransaction implements StoreTransaction {
 
   @Override
   public Optional<StoredBatch> batch(String batchId) {
-    return document(store.batches.document(batchId)).map(doc -> new StoredBatch(FirestoreDocuments.batch(doc),
+    return document(store.batches.document(batchId)).map(FirestoreTransaction::storedBatch);
+  }
+
+  /** Read through a field mask, and not kept as the document to write over: it lacks the lists. */
+  @Override
+  public Optional<StoredBatch> batchWithoutLists(String batchId) {
+    DocumentReference[] ref = {store.batches.document(batchId)};
+    DocumentSnapshot snapshot = get(t == null ? store.db.getAll(ref, WITHOUT_LISTS) : t.getAll(ref, WITHOUT_LISTS))
+        .get(0);
+    return FirestoreStore.optional(snapshot).map(doc -> {
+      doc.put(FILE_IDS, List.of());
+      doc.put(EVENT_IDS, List.of());
+      return storedBatch(doc);
+    });
+  }
+
+  private static StoredBatch storedBatch(Map<String, Object> doc) {
+    return new StoredBatch(FirestoreDocuments.batch(doc),
         Optional.ofNullable((String) doc.get(SETTLING)).map(code -> new Settling(FileState.fromCode(code),
             (int) FirestoreDocuments.settledFiles(doc), (int) FirestoreDocuments.settlingMaxAttempts(doc),
-            FirestoreDocuments.strings(doc, SUPERSEDING)))));
+            FirestoreDocuments.strings(doc, SUPERSEDING))));
   }
 
   @Override

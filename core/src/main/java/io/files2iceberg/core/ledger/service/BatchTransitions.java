@@ -1,6 +1,5 @@
 package io.files2iceberg.core.ledger.service;
 
-import static io.files2iceberg.core.ledger.service.LedgerService.requireBatch;
 
 import io.files2iceberg.core.ledger.BatchCommitted;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -224,14 +223,19 @@ public final class BatchTransitions {
     }
     List<String> exhausted = new ArrayList<>();
     int perCommit = store.writesPerCommit() - 1;
+    // A batch's file list never changes once claimed: read whole once, without it after that.
+    List<String> fileIds = new ArrayList<>();
     while (true) {
       boolean more = store.write("settle", Subject.batch(batchId), tx -> {
         exhausted.clear();
-        Optional<StoredBatch> read = tx.batch(batchId);
+        Optional<StoredBatch> read = fileIds.isEmpty() ? tx.batch(batchId) : tx.batchWithoutLists(batchId);
         if (read.isEmpty() || read.get().settling().isEmpty()) {
           return false;
         }
-        BatchRecord stored = read.get().batch();
+        if (fileIds.isEmpty()) {
+          fileIds.addAll(read.get().batch().fileIds());
+        }
+        BatchRecord stored = withFiles(read.get().batch(), fileIds);
         Settling owed = read.get().settling().get();
         Instant now = now();
         if (!owed.superseding().isEmpty()) {
@@ -326,6 +330,13 @@ public final class BatchTransitions {
         return step.done().get();
       }
     }
+  }
+
+  /** The batch with its file ids (its event ids, which settling never reads, left as read). */
+  private static BatchRecord withFiles(BatchRecord b, List<String> fileIds) {
+    return b.fileIds().size() == fileIds.size() ? b : new BatchRecord(b.batchId(), b.table(), b.state(), b.partitions(),
+        fileIds, b.eventIds(), b.attempts(), b.launches(), b.outcomeUnknown(), b.leaseUntil(), b.snapshotId(),
+        b.metrics(), b.error(), b.cause(), b.createdAt(), b.updatedAt());
   }
 
   /** Whether a commit or failure of the batch (it, its files and its partitions) fits one commit. */

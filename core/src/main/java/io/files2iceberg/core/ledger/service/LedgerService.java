@@ -18,7 +18,6 @@ import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
-import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.ledger.rules.BatchRules;
 import io.files2iceberg.core.ledger.rules.FileRules;
 import io.files2iceberg.core.ledger.rules.PartitionRules;
@@ -53,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Times come from the injected {@link Clock}, kept to the millisecond.
  */
-public class LedgerService implements Ledger {
+public class LedgerService extends LedgerLookups {
   private static final Logger LOG = LoggerFactory.getLogger(Ledger.class);
 
   /** Files recorded per transaction of {@link #recordFiles} at most. */
@@ -65,7 +64,8 @@ public class LedgerService implements Ledger {
   private final Claims claims;
 
   public LedgerService(LedgerStore store, Clock clock) {
-    this.store = Objects.requireNonNull(store, "store");
+    super(store);
+    this.store = store;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.transitions = new BatchTransitions(store, clock);
     this.claims = new Claims(store, clock, transitions);
@@ -354,79 +354,6 @@ public class LedgerService implements Ledger {
     return retried.partitions();
   }
 
-  // --- reads -------------------------------------------------------------------------------------
-
-  @Override
-  public Optional<BatchRecord> batch(String batchId) {
-    return read("batch", Subject.batch(batchId), r -> r.batch(batchId).map(b -> b.batch()));
-  }
-
-  @Override
-  public Optional<PartitionRecord> partition(String table, String partition) {
-    return read("partition", Subject.partition(table, partition), r -> r.partition(table, partition));
-  }
-
-  @Override
-  public Optional<FileRecord> file(String fileId) {
-    return read("file", Subject.file(fileId), r -> r.file(fileId));
-  }
-
-  @Override
-  public List<FileRecord> filesOfBatch(String batchId) {
-    return read("filesOfBatch", Subject.batch(batchId), r -> r.filesOfBatch(batchId));
-  }
-
-  @Override
-  public List<String> tables() {
-    return read("tables", Subject.other("all tables"), StoreReads::tables);
-  }
-
-  @Override
-  public TableStatus tableStatus(String table) {
-    return read("tableStatus", Subject.table(table), r -> r.tableStatus(table));
-  }
-
-  @Override
-  public List<QuarantinedMessage> quarantinedMessages() {
-    return read("quarantinedMessages", Subject.other("all messages"), StoreReads::quarantinedMessages);
-  }
-
-  @Override
-  public List<PartitionRecord> partitions(String table) {
-    return read("partitions", Subject.table(table), r -> r.partitions(table));
-  }
-
-  @Override
-  public List<FileRecord> filesOfPartition(String table, String partition) {
-    return read("filesOfPartition", Subject.partition(table, partition), r -> r.filesOfPartition(table, partition));
-  }
-
-  @Override
-  public List<FileRecord> quarantinedFiles() {
-    return read("quarantinedFiles", Subject.other("all files"), StoreReads::quarantinedFiles);
-  }
-
-  @Override
-  public List<FileRecord> filesNamed(String bucket, String name) {
-    return read("filesNamed", Subject.other("object " + bucket + "/" + name), r -> r.filesNamed(bucket, name));
-  }
-
-  @Override
-  public List<BatchRecord> batchesOfPartition(String table, String partition) {
-    return read("batchesOfPartition", Subject.partition(table, partition),
-        r -> r.batchesOfPartition(table, partition));
-  }
-
-  @Override
-  public List<BatchRecord> batches(String table) {
-    return read("batches", Subject.table(table), r -> r.batches(table));
-  }
-
-  @Override
-  public List<BatchRecord> batchesSettledSince(String table, Instant since) {
-    return read("batchesSettledSince", Subject.table(table, "since " + since), r -> r.batchesSettledSince(table, since));
-  }
-
   @Override
   public Optional<String> unavailableBecause() {
     Optional<String> because = store.unavailableBecause();
@@ -437,10 +364,6 @@ public class LedgerService implements Ledger {
   @Override
   public void close() {
     store.close();
-  }
-
-  private <T> T read(String operation, Subject subject, LedgerStore.Reading<T> reading) {
-    return store.read(operation, subject, reading);
   }
 
   private Instant now() {

@@ -59,13 +59,13 @@ final class SqliteLedgerStore implements LedgerStore {
   /** Every transaction handed to the writer at once: they share its group transactions. */
   @Override
   public <T> List<T> writeEach(String operation, List<Subject> subjects, List<Work<T>> works) {
-    List<SqliteStore.Unit<T>> units = new ArrayList<>();
+    List<SqliteUnit<T>> units = new ArrayList<>();
     for (int i = 0; i < works.size(); i++) {
       units.add(store.submit(operation, subjects.get(i).toString(), onConnection(works.get(i))));
     }
     List<T> results = new ArrayList<>(units.size());
     RuntimeException failure = null;
-    for (SqliteStore.Unit<T> unit : units) {
+    for (SqliteUnit<T> unit : units) {
       // Each unit is awaited, so none is still pending when the call returns.
       try {
         results.add(store.await(unit));

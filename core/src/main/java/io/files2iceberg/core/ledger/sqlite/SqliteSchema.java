@@ -51,11 +51,15 @@ import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.URI;
 
-import io.files2iceberg.core.ledger.LedgerSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import io.files2iceberg.core.ledger.LedgerSchema;
 
 /**
  * The ledger's collections as SQLite tables: one table per collection, one column per field, all
@@ -194,5 +198,32 @@ final class SqliteSchema {
     return "CREATE INDEX IF NOT EXISTS " + q(table + "_by_" + String.join("_", columns))
         + " ON " + q(table) + " ("
         + Arrays.stream(columns).map(SqliteSchema::q).collect(Collectors.joining(", ")) + ")";
+  }
+
+  /** Creates the schema, or upgrades an older one in place; refuses a newer one. */
+  static Void create(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      int version;
+      try (ResultSet rs = statement.executeQuery("PRAGMA user_version")) {
+        version = rs.next() ? rs.getInt(1) : 0;
+      }
+      if (version > LedgerSchema.VERSION) {
+        throw new IllegalStateException(
+            "The ledger's schema version " + version + " is newer than this build's "
+                + LedgerSchema.VERSION + "; upgrade files2iceberg");
+      }
+      for (String ddl : SqliteSchema.ddl()) {
+        statement.execute(ddl);
+      }
+      if (version >= 1 && version < LedgerSchema.VERSION) {
+        for (String upgrade : SqliteSchema.upgrade(version)) {
+          statement.execute(upgrade);
+        }
+      }
+      if (version < LedgerSchema.VERSION) {
+        statement.execute("PRAGMA user_version = " + LedgerSchema.VERSION);
+      }
+    }
+    return null;
   }
 }

@@ -1,24 +1,18 @@
 package io.files2iceberg.core.ledger.sqlite;
 
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,8 +20,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteErrorCode;
-import org.sqlite.SQLiteException;
 
 /**
  * One SQLite database file shared by several processes and threads: within this process, one
@@ -66,8 +58,6 @@ final class SqliteStore implements AutoCloseable {
   static final Duration DEFAULT_BUSY_TIMEOUT = Duration.ofSeconds(10);
   /** Units per group transaction at most: bounds how long one group holds the write lock. */
   static final int MAX_GROUP = 128;
-  /** Idle read connections kept open; a burst of readers beyond it opens (and closes) its own. */
-  private static final int MAX_IDLE_READERS = 8;
   private static final String SAVEPOINT = "unit";
 
   /** A unit of work on one connection inside one transaction. */
@@ -77,16 +67,14 @@ final class SqliteStore implements AutoCloseable {
   }
 
   private final Path dbFile;
-  private final String url;
-  private final SQLiteConfig config;
   private final Duration busyTimeout;
   // The writer's own connection, open for the store's lifetime: while it is open SQLite also keeps
   // the WAL and its shared-memory index instead of checkpointing and deleting them whenever the
   // last connection closes.
   private final Connection writeConnection;
-  private final BlockingQueue<Unit<?>> queue = new LinkedBlockingQueue<>();
+  private final BlockingQueue<SqliteUnit<?>> queue = new LinkedBlockingQueue<>();
   private final Thread writer;
-  private final Deque<Connection> idleReaders = new ConcurrentLinkedDeque<>();
+  private final SqliteReaders readers;
   private final AtomicLong writeTransactions = new AtomicLong();
   /** Guards {@link #closed} against units added after the writer drained the queue for good. */
   private final Object admission = new Object();
@@ -94,8 +82,7 @@ final class SqliteStore implements AutoCloseable {
 
   private SqliteStore(Path dbFile, SQLiteConfig config, Duration busyTimeout, Connection writeConnection) {
     this.dbFile = dbFile;
-    this.url = url(dbFile);
-    this.config = config;
+    this.readers = new SqliteReaders(SqliteConnections.url(dbFile), config, busyTimeout);
     this.busyTimeout = busyTimeout;
     this.writeConnection = writeConnection;
     this.writer = new Thread(this::writeLoop, "ledger-writer " + dbFile.getFileName());
@@ -121,20 +108,20 @@ final class SqliteStore implements AutoCloseable {
     config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
     Connection writeConnection = null;
     try {
-      writeConnection = config.createConnection(url(file));
+      writeConnection = config.createConnection(SqliteConnections.url(file));
       try (Statement statement = writeConnection.createStatement()) {
         // WAL is a property of the file, set once: readers never block the writer, and the writer
         // never blocks readers.
         statement.execute("PRAGMA journal_mode=WAL");
       }
     } catch (SQLException e) {
-      closeQuietly(writeConnection);
-      throw classify(e, "open", file.toString(), busyTimeout);
+      SqliteConnections.closeQuietly(writeConnection);
+      throw SqliteConnections.classify(e, "open", file.toString(), busyTimeout);
     }
     SqliteStore store = new SqliteStore(file, config, busyTimeout, writeConnection);
     store.writer.start();
     try {
-      store.write("open", file.toString(), SqliteStore::createSchema);
+      store.write("open", file.toString(), SqliteSchema::create);
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -143,31 +130,6 @@ final class SqliteStore implements AutoCloseable {
     return store;
   }
 
-  private static Void createSchema(Connection connection) throws SQLException {
-    try (Statement statement = connection.createStatement()) {
-      int version;
-      try (ResultSet rs = statement.executeQuery("PRAGMA user_version")) {
-        version = rs.next() ? rs.getInt(1) : 0;
-      }
-      if (version > LedgerSchema.VERSION) {
-        throw new IllegalStateException(
-            "The ledger's schema version " + version + " is newer than this build's "
-                + LedgerSchema.VERSION + "; upgrade files2iceberg");
-      }
-      for (String ddl : SqliteSchema.ddl()) {
-        statement.execute(ddl);
-      }
-      if (version >= 1 && version < LedgerSchema.VERSION) {
-        for (String upgrade : SqliteSchema.upgrade(version)) {
-          statement.execute(upgrade);
-        }
-      }
-      if (version < LedgerSchema.VERSION) {
-        statement.execute("PRAGMA user_version = " + LedgerSchema.VERSION);
-      }
-    }
-    return null;
-  }
 
   Path dbFile() {
     return dbFile;
@@ -190,12 +152,12 @@ final class SqliteStore implements AutoCloseable {
    * Hands {@code work} to the writer without waiting: several units submitted at once may share a
    * group. {@link #await} each.
    */
-  <T> Unit<T> submit(String operation, String key, Work<T> work) {
+  <T> SqliteUnit<T> submit(String operation, String key, Work<T> work) {
     if (Thread.currentThread() == writer) {
       // The writer would wait for itself.
       throw new IllegalStateException("Ledger " + operation + " for " + key + ": a write inside a write");
     }
-    Unit<T> unit = new Unit<>(operation, key, work, MDC.getCopyOfContextMap());
+    SqliteUnit<T> unit = new SqliteUnit<>(operation, key, work, MDC.getCopyOfContextMap());
     synchronized (admission) {
       if (closed) {
         throw closedException(operation, key);
@@ -206,7 +168,7 @@ final class SqliteStore implements AutoCloseable {
   }
 
   /** The unit's result once its transaction committed; its failure, as it was thrown, else. */
-  <T> T await(Unit<T> unit) {
+  <T> T await(SqliteUnit<T> unit) {
     try {
       return unit.result.get();
     } catch (ExecutionException e) {
@@ -232,48 +194,7 @@ final class SqliteStore implements AutoCloseable {
     if (closed) {
       throw closedException(operation, key);
     }
-    Connection connection = idleReaders.pollFirst();
-    boolean reusable = false;
-    try {
-      if (connection == null) {
-        connection = config.createConnection(url);
-      }
-      execute(connection, "BEGIN");
-      T result;
-      try {
-        result = work.apply(connection);
-      } catch (RuntimeException e) {
-        try {
-          execute(connection, "ROLLBACK");
-          reusable = true;
-        } catch (SQLException rollback) {
-          // The connection is closed below instead; the failure to report is the work's.
-          LOG.debug("Rollback of {} {} failed", operation, key, rollback);
-        }
-        throw e;
-      }
-      execute(connection, "COMMIT");
-      reusable = true;
-      return result;
-    } catch (SQLException e) {
-      throw classify(e, operation, key, busyTimeout);
-    } finally {
-      if (connection != null) {
-        release(connection, reusable);
-      }
-    }
-  }
-
-  private void release(Connection connection, boolean reusable) {
-    if (reusable && !closed && idleReaders.size() < MAX_IDLE_READERS) {
-      idleReaders.offerFirst(connection);
-      if (closed) {
-        // close() may have emptied the pool just before: empty it again.
-        closeReaders();
-      }
-    } else {
-      closeQuietly(connection);
-    }
+    return readers.read(operation, key, work);
   }
 
   // --- the writer --------------------------------------------------------------------------------
@@ -281,11 +202,11 @@ final class SqliteStore implements AutoCloseable {
   private void writeLoop() {
     try {
       while (true) {
-        Unit<?> first = queue.take();
-        if (first == Unit.STOP) {
+        SqliteUnit<?> first = queue.take();
+        if (first == SqliteUnit.STOP) {
           return;
         }
-        List<Unit<?>> group = new ArrayList<>();
+        List<SqliteUnit<?>> group = new ArrayList<>();
         group.add(first);
         try {
           runGroup(group);
@@ -304,8 +225,8 @@ final class SqliteStore implements AutoCloseable {
         closed = true;
       }
       // Nothing is added any more: whatever waits now never runs.
-      for (Unit<?> unit; (unit = queue.poll()) != null; ) {
-        if (unit != Unit.STOP) {
+      for (SqliteUnit<?> unit; (unit = queue.poll()) != null; ) {
+        if (unit != SqliteUnit.STOP) {
           unit.fail(closedException(unit.operation, unit.key));
         }
       }
@@ -316,13 +237,13 @@ final class SqliteStore implements AutoCloseable {
    * Takes the write lock, adds the units that arrived meanwhile, runs them and commits. Every
    * unit of the group is completed when this returns.
    */
-  private void runGroup(List<Unit<?>> group) {
+  private void runGroup(List<SqliteUnit<?>> group) {
     try {
-      execute(writeConnection, "BEGIN IMMEDIATE");
+      SqliteConnections.execute(writeConnection, "BEGIN IMMEDIATE");
     } catch (SQLException e) {
       // What arrived while this group waited for the lock has waited on the same lock.
       drainInto(group);
-      group.forEach(unit -> unit.fail(classify(e, unit.operation, unit.key, busyTimeout)));
+      group.forEach(unit -> unit.fail(SqliteConnections.classify(e, unit.operation, unit.key, busyTimeout)));
       return;
     }
     drainInto(group);
@@ -332,19 +253,19 @@ final class SqliteStore implements AutoCloseable {
       group.forEach(unit -> unit.fail(closedException(unit.operation, unit.key)));
       return;
     }
-    List<Unit<?>> again = runUnits(group);
+    List<SqliteUnit<?>> again = runUnits(group);
     if (again != null) {
       // The transaction was lost under the group: the units that did not fail run once more.
       if (again.isEmpty()) {
         return;
       }
       try {
-        execute(writeConnection, "BEGIN IMMEDIATE");
+        SqliteConnections.execute(writeConnection, "BEGIN IMMEDIATE");
       } catch (SQLException e) {
-        again.forEach(unit -> unit.fail(classify(e, unit.operation, unit.key, busyTimeout)));
+        again.forEach(unit -> unit.fail(SqliteConnections.classify(e, unit.operation, unit.key, busyTimeout)));
         return;
       }
-      List<Unit<?>> lost = runUnits(again);
+      List<SqliteUnit<?>> lost = runUnits(again);
       if (lost != null) {
         lost.forEach(unit -> unit.fail(new IllegalStateException("Ledger " + unit.operation + " failed for "
             + unit.key + ": the transaction was rolled back twice by other writes of its group")));
@@ -352,10 +273,10 @@ final class SqliteStore implements AutoCloseable {
     }
   }
 
-  private void drainInto(List<Unit<?>> group) {
+  private void drainInto(List<SqliteUnit<?>> group) {
     while (group.size() < MAX_GROUP) {
-      Unit<?> next = queue.peek();
-      if (next == null || next == Unit.STOP) {
+      SqliteUnit<?> next = queue.peek();
+      if (next == null || next == SqliteUnit.STOP) {
         // STOP stays queued: the loop ends after this group.
         return;
       }
@@ -368,120 +289,62 @@ final class SqliteStore implements AutoCloseable {
    * completed, and null is returned. When a unit's failure ended the transaction, that unit is
    * failed and the units not failed are returned, none completed, to run again.
    */
-  private List<Unit<?>> runUnits(List<Unit<?>> group) {
-    List<Unit<?>> succeeded = new ArrayList<>(group.size());
+  private List<SqliteUnit<?>> runUnits(List<SqliteUnit<?>> group) {
+    List<SqliteUnit<?>> succeeded = new ArrayList<>(group.size());
     for (int i = 0; i < group.size(); i++) {
-      Unit<?> unit = group.get(i);
+      SqliteUnit<?> unit = group.get(i);
       try {
-        execute(writeConnection, "SAVEPOINT " + SAVEPOINT);
+        SqliteConnections.execute(writeConnection, "SAVEPOINT " + SAVEPOINT);
       } catch (SQLException e) {
         rollback(writeConnection);
-        group.subList(i, group.size()).forEach(u -> u.fail(classify(e, u.operation, u.key, busyTimeout)));
-        succeeded.forEach(u -> u.fail(classify(e, u.operation, u.key, busyTimeout)));
+        group.subList(i, group.size()).forEach(u -> u.fail(SqliteConnections.classify(e, u.operation, u.key, busyTimeout)));
+        succeeded.forEach(u -> u.fail(SqliteConnections.classify(e, u.operation, u.key, busyTimeout)));
         return null;
       }
       Exception failure = unit.run(writeConnection);
       if (failure == null) {
         try {
-          execute(writeConnection, "RELEASE " + SAVEPOINT);
+          SqliteConnections.execute(writeConnection, "RELEASE " + SAVEPOINT);
           succeeded.add(unit);
           continue;
         } catch (SQLException e) {
           failure = e;
         }
       }
-      unit.fail(failure instanceof SQLException sql ? classify(sql, unit.operation, unit.key, busyTimeout)
+      unit.fail(failure instanceof SQLException sql ? SqliteConnections.classify(sql, unit.operation, unit.key, busyTimeout)
           : (RuntimeException) failure);
       try {
-        execute(writeConnection, "ROLLBACK TO " + SAVEPOINT);
-        execute(writeConnection, "RELEASE " + SAVEPOINT);
+        SqliteConnections.execute(writeConnection, "ROLLBACK TO " + SAVEPOINT);
+        SqliteConnections.execute(writeConnection, "RELEASE " + SAVEPOINT);
       } catch (SQLException e) {
         // SQLite ended the transaction itself (some I/O and constraint errors do): the group's
         // earlier writes are gone with it.
         LOG.warn("Ledger {} for {} ended the transaction of its group of {} writes ({}); the others run again",
             unit.operation, unit.key, group.size(), failure.toString());
         rollback(writeConnection);
-        List<Unit<?>> again = new ArrayList<>(succeeded);
+        List<SqliteUnit<?>> again = new ArrayList<>(succeeded);
         again.addAll(group.subList(i + 1, group.size()));
         return again;
       }
     }
     try {
-      execute(writeConnection, "COMMIT");
+      SqliteConnections.execute(writeConnection, "COMMIT");
     } catch (SQLException e) {
       // Nothing of the group is on disk: every caller hears of the failure, none of a success.
       rollback(writeConnection);
-      succeeded.forEach(unit -> unit.fail(classify(e, unit.operation, unit.key, busyTimeout)));
+      succeeded.forEach(unit -> unit.fail(SqliteConnections.classify(e, unit.operation, unit.key, busyTimeout)));
       return null;
     }
     writeTransactions.incrementAndGet();
-    succeeded.forEach(Unit::complete);
+    succeeded.forEach(SqliteUnit::complete);
     return null;
   }
 
-  /**
-   * One caller's write: its work, and the result it waits for. The work runs on the writer thread
-   * with the caller's logging context; its result is held until the group commits.
-   */
-  static final class Unit<T> {
-    static final Unit<Void> STOP = new Unit<>("stop", "", c -> null, null);
 
-    final String operation;
-    final String key;
-    private final Work<T> work;
-    private final Map<String, String> context;
-    private final CompletableFuture<T> result = new CompletableFuture<>();
-    private T value;
-
-    private Unit(String operation, String key, Work<T> work, Map<String, String> context) {
-      this.operation = operation;
-      this.key = key;
-      this.work = work;
-      this.context = context;
-    }
-
-    /** Runs the work; its failure, or null. */
-    private Exception run(Connection connection) {
-      Map<String, String> writers = MDC.getCopyOfContextMap();
-      if (context != null) {
-        MDC.setContextMap(context);
-      }
-      try {
-        value = work.apply(connection);
-        return null;
-      } catch (SQLException | RuntimeException e) {
-        value = null;
-        return e;
-      } finally {
-        if (writers != null) {
-          MDC.setContextMap(writers);
-        } else {
-          MDC.clear();
-        }
-      }
-    }
-
-    private void complete() {
-      result.complete(value);
-    }
-
-    private void fail(RuntimeException e) {
-      value = null;
-      result.completeExceptionally(e);
-    }
-  }
-
-  // --- statements and errors ---------------------------------------------------------------------
-
-  private static void execute(Connection connection, String sql) throws SQLException {
-    try (Statement statement = connection.createStatement()) {
-      statement.execute(sql);
-    }
-  }
 
   private void rollback(Connection connection) {
     try {
-      execute(connection, "ROLLBACK");
+      SqliteConnections.execute(connection, "ROLLBACK");
     } catch (SQLException e) {
       // No transaction left to roll back (SQLite ended it), or the connection is gone: either
       // way nothing of it commits.
@@ -493,43 +356,10 @@ final class SqliteStore implements AutoCloseable {
     return new IllegalStateException("The ledger " + dbFile + " is closed (" + operation + " " + key + ")");
   }
 
-  /** BUSY and LOCKED outlived the busy timeout: the same call may succeed later. */
-  private static RuntimeException classify(SQLException e, String operation, String key, Duration busyTimeout) {
-    if (isBusy(e)) {
-      return new LedgerUnavailableException(
-          "Ledger " + operation + " for " + key + ": the database stayed locked for "
-              + busyTimeout.toMillis() + " ms (" + e.getMessage() + ")", e);
-    }
-    return new IllegalStateException("Ledger " + operation + " failed for " + key + ": " + e.getMessage(), e);
-  }
 
-  private static boolean isBusy(SQLException e) {
-    int code = e instanceof SQLiteException sqlite ? sqlite.getResultCode().code : e.getErrorCode();
-    // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE, ...) keep the primary code
-    // in their low byte.
-    int primary = code & 0xff;
-    return primary == SQLiteErrorCode.SQLITE_BUSY.code || primary == SQLiteErrorCode.SQLITE_LOCKED.code;
-  }
 
-  private static String url(Path file) {
-    return "jdbc:sqlite:" + file;
-  }
 
-  private static void closeQuietly(Connection connection) {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        LOG.debug("Closing a ledger connection failed", e);
-      }
-    }
-  }
 
-  private void closeReaders() {
-    for (Connection connection; (connection = idleReaders.pollFirst()) != null; ) {
-      closeQuietly(connection);
-    }
-  }
 
   /**
    * Refuses new calls, lets the group in progress finish (a group still waiting for the write lock
@@ -539,13 +369,13 @@ final class SqliteStore implements AutoCloseable {
   public void close() {
     synchronized (admission) {
       if (closed && !writer.isAlive()) {
-        closeQuietly(writeConnection);
-        closeReaders();
+        SqliteConnections.closeQuietly(writeConnection);
+        readers.close();
         return;
       }
       closed = true;
     }
-    queue.add(Unit.STOP);
+    queue.add(SqliteUnit.STOP);
     if (Thread.currentThread() != writer) {
       try {
         // A group waits at most the busy timeout for the lock; its statements take far less.
@@ -557,7 +387,7 @@ final class SqliteStore implements AutoCloseable {
         LOG.warn("The writer of the SQLite ledger {} is still busy; closing its connection under it", dbFile);
       }
     }
-    closeQuietly(writeConnection);
-    closeReaders();
+    SqliteConnections.closeQuietly(writeConnection);
+    readers.close();
   }
 }

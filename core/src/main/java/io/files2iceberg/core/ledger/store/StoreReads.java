@@ -35,6 +35,15 @@ public interface StoreReads {
   /** A batch with what it still owes, if anything. */
   Optional<StoredBatch> batch(String batchId);
 
+  /**
+   * A batch without its file and event id lists (empty in its record) where the store can leave
+   * them out (most of a large batch's document), else whole: for a caller that has the lists
+   * already (they never change once claimed).
+   */
+  default Optional<StoredBatch> batchWithoutLists(String batchId) {
+    return batch(batchId);
+  }
+
   /** The table's partitions in one state, by token, at most {@code limit} ({@link #ALL}: every one). */
   List<PartitionRecord> partitionsIn(String table, PartitionState state, int limit);
 

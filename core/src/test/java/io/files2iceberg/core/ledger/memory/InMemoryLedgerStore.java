@@ -68,9 +68,6 @@ public final class InMemoryLedgerStore implements LedgerStore {
       throw new IllegalStateException(operation + " of " + subject + " made " + tx.writes.size()
           + " writes in one commit, over the store's " + writesPerCommit);
     }
-    tx.created.stream().filter(files::containsKey).findFirst().ifPresent(id -> {
-      throw new IllegalStateException(operation + " creates file " + id + ", which exists");
-    });
     tx.writes.forEach(Runnable::run);
     return result;
   }
@@ -101,7 +98,6 @@ public final class InMemoryLedgerStore implements LedgerStore {
 
   private final class Transaction implements StoreTransaction {
     private final List<Runnable> writes = new ArrayList<>();
-    private final List<String> created = new ArrayList<>();
 
     private <T> T reading(T value) {
       if (!writes.isEmpty()) {
@@ -262,27 +258,28 @@ public final class InMemoryLedgerStore implements LedgerStore {
 
     @Override
     public FileRecord createFile(FileRecord file) {
-      created.add(file.fileId());
+      // Under the lock nothing else commits meanwhile: what is stored now is what the commit meets.
+      if (files.containsKey(file.fileId())) {
+        throw new IllegalStateException("File " + file.fileId() + " exists");
+      }
       writes.add(() -> files.put(file.fileId(), file));
       return file;
     }
 
     @Override
     public FileRecord putFile(FileRecord file) {
-      writes.add(() -> {
-        files.put(file.fileId(), file);
-        if (file.batchId().isEmpty()) {
-          positions.remove(file.fileId());
-        }
-      });
-      return file;
+      return putFile(file, file.batchId().isEmpty() ? null : positions.get(file.fileId()));
     }
 
     @Override
     public FileRecord putFile(FileRecord file, int position) {
+      return putFile(file, Integer.valueOf(position));
+    }
+
+    private FileRecord putFile(FileRecord file, Integer position) {
       writes.add(() -> {
         files.put(file.fileId(), file);
-        positions.put(file.fileId(), position);
+        positions.compute(file.fileId(), (id, kept) -> position);
       });
       return file;
     }
