@@ -10,7 +10,6 @@ import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.storage.StorageClients;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -36,10 +35,6 @@ public final class QuarantineCommand implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  private Home home(HomeOption own) {
-    return (own.home != null ? own : home).resolve();
-  }
-
   @Override
   public void run() {
     throw ErrorOutput.missingCommand(spec);
@@ -58,7 +53,7 @@ public final class QuarantineCommand implements Runnable {
 
     @Override
     public Integer call() {
-      return OperatorRun.run(spec, options.config(), false, parent.home(options.home()), (opened, out, err) -> {
+      return OperatorRun.run(spec, options.config(), false, options.home().resolve(parent.home), (opened, out, err) -> {
         Ledger ledger = opened.ledger();
         out.print(options.json() ? QuarantineFormat.json(ledger.quarantinedMessages(), ledger.quarantinedFiles())
             : QuarantineFormat.human(ledger.quarantinedMessages(), ledger.quarantinedFiles()));
@@ -111,7 +106,7 @@ public final class QuarantineCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "--discard goes with --message");
       }
       boolean message = subject.message != null;
-      return OperatorRun.run(spec, config.path(), message, parent.home(home), (opened, out, err) -> {
+      return OperatorRun.run(spec, config.path(), message, home.resolve(parent.home), (opened, out, err) -> {
         if (message) {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
               () -> StorageClients.shared(opened.registry().deployment().storage()));
