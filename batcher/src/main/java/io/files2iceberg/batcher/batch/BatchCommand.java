@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.batch;
 
 import io.files2iceberg.batcher.cli.BatcherOptions;
+import io.files2iceberg.batcher.cli.CommandGroup;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
@@ -8,6 +9,7 @@ import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
+import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.metrics.BatcherMetrics;
@@ -50,17 +52,7 @@ import picocli.CommandLine.Option;
       "recovers batches whose batcher died. One batch at a time per table, tables in parallel."
     },
     subcommands = {BatchCommand.RunOnce.class, BatchCommand.Serve.class})
-public final class BatchCommand implements Runnable {
-
-  /** {@code batch --home DIR run-once}; a subcommand's own {@code --home} wins. */
-  @Mixin HomeOption home;
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    throw ErrorOutput.missingCommand(spec);
-  }
+public final class BatchCommand extends CommandGroup {
 
   /**
    * The planner and what it holds open, built from the options; empty after printing every
@@ -157,8 +149,8 @@ public final class BatchCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       Optional<Planner> opened = json.json()
-          ? Planner.open(settings, home.resolve(batch.home), event -> EventJson.print(out, EventJson.batch(event)), err)
-          : Planner.open(settings, home.resolve(batch.home), out, err);
+          ? Planner.open(settings, batch.home(home), event -> EventJson.print(out, EventJson.batch(event)), err)
+          : Planner.open(settings, batch.home(home), out, err);
       if (opened.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -170,14 +162,7 @@ public final class BatchCommand implements Runnable {
           return ExitCode.INVALID;
         }
         RunSummary summary = tables.isEmpty() ? planner.runner.runOnce() : planner.runner.runOnce(tables);
-        if (json.json()) {
-          EventJson.print(out, EventJson.runFinished(summary));
-        } else {
-          out.println("run: " + summary.describe());
-          out.flush();
-        }
-        summary.errors().forEach(error -> ErrorOutput.print(err, error));
-        return summary.isClean() ? 0 : ExitCode.FAILED;
+        return OperatorTable.summarize(summary, json.json(), out, err);
       }
     }
   }
@@ -248,7 +233,7 @@ public final class BatchCommand implements Runnable {
     public Integer call() throws InterruptedException {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<Planner> opened = Planner.open(settings, home.resolve(batch.home), out, err);
+      Optional<Planner> opened = Planner.open(settings, batch.home(home), out, err);
       if (opened.isEmpty()) {
         return ExitCode.INVALID;
       }

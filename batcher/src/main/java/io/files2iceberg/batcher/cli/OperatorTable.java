@@ -28,7 +28,8 @@ import java.util.function.Supplier;
 /**
  * What {@code replay}, {@code backfill} and {@code reconcile} share: the table option, its
  * profile, the storage listing, progress on stderr, JSON output, and running the batcher for the
- * table ({@code --run}, {@code replay --no-checkpoint}).
+ * table ({@code --run}, {@code replay --no-checkpoint}); the run's summary is printed as {@code
+ * batch run-once} prints it ({@link #summarize}).
  */
 public final class OperatorTable {
   private OperatorTable() {}

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.quarantine;
 
+import io.files2iceberg.batcher.cli.CommandGroup;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
@@ -28,17 +29,7 @@ import picocli.CommandLine.Option;
       "with their reasons; release them once the cause is fixed."
     },
     subcommands = {QuarantineCommand.ListCommand.class, QuarantineCommand.ReleaseCommand.class})
-public final class QuarantineCommand implements Runnable {
-
-  /** Also taken before the subcommand ({@code quarantine --home DIR list}); the subcommand's wins. */
-  @Mixin HomeOption home;
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    throw ErrorOutput.missingCommand(spec);
-  }
+public final class QuarantineCommand extends CommandGroup {
 
   /** {@code quarantine list}. */
   @Command(name = "list", mixinStandardHelpOptions = true,
@@ -53,7 +44,7 @@ public final class QuarantineCommand implements Runnable {
 
     @Override
     public Integer call() {
-      return OperatorRun.run(spec, options.config(), false, options.home().resolve(parent.home), (opened, out, err) -> {
+      return OperatorRun.run(spec, options.config(), false, parent.home(options.home()), (opened, out, err) -> {
         Ledger ledger = opened.ledger();
         out.print(options.json() ? QuarantineFormat.json(ledger.quarantinedMessages(), ledger.quarantinedFiles())
             : QuarantineFormat.human(ledger.quarantinedMessages(), ledger.quarantinedFiles()));
@@ -106,7 +97,7 @@ public final class QuarantineCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "--discard goes with --message");
       }
       boolean message = subject.message != null;
-      return OperatorRun.run(spec, config.path(), message, home.resolve(parent.home), (opened, out, err) -> {
+      return OperatorRun.run(spec, config.path(), message, parent.home(home), (opened, out, err) -> {
         if (message) {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
               () -> StorageClients.shared(opened.registry().deployment().storage()));
