@@ -1,9 +1,7 @@
 package io.files2iceberg.batcher.backfill;
 
-import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.DryRunOption;
-import io.files2iceberg.batcher.cli.ExitCode;
-import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
@@ -14,8 +12,6 @@ import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.time.Clock;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -36,7 +32,6 @@ import picocli.CommandLine.Option;
     })
 public final class BackfillCommand implements Callable<Integer> {
   @Mixin OperatorOptions options;
-  @Mixin HomeOption home;
   @Mixin JobTimeoutOption jobTimeout;
 
   @Mixin TableOption.Required table;
@@ -53,38 +48,20 @@ public final class BackfillCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
     if (limit < 0) {
-      ConfigProblems.print(err, "the command line", List.of("--limit: must be 0 (all) or more, got " + limit));
-      return ExitCode.INVALID;
+      return CommandLineProblem.print(spec.commandLine().getErr(), "--limit: must be 0 (all) or more, got " + limit);
     }
-    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
-      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
-      if (profile.isEmpty()) {
-        return ExitCode.INVALID;
-      }
-      PartitionRange range;
-      try {
-        range = PartitionRange.of(profile.get(), options.from, options.to);
-      } catch (IllegalArgumentException e) {
-        ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
-        return ExitCode.INVALID;
-      }
+    return OperatorRun.run(spec, options, (opened, out, err) -> {
+      TableProfile profile = OperatorTable.profile(opened.registry(), table.table(), options.config());
+      PartitionRange range = OperatorTable.range(() -> PartitionRange.of(profile, options.from, options.to));
       Backfill.Report report = new Backfill(OperatorTable.listing(opened.registry()), opened.ledger(), Clock.systemUTC())
-          .run(profile.get(), range, limit, dryRun.dryRun(), OperatorTable.progress("backfill", err));
+          .run(profile, range, limit, dryRun.dryRun(), OperatorTable.progress("backfill", err));
       print(report, out);
       if (!run.run() || dryRun.dryRun()) {
         return 0;
       }
-      Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile.get(),
-          opened.ledger(), opened.home(), jobTimeout.value(), options.config(), err);
-      if (batches.isEmpty()) {
-        return ExitCode.INVALID;
-      }
-      try (OperatorTable.Batches open = batches.get()) {
-        return OperatorTable.summarize(open.runTable(profile.get()), options.json, out, err);
-      }
+      return OperatorTable.runBatches(opened, profile, options, jobTimeout.value(), out, err,
+          batches -> batches.runTable(profile));
     });
   }
 

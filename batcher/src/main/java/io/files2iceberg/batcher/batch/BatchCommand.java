@@ -1,15 +1,15 @@
 package io.files2iceberg.batcher.batch;
 
-import io.files2iceberg.batcher.cli.ConcurrencyOption;
-import io.files2iceberg.batcher.cli.ConfigOption;
+import io.files2iceberg.batcher.cli.BatcherOptions;
+import io.files2iceberg.batcher.cli.CommandGroup;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
-import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
+import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.launch.Launchers;
 import io.files2iceberg.batcher.metrics.BatcherMetrics;
@@ -17,7 +17,6 @@ import io.files2iceberg.batcher.metrics.MetricsEndpoint;
 import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.plan.BatchEvent;
 import io.files2iceberg.batcher.plan.BatchRunner;
-import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.batcher.plan.RunSummary;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;
@@ -53,31 +52,7 @@ import picocli.CommandLine.Option;
       "recovers batches whose batcher died. One batch at a time per table, tables in parallel."
     },
     subcommands = {BatchCommand.RunOnce.class, BatchCommand.Serve.class})
-public final class BatchCommand implements Runnable {
-
-  /** {@code batch --home DIR run-once}; a subcommand's own {@code --home} wins. */
-  @Mixin HomeOption home;
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** The subcommand's {@code --home}, else this command's, else the default. */
-  Home home(HomeOption own) {
-    return own.home != null ? own.resolve() : home.resolve();
-  }
-
-  @Override
-  public void run() {
-    throw ErrorOutput.missingCommand(spec);
-  }
-
-  /** The options both triggers take. */
-  static final class RunSettings {
-    @Mixin ConfigOption.Required config;
-
-    @Mixin ConcurrencyOption concurrency;
-
-    @Mixin JobTimeoutOption jobTimeout;
-  }
+public final class BatchCommand extends CommandGroup {
 
   /**
    * The planner and what it holds open, built from the options; empty after printing every
@@ -97,7 +72,7 @@ public final class BatchCommand implements Runnable {
     }
 
     /** With each event printed on {@code out} as a line for people. */
-    static Optional<Planner> open(RunSettings settings, Home home, PrintWriter out, PrintWriter err) {
+    static Optional<Planner> open(BatcherOptions settings, Home home, PrintWriter out, PrintWriter err) {
       return open(settings, home, event -> {
         synchronized (out) {
           out.println(event.describe());
@@ -106,19 +81,19 @@ public final class BatchCommand implements Runnable {
       }, err);
     }
 
-    static Optional<Planner> open(RunSettings settings, Home home, Consumer<BatchEvent> events, PrintWriter err) {
-      if (settings.concurrency.value() < 1) {
+    static Optional<Planner> open(BatcherOptions settings, Home home, Consumer<BatchEvent> events, PrintWriter err) {
+      if (settings.concurrency() < 1) {
         ConfigProblems.print(err, "the options", List.of("--concurrency: must be at least 1, got "
-            + settings.concurrency.value()));
+            + settings.concurrency()));
         return Optional.empty();
       }
-      Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config.path(), home, err);
+      Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config(), home, err);
       if (loaded.isEmpty()) {
         return Optional.empty();
       }
       ProfileRegistry profiles = loaded.get();
       Optional<Launchers> checked =
-          JobLaunchers.open(profiles.profiles(), profiles.deployment(), home, settings.config.path(), err);
+          JobLaunchers.open(profiles.profiles(), profiles.deployment(), home, settings.config(), err);
       if (checked.isEmpty()) {
         return Optional.empty();
       }
@@ -128,11 +103,11 @@ public final class BatchCommand implements Runnable {
         ledger = Ledgers.open(profiles.deployment().ledger(), Clock.systemUTC());
       } catch (IllegalStateException | IllegalArgumentException e) {
         launchers.close();
-        ConfigProblems.print(err, settings.config.path().toString(), List.of("ledger: " + e.getMessage()));
+        ConfigProblems.print(err, settings.config().toString(), List.of("ledger: " + e.getMessage()));
         return Optional.empty();
       }
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
-          .options(new RunOptions(settings.concurrency.value(), settings.jobTimeout.value()))
+          .options(settings.runOptions())
           .events(events)
           .build();
       return Optional.of(new Planner(profiles, ledger, launchers, runner));
@@ -155,7 +130,7 @@ public final class BatchCommand implements Runnable {
         "configuration errors (all of them listed)."
       })
   static final class RunOnce implements Callable<Integer> {
-    @Mixin RunSettings settings;
+    @Mixin BatcherOptions settings;
     @Mixin HomeOption home;
     @CommandLine.ParentCommand BatchCommand batch;
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -182,19 +157,12 @@ public final class BatchCommand implements Runnable {
       try (Planner planner = opened.get()) {
         List<String> unknown = tables.stream().filter(t -> planner.profiles.byTable(t).isEmpty()).toList();
         if (!unknown.isEmpty()) {
-          ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config.path()
+          ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config()
               + " loads it");
           return ExitCode.INVALID;
         }
         RunSummary summary = tables.isEmpty() ? planner.runner.runOnce() : planner.runner.runOnce(tables);
-        if (json.json()) {
-          EventJson.print(out, EventJson.runFinished(summary));
-        } else {
-          out.println("run: " + summary.describe());
-          out.flush();
-        }
-        summary.errors().forEach(error -> ErrorOutput.print(err, error));
-        return summary.isClean() ? 0 : ExitCode.FAILED;
+        return OperatorTable.summarize(summary, json.json(), out, err);
       }
     }
   }
@@ -209,7 +177,7 @@ public final class BatchCommand implements Runnable {
   static final class Serve implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(Serve.class);
 
-    @Mixin RunSettings settings;
+    @Mixin BatcherOptions settings;
     @Mixin HomeOption home;
     @CommandLine.ParentCommand BatchCommand batch;
 

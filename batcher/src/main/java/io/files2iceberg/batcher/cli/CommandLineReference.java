@@ -14,9 +14,7 @@ final class CommandLineReference {
 
   /** Every command and subcommand's usage help, in the order {@code --help} lists them. */
   static String page() {
-    StringBuilder page = new StringBuilder();
-    ReferencePages.header(page, "Command line");
-    page.append("`bin/files2iceberg` runs these commands; each prints the same with `--help`. Every command\n")
+    StringBuilder page = ReferencePages.begin("Command line").append("`bin/files2iceberg` runs these commands; each prints the same with `--help`. Every command\n")
         .append("takes `--home DIR` (the embedded home: `--home`, else `$FILES2ICEBERG_HOME`, else\n")
         .append("`.files2iceberg/` in the working directory) and `--deployment FILE`, and `-V` prints the build's\n")
         .append("version. What the commands do, with examples: [Getting started](../getting-started.md),\n")

@@ -4,9 +4,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --concurrency}, for the commands that run the batcher over every table ({@code batch run-once},
- * {@code batch serve}, {@code local}). The default is {@code batch}'s; {@code local} passes its own by
- * initialising the mixin ({@code new ConcurrencyOption(2)}), which picocli uses and shows as the
- * default. Its wording is its entry {@code files2iceberg.local.concurrency} in {@code
+ * {@code batch serve}, {@code local}), through {@link BatcherOptions}. The default is {@code batch}'s;
+ * {@code local} passes its own by initialising the mixin ({@code new BatcherOptions(2)} creates {@code
+ * new ConcurrencyOption(2)}), which picocli uses and shows as the default. Its wording is its entry {@code files2iceberg.local.concurrency} in {@code
  * OptionText.properties}.
  */
 public final class ConcurrencyOption {

@@ -14,7 +14,7 @@ import java.util.Optional;
 
 /**
  * How every command reports configuration it cannot use: all problems at once, each on its own
- * line, then exit {@link Files2Iceberg#ExitCode.INVALID}.
+ * line, then exit {@link ExitCode#INVALID}.
  *
  * <pre>
  * error: 2 problem(s) in profiles/:

@@ -20,9 +20,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
  *   profiles/clicks.conf: extract.max-batch-sise: unknown key; did you mean 'max-batch-size'?
  * </pre>
  *
- * <p>A usage error exits {@link Files2Iceberg#ExitCode.INVALID}, followed by the command's usage unless
+ * <p>A usage error exits {@link ExitCode#INVALID}, followed by the command's usage unless
  * the line already says what was probably meant; a failure while running exits {@link
- * Files2Iceberg#ExitCode.FAILED}.
+ * ExitCode#FAILED}.
  */
 public final class ErrorOutput {
   /** What every error line starts with. */

@@ -11,9 +11,7 @@ final class ExitCodesReference {
 
   /** The exit codes of the commands and of the Spark job. */
   static String page() {
-    StringBuilder page = new StringBuilder();
-    ReferencePages.header(page, "Exit codes");
-    page.append("## `bin/files2iceberg`\n\n")
+    StringBuilder page = ReferencePages.begin("Exit codes").append("## `bin/files2iceberg`\n\n")
         .append("| code | meaning |\n|---|---|\n")
         .append("| `0` | done: nothing failed (`reconcile`: no drift, or `--fix` recorded all of it; `status`: no"
             + " partition FAILED, no table STOPPED; `batch run-once`: also when there was nothing to do) |\n")

@@ -17,4 +17,12 @@ public final class HomeOption {
   public Home resolve() {
     return Home.resolve(Optional.ofNullable(home), System.getenv());
   }
+
+  /**
+   * A subcommand's {@code --home} when given, else its command group's ({@code batch --home DIR
+   * run-once}), else the default.
+   */
+  public Home resolve(HomeOption group) {
+    return (home != null ? this : group).resolve();
+  }
 }

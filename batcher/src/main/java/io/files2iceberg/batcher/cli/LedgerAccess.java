@@ -56,8 +56,7 @@ public final class LedgerAccess {
         return new Failed(ExitCode.INVALID);
       }
     } else if (configRequired) {
-      ConfigProblems.print(err, "the command line", List.of("--config: required (the profiles of the tables)"));
-      return new Failed(ExitCode.INVALID);
+      return new Failed(CommandLineProblem.print(err, "--config: required (the profiles of the tables)"));
     } else if (!Files.isRegularFile(home.ledgerDb())) {
       ConfigProblems.print(err, "the home " + home.root(), List.of(home.ledgerDb()
           + ": no embedded ledger (nothing recorded yet); pass --home, or --config for the profiles' ledger"));

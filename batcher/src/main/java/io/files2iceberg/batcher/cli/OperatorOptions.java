@@ -4,9 +4,14 @@ import java.nio.file.Path;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** The options {@code replay}, {@code backfill} and {@code reconcile} share. */
+/**
+ * The options {@code replay}, {@code backfill} and {@code reconcile} share: the profiles, the
+ * partition range, {@code --json} and {@code --home}.
+ */
 public final class OperatorOptions {
   @Mixin ConfigOption.Required config;
+
+  @Mixin HomeOption home;
 
   @Option(names = "--from", paramLabel = "VALUE",
       description = "First partition value (inclusive): a date in the profile's date-format (or yyyy-MM-dd) for "
@@ -23,5 +28,9 @@ public final class OperatorOptions {
   /** The profiles: the table's glob and partitioning; the ledger is the deployment file's beside them. */
   public Path config() {
     return config.path();
+  }
+
+  public HomeOption home() {
+    return home;
   }
 }

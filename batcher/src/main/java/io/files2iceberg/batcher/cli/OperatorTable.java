@@ -1,8 +1,8 @@
 package io.files2iceberg.batcher.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.cloud.storage.Storage;
 import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.plan.BatchRunner;
@@ -22,11 +22,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * What {@code replay}, {@code backfill} and {@code reconcile} share: the table option, its
  * profile, the storage listing, progress on stderr, JSON output, and running the batcher for the
- * table ({@code --run}, {@code replay --no-checkpoint}).
+ * table ({@code --run}, {@code replay --no-checkpoint}); the run's summary is printed as {@code
+ * batch run-once} prints it ({@link #summarize}).
  */
 public final class OperatorTable {
   private OperatorTable() {}
@@ -37,15 +40,28 @@ public final class OperatorTable {
     return new StorageListing(() -> StorageClients.shared(storage));
   }
 
-  /** The profile loading {@code table}, or empty after printing which tables the profiles load. */
-  public static Optional<TableProfile> profile(ProfileRegistry profiles, String table, Path config, PrintWriter err) {
-    Optional<TableProfile> profile = profiles.byTable(table);
-    if (profile.isEmpty()) {
-      ConfigProblems.print(err, "the command line", List.of("--table " + table + ": no profile in " + config
-          + " loads it; tables there: " + String.join(", ", profiles.profiles().stream().map(TableProfile::table)
-          .sorted().toList())));
+  /**
+   * The profile loading {@code table}.
+   *
+   * @throws CommandLineProblem naming the tables the profiles load, when none loads it
+   */
+  public static TableProfile profile(ProfileRegistry profiles, String table, Path config) {
+    return profiles.byTable(table).orElseThrow(() -> new CommandLineProblem("--table " + table + ": no profile in "
+        + config + " loads it; tables there: " + String.join(", ", profiles.profiles().stream()
+        .map(TableProfile::table).sorted().toList())));
+  }
+
+  /**
+   * The partition range of {@code --from}/{@code --to} (or {@code --partition}), as {@code range} reads it.
+   *
+   * @throws CommandLineProblem when a value does not fit the table's partitioning
+   */
+  public static PartitionRange range(Supplier<PartitionRange> range) {
+    try {
+      return range.get();
+    } catch (IllegalArgumentException e) {
+      throw new CommandLineProblem(e.getMessage());
     }
-    return profile;
   }
 
   /** Progress lines on stderr, prefixed with the command. */
@@ -58,7 +74,7 @@ public final class OperatorTable {
 
   /**
    * {@code run: <summary>} on stdout (with {@code json}, the {@code run_finished} event's line),
-   * each error on stderr; 0 when clean, else {@link Files2Iceberg#ExitCode.FAILED}.
+   * each error on stderr; 0 when clean, else {@link ExitCode#FAILED}.
    */
   public static int summarize(RunSummary summary, boolean json, PrintWriter out, PrintWriter err) {
     if (json) {
@@ -87,6 +103,23 @@ public final class OperatorTable {
     ObjectNode node = JsonLines.record(kind);
     node.setAll((ObjectNode) JsonLines.tree(report));
     return node;
+  }
+
+  /**
+   * Runs the batcher for the table of a {@code replay} or {@code backfill} ({@code --run}, {@code
+   * --no-checkpoint}) and prints its summary ({@link #summarize}); {@link ExitCode#INVALID} after
+   * printing the launcher problems of the profile.
+   */
+  public static int runBatches(LedgerAccess.Opened opened, TableProfile profile, OperatorOptions options,
+      Duration jobTimeout, PrintWriter out, PrintWriter err, Function<Batches, RunSummary> run) {
+    Optional<Batches> batches = Batches.open(opened.registry(), profile, opened.ledger(), opened.home(), jobTimeout,
+        options.config(), err);
+    if (batches.isEmpty()) {
+      return ExitCode.INVALID;
+    }
+    try (Batches open = batches.get()) {
+      return summarize(run.apply(open), options.json, out, err);
+    }
   }
 
   /** How the batcher runs for the commands: the launcher each profile names, events on stderr. */

@@ -15,9 +15,9 @@ final class ReferencePages {
 
   private ReferencePages() {}
 
-  /** The page's first lines: that it is generated and how to regenerate it, and its title. */
-  static void header(StringBuilder page, String title) {
-    page.append("<!-- Generated from the code by ReferencePagesTest; do not edit. Regenerate with\n     ")
+  /** A page begun with its first lines: that it is generated and how to regenerate it, and its title. */
+  static StringBuilder begin(String title) {
+    return new StringBuilder("<!-- Generated from the code by ReferencePagesTest; do not edit. Regenerate with\n     ")
         .append(REGENERATE).append(" -->\n# ").append(title).append("\n\n");
   }
 }

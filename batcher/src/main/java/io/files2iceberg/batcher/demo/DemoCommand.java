@@ -7,8 +7,6 @@ import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
-import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.batcher.local.LocalCommand;
 import io.files2iceberg.batcher.local.LocalPipeline;
 import io.files2iceberg.batcher.local.PipelineOutput;
@@ -79,7 +77,7 @@ public final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    PipelineOutput output = json.json() ? PipelineOutput.json(out, err) : PipelineOutput.lines(out, err, PREFIX);
+    PipelineOutput output = PipelineOutput.of(json.json(), out, err, PREFIX);
     Instant started = Instant.now();
     Home resolved = home.resolve();
     DemoLanding demo = new DemoLanding(resolved);
@@ -114,17 +112,12 @@ public final class DemoCommand implements Callable<Integer> {
     }
     List<PartitionRecord> failed;
     Optional<Long> firstSnapshot = Optional.empty();
-    LocalPipeline opened;
-    try {
-      opened = LocalPipeline.start(profiles, demo.profiles(), resolved, demo.landing(),
-          LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
-          ListenerProcess.locateTarget(System.getenv(), Path.of("")),
-          new RunOptions(1, Duration.ofMinutes(30)), output);
-    } catch (IllegalArgumentException e) {
-      ErrorOutput.print(err, e.getMessage());
+    Optional<LocalPipeline> opened = LocalPipeline.startHere(profiles, demo.profiles(), resolved, demo.landing(),
+        new RunOptions(1, Duration.ofMinutes(30)), output, err);
+    if (opened.isEmpty()) {
       return ExitCode.INVALID;
     }
-    try (LocalPipeline pipeline = opened) {
+    try (LocalPipeline pipeline = opened.get()) {
       Duration interval = Duration.ofSeconds(1);
       failed = pipeline.catchUp(interval, timeout).failedPartitions();
       Optional<Path> late = demo.landLateFile(Clock.systemUTC());

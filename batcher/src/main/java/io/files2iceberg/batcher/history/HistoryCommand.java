@@ -47,12 +47,11 @@ public final class HistoryCommand implements Callable<Integer> {
   public Integer call() {
     Instant from = since.from(Clock.systemUTC());
     String name = table.table();
-    return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
+    return OperatorRun.run(spec, options, (opened, out, err) -> {
       boolean known = opened.ledger().tables().contains(name)
           || opened.profiles().flatMap(registry -> registry.byTable(name)).isPresent();
       if (!known) {
-        throw new NotInLedgerException("no table " + name + " in the ledger"
-            + (opened.profiles().isPresent() ? " or the profiles" : ""));
+        throw NotInLedgerException.table(name, opened);
       }
       List<FileLoad> loads = LoadHistory.read(opened.ledger(), name, from);
       out.print(options.json() ? HistoryFormat.json(name, from, loads) : HistoryFormat.human(name, from, loads));

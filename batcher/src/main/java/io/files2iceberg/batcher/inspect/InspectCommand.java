@@ -58,7 +58,7 @@ public final class InspectCommand implements Callable<Integer> {
     if (generation != null && subject.file == null) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--generation needs --file");
     }
-    return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
+    return OperatorRun.run(spec, options, (opened, out, err) -> {
       History history = subject.batch != null
           ? History.ofBatch(opened.ledger(), subject.batch, t -> opened.profiles().flatMap(r -> r.byTable(t)),
               opened.profiles().flatMap(r -> r.deployment().job().dataprocRegion()),

@@ -1,14 +1,11 @@
 package io.files2iceberg.batcher.launch;
 
 import io.files2iceberg.core.manifest.AttemptResult;
-import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
-import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.TableProfile;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -16,13 +13,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * batcher and keeps logging. Its pid goes to {@code <batchId>-attempt<N>.pid} beside the log, so
  * that recovery can {@link #reattach} to it. The result is the job's {@link AttemptResult} beside
  * the manifest; only when the job wrote none (killed, out of memory) do the exit code and the log's
- * last line starting with {@value #JOB_LINE_PREFIX} (and its last metrics line) stand in.
+ * last line starting with {@value LocalJob#JOB_LINE_PREFIX} (and its last metrics line) stand in.
  */
 public final class LocalSparkLauncher implements Launcher {
   private static final Logger LOG = LoggerFactory.getLogger(LocalSparkLauncher.class);
@@ -55,13 +50,7 @@ public final class LocalSparkLauncher implements Launcher {
   public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx2g");
 
   static final String MAIN_CLASS = "io.files2iceberg.sparkjob.BatchJob";
-  static final String JAVA_OPTIONS_RESOURCE = "files2iceberg/spark-java-options.txt";
-  static final String BUILD_FOLDER_RESOURCE = "files2iceberg/build-folder.txt";
-  static final String CLASSPATH_FILE = "classpath.txt";
-  static final String LEDGER_CLASSPATH_FILE = "ledger-classpath.txt";
-  static final String JOB_LINE_PREFIX = "files2iceberg:";
   private static final String HADOOP_PREFIX = "spark.hadoop.";
-  private static final String BUILD_HINT = "build the job first: mvn -pl spark-job -am package -DskipTests";
 
   private final Path sparkJobTarget;
   private final Path fallbackLogs;
@@ -79,30 +68,11 @@ public final class LocalSparkLauncher implements Launcher {
   public LocalSparkLauncher(Path sparkJobTarget, Path fallbackLogs, List<String> jvmOptions) {
     this.sparkJobTarget = sparkJobTarget.toAbsolutePath().normalize();
     this.fallbackLogs = fallbackLogs.toAbsolutePath().normalize();
-    Path classes = this.sparkJobTarget.resolve("classes");
-    Path optionsFile = classes.resolve(JAVA_OPTIONS_RESOURCE);
-    List<Path> required = List.of(this.sparkJobTarget.resolve(CLASSPATH_FILE),
-        this.sparkJobTarget.resolve(LEDGER_CLASSPATH_FILE), optionsFile, classes.resolve(BUILD_FOLDER_RESOURCE));
-    for (Path file : required) {
-      if (!Files.isRegularFile(file)) {
-        throw new LaunchException("The Spark job is not built: " + file + " is missing; " + BUILD_HINT, false);
-      }
-    }
-    List<String> built = new ArrayList<>();
-    String classpathText;
-    built.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    try {
-      built.addAll(parseOptions(Files.readString(optionsFile)));
-      built.addAll(jvmOptions);
-      classpathText = classpath(classes);
-      built.add("-cp");
-      built.add(classpathText);
-    } catch (IOException e) {
-      throw new LaunchException("Cannot read the Spark job's build in " + this.sparkJobTarget + ": " + e, false, e);
-    }
+    SparkJobBuild build = SparkJobBuild.read(this.sparkJobTarget, jvmOptions);
+    List<String> built = new ArrayList<>(build.java());
     built.add(MAIN_CLASS);
     this.command = List.copyOf(built);
-    this.classpath = classpathText;
+    this.classpath = build.classpath();
   }
 
   /** The Spark property that gives executors their classpath. */
@@ -143,53 +113,6 @@ public final class LocalSparkLauncher implements Launcher {
   }
 
   /**
-   * The job's classpath: its classes, {@value #CLASSPATH_FILE} (Spark and every library) and
-   * {@value #LEDGER_CLASSPATH_FILE} (the Firestore ledger's shaded jar, for {@code ledger.type =
-   * firestore}). The build writes absolute paths; an entry inside the checkout that built it (this
-   * project's own modules, such as core's jar) is taken from the checkout this target folder is in,
-   * so a copied or moved checkout runs its own jars, not the original's.
-   *
-   * @throws LaunchException (not retryable) naming the first entry that does not exist
-   */
-  private String classpath(Path classes) throws IOException {
-    Path builtIn = Path.of(lastLine(classes.resolve(BUILD_FOLDER_RESOURCE))).getParent();
-    Path checkout = sparkJobTarget.getParent() == null ? null : sparkJobTarget.getParent().getParent();
-    List<String> entries = new ArrayList<>();
-    entries.add(classes.toString());
-    for (String file : List.of(CLASSPATH_FILE, LEDGER_CLASSPATH_FILE)) {
-      for (String entry : Files.readString(sparkJobTarget.resolve(file)).trim().split(java.io.File.pathSeparator)) {
-        if (entry.isBlank()) {
-          continue;
-        }
-        Path path = Path.of(entry);
-        if (builtIn != null && checkout != null && path.startsWith(builtIn)) {
-          path = checkout.resolve(builtIn.relativize(path));
-        }
-        if (!Files.exists(path)) {
-          throw new LaunchException("The Spark job's build is incomplete: " + path + " (in " + sparkJobTarget.resolve(file)
-              + ") does not exist; " + BUILD_HINT, false);
-        }
-        entries.add(path.toString());
-      }
-    }
-    return String.join(java.io.File.pathSeparator, entries);
-  }
-
-  /** The last line of a generated file that is neither blank nor a {@code #} comment. */
-  private static String lastLine(Path file) throws IOException {
-    String last = null;
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      if (!line.isBlank() && !line.strip().startsWith("#")) {
-        last = line.strip();
-      }
-    }
-    if (last == null) {
-      throw new LaunchException("The Spark job's build is incomplete: " + file + " is empty; " + BUILD_HINT, false);
-    }
-    return last;
-  }
-
-  /**
    * The local launcher of a deployment's {@code job.mode} ({@link JobSettings#modeOnLocal}): a
    * {@link WarmLocalLauncher} on {@code <home>/warm} (the default), or this launcher, a JVM per batch.
    */
@@ -214,22 +137,10 @@ public final class LocalSparkLauncher implements Launcher {
    * @throws LaunchException (not retryable) when none is found
    */
   public static Path locateSparkJobTarget(Map<String, String> env, Path workingDir) {
-    String property = System.getProperty(SPARK_JOB_DIR_PROPERTY);
-    if (property != null && !property.isBlank()) {
-      return Path.of(property);
-    }
-    String fromEnv = env.get(SPARK_JOB_DIR_ENV);
-    if (fromEnv != null && !fromEnv.isBlank()) {
-      return Path.of(fromEnv);
-    }
-    for (Path dir = workingDir.toAbsolutePath().normalize(); dir != null; dir = dir.getParent()) {
-      if (Files.isRegularFile(dir.resolve("spark-job").resolve("pom.xml"))) {
-        return dir.resolve("spark-job").resolve("target");
-      }
-    }
-    throw new LaunchException("Cannot find the Spark job's build: set -D" + SPARK_JOB_DIR_PROPERTY + " or $"
-        + SPARK_JOB_DIR_ENV + " to spark-job/target, or run from the files2iceberg checkout (no spark-job/pom.xml at or"
-        + " above " + workingDir.toAbsolutePath().normalize() + ")", false);
+    return BuildFolder.locate("spark-job", SPARK_JOB_DIR_PROPERTY, SPARK_JOB_DIR_ENV, env, workingDir).orElseThrow(() ->
+        new LaunchException("Cannot find the Spark job's build: set -D" + SPARK_JOB_DIR_PROPERTY + " or $"
+            + SPARK_JOB_DIR_ENV + " to spark-job/target, or run from the files2iceberg checkout (no spark-job/pom.xml at"
+            + " or above " + workingDir.toAbsolutePath().normalize() + ")", false));
   }
 
   /** The command without {@code --manifest}, for messages and tests. */
@@ -426,171 +337,7 @@ public final class LocalSparkLauncher implements Launcher {
     return Optional.of(Path.of(path));
   }
 
-  static List<String> parseOptions(String text) {
-    List<String> options = new ArrayList<>();
-    for (String line : text.split("\\R")) {
-      String trimmed = line.trim();
-      if (!trimmed.isEmpty() && !trimmed.startsWith("#")) {
-        options.addAll(List.of(trimmed.split("\\s+")));
-      }
-    }
-    return options;
-  }
-
   private static java.io.File nullDevice() {
     return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
-  }
-
-  /**
-   * How a run ended, from what it left: its result file when it wrote one (the job's own word),
-   * else the exit code (when known) and its log's last {@value #JOB_LINE_PREFIX} line, metrics
-   * line and last line (a job killed or out of memory before it could write its result).
-   */
-  static JobResult ended(Optional<Integer> exitCode, boolean cancelled, Path log, Optional<String> resultLocation,
-      AttemptResults results) {
-    Optional<AttemptResult> written = resultLocation.flatMap(results::read);
-    if (written.isPresent() && !cancelled) {
-      return AttemptResults.toJobResult(written.get(), Optional.of(log.toString()));
-    }
-    LogTail tail = LogTail.of(log);
-    JobExit exit = exitCode.map(JobExit::fromCode).orElse(JobExit.FAILED);
-    Optional<BatchLoadReport> report = tail.report();
-    boolean fromJob = exitCode.isPresent() && (tail.jobLine().isPresent() || (exit == JobExit.LOADED
-        && report.isPresent()));
-    String code = exitCode.map(c -> "code " + c).orElse("an unknown code (its batcher died)");
-    String detail;
-    if (cancelled) {
-      detail = "the job was cancelled (exit " + code + ")";
-    } else if (tail.jobLine().isPresent()) {
-      detail = tail.jobLine().get();
-    } else if (exit == JobExit.LOADED && report.isPresent()) {
-      BatchLoadReport r = report.get();
-      detail = (r.alreadyCommitted() ? "already committed in snapshot " : "committed snapshot ") + r.snapshotId()
-          + ", checkpoint " + r.checkpoint().code();
-    } else {
-      detail = "the job exited with " + code + " without a " + JOB_LINE_PREFIX + " line"
-          + (resultLocation.isPresent() ? " or a result file" : "")
-          + tail.lastLine().map(line -> "; last log line: " + line).orElse("");
-    }
-    return new JobResult(exit, report, detail, fromJob && !cancelled, Optional.of(log.toString()));
-  }
-
-  /** What a log says when no result file does: the last lines that matter. */
-  private record LogTail(Optional<BatchLoadReport> report, Optional<String> jobLine, Optional<String> lastLine) {
-    static LogTail of(Path log) {
-      BatchLoadReport report = null;
-      String jobLine = null;
-      String lastLine = null;
-      try (BufferedReader reader = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {
-        String line;
-        while ((line = reader.readLine()) != null) {
-          if (line.isBlank()) {
-            continue;
-          }
-          lastLine = line.strip();
-          Optional<BatchLoadReport> parsed = BatchLoadReport.fromMetricsLine(line);
-          if (parsed.isPresent()) {
-            report = parsed.get();
-          } else if (line.startsWith(JOB_LINE_PREFIX)) {
-            jobLine = line.strip();
-          }
-        }
-      } catch (IOException | UncheckedIOException e) {
-        LOG.warn("Cannot read the job log {}: {}", log, e.toString());
-      }
-      return new LogTail(Optional.ofNullable(report), Optional.ofNullable(jobLine), Optional.ofNullable(lastLine));
-    }
-  }
-
-  /**
-   * A job JVM on this machine: the child this launcher started, whose exit code it reads, or (for
-   * recovery) the child of an earlier attempt that outlived the batcher which started it, whose
-   * exit code is its dead parent's to read, so that its result file alone says how it ended.
-   */
-  private static final class LocalJob implements LaunchedJob {
-    private final String table;
-    private final String batchId;
-    private final ProcessHandle process;
-    private final Optional<Process> child;
-    private final Path logFile;
-    private final Optional<String> resultLocation;
-    private final AttemptResults results;
-    private volatile boolean cancelled;
-    private JobResult result;
-
-    LocalJob(String table, String batchId, ProcessHandle process, Optional<Process> child, Path logFile,
-        Optional<String> resultLocation, AttemptResults results) {
-      this.table = table;
-      this.batchId = batchId;
-      this.process = process;
-      this.child = child;
-      this.logFile = logFile;
-      this.resultLocation = resultLocation;
-      this.results = results;
-    }
-
-    @Override
-    public Optional<String> log() {
-      return Optional.of(logFile.toString());
-    }
-
-    @Override
-    public String jobId() {
-      return "pid " + process.pid();
-    }
-
-    @Override
-    public synchronized Optional<JobResult> await(Duration timeout) throws InterruptedException {
-      if (result != null) {
-        return Optional.of(result);
-      }
-      try {
-        process.onExit().get(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.TimeoutException e) {
-        return Optional.empty();
-      } catch (java.util.concurrent.ExecutionException e) {
-        throw new LaunchException("Table " + table + " batch " + batchId + ": cannot watch process " + process.pid()
-            + ": " + e.getCause(), true, e);
-      }
-      Optional<Integer> exitCode = child.map(started -> {
-        try {
-          return started.waitFor();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return started.exitValue();
-        }
-      });
-      result = ended(exitCode, cancelled, logFile, resultLocation, results);
-      // The outcome only: a failure's error is logged once, where the batch is settled.
-      LOG.info("Table {} batch {}: process {}{} ended{}: {}", table, batchId, process.pid(),
-          child.isPresent() ? "" : " (started by an earlier batcher)",
-          exitCode.map(code -> " with " + code).orElse(""), result.exit());
-      return Optional.of(result);
-    }
-
-    @Override
-    public void cancel() {
-      if (!process.isAlive()) {
-        return;
-      }
-      cancelled = true;
-      LOG.warn("Table {} batch {}: cancelling process {}", table, batchId, process.pid());
-      stop(process);
-    }
-  }
-
-  /** Stops a job and its children: politely, then after 10 seconds by force. */
-  private static void stop(ProcessHandle process) {
-    process.descendants().forEach(ProcessHandle::destroy);
-    process.destroy();
-    try {
-      process.onExit().get(10, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly();
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.local;
 
+import io.files2iceberg.batcher.launch.BuildFolder;
 import io.files2iceberg.batcher.launch.FileNameEncoding;
 import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.profile.Home;
@@ -152,21 +153,9 @@ public final class ListenerProcess implements AutoCloseable {
    * folder at or above {@code workingDir} that holds {@code listener/pom.xml}.
    */
   public static Path locateTarget(Map<String, String> env, Path workingDir) {
-    String property = System.getProperty(LISTENER_DIR_PROPERTY);
-    if (property != null && !property.isBlank()) {
-      return Path.of(property);
-    }
-    String fromEnv = env.get(LISTENER_DIR_ENV);
-    if (fromEnv != null && !fromEnv.isBlank()) {
-      return Path.of(fromEnv);
-    }
-    for (Path dir = workingDir.toAbsolutePath().normalize(); dir != null; dir = dir.getParent()) {
-      if (Files.isRegularFile(dir.resolve("listener").resolve("pom.xml"))) {
-        return dir.resolve("listener").resolve("target");
-      }
-    }
-    throw new IllegalStateException("Cannot find the listener's build: set -D" + LISTENER_DIR_PROPERTY + " or $"
-        + LISTENER_DIR_ENV + " to listener/target, or run from the files2iceberg checkout");
+    return BuildFolder.locate("listener", LISTENER_DIR_PROPERTY, LISTENER_DIR_ENV, env, workingDir).orElseThrow(() ->
+        new IllegalStateException("Cannot find the listener's build: set -D" + LISTENER_DIR_PROPERTY + " or $"
+            + LISTENER_DIR_ENV + " to listener/target, or run from the files2iceberg checkout"));
   }
 
   /** The base URL, {@code http://127.0.0.1:<port>}. */

@@ -1,19 +1,15 @@
 package io.files2iceberg.batcher.local;
 
-import io.files2iceberg.batcher.cli.ConcurrencyOption;
-import io.files2iceberg.batcher.cli.ConfigOption;
+import io.files2iceberg.batcher.cli.BatcherOptions;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
-import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
 import io.files2iceberg.batcher.cli.StopSignals;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.output.Counted;
 import io.files2iceberg.batcher.output.EventJson;
-import io.files2iceberg.batcher.plan.RunOptions;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
@@ -50,7 +46,7 @@ import picocli.CommandLine.Option;
 public final class LocalCommand implements Callable<Integer> {
   static final String PREFIX = "[local]";
 
-  @Mixin ConfigOption.Required config;
+  @Mixin BatcherOptions settings = new BatcherOptions(2);
 
   @Option(
       names = "--landing",
@@ -72,10 +68,6 @@ public final class LocalCommand implements Callable<Integer> {
       description = "Pause between scans of the landing folder (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
-  @Mixin ConcurrencyOption concurrency = new ConcurrencyOption(2);
-
-  @Mixin JobTimeoutOption jobTimeout;
-
   @Mixin HomeOption home;
 
   @Mixin JsonEventsOption json;
@@ -85,24 +77,23 @@ public final class LocalCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
-    PipelineOutput output = json.json() ? PipelineOutput.json(spec.commandLine().getOut(), err)
-        : PipelineOutput.lines(spec.commandLine().getOut(), err, PREFIX);
+    PipelineOutput output = PipelineOutput.of(json.json(), spec.commandLine().getOut(), err, PREFIX);
     if (!Files.isDirectory(landing)) {
       ErrorOutput.print(err, "--landing " + landing + ": no such folder");
       return ExitCode.INVALID;
     }
-    if (!Files.exists(config.path())) {
-      ErrorOutput.print(err, "--config " + config.path() + ": no such file or folder");
+    if (!Files.exists(settings.config())) {
+      ErrorOutput.print(err, "--config " + settings.config() + ": no such file or folder");
       return ExitCode.INVALID;
     }
-    if (concurrency.value() < 1) {
-      ErrorOutput.print(err, "--concurrency must be at least 1, was " + concurrency.value());
+    if (settings.concurrency() < 1) {
+      ErrorOutput.print(err, "--concurrency must be at least 1, was " + settings.concurrency());
       return ExitCode.INVALID;
     }
     Home resolved = home.resolve();
     // The deployment file the option or the environment names, as every other command reads it; the
     // listener child is then started on the same file (LocalPipeline passes it on).
-    Optional<ProfileRegistry> loaded = ConfigProblems.load(config.path(), resolved, err);
+    Optional<ProfileRegistry> loaded = ConfigProblems.load(settings.config(), resolved, err);
     if (loaded.isEmpty()) {
       return ExitCode.INVALID;
     }
@@ -111,17 +102,12 @@ public final class LocalCommand implements Callable<Integer> {
     AtomicBoolean stop = interruptOnStop();
     Instant started = Instant.now();
     Set<String> reported = new HashSet<>();
-    LocalPipeline opened;
-    try {
-      opened = LocalPipeline.start(profiles, config.path(), resolved, landing,
-          LocalSparkLauncher.locateSparkJobTarget(System.getenv(), Path.of("")),
-          ListenerProcess.locateTarget(System.getenv(), Path.of("")),
-          new RunOptions(concurrency.value(), jobTimeout.value()), output);
-    } catch (IllegalArgumentException e) {
-      ErrorOutput.print(err, e.getMessage());
+    Optional<LocalPipeline> opened =
+        LocalPipeline.startHere(profiles, settings.config(), resolved, landing, settings.runOptions(), output, err);
+    if (opened.isEmpty()) {
       return ExitCode.INVALID;
     }
-    try (LocalPipeline pipeline = opened) {
+    try (LocalPipeline pipeline = opened.get()) {
       output.fact("watching " + landing.toAbsolutePath().normalize() + " every " + interval.toMillis() + "ms"
           + (untilIdle ? " until idle" : "; Ctrl-C stops"), () -> EventJson.event("watching")
           .put("landing", landing.toAbsolutePath().normalize().toString()).put("intervalMillis", interval.toMillis())

@@ -35,6 +35,11 @@ public final class PipelineOutput {
     return new PipelineOutput(out, err, "", true);
   }
 
+  /** JSON events with {@code --json} ({@code json}), else lines for people starting with {@code prefix}. */
+  public static PipelineOutput of(boolean json, PrintWriter out, PrintWriter err, String prefix) {
+    return json ? json(out, err) : lines(out, err, prefix);
+  }
+
   public boolean isJson() {
     return json;
   }

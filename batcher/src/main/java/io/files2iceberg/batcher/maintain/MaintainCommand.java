@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.maintain;
 
+import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.ConfigOption;
-import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
@@ -99,8 +99,7 @@ public final class MaintainCommand implements Callable<Integer> {
     try {
       options = options();
     } catch (IllegalArgumentException e) {
-      ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
-      return ExitCode.INVALID;
+      return CommandLineProblem.print(err, e.getMessage());
     }
     Home resolvedHome = home.resolve();
     LedgerAccess.Result opened = LedgerAccess.open(config.path(), true, resolvedHome, Clock.systemUTC(), err);

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.quarantine;
 
+import io.files2iceberg.batcher.cli.CommandGroup;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
@@ -10,7 +11,6 @@ import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.storage.StorageClients;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -29,21 +29,7 @@ import picocli.CommandLine.Option;
       "with their reasons; release them once the cause is fixed."
     },
     subcommands = {QuarantineCommand.ListCommand.class, QuarantineCommand.ReleaseCommand.class})
-public final class QuarantineCommand implements Runnable {
-
-  /** Also taken before the subcommand ({@code quarantine --home DIR list}); the subcommand's wins. */
-  @Mixin HomeOption home;
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  private Home home(HomeOption own) {
-    return (own.home != null ? own : home).resolve();
-  }
-
-  @Override
-  public void run() {
-    throw ErrorOutput.missingCommand(spec);
-  }
+public final class QuarantineCommand extends CommandGroup {
 
   /** {@code quarantine list}. */
   @Command(name = "list", mixinStandardHelpOptions = true,

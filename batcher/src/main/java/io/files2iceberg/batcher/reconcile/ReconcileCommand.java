@@ -1,11 +1,9 @@
 package io.files2iceberg.batcher.reconcile;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DryRunOption;
-import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ExitCode;
-import io.files2iceberg.batcher.cli.HomeOption;
+import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
@@ -19,7 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -41,7 +38,6 @@ import picocli.CommandLine.Option;
 public final class ReconcileCommand implements Callable<Integer> {
 
   @Mixin OperatorOptions options;
-  @Mixin HomeOption home;
 
   @Mixin TableOption table;
 
@@ -58,27 +54,12 @@ public final class ReconcileCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
-      List<TableProfile> profiles;
-      if (table.table() != null) {
-        Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
-        if (profile.isEmpty()) {
-          return ExitCode.INVALID;
-        }
-        profiles = List.of(profile.get());
-      } else {
-        profiles = opened.registry().profiles();
-      }
+    return OperatorRun.run(spec, options, (opened, out, err) -> {
+      List<TableProfile> profiles = table.table() == null ? opened.registry().profiles()
+          : List.of(OperatorTable.profile(opened.registry(), table.table(), options.config()));
       List<PartitionRange> ranges = new ArrayList<>();
-      try {
-        for (TableProfile profile : profiles) {
-          ranges.add(PartitionRange.of(profile, options.from, options.to));
-        }
-      } catch (IllegalArgumentException e) {
-        ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
-        return ExitCode.INVALID;
+      for (TableProfile profile : profiles) {
+        ranges.add(OperatorTable.range(() -> PartitionRange.of(profile, options.from, options.to)));
       }
       StorageListing listing = OperatorTable.listing(opened.registry());
       Reconcile reconcile = new Reconcile(listing, opened.ledger(), Clock.systemUTC());

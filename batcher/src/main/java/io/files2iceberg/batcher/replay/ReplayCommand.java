@@ -1,9 +1,7 @@
 package io.files2iceberg.batcher.replay;
 
-import io.files2iceberg.batcher.cli.ConfigProblems;
+import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.DryRunOption;
-import io.files2iceberg.batcher.cli.ExitCode;
-import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.OperatorOptions;
@@ -18,7 +16,6 @@ import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -38,7 +35,6 @@ import picocli.CommandLine.Option;
     })
 public final class ReplayCommand implements Callable<Integer> {
   @Mixin OperatorOptions options;
-  @Mixin HomeOption home;
   @Mixin JobTimeoutOption jobTimeout;
 
   @Mixin TableOption.Required table;
@@ -61,43 +57,30 @@ public final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (partition != null && (options.from != null || options.to != null)) {
-      ConfigProblems.print(err, "the command line", List.of("--partition: give it or --from/--to, not both"));
-      return ExitCode.INVALID;
+      return CommandLineProblem.print(err, "--partition: give it or --from/--to, not both");
     }
     if (partition == null && options.from == null && options.to == null) {
-      ConfigProblems.print(err, "the command line", List.of("--partition or --from/--to: required (which partitions"
-          + " to replay)"));
-      return ExitCode.INVALID;
+      return CommandLineProblem.print(err, "--partition or --from/--to: required (which partitions to replay)");
     }
     if (noCheckpoint && force) {
-      ConfigProblems.print(err, "the command line", List.of("--force: not with --no-checkpoint (which never reads"
-          + " the ledger, so there is nothing to reopen)"));
-      return ExitCode.INVALID;
+      return CommandLineProblem.print(err, "--force: not with --no-checkpoint (which never reads the ledger, so"
+          + " there is nothing to reopen)");
     }
-    return OperatorRun.run(spec, options.config(), true, home.resolve(), opened -> {
-      Optional<TableProfile> profile = OperatorTable.profile(opened.registry(), table.table(), options.config(), err);
-      if (profile.isEmpty()) {
-        return ExitCode.INVALID;
-      }
-      PartitionRange range;
-      try {
-        range = partition != null ? PartitionRange.only(profile.get(), partition)
-            : PartitionRange.of(profile.get(), options.from, options.to);
-      } catch (IllegalArgumentException e) {
-        ConfigProblems.print(err, "the command line", List.of(e.getMessage()));
-        return ExitCode.INVALID;
-      }
+    return OperatorRun.run(spec, options, (opened, out, errors) -> {
+      TableProfile profile = OperatorTable.profile(opened.registry(), table.table(), options.config());
+      PartitionRange range = OperatorTable.range(() -> partition != null ? PartitionRange.only(profile, partition)
+          : PartitionRange.of(profile, options.from, options.to));
       Replay replay = new Replay(OperatorTable.listing(opened.registry()), opened.ledger(), Clock.systemUTC());
       if (noCheckpoint) {
-        return loadWithoutCheckpoint(opened, profile.get(), replay, range, out, err);
+        return loadWithoutCheckpoint(opened, profile, replay, range, out, errors);
       }
-      Replay.Report report = replay.run(profile.get(), range, force, dryRun.dryRun(), OperatorTable.progress("replay", err));
+      Replay.Report report = replay.run(profile, range, force, dryRun.dryRun(), OperatorTable.progress("replay", errors));
       print(report, out);
       if (run.run() && !dryRun.dryRun()) {
-        return runBatches(opened, profile.get(), out, err);
+        return OperatorTable.runBatches(opened, profile, options, jobTimeout.value(), out, errors,
+            batches -> batches.runTable(profile));
       }
       return 0;
     });
@@ -119,25 +102,8 @@ public final class ReplayCommand implements Callable<Integer> {
     if (dryRun.dryRun() || files.isEmpty()) {
       return 0;
     }
-    Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
-        opened.home(), jobTimeout.value(), options.config(), err);
-    if (batches.isEmpty()) {
-      return ExitCode.INVALID;
-    }
-    try (OperatorTable.Batches open = batches.get()) {
-      return OperatorTable.summarize(open.runListed(profile, files), options.json, out, err);
-    }
-  }
-
-  private int runBatches(LedgerAccess.Opened opened, TableProfile profile, PrintWriter out, PrintWriter err) {
-    Optional<OperatorTable.Batches> batches = OperatorTable.Batches.open(opened.registry(), profile, opened.ledger(),
-        opened.home(), jobTimeout.value(), options.config(), err);
-    if (batches.isEmpty()) {
-      return ExitCode.INVALID;
-    }
-    try (OperatorTable.Batches open = batches.get()) {
-      return OperatorTable.summarize(open.runTable(profile), options.json, out, err);
-    }
+    return OperatorTable.runBatches(opened, profile, options, jobTimeout.value(), out, err,
+        batches -> batches.runListed(profile, files));
   }
 
   private void print(Replay.Report report, PrintWriter out) {

@@ -65,7 +65,7 @@ public final class RetryCommand implements Callable<Integer> {
     if (partition != null && scope.table == null) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--partition needs --table");
     }
-    return OperatorRun.run(spec, options.config(), false, options.home().resolve(), (opened, out, err) -> {
+    return OperatorRun.run(spec, options, (opened, out, err) -> {
       Ledger ledger = opened.ledger();
       RetryPlan plan = scope.batch != null ? RetryPlan.ofBatch(ledger, scope.batch)
           : scope.table != null ? RetryPlan.ofTable(ledger, scope.table, Optional.ofNullable(partition))

@@ -1,16 +1,13 @@
 package io.files2iceberg.batcher.status;
 
 import io.files2iceberg.batcher.cli.ConfigOption;
-import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonOption;
-import io.files2iceberg.batcher.cli.LedgerAccess;
+import io.files2iceberg.batcher.cli.NotInLedgerException;
+import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.history.Since;
-import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.profile.ProfileRegistry;
-import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,23 +55,12 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    LedgerAccess.Result result = LedgerAccess.open(config.path(), false, home.resolve(), Clock.systemUTC(), err);
-    if (result instanceof LedgerAccess.Failed failed) {
-      return failed.exitCode();
-    }
-    LedgerAccess.Opened opened = ((LedgerAccess.Ok) result).opened();
-    Optional<ProfileRegistry> profiles = opened.profiles();
-    Ledger ledger = opened.ledger();
-    try (ledger) {
+    return OperatorRun.read(spec, config.path(), false, home.resolve(), (opened, out, err) -> {
       Clock clock = Clock.systemUTC();
-      StatusReport report = StatusReport.read(ledger, profiles, Optional.ofNullable(only.table()),
+      StatusReport report = StatusReport.read(opened.ledger(), opened.profiles(), Optional.ofNullable(only.table()),
           Optional.ofNullable(files).map(since -> since.from(clock)), clock);
       if (only.table() != null && report.tables().isEmpty()) {
-        ErrorOutput.print(err, "no table " + only.table() + " in the ledger"
-            + (profiles.isPresent() ? " or the profiles" : ""));
-        return ExitCode.INVALID;
+        throw NotInLedgerException.table(only.table(), opened);
       }
       out.print(json.json() ? StatusFormat.json(report) : StatusFormat.human(report));
       out.flush();
@@ -85,7 +71,7 @@ public final class StatusCommand implements Callable<Integer> {
       err.println("attention: " + attention.get());
       err.flush();
       return ExitCode.ATTENTION;
-    }
+    });
   }
 
   /** What needs an operator: the FAILED partitions and the STOPPED tables, named; empty when none. */

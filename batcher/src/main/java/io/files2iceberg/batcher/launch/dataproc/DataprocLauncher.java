@@ -8,11 +8,7 @@ import com.google.cloud.dataproc.v1.BatchControllerClient;
 import com.google.cloud.dataproc.v1.BatchControllerSettings;
 import com.google.cloud.dataproc.v1.BatchOperationMetadata;
 import com.google.cloud.dataproc.v1.CreateBatchRequest;
-import com.google.cloud.dataproc.v1.EnvironmentConfig;
-import com.google.cloud.dataproc.v1.ExecutionConfig;
 import com.google.cloud.dataproc.v1.GetBatchRequest;
-import com.google.cloud.dataproc.v1.RuntimeConfig;
-import com.google.cloud.dataproc.v1.SparkBatch;
 import com.google.longrunning.Operation;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.files2iceberg.batcher.launch.AttemptResults;
@@ -27,12 +23,11 @@ import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.StorageSettings;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,8 +62,6 @@ public final class DataprocLauncher implements Launcher {
   static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
   static final int DEFAULT_MAX_CONSECUTIVE_ERRORS = 5;
 
-  private static final Pattern REGION = Pattern.compile("[a-z][a-z0-9-]*[a-z0-9]");
-
   /**
    * How launched batches are watched.
    *
@@ -87,10 +80,9 @@ public final class DataprocLauncher implements Launcher {
     }
   }
 
-  private final JobSettings job;
+  private final DataprocRequests requests;
   private final String projectId;
   private final String region;
-  private final String jarUri;
   private final BatchControllerClient client;
   private final Polling polling;
   private final AttemptResults results;
@@ -112,10 +104,8 @@ public final class DataprocLauncher implements Launcher {
   DataprocLauncher(JobSettings job, String projectId, BatchControllerClient client, Polling polling,
       AttemptResults results) {
     this.results = Objects.requireNonNull(results, "results");
-    this.job = Objects.requireNonNull(job, "job");
-    requireUsable(job, projectId);
-    this.region = job.dataprocRegion().orElseThrow();
-    this.jarUri = job.jarUri().orElseThrow();
+    this.requests = new DataprocRequests(Objects.requireNonNull(job, "job"), projectId);
+    this.region = requests.region();
     this.projectId = projectId;
     this.client = Objects.requireNonNull(client, "client");
     this.polling = Objects.requireNonNull(polling, "polling");
@@ -129,7 +119,7 @@ public final class DataprocLauncher implements Launcher {
    * @throws LaunchException when the client cannot be created (no credentials)
    */
   public static DataprocLauncher connect(JobSettings job, String projectId, StorageSettings storage) {
-    requireUsable(job, projectId);
+    DataprocRequests.requireUsable(job, projectId);
     String region = job.dataprocRegion().orElseThrow();
     BatchControllerClient client;
     try {
@@ -170,7 +160,7 @@ public final class DataprocLauncher implements Launcher {
       throw new LaunchException("Table " + table + " batch " + batchId + ": a Dataproc batch reads its manifest from"
           + " Cloud Storage: metadata.path must be a gs:// URI, the manifest is " + manifestUri, false);
     }
-    return start(createBatchRequest(manifest, manifestUri, attempt), table, batchId, manifestUri,
+    return start(requests.forAttempt(manifest, manifestUri, attempt), table, batchId, manifestUri,
         Optional.of(AttemptResult.locationBeside(manifestUri, attempt)));
   }
 
@@ -187,7 +177,7 @@ public final class DataprocLauncher implements Launcher {
     if (!manifestUri.startsWith("gs://")) {
       return Optional.empty();
     }
-    CreateBatchRequest request = createBatchRequest(manifest, manifestUri, attempt);
+    CreateBatchRequest request = requests.forAttempt(manifest, manifestUri, attempt);
     String dataprocId = request.getBatchId();
     String batchName = request.getParent() + "/batches/" + dataprocId;
     Batch existing;
@@ -224,7 +214,7 @@ public final class DataprocLauncher implements Launcher {
    */
   @Override
   public LaunchedJob launchMain(SparkMainRun run) {
-    return start(createMainRequest(run), run.table(), run.runId(), run.mainClass(), Optional.empty());
+    return start(requests.forMain(run), run.table(), run.runId(), run.mainClass(), Optional.empty());
   }
 
   private LaunchedJob start(CreateBatchRequest request, String table, String batchId, String what,
@@ -243,46 +233,9 @@ public final class DataprocLauncher implements Launcher {
    * Cloud Logging ({@link LogFormat#SPARK_PROPERTY}) unless the job's properties say otherwise.
    */
   static Map<String, String> runtimeProperties(Map<String, String> sparkProperties) {
-    Map<String, String> properties = new java.util.LinkedHashMap<>(sparkProperties);
+    Map<String, String> properties = new LinkedHashMap<>(sparkProperties);
     properties.putIfAbsent(LogFormat.SPARK_PROPERTY, "JSON");
     return properties;
-  }
-
-  /** The request that creates the batch of one attempt. */
-  CreateBatchRequest createBatchRequest(BatchManifest manifest, String manifestUri, int attempt) {
-    return request(manifest.table(), manifest.batchId(), DataprocNames.batchId(manifest.batchId(), attempt),
-        MAIN_CLASS, List.of("--manifest", manifestUri, "--attempt", String.valueOf(attempt)));
-  }
-
-  /** The request that creates the batch of a {@link SparkMainRun}. */
-  CreateBatchRequest createMainRequest(SparkMainRun run) {
-    return request(run.table(), run.runId(), DataprocNames.batchId(run.runId(), 1), run.mainClass(), run.args());
-  }
-
-  private CreateBatchRequest request(String table, String batchId, String dataprocId, String mainClass,
-      List<String> args) {
-    ExecutionConfig.Builder execution = ExecutionConfig.newBuilder();
-    job.serviceAccount().ifPresent(execution::setServiceAccount);
-    job.subnetwork().ifPresent(execution::setSubnetworkUri);
-    Batch batch = Batch.newBuilder()
-        .setSparkBatch(SparkBatch.newBuilder()
-            .setMainClass(mainClass)
-            .addJarFileUris(jarUri)
-            .addAllArgs(args))
-        .setRuntimeConfig(RuntimeConfig.newBuilder()
-            .setVersion(job.runtimeVersion())
-            .putAllProperties(runtimeProperties(job.sparkProperties())))
-        .setEnvironmentConfig(EnvironmentConfig.newBuilder().setExecutionConfig(execution))
-        .putAllLabels(Map.of(
-            TABLE_LABEL, DataprocNames.labelValue(table),
-            BATCH_LABEL, DataprocNames.labelValue(batchId)))
-        .build();
-    return CreateBatchRequest.newBuilder()
-        .setParent("projects/" + projectId + "/locations/" + region)
-        .setBatchId(dataprocId)
-        .setRequestId(DataprocNames.requestId(dataprocId))
-        .setBatch(batch)
-        .build();
   }
 
   /**
@@ -382,29 +335,6 @@ public final class DataprocLauncher implements Launcher {
   /** Errors a later launch may get past: a quota, a conflicting concurrent change. */
   private static boolean isThrottled(StatusCode.Code code) {
     return code == StatusCode.Code.RESOURCE_EXHAUSTED || code == StatusCode.Code.ABORTED;
-  }
-
-  /** Checks the settings before anything is created, so that a bad one needs no credentials to show. */
-  private static void requireUsable(JobSettings job, String projectId) {
-    String region = job.dataprocRegion().orElseThrow(() ->
-        new IllegalArgumentException("job.dataproc-region: required for the Dataproc launcher"));
-    if (!REGION.matcher(region).matches()) {
-      throw new IllegalArgumentException("job.dataproc-region: not a region name such as europe-west1: \"" + region
-          + "\"");
-    }
-    String jarUri = job.jarUri().orElseThrow(() -> new IllegalArgumentException(
-        "job.jar-uri: required with job.dataproc-region: the gs:// URI of files2iceberg-spark-job-<version>-all.jar"));
-    if (!jarUri.startsWith("gs://")) {
-      throw new IllegalArgumentException("job.jar-uri: must be a gs:// URI for Dataproc Serverless, is \"" + jarUri
-          + "\"");
-    }
-    if (job.runtimeVersion().isBlank()) {
-      throw new IllegalArgumentException("job.runtime-version: must not be blank");
-    }
-    if (projectId == null || projectId.isBlank()) {
-      throw new IllegalArgumentException("the Dataproc launcher needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT"
-          + " or ledger.firestore-project");
-    }
   }
 
   /** Closes the client; batches already created keep running. */
