@@ -1,10 +1,6 @@
 package io.files2iceberg.sparkjob;
 
-import io.files2iceberg.core.ledger.BatchRecord;
-import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FailureCause;
-import io.files2iceberg.core.ledger.FileRecord;
-import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;
 import io.files2iceberg.core.logging.LogLabels;
@@ -14,7 +10,6 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.BatchManifestCodec;
 import io.files2iceberg.core.manifest.InvalidManifestException;
 import io.files2iceberg.core.manifest.JobExit;
-import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.manifest.QuarantinedFile;
 import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.LedgerSettings;
@@ -298,7 +293,7 @@ public final class BatchJob {
   public BatchLoadReport run(SparkSession spark, BatchManifest manifest, Optional<Ledger> ledger) {
     LOG.info("Table {} batch {}: {} file(s), mode {}", manifest.table(), manifest.batchId(), manifest.files().size(),
         manifest.mode().code());
-    ledger.ifPresent(l -> requireLedgerBatch(l, manifest));
+    ledger.ifPresent(l -> JobLedger.requireBatch(l, manifest));
     // Catalog lookups outside SQL (Spark3Util, DataFrameWriterV2) resolve against the thread's
     // active session.
     SparkSession.setActiveSession(spark);
@@ -321,78 +316,25 @@ public final class BatchJob {
       List<QuarantinedFile> setAside = new ArrayList<>();
       while (true) {
         Stage<LoadBatch, Loaded> job = new FilesExtract(
-                file -> ledger.ifPresent(l -> quarantine(l, manifest, file)), generations,
+                file -> ledger.ifPresent(l -> JobLedger.quarantine(l, manifest, file)), generations,
                 new IgnoredOverwrites(manifest.profile().extract().onOverwrite(), ledger), setAside)
             .then(new CommonTransformations())
             .then(MultiLoad.of(new RejectedRowsLoad(), icebergLoad, metricsPublisher));
         try {
           return job.apply(batch).get(BatchLoadReport.class);
         } catch (Exception e) {
-          Optional<QuarantinedFile> corrupt = corruptFile(spark, batch, e, setAside);
+          Optional<QuarantinedFile> corrupt = FileByFileRead.corruptBatchFile(spark, batch, e, setAside);
           if (corrupt.isEmpty()) {
             throw e;
           }
           // Nothing was committed (the failed action wrote nothing): read the batch again without it.
-          ledger.ifPresent(l -> quarantine(l, manifest, corrupt.get()));
+          ledger.ifPresent(l -> JobLedger.quarantine(l, manifest, corrupt.get()));
           setAside.add(corrupt.get());
           LOG.warn("Table {} batch {}: file {} cannot be read ({}); quarantined, reading the other files again",
               manifest.table(), manifest.batchId(), corrupt.get().uri(), corrupt.get().reason());
         }
       }
     }
-  }
-
-  /**
-   * With {@code extract.quarantine-bad-files}, the batch file a deterministic read error is about
-   * (a corrupt page behind a valid footer shows only when the rows are read): the file the error
-   * names, else the first that fails when the files are read one at a time. Empty when the error is
-   * not such, or the file is not one of the batch's own (one an Overwrite reads again).
-   */
-  private static Optional<QuarantinedFile> corruptFile(SparkSession spark, LoadBatch batch, Exception error,
-      List<QuarantinedFile> setAside) {
-    if (!batch.profile().extract().quarantineBadFiles() || error instanceof BatchFailedException) {
-      return Optional.empty();
-    }
-    ClassifiedFailure classified = ClassifiedFailure.of(error, batch.filesToRead());
-    if (!classified.isDeterministic() || !ClassifiedFailure.isReadError(error)) {
-      return Optional.empty();
-    }
-    List<String> aside = setAside.stream().map(QuarantinedFile::fileId).toList();
-    List<ManifestFile> candidates = batch.filesToRead().stream().filter(f -> !aside.contains(f.fileId())).toList();
-    Optional<ManifestFile> file = classified.cause().file()
-        .flatMap(uri -> candidates.stream().filter(f -> f.uri().equals(uri)).findFirst())
-        .or(() -> FileByFileRead.firstUnreadable(spark, batch.profile().extract(), candidates));
-    return file.filter(batch::isBatchFile)
-        .map(f -> new QuarantinedFile(f.fileId(), f.uri(), FilesExtract.reason(error)));
-  }
-
-  /**
-   * The ledger must know the batch, with exactly the manifest's files, and must not have given up
-   * on it; otherwise writing would commit rows no checkpoint can ever account for.
-   */
-  private static void requireLedgerBatch(Ledger ledger, BatchManifest manifest) {
-    BatchRecord batch = ledger.batch(manifest.batchId()).orElseThrow(() -> new InvalidManifestException(
-        "Invalid manifest of batch " + manifest.batchId() + ": the ledger has no such batch"));
-    List<String> manifestFiles = manifest.files().stream().map(ManifestFile::fileId).toList();
-    if (!batch.fileIds().equals(manifestFiles)) {
-      throw new InvalidManifestException("Invalid manifest of batch " + manifest.batchId() + ": files "
-          + manifestFiles + " are not the ledger's " + batch.fileIds());
-    }
-    if (batch.state() == BatchState.FAILED) {
-      throw new BatchFailedException("the ledger has the batch FAILED (" + batch.error().orElse("no error recorded")
-          + "); it is not loaded again");
-    }
-  }
-
-  /** Records an unreadable file; a file already QUARANTINED (an earlier run) stays as it is. */
-  private static void quarantine(Ledger ledger, BatchManifest manifest, QuarantinedFile file) {
-    Optional<FileRecord> stored = ledger.file(file.fileId());
-    if (stored.isPresent() && stored.get().state() == FileState.QUARANTINED) {
-      return;
-    }
-    ledger.quarantineFile(file.fileId(), file.reason());
-    LOG.warn("Table {} batch {}: file {} QUARANTINED: {}", manifest.table(), manifest.batchId(), file.uri(),
-        file.reason());
   }
 
   /** The session of a job run on its own: the profile's catalog and Spark properties. */
@@ -422,50 +364,6 @@ public final class BatchJob {
     FileSystem fs = path.getFileSystem(JobHadoopConf.current());
     try (InputStream in = fs.open(path)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
-
-  /**
-   * The command line: {@code --manifest <uri>} (or {@code --manifest=<uri>}) and, from a launcher,
-   * {@code --attempt <N>} (or {@code --attempt=<N>}), the launch of the batch this run is.
-   */
-  record Arguments(String manifest, Optional<Integer> attempt) {
-    static Optional<Arguments> parse(String[] args) {
-      String manifest = null;
-      Integer attempt = null;
-      for (int i = 0; i < args.length; i++) {
-        String name = args[i];
-        String value;
-        int equals = name.indexOf('=');
-        if (name.startsWith("--") && equals > 0) {
-          value = name.substring(equals + 1);
-          name = name.substring(0, equals);
-        } else if (i + 1 < args.length) {
-          value = args[++i];
-        } else {
-          return Optional.empty();
-        }
-        if (value.isBlank()) {
-          return Optional.empty();
-        }
-        switch (name) {
-          case "--manifest" -> manifest = value;
-          case "--attempt" -> {
-            try {
-              attempt = Integer.parseInt(value);
-            } catch (NumberFormatException e) {
-              return Optional.empty();
-            }
-            if (attempt < 1) {
-              return Optional.empty();
-            }
-          }
-          default -> {
-            return Optional.empty();
-          }
-        }
-      }
-      return manifest == null ? Optional.empty() : Optional.of(new Arguments(manifest, Optional.ofNullable(attempt)));
     }
   }
 

@@ -1,7 +1,9 @@
 package io.files2iceberg.sparkjob.extract;
 
 import io.files2iceberg.core.profile.Extract;
+import io.files2iceberg.core.profile.Extract.Format;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.spark.sql.DataFrameReader;
@@ -94,5 +96,17 @@ final class ExtractReaders {
     HADOOP.forEach(conf::set);
     extract.options().forEach(conf::set);
     return conf;
+  }
+
+  /** json and csv put lines they cannot parse in this column (Spark's PERMISSIVE mode). */
+  static Optional<String> corruptRecordColumn(SparkSession spark, Extract extract) {
+    if (extract.format() != Format.JSON && extract.format() != Format.CSV) {
+      return Optional.empty();
+    }
+    String name = extract.options().get("columnNameOfCorruptRecord");
+    if (name == null) {
+      name = spark.conf().get("spark.sql.columnNameOfCorruptRecord", "_corrupt_record");
+    }
+    return Optional.of(name);
   }
 }

@@ -9,12 +9,10 @@ import io.files2iceberg.core.profile.Transform;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
@@ -24,7 +22,7 @@ import org.apache.spark.sql.types.StructType;
  * Decides which files of a batch cannot be aligned with the others, before their rows are put
  * together. Columns are compared by their target names ({@code transform.rename-columns} applied);
  * the partition column and the lineage columns, which the job adds to every file, and the json/csv
- * corrupt-record column do not count. A file is a misfit when:
+ * corrupt-record column do not count. A file is a misfit ({@link MisfitReasons}) when:
  *
  * <ul>
  *   <li>it lacks a {@code load.primary-key} column, the {@code load.iceberg.precombine-field} or
@@ -65,7 +63,6 @@ import org.apache.spark.sql.types.StructType;
  * column fails the batch: its values could not be told from the rescued ones.
  */
 public final class SchemaCheck {
-  private static final String SAFE = "(safe: int -> bigint, float -> double, decimal to more precision)";
   /** The field of the rescued JSON that names the row's file. */
   public static final String FILE_PATH = "_file_path";
 
@@ -73,6 +70,7 @@ public final class SchemaCheck {
   private final String tableName;
   private final Optional<StructType> table;
   private final Optional<String> corruptRecordColumn;
+  private final MisfitReasons reasons;
 
   /**
    * @param table the existing table's schema, if the table exists
@@ -84,6 +82,7 @@ public final class SchemaCheck {
     this.tableName = Objects.requireNonNull(tableName, "tableName");
     this.table = Objects.requireNonNull(table, "table");
     this.corruptRecordColumn = Objects.requireNonNull(corruptRecordColumn, "corruptRecordColumn");
+    this.reasons = new MisfitReasons(profile, tableName, this::isAdded);
   }
 
   /** A file to read, with the schema its reader gives it. */
@@ -230,10 +229,10 @@ public final class SchemaCheck {
         own.keySet().removeAll(newHere.keySet());
       }
       narrowedHere.forEach((source, struct) -> own.put(targetName(profile.transform(), source), struct));
-      Optional<String> reason = missingRequired(file, own, required)
-          .or(() -> unsafeType(file, own, tableTypes, batchTypes, batchOrigins));
+      Optional<String> reason = reasons.missingRequired(file, own, required)
+          .or(() -> reasons.unsafeType(file, own, tableTypes, batchTypes, batchOrigins));
       if (reason.isEmpty() && load.primaryKey().isEmpty()) {
-        reason = sharesNothing(file, all, tableTypes, first, firstColumns);
+        reason = reasons.sharesNothing(file, all, tableTypes, first, firstColumns);
       }
       if (reason.isPresent()) {
         misfits.add(new Misfit(file.file(), reason.get()));
@@ -313,70 +312,6 @@ public final class SchemaCheck {
     return types;
   }
 
-  private Optional<String> missingRequired(FileSchema file, Map<String, DataType> own, Map<String, String> required) {
-    for (Map.Entry<String, String> column : required.entrySet()) {
-      if (!own.containsKey(column.getKey())) {
-        return Optional.of("file " + file.file().uri() + " has no column " + column.getKey() + ", which "
-            + column.getValue() + " needs (after transform.rename-columns its columns are " + own.keySet() + ")");
-      }
-    }
-    return Optional.empty();
-  }
-
-  private Optional<String> unsafeType(FileSchema file, Map<String, DataType> own, Map<String, DataType> tableTypes,
-      Map<String, DataType> batchTypes, Map<String, String> batchOrigins) {
-    Set<String> casts = DeclaredTypes.targets(profile);
-    for (Map.Entry<String, DataType> column : own.entrySet()) {
-      String name = column.getKey();
-      DataType type = column.getValue();
-      DataType stored = tableTypes.get(name);
-      if (stored != null && !casts.contains(name)) {
-        if (SafeWidening.common(stored, type).isEmpty() && !SafeWidening.addsFields(stored, type)) {
-          return Optional.of("column " + name + ": file " + file.file().uri() + " has type " + type.simpleString()
-              + " but table " + tableName + " has type " + stored.simpleString() + ", which is not a safe change "
-              + SAFE);
-        }
-      } else if (batchTypes.containsKey(name) && SafeWidening.commonOfFiles(batchTypes.get(name), type).isEmpty()) {
-        return Optional.of("column " + name + ": file " + file.file().uri() + " has type " + type.simpleString()
-            + " but file " + batchOrigins.get(name) + " has type " + batchTypes.get(name).simpleString()
-            + ", and neither widens safely to the other");
-      }
-    }
-    return Optional.empty();
-  }
-
-  private Optional<String> sharesNothing(FileSchema file, Map<String, DataType> own, Map<String, DataType> tableTypes,
-      Optional<FileSchema> first, Map<String, DataType> firstColumns) {
-    String prefix = "file " + file.file().uri() + " shares no column with ";
-    if (!tableTypes.isEmpty()) {
-      return disjoint(own.keySet(), tableTypes.keySet())
-          ? Optional.of(prefix + "table " + tableName + ": its columns are " + own.keySet() + ", the table's "
-              + tableTypes.keySet())
-          : Optional.empty();
-    }
-    Set<String> declared = declaredColumns();
-    if (!declared.isEmpty()) {
-      return disjoint(own.keySet(), declared)
-          ? Optional.of(prefix + "the columns the profile declares: its columns are " + own.keySet()
-              + ", the profile's " + declared)
-          : Optional.empty();
-    }
-    if (first.isPresent() && disjoint(own.keySet(), firstColumns.keySet())) {
-      return Optional.of(prefix + "file " + first.get().file().uri() + ", the first of the batch (there is no table"
-          + " yet and the profile declares no column): its columns are " + own.keySet() + ", that file's "
-          + firstColumns.keySet());
-    }
-    return Optional.empty();
-  }
-
-  /** The columns the profile names as the table's: cast columns and rename targets. */
-  private Set<String> declaredColumns() {
-    Set<String> declared = new LinkedHashSet<>(profile.transform().castColumns().keySet());
-    declared.addAll(profile.transform().renameColumns().values());
-    declared.removeIf(this::isAdded);
-    return declared;
-  }
-
   /**
    * The file's columns by target name (each with its source field), in file order, without the
    * ones the job adds or reserves.
@@ -401,9 +336,6 @@ public final class SchemaCheck {
         || profile.extract().lineageColumns().stream().map(LineageColumn::code).anyMatch(column::equals);
   }
 
-  private static boolean disjoint(Set<String> a, Set<String> b) {
-    return a.stream().noneMatch(b::contains);
-  }
 
   /**
    * The name {@code transform.rename-columns} gives a source column: the renames apply to it one

@@ -2,6 +2,7 @@ package io.files2iceberg.sparkjob.maintain;
 
 import io.files2iceberg.sparkjob.BatchJob;
 import io.files2iceberg.sparkjob.JobHadoopConf;
+import io.files2iceberg.sparkjob.OwnSession;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -43,13 +44,7 @@ public final class MaintainMain {
       return;
     }
     SparkSession spark = BatchJob.newSession(request.profile(), request.deployment().job(), "files2iceberg maintain " + request.table());
-    int code;
-    try {
-      code = run(spark, request, System.out, System.err);
-    } finally {
-      spark.stop();
-    }
-    System.exit(code);
+    OwnSession.runAndExit(spark, session -> run(session, request, System.out, System.err));
   }
 
   /** Runs the maintenance and prints its report; returns the exit code. */

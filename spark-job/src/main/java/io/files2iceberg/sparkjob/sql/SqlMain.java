@@ -5,6 +5,7 @@ import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.sparkjob.OwnSession;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -78,13 +79,7 @@ public final class SqlMain {
       return;
     }
     SparkSession spark = session(catalogs);
-    int code;
-    try {
-      code = run(spark, options, System.out, System.err);
-    } finally {
-      spark.stop();
-    }
-    System.exit(code);
+    OwnSession.runAndExit(spark, session -> run(session, options, System.out, System.err));
   }
 
   /** Runs the statements in order, stopping at the first that fails; returns the exit code. */

@@ -1,7 +1,6 @@
 package io.files2iceberg.sparkjob.transform;
 
 import static io.files2iceberg.sparkjob.extract.SqlNames.column;
-import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 
 import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.manifest.ManifestFile;
@@ -11,14 +10,12 @@ import io.files2iceberg.sparkjob.extract.DeclaredTypes;
 import io.files2iceberg.sparkjob.extract.ExtractedBatch;
 import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
-import io.files2iceberg.sparkjob.extract.SafeWidening;
-import io.files2iceberg.sparkjob.extract.SchemaCheck;
-import io.files2iceberg.sparkjob.extract.SourceColumn;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Stage;
+import io.files2iceberg.sparkjob.transform.BadRecords.BadRecordCheck;
+import io.files2iceberg.sparkjob.transform.BadRecords.Rescue;
 import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,8 +27,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.StringType;
-import org.apache.spark.sql.types.TimestampType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>So with the example profile a {@code user_id} of {@code ''} is filtered out before the cast
- * to BIGINT ever sees it. Then every kept row is checked; a bad record is one where a cast failed
+ * to BIGINT ever sees it ({@link RenameAndCast}). Then every kept row is checked ({@link
+ * BadRecords}); a bad record is one where a cast failed
  * (the value is not NULL, the cast result is), where a primary key column is NULL, or (json, csv)
  * a line the reader could not parse. With {@code transform.on-bad-record = fail} (the default) the
  * batch fails naming the file, the column and the value; with {@code reject} the bad records go to
@@ -84,29 +80,29 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     Dataset<Row> input = extracted.rows();
 
     Column pass = filter(input, transform);
-    List<Target> targets = renameAndCast(extracted, transform, DeclaredTypes.hints(batch.profile()),
+    List<TargetColumn> targets = RenameAndCast.targets(extracted, transform, DeclaredTypes.hints(batch.profile()),
         batch.profile().extract().timeZone());
     List<Rescue> rescues = new ArrayList<>();
-    List<BadRecordCheck> checks = badRecordChecks(extracted, targets, batch, rescues);
+    List<BadRecordCheck> checks = BadRecords.checks(extracted, targets, batch, rescues);
     Optional<String> rescuedColumn = transform.rescuedDataColumn();
     if (rescuedColumn.isPresent()) {
-      targets.add(rescuedTarget(rescuedColumn.get(), input, targets, rescues));
+      targets.add(BadRecords.rescuedTarget(rescuedColumn.get(), input, targets, rescues));
     }
 
-    Column badReason = firstMatching(checks, BadRecordCheck::reason);
+    Column badReason = BadRecords.firstMatching(checks, BadRecordCheck::reason);
     List<Column> select = new ArrayList<>();
-    for (Target target : targets) {
+    for (TargetColumn target : targets) {
       select.add(target.value().as(target.column().name()));
     }
     for (String internal : InternalColumns.ALL) {
-      select.add(internal.equals(InternalColumns.ABSENT) ? absentTargets(transform, targets).as(internal)
+      select.add(internal.equals(InternalColumns.ABSENT) ? RenameAndCast.absentTargets(transform, targets).as(internal)
           : column(internal));
     }
     select.add(pass.as(PASS));
-    select.add(functions.when(pass, firstMatching(checks, BadRecordCheck::column)).as(BAD_COLUMN));
-    select.add(functions.when(pass, firstMatching(checks, BadRecordCheck::value)).as(BAD_VALUE));
+    select.add(functions.when(pass, BadRecords.firstMatching(checks, BadRecordCheck::column)).as(BAD_COLUMN));
+    select.add(functions.when(pass, BadRecords.firstMatching(checks, BadRecordCheck::value)).as(BAD_VALUE));
     select.add(functions.when(pass, badReason).as(BAD_REASON));
-    select.add(functions.when(pass.and(badReason.isNotNull()), sourceRecord(extracted)).as(BAD_RECORD));
+    select.add(functions.when(pass.and(badReason.isNotNull()), BadRecords.sourceRecord(extracted)).as(BAD_RECORD));
     Dataset<Row> staged = batch.scope().cache(input.select(select.toArray(Column[]::new)));
 
     // The one pass over the cached rows counts per file (a row per file, keyed by its manifest
@@ -154,7 +150,7 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     }
 
     List<Column> good = new ArrayList<>();
-    for (Target target : targets) {
+    for (TargetColumn target : targets) {
       good.add(column(target.column().name()));
     }
     for (String internal : InternalColumns.ALL) {
@@ -174,7 +170,7 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     LOG.info("Table {} batch {}: {} row(s) read, {} filtered, {} bad record(s) ({}), {} to load, {} of them with"
         + " rescued data{}", batch.table(), batch.batchId(), read, filtered, bad, transform.onBadRecord().code(),
         read - filtered - bad, rescued, rescuedColumn.map(name -> " in " + name).orElse(" (no rescued data column)"));
-    return new TransformedBatch(extracted, rows, targets.stream().map(Target::column).toList(), rejected,
+    return new TransformedBatch(extracted, rows, targets.stream().map(TargetColumn::column).toList(), rejected,
         read, filtered, bad, readTime, fileRows);
   }
 
@@ -207,263 +203,11 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     return functions.coalesce(pass, functions.lit(false));
   }
 
-  /**
-   * The target columns, in source order, then the cast columns no file has. A hinted column
-   * ({@code extract.schema-hints}, by source name) is cast as a cast column is, unless {@code
-   * transform.cast.columns} names it too; a hint of a column no file has adds nothing.
-   */
-  private static List<Target> renameAndCast(ExtractedBatch extracted, Transform transform, Map<String, DataType> hints,
-      Optional<ZoneId> zone) {
-    Map<String, SourceColumn> current = new LinkedHashMap<>();
-    Map<String, String> sourceOf = new LinkedHashMap<>();
-    Optional<String> corrupt = extracted.corruptRecordColumn();
-    for (SourceColumn column : extracted.columns()) {
-      if (corrupt.isEmpty() || !corrupt.get().equals(column.name())) {
-        current.put(column.name(), column);
-        sourceOf.put(column.name(), column.name());
-      }
-    }
-    for (Map.Entry<String, String> rename : transform.renameColumns().entrySet()) {
-      String from = rename.getKey();
-      String to = rename.getValue();
-      if (!current.containsKey(from)) {
-        LOG.info("Table {} batch {}: transform.rename-columns.{}: the batch has no column {}; skipped",
-            extracted.batch().table(), extracted.batch().batchId(), from, from);
-        continue;
-      }
-      if (!from.equals(to) && current.containsKey(to)) {
-        throw new BatchFailedException("transform.rename-columns." + from + ": \"" + to
-            + "\" is already a column of the batch");
-      }
-      Map<String, SourceColumn> renamed = new LinkedHashMap<>();
-      Map<String, String> renamedSources = new LinkedHashMap<>();
-      for (Map.Entry<String, SourceColumn> entry : current.entrySet()) {
-        String name = entry.getKey().equals(from) ? to : entry.getKey();
-        renamed.put(name, entry.getValue().withName(name));
-        renamedSources.put(name, sourceOf.get(entry.getKey()));
-      }
-      current = renamed;
-      sourceOf = renamedSources;
-    }
-
-    Map<String, DataType> casts = new LinkedHashMap<>();
-    Map<String, String> origins = new LinkedHashMap<>();
-    Map<String, SourceColumn> renamedColumns = current;
-    hints.forEach((source, type) -> {
-      String target = SchemaCheck.targetName(transform, source);
-      if (renamedColumns.containsKey(target)) {
-        casts.put(target, type);
-        origins.put(target, "extract.schema-hints." + source);
-      }
-    });
-    Map<String, DataType> declaredCasts = new LinkedHashMap<>();
-    for (Map.Entry<String, String> cast : transform.castColumns().entrySet()) {
-      declaredCasts.put(cast.getKey(), parseType(cast.getKey(), cast.getValue()));
-      casts.put(cast.getKey(), declaredCasts.get(cast.getKey()));
-      origins.put(cast.getKey(), "transform.cast.columns." + cast.getKey());
-    }
-    List<Target> targets = new ArrayList<>();
-    for (Map.Entry<String, SourceColumn> entry : current.entrySet()) {
-      String name = entry.getKey();
-      SourceColumn column = entry.getValue();
-      Column source = column(sourceOf.get(name));
-      DataType castTo = casts.get(name);
-      if (castTo == null || SafeWidening.sameType(castTo, column.type())) {
-        targets.add(new Target(column, source, Optional.empty()));
-      } else {
-        Column cast = zone.isPresent() && castTo instanceof TimestampType && column.type() instanceof StringType
-            ? textToTimestampIn(quote(sourceOf.get(name)), zone.get())
-            : functions.expr("try_cast(" + quote(sourceOf.get(name)) + " AS " + castTo.sql() + ")");
-        targets.add(new Target(new SourceColumn(name, castTo, origins.get(name)), cast, Optional.of(source)));
-      }
-    }
-    for (Map.Entry<String, DataType> cast : declaredCasts.entrySet()) {
-      if (!current.containsKey(cast.getKey())) {
-        targets.add(new Target(new SourceColumn(cast.getKey(), cast.getValue(), "transform.cast.columns." + cast.getKey()),
-            functions.lit(null).cast(cast.getValue()), Optional.empty(), false));
-      }
-    }
-    return targets;
-  }
-
-  /**
-   * A text column cast to {@code TIMESTAMP} in {@code extract.timezone} instead of the session's
-   * zone: a zone-less text is that wall-clock time in {@code zone}, a text that names its offset
-   * or zone keeps it. The wall-clock time goes through {@code TIMESTAMP_NTZ} and its text with
-   * {@code Z}, so no step depends on the session's zone (the warm driver's session is shared by
-   * tables of different zones). NULL where {@code try_cast} would give NULL.
-   */
-  static Column textToTimestampIn(String quotedColumn, ZoneId zone) {
-    String wallClockUtc = "try_cast(concat(cast(try_cast(" + quotedColumn + " AS TIMESTAMP_NTZ) AS STRING), 'Z')"
-        + " AS TIMESTAMP)";
-    return functions.expr("CASE WHEN " + quotedColumn + " RLIKE '" + ZONED_TEXT + "' THEN try_cast(" + quotedColumn
-        + " AS TIMESTAMP) ELSE to_utc_timestamp(" + wallClockUtc + ", '" + zone.getId() + "') END");
-  }
-
-  /** A time of day followed by an offset or a zone: {@code Z}, {@code +01:00}, {@code UTC}, {@code Europe/Paris}. */
-  private static final String ZONED_TEXT =
-      "[0-9]:[0-9]{2}(:[0-9]{2}([.][0-9]*)?)?[ ]*([zZ]|[+-][0-9]{1,2}(:?[0-9]{2}){0,2}|[A-Za-z][A-Za-z0-9_/+:-]*)[ ]*$";
-
-  /**
-   * {@link InternalColumns#ABSENT} in target names: each absent source column under the name
-   * {@code transform.rename-columns} gives it (renames apply to a name one after the other, as to
-   * the batch's columns), plus the cast columns no file has.
-   */
-  private static Column absentTargets(Transform transform, List<Target> targets) {
-    Column absent = column(InternalColumns.ABSENT);
-    Map<String, String> renamed = new LinkedHashMap<>();
-    for (String source : transform.renameColumns().keySet()) {
-      if (!SchemaCheck.targetName(transform, source).equals(source)) {
-        renamed.put(source, SchemaCheck.targetName(transform, source));
-      }
-    }
-    if (!renamed.isEmpty()) {
-      absent = functions.transform(absent, name -> {
-        Column mapped = null;
-        for (Map.Entry<String, String> rename : renamed.entrySet()) {
-          mapped = mapped == null ? functions.when(name.equalTo(rename.getKey()), rename.getValue())
-              : mapped.when(name.equalTo(rename.getKey()), rename.getValue());
-        }
-        return mapped.otherwise(name);
-      });
-    }
-    List<String> noFile = targets.stream().filter(t -> !t.inFiles()).map(t -> t.column().name()).toList();
-    if (!noFile.isEmpty()) {
-      absent = functions.concat(absent, InternalColumns.absent(noFile));
-    }
-    return absent.cast(InternalColumns.ABSENT_TYPE);
-  }
-
-  /**
-   * The checks for bad records, first match wins: unparsable line, failed cast, NULL key. With a
-   * rescued data column, a failed cast of a column that is no key goes to {@code rescues} instead.
-   */
-  private static List<BadRecordCheck> badRecordChecks(ExtractedBatch extracted, List<Target> targets, LoadBatch batch,
-      List<Rescue> rescues) {
-    List<BadRecordCheck> checks = new ArrayList<>();
-    extracted.corruptRecordColumn().ifPresent(corrupt -> checks.add(new BadRecordCheck(
-        column(corrupt).isNotNull(), functions.lit(corrupt), column(corrupt),
-        functions.lit("malformed " + batch.profile().extract().format().code() + " record"))));
-    boolean rescuing = batch.profile().transform().rescuedDataColumn().isPresent();
-    for (Target target : targets) {
-      String name = target.column().name();
-      target.castFrom().ifPresent(source -> {
-        Column failed = source.isNotNull().and(target.value().isNull());
-        if (rescuing && !batch.profile().load().primaryKey().contains(name) && !name.equals(SchemaCheck.FILE_PATH)) {
-          rescues.add(new Rescue(name, failed, source.cast("string")));
-        } else {
-          checks.add(new BadRecordCheck(failed, functions.lit(name), source.cast("string"),
-              functions.lit("cannot cast to " + target.column().type().sql())));
-        }
-      });
-    }
-    if (extracted.filesRead().isEmpty()) {
-      // Nothing was readable (every file quarantined): no rows, and no columns to check keys against.
-      return checks;
-    }
-    Map<String, Target> byName = new LinkedHashMap<>();
-    for (Target target : targets) {
-      byName.put(target.column().name(), target);
-    }
-    List<String> keys = batch.profile().load().primaryKey();
-    for (int i = 0; i < keys.size(); i++) {
-      Target key = requireColumn(byName, keys.get(i), "load.primary-key[" + i + "]");
-      checks.add(new BadRecordCheck(key.value().isNull(), functions.lit(keys.get(i)), functions.lit(null).cast("string"),
-          functions.lit("primary key column " + keys.get(i) + " is null")));
-    }
-    batch.profile().load().precombineField()
-        .ifPresent(field -> requireColumn(byName, field, "load.iceberg.precombine-field"));
-    return checks;
-  }
-
-  /**
-   * The rescued data column: the values extract set aside ({@link InternalColumns#RESCUED}) and the
-   * failed casts, by target name, with {@code _file_path}; NULL when the row has nothing to rescue.
-   */
-  private static Target rescuedTarget(String name, Dataset<Row> input, List<Target> targets, List<Rescue> rescues) {
-    for (Target target : targets) {
-      if (target.column().name().equals(name)) {
-        throw new BatchFailedException("transform.rescued-data-column: \"" + name + "\" is also a column of the batch"
-            + " (from " + target.column().origin() + "); choose another name");
-      }
-    }
-    Column values = List.of(input.columns()).contains(InternalColumns.RESCUED) ? column(InternalColumns.RESCUED)
-        : functions.map().cast(InternalColumns.RESCUED_TYPE);
-    if (!rescues.isEmpty()) {
-      List<Column> entries = new ArrayList<>();
-      for (Rescue rescue : rescues) {
-        entries.add(functions.lit(rescue.column()));
-        entries.add(functions.when(rescue.failed(), rescue.value()));
-      }
-      values = functions.map_concat(values, functions.map(entries.toArray(Column[]::new)).cast(InternalColumns.RESCUED_TYPE));
-    }
-    Column kept = functions.map_filter(values, (key, value) -> value.isNotNull());
-    Column json = functions.when(functions.size(kept).gt(0), functions.to_json(functions.map_concat(kept,
-        functions.map(functions.lit(SchemaCheck.FILE_PATH), column(InternalColumns.FILE)))));
-    return new Target(SourceColumn.rescuedData(name), json, Optional.empty());
-  }
-
-  private static Target requireColumn(Map<String, Target> byName, String name, String key) {
-    Target target = byName.get(name);
-    if (target == null) {
-      throw new BatchFailedException(key + ": column \"" + name + "\" is not among the batch's columns "
-          + byName.keySet() + " (after transform.rename-columns)");
-    }
-    return target;
-  }
-
-  private static Column firstMatching(List<BadRecordCheck> checks, java.util.function.Function<BadRecordCheck, Column> part) {
-    if (checks.isEmpty()) {
-      return functions.lit(null).cast("string");
-    }
-    Column result = null;
-    for (BadRecordCheck check : checks) {
-      result = result == null ? functions.when(check.condition(), part.apply(check))
-          : result.when(check.condition(), part.apply(check));
-    }
-    return result;
-  }
-
-  /** The row as the files had it (source names, before casts), as JSON: what a reject keeps. */
-  private static Column sourceRecord(ExtractedBatch extracted) {
-    List<Column> fields = new ArrayList<>();
-    for (SourceColumn column : extracted.columns()) {
-      fields.add(column(column.name()));
-    }
-    return functions.to_json(functions.struct(fields.toArray(Column[]::new)));
-  }
-
-  private static DataType parseType(String column, String type) {
-    try {
-      return DataType.fromDDL(type);
-    } catch (Exception e) {
-      throw new BatchFailedException("transform.cast.columns." + column + ": \"" + type
-          + "\" is not a Spark SQL type: " + firstLine(e.getMessage()), e);
-    }
-  }
-
-  private static String firstLine(String message) {
+  static String firstLine(String message) {
     if (message == null) {
       return "";
     }
     int newline = message.indexOf('\n');
     return newline < 0 ? message : message.substring(0, newline);
   }
-
-  /**
-   * A target column and how it is computed from the source columns.
-   *
-   * @param inFiles false for a cast column that no file of the batch has
-   */
-  private record Target(SourceColumn column, Column value, Optional<Column> castFrom, boolean inFiles) {
-    Target(SourceColumn column, Column value, Optional<Column> castFrom) {
-      this(column, value, castFrom, true);
-    }
-  }
-
-  /** A failed cast that is rescued: the target column, when it failed, the source value as text. */
-  private record Rescue(String column, Column failed, Column value) {}
-
-  /** When a row is bad, which column, which value and why. */
-  private record BadRecordCheck(Column condition, Column column, Column value, Column reason) {}
 }

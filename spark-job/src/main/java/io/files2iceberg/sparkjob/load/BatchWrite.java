@@ -1,0 +1,107 @@
+package io.files2iceberg.sparkjob.load;
+
+import static io.files2iceberg.sparkjob.extract.SqlNames.literal;
+import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
+import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
+
+import io.files2iceberg.core.profile.Load;
+import io.files2iceberg.sparkjob.extract.InternalColumns;
+import io.files2iceberg.sparkjob.extract.LoadBatch;
+import io.files2iceberg.sparkjob.load.IcebergLoad.WriteMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
+
+/**
+ * The one write of a batch's rows, by its {@link WriteMode}: a {@code MERGE INTO} on the key, an
+ * append, or an overwrite of the batch's partitions or of the whole table. The caller wraps it in
+ * the commit properties that mark the snapshot with the batch ({@link CommitMarker}).
+ */
+final class BatchWrite {
+  private BatchWrite() {}
+
+  /**
+   * Writes the rows as the mode says; a MERGE reads them from a temporary view of the batch.
+   *
+   * @param keepMissing with {@code load.missing-columns = keep}, the batch's columns
+   * @param restriction the MERGE's condition on the stored rows ({@link SourceSide})
+   * @param deletes whether the rows carry {@link RowsToWrite#DELETE}
+   */
+  static void write(LoadBatch batch, WriteMode mode, Dataset<Row> source, Load load,
+      Optional<Set<String>> keepMissing, Optional<String> restriction, boolean deletes) throws Exception {
+    String name = batch.table();
+    switch (mode) {
+      case MERGE -> {
+        String view = MergeSql.view("batch", batch.batchId());
+        batch.scope().view(view, source);
+        List<String> tableColumns = List.of(source.columns()).stream().filter(c -> !InternalColumns.isInternal(c))
+            .toList();
+        batch.spark().sql(keepMissing.isPresent()
+            ? mergeKeepingMissing(name, view, load, restriction, tableColumns, keepMissing.get(), deletes)
+            : mergeStatement(name, view, load, restriction, tableColumns, deletes));
+      }
+      case APPEND -> source.writeTo(name).append();
+      case OVERWRITE_PARTITIONS -> source.writeTo(name).overwritePartitions();
+      case OVERWRITE_TABLE -> source.writeTo(name).overwrite(functions.lit(true));
+    }
+  }
+
+  /** {@code load.missing-columns = null}: an update replaces the whole row. */
+  private static String mergeStatement(String table, String view, Load load, Optional<String> restriction,
+      List<String> tableColumns, boolean deletes) {
+    List<String> set = tableColumns.stream().map(c -> "t." + quote(c) + " = s." + quote(c)).toList();
+    return mergeInto(table, view, load, restriction, deletes, "UPDATE SET " + String.join(", ", set),
+        insert(tableColumns));
+  }
+
+  private static String insert(List<String> tableColumns) {
+    String insert = tableColumns.stream().map(c -> quote(c)).collect(Collectors.joining(", "));
+    String values = tableColumns.stream().map(c -> "s." + quote(c)).collect(Collectors.joining(", "));
+    return "INSERT (" + insert + ") VALUES (" + values + ")";
+  }
+
+  /**
+   * {@code load.missing-columns = keep}: an update assigns a column the batch has only when the
+   * row's file has it ({@link InternalColumns#ABSENT}), and leaves the columns no file of the
+   * batch has alone; an insert writes every column (the aligned NULL where the file has none).
+   */
+  private static String mergeKeepingMissing(String table, String view, Load load, Optional<String> restriction,
+      List<String> tableColumns, Set<String> batchColumns, boolean deletes) {
+    List<String> set = new ArrayList<>();
+    for (String key : load.primaryKey()) {
+      set.add("t." + quote(key) + " = s." + quote(key));
+    }
+    for (String column : tableColumns) {
+      if (batchColumns.contains(column) && !load.primaryKey().contains(column)) {
+        set.add("t." + quote(column) + " = CASE WHEN array_contains(s." + quote(InternalColumns.ABSENT) + ", "
+            + literal(column) + ") THEN t." + quote(column) + " ELSE s." + quote(column) + " END");
+      }
+    }
+    return mergeInto(table, view, load, restriction, deletes, "UPDATE SET " + String.join(", ", set),
+        insert(tableColumns));
+  }
+
+  /**
+   * The statement: the key, the batch's partitions when the MERGE is restricted to them ({@link
+   * SourceSide}), and the precombine condition on the matched actions. With deletes, a matched
+   * delete that is not older than the stored row deletes it (the first matched clause wins), and a
+   * delete without a stored row inserts nothing.
+   */
+  private static String mergeInto(String table, String view, Load load, Optional<String> restriction,
+      boolean deletes, String update, String insert) {
+    String on = MergeSql.keysMatch(load.primaryKey()) + restriction.map(r -> " AND " + r).orElse("");
+    String matched = load.precombineField()
+        .map(field -> " AND (t." + quote(field) + " IS NULL OR s." + quote(field) + " >= t." + quote(field) + ")")
+        .orElse("");
+    String delete = "s." + quote(RowsToWrite.DELETE);
+    return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + on
+        + (deletes ? " WHEN MATCHED" + matched + " AND " + delete + " THEN DELETE" : "")
+        + " WHEN MATCHED" + matched + " THEN " + update
+        + " WHEN NOT MATCHED" + (deletes ? " AND NOT " + delete : "") + " THEN " + insert;
+  }
+}

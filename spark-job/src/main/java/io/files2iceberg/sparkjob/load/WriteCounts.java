@@ -1,0 +1,116 @@
+package io.files2iceberg.sparkjob.load;
+
+import static io.files2iceberg.sparkjob.extract.SqlNames.column;
+import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
+import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
+
+import io.files2iceberg.core.profile.Load;
+import io.files2iceberg.sparkjob.extract.InternalColumns;
+import io.files2iceberg.sparkjob.load.IcebergLoad.WriteMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+
+/**
+ * What a write did to the table's rows. A MERGE deletes only the rows its deletes ({@code
+ * load.cdc}) match, so the rows it adds net of those it deletes (rewritten files' rows, position
+ * deletes), plus those deleted rows, are its inserts.
+ */
+record WriteCounts(long inserted, long updated, long unchanged, long deleted) {
+  private static final String TARGET_PREFIX = InternalColumns.PREFIX + "t_";
+  private static final String MATCHED = InternalColumns.PREFIX + "matched";
+
+  static WriteCounts inserted(long rows) {
+    return new WriteCounts(rows, 0, 0, 0);
+  }
+
+  WriteCounts plusUnchanged(long rows) {
+    return new WriteCounts(inserted, updated, unchanged + rows, deleted);
+  }
+
+  /**
+   * From the snapshot's summary and the rows written: with merge-on-read each update and each
+   * delete is one position delete; with copy-on-write a rewritten file's copied rows are both
+   * added and deleted, so the matched rows are split by {@code split} (a precombine field) or
+   * are all updates (none: every matched row is updated). The deleted rows are the split's
+   * (there is one whenever the rows carry deletes).
+   */
+  static WriteCounts of(WriteMode mode, boolean mergeOnRead, Map<String, String> summary, long rows,
+      Optional<WriteCounts> split) {
+    long added = number(summary, "added-records");
+    if (mode != WriteMode.MERGE) {
+      return inserted(added);
+    }
+    long positionDeletes = number(summary, "added-position-deletes") - number(summary, "removed-position-deletes");
+    long deleted = split.map(WriteCounts::deleted).orElse(0L);
+    long inserted = added - number(summary, "deleted-records") - positionDeletes + deleted;
+    long updated = mergeOnRead ? positionDeletes - deleted : split.map(WriteCounts::updated).orElse(rows - inserted);
+    return new WriteCounts(inserted, updated, rows - inserted - updated - deleted, deleted);
+  }
+
+  private static long number(Map<String, String> summary, String property) {
+    String value = summary.get(property);
+    return value == null ? 0 : Long.parseLong(value);
+  }
+
+  long written() {
+    return inserted + updated + deleted;
+  }
+
+  /**
+   * Copy-on-write with a precombine field: what the MERGE will do with each row, from the
+   * deduplicated rows and the stored keys and precombine values of its scope (the batch's
+   * partitions when restricted, else the whole table), with the statement's own condition.
+   */
+  static WriteCounts matchedSplit(SparkSession spark, String table, Dataset<Row> source, Load load,
+      Optional<String> restriction, boolean deletes) {
+    List<String> keys = load.primaryKey();
+    Optional<String> precombine = load.precombineField();
+    List<String> needed = new ArrayList<>(keys);
+    precombine.filter(p -> !needed.contains(p)).ifPresent(needed::add);
+    if (deletes) {
+      needed.add(RowsToWrite.DELETE);
+    }
+    Dataset<Row> incoming = source.select(needed.stream().map(c -> column(c)).toArray(Column[]::new));
+    List<Column> stored = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      stored.add(column(keys.get(i)).as(TARGET_PREFIX + i));
+    }
+    precombine.ifPresent(p -> stored.add(column(p).as(TARGET_PREFIX + "pre")));
+    stored.add(functions.lit(true).as(MATCHED));
+    Dataset<Row> scope = spark.table(quoteTable(table)).as("t");
+    if (restriction.isPresent()) {
+      scope = scope.where(functions.expr(restriction.get()));
+    }
+    Dataset<Row> target = scope.select(stored.toArray(Column[]::new));
+    Column on = null;
+    for (int i = 0; i < keys.size(); i++) {
+      Column equal = incoming.col(quote(keys.get(i))).equalTo(target.col(TARGET_PREFIX + i));
+      on = on == null ? equal : on.and(equal);
+    }
+    Column newer = precombine.isEmpty() ? functions.lit(true)
+        : functions.coalesce(target.col(TARGET_PREFIX + "pre").isNull()
+            .or(incoming.col(quote(precombine.get())).geq(target.col(TARGET_PREFIX + "pre"))), functions.lit(false));
+    Column delete = deletes ? incoming.col(quote(RowsToWrite.DELETE)) : functions.lit(false);
+    Column matched = target.col(MATCHED).isNotNull();
+    Row counts = incoming.join(target, on, "left")
+        .agg(
+            functions.sum(functions.when(matched.or(delete), 0).otherwise(1)),
+            functions.sum(functions.when(matched.and(newer).and(functions.not(delete)), 1).otherwise(0)),
+            functions.sum(functions.when(matched.and(newer), 0).otherwise(functions.when(delete, 1).otherwise(
+                functions.when(matched, 1).otherwise(0)))),
+            functions.sum(functions.when(matched.and(newer).and(delete), 1).otherwise(0)))
+        .first();
+    return new WriteCounts(longOrZero(counts, 0), longOrZero(counts, 1), longOrZero(counts, 2), longOrZero(counts, 3));
+  }
+
+  static long longOrZero(Row row, int i) {
+    return row.isNullAt(i) ? 0 : row.getLong(i);
+  }
+}
