@@ -11,10 +11,11 @@ import java.util.Optional;
  *
  * <p>Every method that changes state is one transaction that checks the expected current state
  * and fails with {@link IllegalTransitionException} (naming the expected and the actual state)
- * otherwise. Implementations: {@code SqliteLedger} (embedded) and a Firestore one (production);
- * both pass the same contract suite. Neither decides anything itself: what a call does to each
- * record is the rules' ({@code core.ledger.rules}: pure functions over records), and a ledger reads
- * the records a call needs and writes the ones the rules return, within its store's limits.
+ * otherwise. One implementation, {@code LedgerService}, over a store ({@code LedgerStore}: SQLite
+ * embedded, Firestore in production; every store passes the same contract suite): what a call does
+ * to each record is the rules' ({@code core.ledger.rules}: pure functions over records), and the
+ * service reads the records a call needs and writes the ones the rules return, within the store's
+ * limits.
  *
  * <p>A store whose commits are bounded (Firestore: 500 writes) decides a transition that writes
  * more (a claim, commit, failure or revival of a batch of 10,000 files; a newest claim superseding
