@@ -1,7 +1,6 @@
 package io.files2iceberg.core.ledger;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,7 +27,7 @@ import java.util.Optional;
  * LedgerUnavailableException}, so callers can tell "try again" from "never". A batch or file id the
  * ledger does not know fails with {@link IllegalArgumentException} naming it.
  */
-public interface Ledger extends AutoCloseable {
+public interface Ledger extends LedgerListings, AutoCloseable {
 
   /**
    * Records a data file. Idempotent by {@code bucket/name#generation}: a redelivered notification
@@ -163,25 +162,14 @@ public interface Ledger extends AutoCloseable {
 
   Optional<FileRecord> file(String fileId);
 
-  /** The files of a batch, in the deterministic order the batch was claimed in. */
-  List<FileRecord> filesOfBatch(String batchId);
 
-  /** The tables the ledger knows, sorted. */
-  List<String> tables();
 
-  /** Counts by state, batches in flight, the last commit and the lag of one table. */
-  TableStatus tableStatus(String table);
 
-  List<QuarantinedMessage> quarantinedMessages();
 
   // Operator commands: replay, backfill, reconcile (below, first group), retry, inspect and
   // quarantine (second group).
 
-  /** Every partition of the table, ordered by partition token. */
-  List<PartitionRecord> partitions(String table);
 
-  /** Every file of one partition, in every state and generation, ordered by URI then generation. */
-  List<FileRecord> filesOfPartition(String table, String partition);
 
   /**
    * {@code replay --force}: loads an INGESTED partition again. Its INGESTED files become RECORDED
@@ -233,27 +221,10 @@ public interface Ledger extends AutoCloseable {
   /** Deletes a quarantined message once it has been dealt with; false when it is not known. */
   boolean releaseMessage(String messageId);
 
-  /** QUARANTINED files of every table, ordered by table, partition, URI and generation. */
-  List<FileRecord> quarantinedFiles();
 
-  /** Every generation recorded of one object, oldest generation first. */
-  List<FileRecord> filesNamed(String bucket, String name);
 
-  /** The stored batches (pruned ones are gone) that claimed the partition, oldest first. */
-  List<BatchRecord> batchesOfPartition(String table, String partition);
 
-  /**
-   * Every stored batch of the table (pruned ones are gone), in every state, oldest first (by
-   * creation time, then id): {@code sql}'s {@code files2iceberg.batches}.
-   */
-  List<BatchRecord> batches(String table);
 
-  /**
-   * {@code history}: the table's COMMITTED and FAILED batches whose last change (their commit or
-   * failure) is at or after {@code since}, newest first. Pruned batches are gone, so the history
-   * reaches back as far as the committed batches the ledger keeps.
-   */
-  List<BatchRecord> batchesSettledSince(String table, Instant since);
 
   /**
    * Why the store cannot take a write now, or empty while it can. Each ledger writes one probe

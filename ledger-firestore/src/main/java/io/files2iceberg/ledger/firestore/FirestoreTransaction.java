@@ -347,21 +347,17 @@ final class FirestoreTransaction implements StoreTransaction {
 
   @Override
   public BatchRecord putBatch(BatchRecord batch) {
-    DocumentReference ref = store.batches.document(batch.batchId());
-    Map<String, Object> doc = FirestoreDocuments.put(stored(ref).orElseGet(HashMap::new), batch);
-    return writeBatch(ref, doc, batch);
+    return putBatch(batch, null);
   }
 
   @Override
   public BatchRecord putBatch(BatchRecord batch, Optional<Settling> settling) {
     DocumentReference ref = store.batches.document(batch.batchId());
     Map<String, Object> doc = FirestoreDocuments.put(stored(ref).orElseGet(HashMap::new), batch);
-    SETTLING_FIELDS.forEach(doc::remove);
-    settling.ifPresent(owed -> doc.putAll(settlingFields(owed)));
-    return writeBatch(ref, doc, batch);
-  }
-
-  private BatchRecord writeBatch(DocumentReference ref, Map<String, Object> doc, BatchRecord batch) {
+    if (settling != null) { // null: what the stored document owes stays
+      SETTLING_FIELDS.forEach(doc::remove);
+      settling.ifPresent(owed -> doc.putAll(settlingFields(owed)));
+    }
     long size = FirestoreDocuments.storedSize(ref.getPath(), doc);
     if (size > MAX_DOCUMENT_BYTES) {
       throw new IllegalStateException("Cannot write batch " + batch.batchId() + " of table " + batch.table()

@@ -48,6 +48,18 @@ final class SqliteTransaction implements StoreTransaction {
     this.c = c;
   }
 
+  @FunctionalInterface
+  private interface Update {
+    void run() throws SQLException;
+  }
+
+  private static void update(Update update) {
+    sql(() -> {
+      update.run();
+      return null;
+    });
+  }
+
   private static <T> T sql(Statement<T> statement) {
     try {
       return statement.run();
@@ -179,37 +191,25 @@ final class SqliteTransaction implements StoreTransaction {
 
   @Override
   public FileRecord createFile(FileRecord file) {
-    sql(() -> {
-      SqliteQueries.insertFiles(c, List.of(file));
-      return null;
-    });
+    update(() -> SqliteQueries.insertFiles(c, List.of(file)));
     return SqliteRows.asStored(file);
   }
 
   @Override
   public FileRecord putFile(FileRecord file) {
-    sql(() -> {
-      SqliteQueries.writeFiles(c, List.of(file), null);
-      return null;
-    });
+    update(() -> SqliteQueries.writeFiles(c, List.of(file), null));
     return SqliteRows.asStored(file);
   }
 
   @Override
   public FileRecord putFile(FileRecord file, int position) {
-    sql(() -> {
-      SqliteQueries.writeFiles(c, List.of(file), List.of(position));
-      return null;
-    });
+    update(() -> SqliteQueries.writeFiles(c, List.of(file), List.of(position)));
     return SqliteRows.asStored(file);
   }
 
   @Override
   public PartitionRecord putPartition(PartitionRecord partition) {
-    sql(() -> {
-      SqliteQueries.writePartition(c, partition);
-      return null;
-    });
+    update(() -> SqliteQueries.writePartition(c, partition));
     return partition;
   }
 
@@ -240,10 +240,7 @@ final class SqliteTransaction implements StoreTransaction {
 
   @Override
   public void deleteBatch(String batchId) {
-    sql(() -> {
-      SqliteQueries.deleteBatch(c, batchId);
-      return null;
-    });
+    update(() -> SqliteQueries.deleteBatch(c, batchId));
   }
 
   @Override

@@ -4,10 +4,10 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.LedgerListings;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
-import io.files2iceberg.core.ledger.TableStatus;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -17,7 +17,7 @@ import java.util.Set;
  * A store's reads: records by id, and queries by table, state and time. Orders are part of the
  * contract: partitions by token, a partition's files by URI then generation, batches oldest first.
  */
-public interface StoreReads {
+public interface StoreReads extends LedgerListings {
 
   /** No bound on a query's rows. */
   int ALL = -1;
@@ -60,30 +60,6 @@ public interface StoreReads {
   List<BatchRecord> batchesIn(String table, BatchState state);
 
   Optional<QuarantinedMessage> message(String messageId);
-
-  // Listings for the operator's reads, as Ledger's methods of the same names describe them.
-
-  List<FileRecord> filesOfBatch(String batchId);
-
-  List<String> tables();
-
-  TableStatus tableStatus(String table);
-
-  List<PartitionRecord> partitions(String table);
-
-  List<FileRecord> filesOfPartition(String table, String partition);
-
-  List<QuarantinedMessage> quarantinedMessages();
-
-  List<FileRecord> quarantinedFiles();
-
-  List<FileRecord> filesNamed(String bucket, String name);
-
-  List<BatchRecord> batchesOfPartition(String table, String partition);
-
-  List<BatchRecord> batches(String table);
-
-  List<BatchRecord> batchesSettledSince(String table, Instant since);
 
   /** PLANNED or RUNNING batches of every table whose lease ended before {@code now}, oldest lease first. */
   List<BatchRecord> expiredLeases(Instant now);
