@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * each is the work itself: the read, merge and commit time the batches' own metrics report,
  * summed over the batches of the round; in warm mode, the warm job's own runtime.
  */
-final class LatencyBench {
+record LatencyBench(Path work, Report report) {
   static final String JOB_WORK = "job's read+merge+commit";
   static final String WARM_JOB_WORK = "warm job's read+merge+commit";
   static final String WARM = "warm";
@@ -44,14 +44,6 @@ final class LatencyBench {
   static final int FILES_PER_PARTITION = 2;
   static final int ROWS_PER_FILE = 10_000;
   private static final String TABLE = "local.bench.latency";
-
-  private final Path work;
-  private final Report report;
-
-  LatencyBench(Path work, Report report) {
-    this.work = work;
-    this.report = report;
-  }
 
   void measure(int rounds) throws Exception {
     String data = PARTITIONS + " partitions x " + FILES_PER_PARTITION + " files x " + ROWS_PER_FILE + " rows";

@@ -34,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * <p>A measurement's {@code seconds} is the wall time per 1,000 requests (so the ratio is how many
  * times slower than the bare server a notification is); requests/s, p50 and p99 go in its detail.
  */
-final class ListenerBench {
+record ListenerBench(Path work, Report report) {
   static final String NO_HANDLER = "no-handler route";
   static final int CONNECTIONS = 16;
   static final int THREADS = 2;
@@ -42,14 +42,6 @@ final class ListenerBench {
   private static final String TABLE = "local.bench.notifications";
   private static final String SCRIPT = "unique-notifications.lua";
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  private final Path work;
-  private final Report report;
-
-  ListenerBench(Path work, Report report) {
-    this.work = work;
-    this.report = report;
-  }
 
   void measure(int rounds) throws Exception {
     String wrk = wrkCommand();

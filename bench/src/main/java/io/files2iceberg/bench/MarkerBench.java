@@ -24,19 +24,9 @@ import java.time.Instant;
  * ledger), in rounds on a fresh home each. The baseline is the same POST for a marker over an
  * empty folder, which measures the request itself.
  */
-final class MarkerBench {
+record MarkerBench(int files, Path work, Report report) {
   static final String EMPTY_FOLDER = "empty-folder";
   private static final String TABLE = "local.bench.markers";
-
-  private final int files;
-  private final Path work;
-  private final Report report;
-
-  MarkerBench(int files, Path work, Report report) {
-    this.files = files;
-    this.work = work;
-    this.report = report;
-  }
 
   void measure(int rounds) throws Exception {
     Path landing = work.resolve("landing");
