@@ -111,8 +111,7 @@ public final class WarmLocalLauncher implements Launcher {
   @Override
   public LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt) {
     Objects.requireNonNull(manifest, "manifest");
-    WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
-        WarmRequest.fingerprint(manifest.deployment().job()));
+    WarmRequest request = WarmRequest.of(manifest, manifestUri, attempt);
     try {
       requests.write(request);
     } catch (IOException e) {
@@ -153,8 +152,7 @@ public final class WarmLocalLauncher implements Launcher {
         return Optional.empty();
       }
       jobId = "warm driver pid " + runner.get();
-      request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
-          WarmRequest.fingerprint(manifest.deployment().job()));
+      request = WarmRequest.of(manifest, manifestUri, attempt);
     }
     LOG.info("Table {} batch {}: attempt {} is still with the warm driver in {}", manifest.table(), manifest.batchId(),
         attempt, folder);

@@ -54,6 +54,11 @@ final class JsonCodec {
     }
   }
 
+  /** A wire record whose document names its format. */
+  interface Document {
+    String format();
+  }
+
   /**
    * The reading of one document from one source, each error naming both: {@code Invalid
    * <document> <source>: <field>: <reason>}.
@@ -86,11 +91,17 @@ final class JsonCodec {
       return read;
     }
 
-    /** Refuses a document of another format than {@code expected}. */
-    void requireFormat(String expected, String format) {
-      if (!expected.equals(format)) {
-        throw invalid("format", "expected " + expected);
+    /**
+     * The wire record of a document of this format.
+     *
+     * @throws IllegalArgumentException also when its {@code format} is another
+     */
+    <T extends Document> T read(String json, Class<T> wire, String format) {
+      T read = read(json, wire);
+      if (!format.equals(read.format())) {
+        throw invalid("format", "expected " + format);
       }
+      return read;
     }
 
     /** The string a required field holds. */

@@ -55,7 +55,8 @@ public record WarmDriverHeartbeat(String driverId, String fingerprint, Instant h
 
   /** The document of {@code driver.json}. */
   @JsonPropertyOrder({"format", "driver", "fingerprint", "heartbeat", "serving"})
-  record Json(String format, String driver, String fingerprint, String heartbeat, Boolean serving) {}
+  record Json(String format, String driver, String fingerprint, String heartbeat, Boolean serving)
+      implements JsonCodec.Document {}
 
   /** One line: {@code {"format":"files2iceberg-warm-driver","driver":...,"serving":true}}. */
   public String toJson() {
@@ -69,8 +70,7 @@ public record WarmDriverHeartbeat(String driverId, String fingerprint, Instant h
    */
   public static WarmDriverHeartbeat fromJson(String json, String source) {
     JsonCodec.Reading reading = new JsonCodec.Reading("warm driver file", source);
-    Json read = reading.read(json, Json.class);
-    reading.requireFormat(FORMAT, read.format());
+    Json read = reading.read(json, Json.class, FORMAT);
     String driver = reading.text("driver", read.driver());
     String fingerprint = reading.text("fingerprint", read.fingerprint());
     String beat = reading.text("heartbeat", read.heartbeat());

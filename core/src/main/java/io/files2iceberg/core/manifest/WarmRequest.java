@@ -76,6 +76,12 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
     }
   }
 
+  /** The request of a manifest's attempt, with its deployment's job settings' {@link #fingerprint}. */
+  public static WarmRequest of(BatchManifest manifest, String manifestUri, int attempt) {
+    return new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
+        fingerprint(manifest.deployment().job()));
+  }
+
   /** {@code <batchId>-attempt<N>.request}: the file's name while waiting, the stem of its running name. */
   public String name() {
     return name(batchId, attempt);
@@ -125,7 +131,8 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
 
   /** The request's document, as a driver reads it. */
   @JsonPropertyOrder({"format", "table", "batchId", "manifest", "attempt", "fingerprint"})
-  record Json(String format, String table, String batchId, String manifest, Integer attempt, String fingerprint) {}
+  record Json(String format, String table, String batchId, String manifest, Integer attempt, String fingerprint)
+      implements JsonCodec.Document {}
 
   /** The request on one line: {@code {"format":"files2iceberg-warm-request","table":...,"attempt":1,...}}. */
   public String toJson() {
@@ -139,8 +146,7 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
    */
   public static WarmRequest fromJson(String json, String source) {
     JsonCodec.Reading reading = new JsonCodec.Reading("warm request", source);
-    Json read = reading.read(json, Json.class);
-    reading.requireFormat(FORMAT, read.format());
+    Json read = reading.read(json, Json.class, FORMAT);
     String table = reading.text("table", read.table());
     String batchId = reading.text("batchId", read.batchId());
     String manifest = reading.text("manifest", read.manifest());

@@ -54,7 +54,10 @@ public interface FolderMedium {
   /** The entries directly in a sub-folder; none when it does not exist. */
   List<Listed> list(String folder) throws IOException;
 
-  /** True for a medium that renames atomically and locks ({@link #move}, {@link #lock}); false for one with generations. */
+  /**
+   * True for a medium that renames atomically and locks ({@link #move}, {@link #lock}); false for
+   * one with generations ({@link #createIfAbsent}, {@link #replaceAt}).
+   */
   boolean renames();
 
   /**

@@ -172,8 +172,7 @@ public final class DataprocWarmLauncher implements Launcher {
           + " folder must be on Cloud Storage (job.warm.folder, else metadata.path), is " + location, false);
     }
     WarmFolder folder = WarmFolder.onCloudStorage(storage, location, clock);
-    WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
-        WarmRequest.fingerprint(manifest.deployment().job()));
+    WarmRequest request = WarmRequest.of(manifest, manifestUri, attempt);
     try {
       folder.write(request);
     } catch (IOException e) {
@@ -198,8 +197,7 @@ public final class DataprocWarmLauncher implements Launcher {
     }
     WarmFolder folder = WarmFolder.onCloudStorage(storage, location, clock);
     String name = WarmRequest.name(manifest.batchId(), attempt);
-    WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
-        WarmRequest.fingerprint(manifest.deployment().job()));
+    WarmRequest request = WarmRequest.of(manifest, manifestUri, attempt);
     // Ordering: the request is looked for before its runner. A driver creates running/<name>
     // before it deletes the request, so a request found absent was taken (or finished) before
     // that read, and its runner, if any, is already there for the next one. Read the other way
