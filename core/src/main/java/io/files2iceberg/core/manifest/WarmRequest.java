@@ -44,6 +44,8 @@ import java.util.TreeMap;
  * where {@code <name>} is {@link #name()}, {@code <batchId>-attempt<N>.request}. A request moves
  * only forward: waiting, running, then (its result written first) gone; so a reader that looks in
  * that order and finds neither the request nor the result knows the request was lost.
+ * {@link io.files2iceberg.core.warm.WarmFolder} is the one protocol over both layouts, for the
+ * batchers and the driver alike.
  *
  * @param table the manifest's table, for logs
  * @param batchId the manifest's batch id

@@ -75,11 +75,19 @@ public final class LocalMedium implements FolderMedium {
     }
   }
 
+  /**
+   * Content through a temp file renamed over the entry; an empty marker ({@code cancel/<name>})
+   * created in place, so that no temp file ever stands in a folder a driver lists whole.
+   */
   @Override
   public void put(String entry, byte[] content) throws IOException {
     Path file = folder.resolve(entry);
     Files.createDirectories(file.getParent());
-    AtomicFile.replace(file, content);
+    if (content.length == 0) {
+      Files.write(file, content);
+    } else {
+      AtomicFile.replace(file, content);
+    }
   }
 
   @Override

@@ -210,7 +210,7 @@ public final class WarmFolder {
 
   /** What {@code driver.json} says; empty when there is none or it cannot be read as one. */
   public Optional<WarmDriverHeartbeat> holder() throws IOException {
-    return medium.read(WarmRequest.DRIVER_JSON).map(this::heartbeat);
+    return medium.read(WarmRequest.DRIVER_JSON).map(stored -> FolderHold.heartbeat(medium, stored));
   }
 
   // ---- the driver's side
@@ -221,101 +221,8 @@ public final class WarmFolder {
    * @return empty when another live driver holds it
    */
   public Optional<Hold> hold(String driverId, String fingerprint) throws IOException {
-    return medium.renames() ? lock(driverId, fingerprint) : holdByHeartbeat(driverId, fingerprint);
-  }
-
-  private Optional<Hold> lock(String driverId, String fingerprint) throws IOException {
-    Optional<Closeable> lock = medium.lock(WarmRequest.DRIVER_LOCK);
-    if (lock.isEmpty()) {
-      return Optional.empty();
-    }
-    try {
-      medium.put(WarmRequest.DRIVER_PID, (driverId + "\n" + fingerprint + "\n").getBytes(StandardCharsets.UTF_8));
-    } catch (IOException | RuntimeException e) {
-      lock.get().close();
-      throw e;
-    }
-    return Optional.of(new Hold() {
-      @Override
-      public boolean renew() {
-        return true;
-      }
-
-      @Override
-      public void close() throws IOException {
-        // The pid goes before the lock: a batcher that finds no live driver starts one, and
-        // that one takes the lock once this process has released it.
-        try {
-          medium.delete(WarmRequest.DRIVER_PID);
-        } finally {
-          lock.get().close();
-        }
-      }
-    });
-  }
-
-  private Optional<Hold> holdByHeartbeat(String driverId, String fingerprint) throws IOException {
-    Optional<FolderMedium.Stored> current = medium.read(WarmRequest.DRIVER_JSON);
-    if (current.isPresent()) {
-      WarmDriverHeartbeat holder = heartbeat(current.get());
-      if (holder != null && holder.isAlive(clock.instant()) && !holder.driverId().equals(driverId)) {
-        return Optional.empty();
-      }
-    }
-    byte[] mine = new WarmDriverHeartbeat(driverId, fingerprint, clock.instant(), true).toJson()
-        .getBytes(StandardCharsets.UTF_8);
-    Optional<Long> generation = current.isEmpty()
-        ? medium.createIfAbsent(WarmRequest.DRIVER_JSON, mine)
-        : medium.replaceAt(WarmRequest.DRIVER_JSON, current.get().generation(), mine);
-    if (generation.isEmpty()) {
-      generation = ownGeneration(driverId); // another driver wrote it first, or our own write whose answer was lost
-      if (generation.isEmpty()) {
-        return Optional.empty();
-      }
-    }
-    return Optional.of(new HeartbeatHold(driverId, fingerprint, generation.get()));
-  }
-
-  /** The generation of {@code driver.json} when it names this driver; empty when another's or none. */
-  private Optional<Long> ownGeneration(String driverId) throws IOException {
-    Optional<FolderMedium.Stored> now = medium.read(WarmRequest.DRIVER_JSON);
-    WarmDriverHeartbeat holder = now.map(this::heartbeat).orElse(null);
-    return holder != null && holder.driverId().equals(driverId) ? now.map(FolderMedium.Stored::generation)
-        : Optional.empty();
-  }
-
-  /** The holder's {@code driver.json}, renewed at the generation it last wrote. */
-  private final class HeartbeatHold implements Hold {
-    private final String driverId;
-    private final String fingerprint;
-    private long generation;
-
-    HeartbeatHold(String driverId, String fingerprint, long generation) {
-      this.driverId = driverId;
-      this.fingerprint = fingerprint;
-      this.generation = generation;
-    }
-
-    @Override
-    public synchronized boolean renew() throws IOException {
-      return write(true);
-    }
-
-    @Override
-    public synchronized void close() throws IOException {
-      write(false);
-    }
-
-    private boolean write(boolean serving) throws IOException {
-      WarmDriverHeartbeat beat = new WarmDriverHeartbeat(driverId, fingerprint, clock.instant(), serving);
-      Optional<Long> written = medium.replaceAt(WarmRequest.DRIVER_JSON, generation,
-          beat.toJson().getBytes(StandardCharsets.UTF_8));
-      if (written.isEmpty()) {
-        written = ownGeneration(driverId);
-      }
-      written.ifPresent(now -> generation = now);
-      return written.isPresent();
-    }
+    return medium.renames() ? FolderHold.lock(medium, driverId, fingerprint)
+        : FolderHold.byHeartbeat(medium, clock, driverId, fingerprint);
   }
 
   /** The names of the waiting requests, oldest first. */
@@ -388,15 +295,7 @@ public final class WarmFolder {
     return medium.renames() ? Path.of(location(), folder, name).toString() : location() + folder + "/" + name;
   }
 
-  private WarmDriverHeartbeat heartbeat(FolderMedium.Stored stored) {
-    try {
-      return WarmDriverHeartbeat.fromJson(text(stored), location() + WarmRequest.DRIVER_JSON);
-    } catch (IllegalArgumentException e) {
-      return null; // unreadable: nobody holds the folder through it
-    }
-  }
-
-  private static String text(FolderMedium.Stored stored) {
+  static String text(FolderMedium.Stored stored) {
     return new String(stored.content(), StandardCharsets.UTF_8);
   }
 
