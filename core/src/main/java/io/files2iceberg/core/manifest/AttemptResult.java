@@ -64,9 +64,7 @@ public record AttemptResult(
     Objects.requireNonNull(cause, "cause");
     Objects.requireNonNull(startedAt, "startedAt");
     Objects.requireNonNull(endedAt, "endedAt");
-    if (attempt < 1) {
-      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
-    }
+    requireAttempt(attempt);
   }
 
   /** A result without a classified cause. */
@@ -75,14 +73,19 @@ public record AttemptResult(
     this(table, batchId, attempt, exitCode, exit, report, error, Optional.empty(), pid, startedAt, endedAt);
   }
 
+  /** Refuses an attempt number below 1: a batch's first launch is attempt 1. */
+  static void requireAttempt(int attempt) {
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
+    }
+  }
+
   /**
    * {@code <batchId>-attempt<N>}: the one name of an attempt, which its result, log, pid file,
    * warm request and Spark job group are named after.
    */
   public static String stem(String batchId, int attempt) {
-    if (attempt < 1) {
-      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
-    }
+    requireAttempt(attempt);
     return batchId + "-attempt" + attempt;
   }
 

@@ -73,9 +73,7 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
     Objects.requireNonNull(batchId, "batchId");
     Objects.requireNonNull(manifestUri, "manifestUri");
     Objects.requireNonNull(fingerprint, "fingerprint");
-    if (attempt < 1) {
-      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
-    }
+    AttemptResult.requireAttempt(attempt);
   }
 
   /** The request of a manifest's attempt, with its deployment's job settings' {@link #fingerprint}. */

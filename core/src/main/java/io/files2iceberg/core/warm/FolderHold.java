@@ -64,19 +64,18 @@ final class FolderHold {
         return Optional.empty();
       }
     }
-    byte[] mine = new WarmDriverHeartbeat(driverId, fingerprint, clock.instant(), true).toJson()
-        .getBytes(StandardCharsets.UTF_8);
+    Heartbeats heartbeats = new Heartbeats(medium, clock, driverId, fingerprint);
     Optional<Long> generation = current.isEmpty()
-        ? medium.createIfAbsent(WarmRequest.DRIVER_JSON, mine)
-        : medium.replaceAt(WarmRequest.DRIVER_JSON, current.get().generation(), mine);
+        ? medium.createIfAbsent(WarmRequest.DRIVER_JSON, heartbeats.beat(true))
+        : medium.replaceAt(WarmRequest.DRIVER_JSON, current.get().generation(), heartbeats.beat(true));
     if (generation.isEmpty()) {
       // another driver wrote it first, or our own write whose answer was lost
-      generation = ownGeneration(medium, driverId);
+      generation = heartbeats.ownGeneration();
       if (generation.isEmpty()) {
         return Optional.empty();
       }
     }
-    return Optional.of(new HeartbeatHold(medium, clock, driverId, fingerprint, generation.get()));
+    return Optional.of(new HeartbeatHold(heartbeats, generation.get()));
   }
 
   /** What {@code driver.json} says; null when it cannot be read as one: nobody holds the folder through it. */
@@ -88,27 +87,30 @@ final class FolderHold {
     }
   }
 
-  /** The generation of {@code driver.json} when it names this driver; empty when another's or none. */
-  private static Optional<Long> ownGeneration(FolderMedium medium, String driverId) throws IOException {
-    Optional<FolderMedium.Stored> now = medium.read(WarmRequest.DRIVER_JSON);
-    WarmDriverHeartbeat holder = now.map(stored -> heartbeat(medium, stored)).orElse(null);
-    return holder != null && holder.driverId().equals(driverId) ? now.map(FolderMedium.Stored::generation)
-        : Optional.empty();
+  /** One driver's heartbeats in one folder. */
+  private record Heartbeats(FolderMedium medium, Clock clock, String driverId, String fingerprint) {
+    /** A heartbeat of now. */
+    byte[] beat(boolean serving) {
+      return new WarmDriverHeartbeat(driverId, fingerprint, clock.instant(), serving).toJson()
+          .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The generation of {@code driver.json} when it names this driver; empty when another's or none. */
+    Optional<Long> ownGeneration() throws IOException {
+      Optional<FolderMedium.Stored> now = medium.read(WarmRequest.DRIVER_JSON);
+      WarmDriverHeartbeat holder = now.map(stored -> heartbeat(medium, stored)).orElse(null);
+      return holder != null && holder.driverId().equals(driverId) ? now.map(FolderMedium.Stored::generation)
+          : Optional.empty();
+    }
   }
 
   /** The holder's {@code driver.json}, renewed at the generation it last wrote. */
   private static final class HeartbeatHold implements Hold {
-    private final FolderMedium medium;
-    private final Clock clock;
-    private final String driverId;
-    private final String fingerprint;
+    private final Heartbeats heartbeats;
     private long generation;
 
-    HeartbeatHold(FolderMedium medium, Clock clock, String driverId, String fingerprint, long generation) {
-      this.medium = medium;
-      this.clock = clock;
-      this.driverId = driverId;
-      this.fingerprint = fingerprint;
+    HeartbeatHold(Heartbeats heartbeats, long generation) {
+      this.heartbeats = heartbeats;
       this.generation = generation;
     }
 
@@ -123,11 +125,10 @@ final class FolderHold {
     }
 
     private boolean write(boolean serving) throws IOException {
-      WarmDriverHeartbeat beat = new WarmDriverHeartbeat(driverId, fingerprint, clock.instant(), serving);
-      Optional<Long> written = medium.replaceAt(WarmRequest.DRIVER_JSON, generation,
-          beat.toJson().getBytes(StandardCharsets.UTF_8));
+      Optional<Long> written = heartbeats.medium().replaceAt(WarmRequest.DRIVER_JSON, generation,
+          heartbeats.beat(serving));
       if (written.isEmpty()) {
-        written = ownGeneration(medium, driverId);
+        written = heartbeats.ownGeneration();
       }
       written.ifPresent(now -> generation = now);
       return written.isPresent();
