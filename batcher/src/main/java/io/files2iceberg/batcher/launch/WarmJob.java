@@ -4,6 +4,7 @@ import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.JobSettings;
+import io.files2iceberg.core.warm.WarmFolder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -125,7 +126,13 @@ public final class WarmJob implements LaunchedJob {
    * lets the request go, so a result missing then is missing for good.
    */
   private Optional<JobResult> poll() {
-    WarmFolder.RequestState state = folder.state(request.name());
+    WarmFolder.RequestState state;
+    try {
+      state = folder.state(request.name());
+    } catch (IOException e) {
+      throw new LaunchException("Cannot read the warm driver's folder " + folder.location() + ": " + e.getMessage(),
+          true, e);
+    }
     switch (state.stage()) {
       case WAITING -> {
         if (!cancelled) {
@@ -218,7 +225,7 @@ public final class WarmJob implements LaunchedJob {
       folder.cancel(request.name());
       LOG.warn("Table {} batch {}: cancelling attempt {} (job group {}) in the warm driver", request.table(),
           request.batchId(), request.attempt(), request.jobGroup());
-    } catch (LaunchException e) {
+    } catch (IOException e) {
       LOG.error("Table {} batch {}: cannot cancel attempt {} in the warm driver in {}: {}", request.table(),
           request.batchId(), request.attempt(), folder.location(), e.getMessage());
     }

@@ -5,6 +5,7 @@ import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.JobSettings;
+import io.files2iceberg.core.warm.WarmFolder;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -51,7 +52,7 @@ public final class WarmLocalLauncher implements Launcher {
 
   private final LocalSparkLauncher perBatch;
   private final Path folder;
-  private final LocalWarmFolder requests;
+  private final WarmFolder requests;
   private final JobSettings job;
   private final WarmJob.Drivers drivers = new LocalDrivers();
 
@@ -65,7 +66,7 @@ public final class WarmLocalLauncher implements Launcher {
   public WarmLocalLauncher(LocalSparkLauncher perBatch, Path folder, JobSettings job) {
     this.perBatch = Objects.requireNonNull(perBatch, "perBatch");
     this.folder = folder.toAbsolutePath().normalize();
-    this.requests = new LocalWarmFolder(this.folder);
+    this.requests = WarmFolder.local(this.folder);
     this.job = Objects.requireNonNull(job, "job");
   }
 
@@ -110,8 +111,7 @@ public final class WarmLocalLauncher implements Launcher {
   @Override
   public LaunchedJob launch(BatchManifest manifest, String manifestUri, int attempt) {
     Objects.requireNonNull(manifest, "manifest");
-    WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
-        WarmRequest.fingerprint(manifest.deployment().job()));
+    WarmRequest request = WarmRequest.of(manifest, manifestUri, attempt);
     try {
       requests.write(request);
     } catch (IOException e) {
@@ -133,20 +133,26 @@ public final class WarmLocalLauncher implements Launcher {
     String name = WarmRequest.name(manifest.batchId(), attempt);
     WarmRequest request;
     String jobId = "warm driver";
-    if (requests.isWaiting(name)) {
-      try {
-        request = requests.readWaiting(name);
-      } catch (IOException | IllegalArgumentException e) {
-        return Optional.empty();
-      }
+    Optional<WarmRequest> waiting;
+    try {
+      waiting = requests.waitingRequest(name);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    if (waiting.isPresent()) {
+      request = waiting.get();
     } else {
-      Optional<Long> runner = requests.runningPid(name);
+      Optional<String> runner;
+      try {
+        runner = requests.runner(name);
+      } catch (IOException e) {
+        throw new LaunchException("Cannot read " + folder.resolve(WarmRequest.RUNNING) + ": " + e, true, e);
+      }
       if (runner.isEmpty() || !isDriver(runner.get())) {
         return Optional.empty();
       }
       jobId = "warm driver pid " + runner.get();
-      request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
-          WarmRequest.fingerprint(manifest.deployment().job()));
+      request = WarmRequest.of(manifest, manifestUri, attempt);
     }
     LOG.info("Table {} batch {}: attempt {} is still with the warm driver in {}", manifest.table(), manifest.batchId(),
         attempt, folder);
@@ -197,6 +203,15 @@ public final class WarmLocalLauncher implements Launcher {
       return Optional.empty();
     }
     return isDriver(pid) ? Optional.of(new Driver(pid, lines.get(1).strip())) : Optional.empty();
+  }
+
+  /** Whether the driver id is the pid of a live warm driver of this folder; an id that is no pid is not. */
+  private boolean isDriver(String driverId) {
+    try {
+      return isDriver(Long.parseLong(driverId));
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   /** Whether the process is alive and is a warm driver of this folder (a reused pid is not). */
@@ -281,7 +296,7 @@ public final class WarmLocalLauncher implements Launcher {
   private final class LocalDrivers implements WarmJob.Drivers {
     @Override
     public boolean isAlive(String driverId) {
-      return isDriver(Long.parseLong(driverId));
+      return WarmLocalLauncher.this.isDriver(driverId);
     }
 
     @Override

@@ -1,12 +1,11 @@
 package io.files2iceberg.core.manifest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.FailureCause;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -54,7 +53,6 @@ public record AttemptResult(
   public static final String FORMAT = "files2iceberg-attempt-result";
   public static final int CURRENT_VERSION = 1;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String MANIFEST_SUFFIX = ".json";
 
   public AttemptResult {
@@ -66,9 +64,7 @@ public record AttemptResult(
     Objects.requireNonNull(cause, "cause");
     Objects.requireNonNull(startedAt, "startedAt");
     Objects.requireNonNull(endedAt, "endedAt");
-    if (attempt < 1) {
-      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
-    }
+    requireAttempt(attempt);
   }
 
   /** A result without a classified cause. */
@@ -77,14 +73,19 @@ public record AttemptResult(
     this(table, batchId, attempt, exitCode, exit, report, error, Optional.empty(), pid, startedAt, endedAt);
   }
 
+  /** Refuses an attempt number below 1: a batch's first launch is attempt 1. */
+  static void requireAttempt(int attempt) {
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
+    }
+  }
+
   /**
    * {@code <batchId>-attempt<N>}: the one name of an attempt, which its result, log, pid file,
    * warm request and Spark job group are named after.
    */
   public static String stem(String batchId, int attempt) {
-    if (attempt < 1) {
-      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
-    }
+    requireAttempt(attempt);
     return batchId + "-attempt" + attempt;
   }
 
@@ -125,44 +126,19 @@ public record AttemptResult(
     return "the job exited with code " + exitCode;
   }
 
+  /** The result's document; {@code report} is {@link BatchLoadReport}'s own. */
+  @JsonPropertyOrder({"format", "version", "table", "batchId", "attempt", "exitCode", "exit", "pid", "startedAt",
+      "endedAt", "report", "error", "errorClass", "errorFile"})
+  record Json(String format, Integer version, String table, String batchId, Integer attempt, Integer exitCode,
+      String exit, Long pid, String startedAt, String endedAt, JsonNode report, String error, String errorClass,
+      String errorFile) {}
+
+  /** The result's document, indented: one property a line. */
   public String toJson() {
-    ObjectNode root = JSON.createObjectNode();
-    root.put("format", FORMAT);
-    root.put("version", CURRENT_VERSION);
-    root.put("table", table);
-    root.put("batchId", batchId);
-    root.put("attempt", attempt);
-    root.put("exitCode", exitCode);
-    root.put("exit", exit.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
-    root.put("pid", pid);
-    root.put("startedAt", startedAt.toString());
-    root.put("endedAt", endedAt.toString());
-    if (report.isPresent()) {
-      report.get().writeTo(root.putObject("report"));
-    } else {
-      root.putNull("report");
-    }
-    if (error.isPresent()) {
-      root.put("error", error.get());
-    } else {
-      root.putNull("error");
-    }
-    if (cause.isPresent()) {
-      root.put("errorClass", cause.get().errorClass());
-      if (cause.get().file().isPresent()) {
-        root.put("errorFile", cause.get().file().get());
-      } else {
-        root.putNull("errorFile");
-      }
-    } else {
-      root.putNull("errorClass");
-      root.putNull("errorFile");
-    }
-    try {
-      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot write the result of batch " + batchId + " attempt " + attempt, e);
-    }
+    return JsonCodec.pretty(new Json(FORMAT, CURRENT_VERSION, table, batchId, attempt, exitCode,
+        exit.name().toLowerCase(Locale.ROOT).replace('_', '-'), pid, startedAt.toString(), endedAt.toString(),
+        report.map(BatchLoadReport::toNode).orElse(null), error.orElse(null),
+        cause.map(FailureCause::errorClass).orElse(null), cause.flatMap(FailureCause::file).orElse(null)));
   }
 
   /**
@@ -172,74 +148,63 @@ public record AttemptResult(
    * @throws IllegalArgumentException naming the origin and the field at fault
    */
   public static AttemptResult fromJson(String json, String origin) {
-    JsonNode root;
-    try {
-      root = JSON.readTree(json);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("Invalid attempt result " + origin + ": not JSON: " + e.getOriginalMessage(),
-          e);
+    JsonCodec.Reading reading = new JsonCodec.Reading("attempt result", origin);
+    Json read = reading.read(json, Json.class);
+    if (!FORMAT.equals(read.format())) {
+      throw reading.invalid("format", "expected \"" + FORMAT + "\", got " + quoted(read.format()));
     }
-    if (root == null || !root.isObject()) {
-      throw invalid(origin, "the document", "expected a JSON object");
+    if (read.version() == null || read.version() != CURRENT_VERSION) {
+      throw reading.invalid("version", "this build reads version " + CURRENT_VERSION + ", the result is version "
+          + read.version());
     }
-    if (!FORMAT.equals(root.path("format").asText())) {
-      throw invalid(origin, "format", "expected \"" + FORMAT + "\", got " + root.get("format"));
-    }
-    if (root.path("version").asInt() != CURRENT_VERSION) {
-      throw invalid(origin, "version", "this build reads version " + CURRENT_VERSION + ", the result is version "
-          + root.get("version"));
-    }
-    String exitCode = text(root, origin, "exit");
+    String exitCode = nonEmpty(reading, "exit", read.exit());
     JobExit exit;
     try {
-      exit = JobExit.valueOf(exitCode.toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+      exit = JobExit.valueOf(exitCode.toUpperCase(Locale.ROOT).replace('-', '_'));
     } catch (IllegalArgumentException e) {
-      throw invalid(origin, "exit", "unknown exit \"" + exitCode + "\"");
+      throw reading.invalid("exit", "unknown exit \"" + exitCode + "\"");
     }
-    JsonNode report = root.get("report");
-    JsonNode error = root.get("error");
-    JsonNode errorClass = root.get("errorClass");
-    JsonNode errorFile = root.get("errorFile");
-    Optional<FailureCause> cause = errorClass == null || errorClass.isNull() || errorClass.asText().isBlank()
+    Optional<FailureCause> cause = read.errorClass() == null || read.errorClass().isBlank()
         ? Optional.empty()
-        : Optional.of(new FailureCause(errorClass.asText(),
-            errorFile == null || errorFile.isNull() ? Optional.empty() : Optional.of(errorFile.asText())));
+        : Optional.of(new FailureCause(read.errorClass(), Optional.ofNullable(read.errorFile())));
     try {
       return new AttemptResult(
-          root.path("table").asText(),
-          text(root, origin, "batchId"),
-          root.path("attempt").asInt(),
-          root.path("exitCode").asInt(),
+          read.table() == null ? "" : read.table(),
+          nonEmpty(reading, "batchId", read.batchId()),
+          read.attempt() == null ? 0 : read.attempt(),
+          read.exitCode() == null ? 0 : read.exitCode(),
           exit,
-          report == null || report.isNull() ? Optional.empty() : Optional.of(BatchLoadReport.readFrom(report)),
-          error == null || error.isNull() ? Optional.empty() : Optional.of(error.asText()),
+          read.report() == null || read.report().isNull()
+              ? Optional.empty()
+              : Optional.of(BatchLoadReport.readFrom(read.report())),
+          Optional.ofNullable(read.error()),
           cause,
-          root.path("pid").asLong(),
-          instant(root, origin, "startedAt"),
-          instant(root, origin, "endedAt"));
+          read.pid() == null ? 0 : read.pid(),
+          instant(reading, "startedAt", read.startedAt()),
+          instant(reading, "endedAt", read.endedAt()));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("Invalid attempt result " + origin + ": " + e.getMessage(), e);
     }
   }
 
-  private static String text(JsonNode root, String origin, String field) {
-    JsonNode value = root.get(field);
-    if (value == null || !value.isTextual() || value.asText().isBlank()) {
-      throw invalid(origin, field, "expected a non-empty string, got " + value);
+  private static String nonEmpty(JsonCodec.Reading reading, String field, String value) {
+    if (value == null || value.isBlank()) {
+      throw reading.invalid(field, "expected a non-empty string, got " + quoted(value));
     }
-    return value.asText();
+    return value;
   }
 
-  private static Instant instant(JsonNode root, String origin, String field) {
-    String text = text(root, origin, field);
+  private static Instant instant(JsonCodec.Reading reading, String field, String value) {
+    String text = nonEmpty(reading, field, value);
     try {
       return Instant.parse(text);
     } catch (DateTimeParseException e) {
-      throw invalid(origin, field, "expected an ISO-8601 instant, got \"" + text + "\"");
+      throw reading.invalid(field, "expected an ISO-8601 instant, got \"" + text + "\"");
     }
   }
 
-  private static IllegalArgumentException invalid(String origin, String field, String reason) {
-    return new IllegalArgumentException("Invalid attempt result " + origin + ": " + field + ": " + reason);
+  /** A string as the document holds it: {@code "text"}, or {@code null}. */
+  private static String quoted(String value) {
+    return value == null ? "null" : JsonCodec.MAPPER.getNodeFactory().textNode(value).toString();
   }
 }

@@ -2,7 +2,6 @@ package io.files2iceberg.core.manifest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.BatchMetrics;
@@ -56,7 +55,6 @@ public record BatchLoadReport(
   /** The key of the per-file counts in the report. */
   private static final String FILE_ROWS = "fileRows";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   public BatchLoadReport {
     Objects.requireNonNull(table, "table");
@@ -116,13 +114,16 @@ public record BatchLoadReport(
 
   /** The one-line JSON form. */
   public String toMetricsLine() {
-    ObjectNode root = JSON.createObjectNode();
+    ObjectNode root = JsonCodec.MAPPER.createObjectNode();
     writeTo(root.putObject(METRICS_KEY));
-    try {
-      return JSON.writeValueAsString(root);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot write the metrics line of batch " + batchId, e);
-    }
+    return JsonCodec.compact(root);
+  }
+
+  /** The report's fields as a node of their own: the attempt result's {@code report}. */
+  ObjectNode toNode() {
+    ObjectNode node = JsonCodec.MAPPER.createObjectNode();
+    writeTo(node);
+    return node;
   }
 
   /** The report's fields into {@code node}: the metrics line's object, also the attempt result's report. */
@@ -158,7 +159,7 @@ public record BatchLoadReport(
     }
     JsonNode node;
     try {
-      node = JSON.readTree(trimmed).get(METRICS_KEY);
+      node = JsonCodec.MAPPER.readTree(trimmed).get(METRICS_KEY);
     } catch (JsonProcessingException e) {
       return Optional.empty();
     }

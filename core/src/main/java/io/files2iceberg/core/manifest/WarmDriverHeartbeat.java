@@ -1,9 +1,6 @@
 package io.files2iceberg.core.manifest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -31,7 +28,6 @@ public record WarmDriverHeartbeat(String driverId, String fingerprint, Instant h
   /** A heartbeat older than this is a dead driver's. */
   public static final Duration STALE = Duration.ofSeconds(60);
 
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   public WarmDriverHeartbeat {
     Objects.requireNonNull(driverId, "driverId");
@@ -57,14 +53,14 @@ public record WarmDriverHeartbeat(String driverId, String fingerprint, Instant h
     }
   }
 
+  /** The document of {@code driver.json}. */
+  @JsonPropertyOrder({"format", "driver", "fingerprint", "heartbeat", "serving"})
+  record Json(String format, String driver, String fingerprint, String heartbeat, Boolean serving)
+      implements JsonCodec.Document {}
+
+  /** One line: {@code {"format":"files2iceberg-warm-driver","driver":...,"serving":true}}. */
   public String toJson() {
-    ObjectNode root = JSON.createObjectNode();
-    root.put("format", FORMAT);
-    root.put("driver", driverId);
-    root.put("fingerprint", fingerprint);
-    root.put("heartbeat", heartbeat.toString());
-    root.put("serving", serving);
-    return root.toString();
+    return JsonCodec.compact(new Json(FORMAT, driverId, fingerprint, heartbeat.toString(), serving));
   }
 
   /**
@@ -73,32 +69,22 @@ public record WarmDriverHeartbeat(String driverId, String fingerprint, Instant h
    * @throws IllegalArgumentException naming {@code source} and the field when it is not one
    */
   public static WarmDriverHeartbeat fromJson(String json, String source) {
-    JsonNode root;
-    try {
-      root = JSON.readTree(json);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("Invalid warm driver file " + source + ": not JSON: " + e.getOriginalMessage(),
-          e);
-    }
-    if (root == null || !root.isObject() || !FORMAT.equals(root.path("format").asText())) {
-      throw new IllegalArgumentException("Invalid warm driver file " + source + ": format: expected " + FORMAT);
-    }
-    for (String field : new String[] {"driver", "fingerprint", "heartbeat"}) {
-      if (!root.path(field).isTextual()) {
-        throw new IllegalArgumentException("Invalid warm driver file " + source + ": " + field + ": expected a string");
-      }
-    }
-    if (!root.path("serving").isBoolean()) {
-      throw new IllegalArgumentException("Invalid warm driver file " + source + ": serving: expected true or false");
+    JsonCodec.Reading reading = new JsonCodec.Reading("warm driver file", source);
+    Json read = reading.read(json, Json.class, FORMAT);
+    String driver = reading.text("driver", read.driver());
+    String fingerprint = reading.text("fingerprint", read.fingerprint());
+    String beat = reading.text("heartbeat", read.heartbeat());
+    if (read.serving() == null) {
+      throw reading.invalid("serving", "expected true or false");
     }
     Instant heartbeat;
     try {
-      heartbeat = Instant.parse(root.get("heartbeat").asText());
+      heartbeat = Instant.parse(beat);
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("Invalid warm driver file " + source + ": heartbeat: not an instant: \""
-          + root.get("heartbeat").asText() + "\"", e);
+      IllegalArgumentException invalid = reading.invalid("heartbeat", "not an instant: \"" + beat + "\"");
+      invalid.initCause(e);
+      throw invalid;
     }
-    return new WarmDriverHeartbeat(root.get("driver").asText(), root.get("fingerprint").asText(), heartbeat,
-        root.get("serving").asBoolean());
+    return new WarmDriverHeartbeat(driver, fingerprint, heartbeat, read.serving());
   }
 }

@@ -1,9 +1,6 @@
 package io.files2iceberg.core.manifest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.files2iceberg.core.profile.JobSettings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -47,6 +44,8 @@ import java.util.TreeMap;
  * where {@code <name>} is {@link #name()}, {@code <batchId>-attempt<N>.request}. A request moves
  * only forward: waiting, running, then (its result written first) gone; so a reader that looks in
  * that order and finds neither the request nor the result knows the request was lost.
+ * {@link io.files2iceberg.core.warm.WarmFolder} is the one protocol over both layouts, for the
+ * batchers and the driver alike.
  *
  * @param table the manifest's table, for logs
  * @param batchId the manifest's batch id
@@ -68,16 +67,19 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
   public static final String DRIVER_JSON = "driver.json";
   public static final String SUFFIX = ".request";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   public WarmRequest {
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(batchId, "batchId");
     Objects.requireNonNull(manifestUri, "manifestUri");
     Objects.requireNonNull(fingerprint, "fingerprint");
-    if (attempt < 1) {
-      throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
-    }
+    AttemptResult.requireAttempt(attempt);
+  }
+
+  /** The request of a manifest's attempt, with its deployment's job settings' {@link #fingerprint}. */
+  public static WarmRequest of(BatchManifest manifest, String manifestUri, int attempt) {
+    return new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
+        fingerprint(manifest.deployment().job()));
   }
 
   /** {@code <batchId>-attempt<N>.request}: the file's name while waiting, the stem of its running name. */
@@ -127,15 +129,14 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
     }
   }
 
+  /** The request's document, as a driver reads it. */
+  @JsonPropertyOrder({"format", "table", "batchId", "manifest", "attempt", "fingerprint"})
+  record Json(String format, String table, String batchId, String manifest, Integer attempt, String fingerprint)
+      implements JsonCodec.Document {}
+
+  /** The request on one line: {@code {"format":"files2iceberg-warm-request","table":...,"attempt":1,...}}. */
   public String toJson() {
-    ObjectNode root = JSON.createObjectNode();
-    root.put("format", FORMAT);
-    root.put("table", table);
-    root.put("batchId", batchId);
-    root.put("manifest", manifestUri);
-    root.put("attempt", attempt);
-    root.put("fingerprint", fingerprint);
-    return root.toString();
+    return JsonCodec.compact(new Json(FORMAT, table, batchId, manifestUri, attempt, fingerprint));
   }
 
   /**
@@ -144,25 +145,16 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
    * @throws IllegalArgumentException naming {@code source} and the field when it is not one
    */
   public static WarmRequest fromJson(String json, String source) {
-    JsonNode root;
-    try {
-      root = JSON.readTree(json);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("Invalid warm request " + source + ": not JSON: " + e.getOriginalMessage(), e);
+    JsonCodec.Reading reading = new JsonCodec.Reading("warm request", source);
+    Json read = reading.read(json, Json.class, FORMAT);
+    String table = reading.text("table", read.table());
+    String batchId = reading.text("batchId", read.batchId());
+    String manifest = reading.text("manifest", read.manifest());
+    String fingerprint = reading.text("fingerprint", read.fingerprint());
+    if (read.attempt() == null || read.attempt() < 1) {
+      throw reading.invalid("attempt", "expected a number from 1, got "
+          + (read.attempt() == null ? "" : read.attempt()));
     }
-    if (root == null || !root.isObject() || !FORMAT.equals(root.path("format").asText())) {
-      throw new IllegalArgumentException("Invalid warm request " + source + ": format: expected " + FORMAT);
-    }
-    for (String field : new String[] {"table", "batchId", "manifest", "fingerprint"}) {
-      if (!root.path(field).isTextual()) {
-        throw new IllegalArgumentException("Invalid warm request " + source + ": " + field + ": expected a string");
-      }
-    }
-    if (!root.path("attempt").canConvertToInt() || root.path("attempt").asInt() < 1) {
-      throw new IllegalArgumentException("Invalid warm request " + source + ": attempt: expected a number from 1, got "
-          + root.path("attempt"));
-    }
-    return new WarmRequest(root.get("table").asText(), root.get("batchId").asText(), root.get("manifest").asText(),
-        root.get("attempt").asInt(), root.get("fingerprint").asText());
+    return new WarmRequest(table, batchId, manifest, read.attempt(), fingerprint);
   }
 }

@@ -5,11 +5,11 @@ import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.storage.StorageClients;
+import io.files2iceberg.core.warm.WarmFolder;
 import io.files2iceberg.sparkjob.JobLogging;
 import io.files2iceberg.sparkjob.BatchJob;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *   [--driver-id <id>]          (the Dataproc batch or job id; by default the pid)
  * }</pre>
  *
- * <p>The folder's layout is {@link WarmRequest}'s: a local folder or a {@code gs://} one ({@link
- * DriverFolder}). One driver per folder lives: it holds the folder (locally {@code driver.lock},
+ * <p>The folder's layout is {@link WarmRequest}'s: a local folder or a {@code gs://} one, whose
+ * protocol is {@link WarmFolder}'s. One driver per folder lives: it holds the folder (locally {@code driver.lock},
  * on Cloud Storage {@code driver.json}, renewed every {@link WarmDriverHeartbeat#INTERVAL}; a
  * second driver started beside it exits at once, and a driver that finds the folder taken over
  * takes no more requests). It takes a waiting request in one step no second driver can also
@@ -58,13 +58,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class WarmDriver {
   private static final Logger LOG = LoggerFactory.getLogger(WarmDriver.class);
-  private static final String USAGE =
-      "usage: WarmDriver --folder <driver folder> --idle-timeout <ISO-8601 duration> --master <master>"
-          + " [--conf <key>=<value>]... [--driver-id <id>]";
   /** How often a cancelled run's job group is cancelled again, for its jobs submitted since. */
   private static final Duration RECANCEL = Duration.ofSeconds(1);
 
-  private final DriverFolder folder;
+  private final WarmFolder folder;
   private final Duration idleTimeout;
   private final String master;
   private final Map<String, String> sparkProperties;
@@ -92,7 +89,7 @@ public final class WarmDriver {
     }
   }
 
-  WarmDriver(DriverFolder folder, String driverId, Duration idleTimeout, String master,
+  WarmDriver(WarmFolder folder, String driverId, Duration idleTimeout, String master,
       Map<String, String> sparkProperties) {
     this.folder = folder;
     this.driverId = driverId;
@@ -105,7 +102,7 @@ public final class WarmDriver {
   public static void main(String[] args) {
     Optional<WarmDriver> driver = parse(args);
     if (driver.isEmpty()) {
-      System.err.println(USAGE);
+      System.err.println(DriverOptions.USAGE);
       System.exit(2);
     }
     // Spark's logging (its defaults: INFO to the console, the driver's log) before the first
@@ -127,59 +124,22 @@ public final class WarmDriver {
     System.exit(code);
   }
 
+  /** The driver its command line describes; empty when the line is not {@link DriverOptions#USAGE}'s. */
   static Optional<WarmDriver> parse(String[] args) {
-    String folder = null;
-    Duration idle = null;
-    String master = null;
-    String driverId = String.valueOf(ProcessHandle.current().pid());
-    Map<String, String> conf = new java.util.LinkedHashMap<>();
-    if (args.length % 2 != 0) {
-      return Optional.empty();
-    }
-    for (int i = 0; i < args.length; i += 2) {
-      String value = args[i + 1];
-      switch (args[i]) {
-        case "--folder" -> folder = value;
-        case "--idle-timeout" -> {
-          try {
-            idle = Duration.parse(value);
-          } catch (java.time.format.DateTimeParseException e) {
-            return Optional.empty();
-          }
-        }
-        case "--master" -> master = value;
-        case "--driver-id" -> driverId = value;
-        case "--conf" -> {
-          int equals = value.indexOf('=');
-          if (equals <= 0) {
-            return Optional.empty();
-          }
-          conf.put(value.substring(0, equals), value.substring(equals + 1));
-        }
-        default -> {
-          return Optional.empty();
-        }
-      }
-    }
-    if (folder == null || idle == null || master == null) {
-      return Optional.empty();
-    }
-    DriverFolder driverFolder = folder.startsWith("gs://")
-        ? new GcsDriverFolder(StorageClients.shared(StorageSettings.ofConnector(key -> conf.get("spark.hadoop." + key))),
-            folder, java.time.Clock.systemUTC())
-        : new LocalDriverFolder(Path.of(folder));
-    return Optional.of(new WarmDriver(driverFolder, driverId, idle, master, conf));
+    return DriverOptions.parse(args).map(options -> new WarmDriver(WarmFolder.at(options.folder(),
+        () -> StorageClients.shared(StorageSettings.ofConnector(key -> options.conf().get("spark.hadoop." + key))),
+        java.time.Clock.systemUTC()), options.driverId(), options.idleTimeout(), options.master(), options.conf()));
   }
 
   /** Serves requests until idle, retired or its folder is gone; 0 also when another driver lives. */
   int serve() throws IOException {
     folder.create();
-    Optional<DriverFolder.Hold> held = folder.hold(driverId, fingerprint);
+    Optional<WarmFolder.Hold> held = folder.hold(driverId, fingerprint);
     if (held.isEmpty()) {
       LOG.info("Warm driver {}: another driver holds {}; exiting", driverId, folder);
       return 0;
     }
-    try (DriverFolder.Hold hold = held.get()) {
+    try (WarmFolder.Hold hold = held.get()) {
       LOG.info("Warm driver {} serving {} (idle timeout {}, settings {})", driverId, folder, idleTimeout, fingerprint);
       startContext();
       return loop(hold);
@@ -199,7 +159,7 @@ public final class WarmDriver {
     LOG.info("Warm driver {}: Spark context started ({})", driverId, session.sparkContext().master());
   }
 
-  private int loop(DriverFolder.Hold hold) {
+  private int loop(WarmFolder.Hold hold) {
     boolean retiring = false;
     boolean heldOn = true;
     Instant renewed = Instant.now();
@@ -236,7 +196,7 @@ public final class WarmDriver {
   }
 
   /** Whether this driver still holds its folder; a renewal that fails for a while is given up. */
-  private boolean renew(DriverFolder.Hold hold) {
+  private boolean renew(WarmFolder.Hold hold) {
     try {
       return hold.renew();
     } catch (IOException e) {
@@ -261,7 +221,7 @@ public final class WarmDriver {
         if (json.isEmpty()) {
           continue;
         }
-        request = WarmRequest.fromJson(json.get(), folder.location() + WarmRequest.REQUESTS + "/" + name);
+        request = WarmRequest.fromJson(json.get(), folder.waitingLocation(name));
       } catch (IOException | IllegalArgumentException e) {
         LOG.error("Warm driver {}: cannot read request {} in {}; leaving it: {}", driverId, name, folder, e.toString());
         continue;
@@ -271,14 +231,14 @@ public final class WarmDriver {
             request.fingerprint(), fingerprint);
         return true;
       }
-      DriverFolder.Take take;
+      WarmFolder.Take take;
       try {
         take = folder.take(name, driverId);
       } catch (IOException e) {
         LOG.error("Warm driver {}: cannot take request {} in {}: {}", driverId, name, folder, e.toString());
         continue;
       }
-      if (take != DriverFolder.Take.TAKEN) {
+      if (take != WarmFolder.Take.TAKEN) {
         continue; // withdrawn before it started, or another driver's
       }
       Run run = new Run(request);

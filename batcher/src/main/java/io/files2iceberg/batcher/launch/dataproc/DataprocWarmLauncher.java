@@ -19,6 +19,7 @@ import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.storage.StorageClients;
+import io.files2iceberg.core.warm.WarmFolder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -170,10 +171,14 @@ public final class DataprocWarmLauncher implements Launcher {
       throw new LaunchException("Table " + manifest.table() + " batch " + manifest.batchId() + ": the warm driver's"
           + " folder must be on Cloud Storage (job.warm.folder, else metadata.path), is " + location, false);
     }
-    GcsWarmFolder folder = new GcsWarmFolder(storage, location);
-    WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
-        WarmRequest.fingerprint(manifest.deployment().job()));
-    folder.write(request);
+    WarmFolder folder = WarmFolder.onCloudStorage(storage, location, clock);
+    WarmRequest request = WarmRequest.of(manifest, manifestUri, attempt);
+    try {
+      folder.write(request);
+    } catch (IOException e) {
+      throw new LaunchException("Cannot hand table " + request.table() + " batch " + request.batchId() + " attempt "
+          + request.attempt() + " to the warm driver: " + e.getMessage(), true, e);
+    }
     String driver = ensureDriver(folder, manifest.deployment().job(), manifest.table(), manifest.batchId());
     LOG.info("Table {} batch {}: attempt {} handed to the warm driver {} in {}: {}", manifest.table(),
         manifest.batchId(), attempt, driver, folder, drivers.consoleUrl(driver));
@@ -190,19 +195,18 @@ public final class DataprocWarmLauncher implements Launcher {
     if (!manifestUri.startsWith("gs://") || !location.startsWith("gs://")) {
       return Optional.empty();
     }
-    GcsWarmFolder folder = new GcsWarmFolder(storage, location);
+    WarmFolder folder = WarmFolder.onCloudStorage(storage, location, clock);
     String name = WarmRequest.name(manifest.batchId(), attempt);
-    WarmRequest request = new WarmRequest(manifest.table(), manifest.batchId(), manifestUri, attempt,
-        WarmRequest.fingerprint(manifest.deployment().job()));
+    WarmRequest request = WarmRequest.of(manifest, manifestUri, attempt);
     // Ordering: the request is looked for before its runner. A driver creates running/<name>
     // before it deletes the request, so a request found absent was taken (or finished) before
     // that read, and its runner, if any, is already there for the next one. Read the other way
     // round, a driver taking the request between the two reads would hide a live attempt.
     String jobId;
-    if (folder.waiting(name).isPresent()) {
+    if (readFolder(() -> folder.waitingRequest(name)).isPresent()) {
       jobId = "warm driver";
     } else {
-      Optional<String> runner = folder.runner(name);
+      Optional<String> runner = readFolder(() -> folder.runner(name));
       if (runner.isEmpty() || !isAlive(folder, runner.get())) {
         return Optional.empty();
       }
@@ -214,7 +218,7 @@ public final class DataprocWarmLauncher implements Launcher {
   }
 
   /** The job that watches the attempt's request; its result is read beside the manifest. */
-  private WarmJob watch(GcsWarmFolder folder, WarmRequest request, JobSettings settings, String manifestUri,
+  private WarmJob watch(WarmFolder folder, WarmRequest request, JobSettings settings, String manifestUri,
       int attempt, String jobId) {
     return new WarmJob(folder, new FolderDrivers(folder), results, polling.interval(), request, settings,
         AttemptResult.locationBeside(manifestUri, attempt), jobId);
@@ -230,12 +234,12 @@ public final class DataprocWarmLauncher implements Launcher {
    * Whether the driver lives: Dataproc's word when it answers, else a heartbeat of that driver
    * younger than {@link WarmDriverHeartbeat#STALE}.
    */
-  boolean isAlive(GcsWarmFolder folder, String driverId) {
+  boolean isAlive(WarmFolder folder, String driverId) {
     DriverState state = drivers.state(driverId);
     return switch (state) {
       case ALIVE -> true;
       case ENDED, NOT_FOUND -> false;
-      case UNKNOWN -> folder.holder()
+      case UNKNOWN -> readFolder(folder::holder)
           .filter(holder -> holder.driverId().equals(driverId))
           .map(holder -> holder.isAlive(clock.instant()))
           .orElse(false);
@@ -248,13 +252,13 @@ public final class DataprocWarmLauncher implements Launcher {
    *
    * @throws LaunchException (retryable when transient) when no driver can be started
    */
-  String ensureDriver(GcsWarmFolder folder, JobSettings settings, String table, String batchId) {
-    Optional<WarmDriverHeartbeat> holder = folder.holder();
+  String ensureDriver(WarmFolder folder, JobSettings settings, String table, String batchId) {
+    Optional<WarmDriverHeartbeat> holder = readFolder(folder::holder);
     if (holder.isPresent() && holder.get().serving() && isAlive(folder, holder.get().driverId())) {
       return holder.get().driverId();
     }
     synchronized (starting.computeIfAbsent(folder.location(), f -> new Object())) {
-      holder = folder.holder();
+      holder = readFolder(folder::holder);
       if (holder.isPresent() && holder.get().serving() && isAlive(folder, holder.get().driverId())) {
         return holder.get().driverId();
       }
@@ -279,6 +283,25 @@ public final class DataprocWarmLauncher implements Launcher {
     }
   }
 
+  /** A look at the folder. */
+  private interface FolderRead<T> {
+    T read() throws IOException;
+  }
+
+  /**
+   * What the look found.
+   *
+   * @throws LaunchException (retryable) when the folder cannot be read
+   */
+  private static <T> T readFolder(FolderRead<T> look) {
+    try {
+      return look.read();
+    } catch (IOException e) {
+      String message = e.getMessage() == null ? e.toString() : e.getMessage();
+      throw new LaunchException(Character.toUpperCase(message.charAt(0)) + message.substring(1), true, e);
+    }
+  }
+
   @Override
   public void close() {
     try {
@@ -298,9 +321,9 @@ public final class DataprocWarmLauncher implements Launcher {
    * job, named by its id, alive as {@link #isAlive} decides.
    */
   private final class FolderDrivers implements WarmJob.Drivers {
-    private final GcsWarmFolder folder;
+    private final WarmFolder folder;
 
-    FolderDrivers(GcsWarmFolder folder) {
+    FolderDrivers(WarmFolder folder) {
       this.folder = folder;
     }
 

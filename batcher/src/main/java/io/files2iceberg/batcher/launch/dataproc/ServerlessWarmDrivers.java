@@ -1,8 +1,6 @@
 package io.files2iceberg.batcher.launch.dataproc;
 
 import com.google.api.gax.grpc.GrpcCallContext;
-import com.google.api.gax.rpc.ApiException;
-import com.google.api.gax.rpc.StatusCode;
 import com.google.cloud.dataproc.v1.Batch;
 import com.google.cloud.dataproc.v1.BatchControllerClient;
 import com.google.cloud.dataproc.v1.CreateBatchRequest;
@@ -11,10 +9,8 @@ import com.google.cloud.dataproc.v1.ExecutionConfig;
 import com.google.cloud.dataproc.v1.GetBatchRequest;
 import com.google.cloud.dataproc.v1.RuntimeConfig;
 import com.google.cloud.dataproc.v1.SparkBatch;
-import io.files2iceberg.batcher.launch.LaunchException;
 import io.files2iceberg.core.profile.JobSettings;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Warm drivers as Dataproc Serverless batches: {@code CreateBatch} of {@value
@@ -22,20 +18,13 @@ import java.util.Objects;
  * Spark properties, service account and subnetwork, and {@code executionConfig.ttl} = {@code
  * job.warm.ttl}; {@code GetBatch} says whether one lives.
  */
-final class ServerlessWarmDrivers implements WarmDrivers {
-  private final JobSettings job;
-  private final String projectId;
-  private final String region;
+final class ServerlessWarmDrivers extends DataprocWarmDrivers<Batch> {
   private final BatchControllerClient client;
-  private final DataprocLauncher.Polling polling;
 
   ServerlessWarmDrivers(JobSettings job, String projectId, BatchControllerClient client,
       DataprocLauncher.Polling polling) {
-    this.job = Objects.requireNonNull(job, "job");
-    this.projectId = Objects.requireNonNull(projectId, "projectId");
-    this.region = job.dataprocRegion().orElseThrow();
-    this.client = Objects.requireNonNull(client, "client");
-    this.polling = Objects.requireNonNull(polling, "polling");
+    super(job, projectId, client::close, polling);
+    this.client = client;
   }
 
   private String parent() {
@@ -68,67 +57,46 @@ final class ServerlessWarmDrivers implements WarmDrivers {
   }
 
   @Override
-  public boolean start(String driverId, String folderLabel, List<String> args) {
-    CreateBatchRequest request = createRequest(driverId, folderLabel, args);
-    try {
-      client.createBatchCallable().call(request, context());
-      return true;
-    } catch (ApiException e) {
-      StatusCode.Code code = e.getStatusCode().getCode();
-      if (code != StatusCode.Code.ALREADY_EXISTS) {
-        throw new LaunchException("Dataproc refused to create the warm driver batch " + parent() + "/batches/"
-            + driverId + ": " + code + ": " + e.getMessage(), DataprocLauncher.isTransient(code)
-            || code == StatusCode.Code.RESOURCE_EXHAUSTED || code == StatusCode.Code.ABORTED, e);
-      }
-    }
-    Batch existing = get(driverId);
-    String theirs = existing.getLabelsOrDefault(DataprocWarmLauncher.FOLDER_LABEL, "");
-    if (!theirs.equals(folderLabel)) {
-      throw new LaunchException("Dataproc batch " + parent() + "/batches/" + driverId + " exists and is not the warm"
-          + " driver of this folder: label " + DataprocWarmLauncher.FOLDER_LABEL + " expected: " + folderLabel
-          + " actual: " + theirs, false);
-    }
-    return false;
-  }
-
-  private Batch get(String driverId) {
-    String name = parent() + "/batches/" + driverId;
-    try {
-      return client.getBatchCallable().call(GetBatchRequest.newBuilder().setName(name).build(), context());
-    } catch (ApiException e) {
-      throw new LaunchException("Cannot read the warm driver batch " + name + ": " + e.getStatusCode().getCode() + ": "
-          + e.getMessage(), DataprocLauncher.isTransient(e.getStatusCode().getCode()), e);
-    }
+  void create(String driverId, String folderLabel, List<String> args, GrpcCallContext context) {
+    client.createBatchCallable().call(createRequest(driverId, folderLabel, args), context);
   }
 
   @Override
-  public DriverState state(String driverId) {
-    Batch batch;
-    try {
-      batch = client.getBatchCallable().call(
-          GetBatchRequest.newBuilder().setName(parent() + "/batches/" + driverId).build(), context());
-    } catch (ApiException e) {
-      return e.getStatusCode().getCode() == StatusCode.Code.NOT_FOUND ? DriverState.NOT_FOUND : DriverState.UNKNOWN;
-    }
-    return switch (batch.getState()) {
+  Batch get(String driverId, GrpcCallContext context) {
+    return client.getBatchCallable().call(GetBatchRequest.newBuilder().setName(name(driverId)).build(), context);
+  }
+
+  @Override
+  String folderLabel(Batch driver) {
+    return driver.getLabelsOrDefault(DataprocWarmLauncher.FOLDER_LABEL, "");
+  }
+
+  @Override
+  DriverState stateOf(Batch driver) {
+    return switch (driver.getState()) {
       case PENDING, RUNNING, CANCELLING -> DriverState.ALIVE;
       case SUCCEEDED, FAILED, CANCELLED -> DriverState.ENDED;
       default -> DriverState.UNKNOWN;
     };
   }
 
+  private String name(String driverId) {
+    return parent() + "/batches/" + driverId;
+  }
+
+  @Override
+  String describe(String driverId) {
+    return "batch " + name(driverId);
+  }
+
+  @Override
+  String creation(String driverId) {
+    return "create the warm driver batch " + name(driverId);
+  }
+
   @Override
   public String consoleUrl(String driverId) {
     return "https://console.cloud.google.com/dataproc/batches/" + region + "/" + driverId + "?project=" + projectId;
-  }
-
-  private GrpcCallContext context() {
-    return GrpcCallContext.createDefault().withTimeoutDuration(polling.rpcTimeout());
-  }
-
-  @Override
-  public void close() {
-    client.close();
   }
 
   @Override

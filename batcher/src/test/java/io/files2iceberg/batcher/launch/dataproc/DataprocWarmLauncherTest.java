@@ -33,8 +33,7 @@ import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.TableProfile;
-import io.files2iceberg.sparkjob.warm.DriverFolder;
-import io.files2iceberg.sparkjob.warm.GcsDriverFolder;
+import io.files2iceberg.core.warm.WarmFolder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
@@ -56,7 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The warm launcher on Dataproc against the fake Dataproc gRPC services, with the driver's side of
- * the folder played by the driver's own {@link GcsDriverFolder} on the same stand-in bucket.
+ * the folder played by the driver's own {@link WarmFolder} on the same stand-in bucket.
  */
 class DataprocWarmLauncherTest {
 
@@ -218,9 +217,9 @@ class DataprocWarmLauncherTest {
   @Test
   void theRunsResultIsTheJobsOwnOnceTheDriverHasRunIt() throws Exception {
     LaunchedJob launched = serverless().launch(manifest(BATCH_ID), MANIFEST_URI, 1);
-    GcsDriverFolder driver = driverSide();
+    WarmFolder driver = driverSide();
     String name = WarmRequest.name(BATCH_ID, 1);
-    assertThat(driver.take(name, DRIVER_1)).isEqualTo(DriverFolder.Take.TAKEN);
+    assertThat(driver.take(name, DRIVER_1)).isEqualTo(WarmFolder.Take.TAKEN);
     assertThat(launched.await(Duration.ZERO)).isEmpty();
 
     writeResult(1, JobExit.LOADED);
@@ -235,7 +234,7 @@ class DataprocWarmLauncherTest {
   @Test
   void aDriverThatDiesMidBatchLeavesAJobThatDiedForTheTableToDecide() throws Exception {
     LaunchedJob launched = serverless().launch(manifest(BATCH_ID), MANIFEST_URI, 1);
-    assertThat(driverSide().take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(DriverFolder.Take.TAKEN);
+    assertThat(driverSide().take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(WarmFolder.Take.TAKEN);
 
     dataproc.endBatch(PARENT + "/batches/" + DRIVER_1, Batch.State.FAILED);
     JobResult result = launched.await(Duration.ofSeconds(5)).orElseThrow();
@@ -249,7 +248,7 @@ class DataprocWarmLauncherTest {
   @Test
   void aClusterDriverThatDiesMidBatchLeavesAJobThatDied() throws Exception {
     LaunchedJob launched = cluster().launch(manifest(BATCH_ID), MANIFEST_URI, 1);
-    assertThat(driverSide().take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(DriverFolder.Take.TAKEN);
+    assertThat(driverSide().take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(WarmFolder.Take.TAKEN);
     assertThat(launched.await(Duration.ZERO)).isEmpty();
 
     dataproc.endJob(DRIVER_1, com.google.cloud.dataproc.v1.JobStatus.State.ERROR);
@@ -262,12 +261,12 @@ class DataprocWarmLauncherTest {
   @Test
   void cancellingAWaitingRequestWithdrawsItSoNoDriverRunsIt() throws Exception {
     LaunchedJob launched = serverless().launch(manifest(BATCH_ID), MANIFEST_URI, 1);
-    GcsDriverFolder driver = driverSide();
+    WarmFolder driver = driverSide();
 
     launched.cancel();
 
     assertThat(driver.waiting()).isEmpty();
-    assertThat(driver.take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(DriverFolder.Take.WITHDRAWN);
+    assertThat(driver.take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(WarmFolder.Take.WITHDRAWN);
     JobResult result = launched.await(Duration.ofSeconds(5)).orElseThrow();
     assertThat(result.fromJob()).isFalse();
     assertThat(result.detail()).isEqualTo("the job was cancelled (its Spark job group " + BATCH_ID
@@ -277,8 +276,8 @@ class DataprocWarmLauncherTest {
   @Test
   void cancellingATakenRequestAsksItsDriverToCancelTheJobGroup() throws Exception {
     LaunchedJob launched = serverless().launch(manifest(BATCH_ID), MANIFEST_URI, 1);
-    GcsDriverFolder driver = driverSide();
-    assertThat(driver.take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(DriverFolder.Take.TAKEN);
+    WarmFolder driver = driverSide();
+    assertThat(driver.take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(WarmFolder.Take.TAKEN);
 
     launched.cancel();
 
@@ -288,7 +287,7 @@ class DataprocWarmLauncherTest {
   @Test
   void recoveryReattachesToARequestALiveDriverRunsAndNotToOneWhoseDriverEnded() throws Exception {
     serverless().launch(manifest(BATCH_ID), MANIFEST_URI, 1);
-    assertThat(driverSide().take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(DriverFolder.Take.TAKEN);
+    assertThat(driverSide().take(WarmRequest.name(BATCH_ID, 1), DRIVER_1)).isEqualTo(WarmFolder.Take.TAKEN);
     DataprocWarmLauncher recovering = serverless();
 
     assertThat(recovering.reattach(manifest(BATCH_ID), MANIFEST_URI, 1)).map(LaunchedJob::jobId).contains(DRIVER_1);
@@ -305,7 +304,7 @@ class DataprocWarmLauncherTest {
     // recovery's first look into the folder, whichever object that look reads.
     afterFirstFolderRead.set(() -> {
       try {
-        assertThat(driverSide().take(name, DRIVER_1)).isEqualTo(DriverFolder.Take.TAKEN);
+        assertThat(driverSide().take(name, DRIVER_1)).isEqualTo(WarmFolder.Take.TAKEN);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -374,8 +373,8 @@ class DataprocWarmLauncherTest {
         });
   }
 
-  private GcsDriverFolder driverSide() {
-    return new GcsDriverFolder(storage, FOLDER, Clock.systemUTC());
+  private WarmFolder driverSide() {
+    return WarmFolder.onCloudStorage(storage, FOLDER, Clock.systemUTC());
   }
 
   private DataprocLauncher.Polling polling() {

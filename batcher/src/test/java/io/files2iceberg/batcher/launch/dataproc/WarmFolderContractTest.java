@@ -9,9 +9,7 @@ import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.storage.StorageClients;
 import io.files2iceberg.core.storage.StorageStandIn;
-import io.files2iceberg.sparkjob.warm.DriverFolder;
-import io.files2iceberg.sparkjob.warm.GcsDriverFolder;
-import io.files2iceberg.sparkjob.warm.LocalDriverFolder;
+import io.files2iceberg.core.warm.WarmFolder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -39,12 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
  * stand-in bucket with generation preconditions): one driver holds a folder, a request is taken
  * by one driver at most, and a withdrawn one by none.
  */
-class DriverFolderContractTest {
+class WarmFolderContractTest {
 
   /** A folder as drivers see it, and a batcher's hand on the same folder. */
   abstract static class Contract {
     /** A new driver's view of the one folder of this test. */
-    abstract DriverFolder driver() throws Exception;
+    abstract WarmFolder driver() throws Exception;
 
     /** Writes a waiting request, as a batcher does. */
     abstract void put(String name) throws Exception;
@@ -68,8 +66,8 @@ class DriverFolderContractTest {
         put(name);
         names.add(name);
       }
-      DriverFolder one = driver();
-      DriverFolder other = driver();
+      WarmFolder one = driver();
+      WarmFolder other = driver();
       Map<String, List<String>> takers = new ConcurrentHashMap<>();
       CountDownLatch go = new CountDownLatch(1);
       ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -79,7 +77,7 @@ class DriverFolderContractTest {
           runs.add(pool.submit(() -> {
             go.await();
             for (String name : names) {
-              if (driver.getValue().take(name, driver.getKey()) == DriverFolder.Take.TAKEN) {
+              if (driver.getValue().take(name, driver.getKey()) == WarmFolder.Take.TAKEN) {
                 takers.computeIfAbsent(name, n -> Collections.synchronizedList(new ArrayList<>())).add(driver.getKey());
               }
             }
@@ -103,14 +101,14 @@ class DriverFolderContractTest {
     void aWaitingRequestIsListedAndReadUntilTaken() throws Exception {
       String name = requestOf("b1").name();
       put(name);
-      DriverFolder driver = driver();
+      WarmFolder driver = driver();
 
       assertThat(driver.waiting()).containsExactly(name);
       assertThat(WarmRequest.fromJson(driver.readWaiting(name).orElseThrow(), name)).isEqualTo(requestOf("b1"));
-      assertThat(driver.take(name, "d1")).isEqualTo(DriverFolder.Take.TAKEN);
+      assertThat(driver.take(name, "d1")).isEqualTo(WarmFolder.Take.TAKEN);
       assertThat(driver.waiting()).isEmpty();
       assertThat(driver.readWaiting(name)).isEmpty();
-      assertThat(driver.take(name, "d2")).isNotEqualTo(DriverFolder.Take.TAKEN);
+      assertThat(driver.take(name, "d2")).isNotEqualTo(WarmFolder.Take.TAKEN);
     }
 
     @Test
@@ -120,7 +118,7 @@ class DriverFolderContractTest {
 
       assertThat(withdraw(name)).isTrue();
 
-      assertThat(driver().take(name, "d1")).isEqualTo(DriverFolder.Take.WITHDRAWN);
+      assertThat(driver().take(name, "d1")).isEqualTo(WarmFolder.Take.WITHDRAWN);
       assertThat(driver().waiting()).isEmpty();
     }
 
@@ -128,30 +126,30 @@ class DriverFolderContractTest {
     void aTakenRequestCannotBeWithdrawn() throws Exception {
       String name = requestOf("b1").name();
       put(name);
-      assertThat(driver().take(name, "d1")).isEqualTo(DriverFolder.Take.TAKEN);
+      assertThat(driver().take(name, "d1")).isEqualTo(WarmFolder.Take.TAKEN);
 
       assertThat(withdraw(name)).isFalse();
     }
 
     @Test
     void oneDriverHoldsTheFolderAtATime() throws Exception {
-      DriverFolder one = driver();
-      DriverFolder other = driver();
+      WarmFolder one = driver();
+      WarmFolder other = driver();
       one.create();
 
-      DriverFolder.Hold held = one.hold("d1", "f").orElseThrow();
+      WarmFolder.Hold held = one.hold("d1", "f").orElseThrow();
       assertThat(other.hold("d2", "f")).isEmpty();
       assertThat(held.renew()).isTrue();
       held.close();
 
-      DriverFolder.Hold next = other.hold("d2", "f").orElseThrow();
+      WarmFolder.Hold next = other.hold("d2", "f").orElseThrow();
       assertThat(next.renew()).isTrue();
       next.close();
     }
 
     @Test
     void cancelsAreListedUntilDeleted() throws Exception {
-      DriverFolder driver = driver();
+      WarmFolder driver = driver();
       driver.create();
       String name = requestOf("b1").name();
 
@@ -172,8 +170,8 @@ class DriverFolderContractTest {
     }
 
     @Override
-    DriverFolder driver() throws Exception {
-      LocalDriverFolder folder = new LocalDriverFolder(folder());
+    WarmFolder driver() throws Exception {
+      WarmFolder folder = WarmFolder.local(folder());
       folder.create();
       return folder;
     }
@@ -200,7 +198,7 @@ class DriverFolderContractTest {
   class OnCloudStorage extends Contract {
     static final String FOLDER = "gs://lake-metadata/clicks/warm/";
     final Storage storage = storage();
-    final GcsWarmFolder batcher = new GcsWarmFolder(storage, FOLDER);
+    final WarmFolder batcher = WarmFolder.onCloudStorage(storage, FOLDER, Clock.systemUTC());
 
     /** The bucket: {@link LocalStorageHelper} with the generations and preconditions it lacks. */
     Storage storage() {
@@ -208,35 +206,35 @@ class DriverFolderContractTest {
     }
 
     @Override
-    DriverFolder driver() {
-      return new GcsDriverFolder(storage, FOLDER, Clock.systemUTC());
+    WarmFolder driver() {
+      return WarmFolder.onCloudStorage(storage, FOLDER, Clock.systemUTC());
     }
 
     @Override
-    void put(String name) {
+    void put(String name) throws Exception {
       batcher.write(requestOf(name.substring(0, name.indexOf("-attempt"))));
     }
 
     @Override
-    boolean withdraw(String name) {
+    boolean withdraw(String name) throws Exception {
       return batcher.withdraw(name);
     }
 
     @Override
-    void cancel(String name) {
+    void cancel(String name) throws Exception {
       batcher.cancel(name);
     }
 
     @Test
     void aHolderSilentForTheStaleBoundIsTakenOverAndLearnsIt() throws Exception {
       MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
-      DriverFolder.Hold first = new GcsDriverFolder(storage, FOLDER, clock).hold("f2i-warm-0a1b2c3d-1", "f")
+      WarmFolder.Hold first = WarmFolder.onCloudStorage(storage, FOLDER, clock).hold("f2i-warm-0a1b2c3d-1", "f")
           .orElseThrow();
-      GcsDriverFolder other = new GcsDriverFolder(storage, FOLDER, clock);
+      WarmFolder other = WarmFolder.onCloudStorage(storage, FOLDER, clock);
       assertThat(other.hold("f2i-warm-0a1b2c3d-2", "f")).isEmpty();
 
       clock.advance(Duration.ofSeconds(61));
-      DriverFolder.Hold second = other.hold("f2i-warm-0a1b2c3d-2", "f").orElseThrow();
+      WarmFolder.Hold second = other.hold("f2i-warm-0a1b2c3d-2", "f").orElseThrow();
 
       assertThat(first.renew()).isFalse();
       assertThat(second.renew()).isTrue();
@@ -255,7 +253,7 @@ class DriverFolderContractTest {
           for (String driverId : List.of("f2i-warm-0a1b2c3d-1", "f2i-warm-0a1b2c3d-2")) {
             holds.add(pool.submit(() -> {
               go.await();
-              return new GcsDriverFolder(storage, folder, Clock.systemUTC()).hold(driverId, "f").isPresent();
+              return WarmFolder.onCloudStorage(storage, folder, Clock.systemUTC()).hold(driverId, "f").isPresent();
             }));
           }
           go.countDown();
@@ -272,7 +270,7 @@ class DriverFolderContractTest {
 
     @Test
     void aDriverThatGaveTheFolderUpIsNoLongerServing() throws Exception {
-      DriverFolder.Hold held = driver().hold("f2i-warm-0a1b2c3d-1", "f").orElseThrow();
+      WarmFolder.Hold held = driver().hold("f2i-warm-0a1b2c3d-1", "f").orElseThrow();
       assertThat(batcher.holder().orElseThrow().serving()).isTrue();
 
       held.close();
@@ -289,7 +287,7 @@ class DriverFolderContractTest {
       assertThat(driver().readWaiting(name)).isPresent();
       assertThat(withdraw(name)).isTrue();
 
-      assertThat(driver().take(name, "d1")).isEqualTo(DriverFolder.Take.WITHDRAWN);
+      assertThat(driver().take(name, "d1")).isEqualTo(WarmFolder.Take.WITHDRAWN);
       assertThat(batcher.runner(name)).isEmpty();
     }
   }
