@@ -351,7 +351,7 @@ public final class ProfileLoader {
    * ({@code backfill}), which loads each file once.
    */
   private static void checkBackfillLoadsOnce(ProfileValues v, Extract extract, Load load) {
-    if (!extract.saveCheckpoint() && extract.batchFile().ingestionType() == IngestionType.INCREMENTAL
+    if (!extract.saveCheckpoint() && !extract.batchFile().ingestionType().replacesTable()
         && load.primaryKey().isEmpty() && load.saveMode() == SaveMode.APPEND
         && v.isValid(LOAD_SAVE_MODE, BATCH_FILE_INGESTION_TYPE)) {
       v.reject(EXTRACT_SAVE_CHECKPOINT, "false cannot go with an Append table without load.primary-key: every run"
@@ -381,8 +381,8 @@ public final class ProfileLoader {
 
   private static BatchFile batchFile(ProfileValues v) {
     IngestionType ingestionType =
-        v.choice(BATCH_FILE_INGESTION_TYPE, IngestionType.INCREMENTAL, IngestionType::code)
-            .orElse(IngestionType.INCREMENTAL);
+        v.choice(BATCH_FILE_INGESTION_TYPE, IngestionType.DEFAULT, IngestionType::code)
+            .orElse(IngestionType.DEFAULT);
     Optional<PartitionType> partitionType =
         v.choice(BATCH_FILE_PARTITION_TYPE, PartitionType.STRING, PartitionType::code);
     Optional<String> pattern = v.optional(BATCH_FILE_PATTERN, ProfileRules::oneCaptureGroup);
@@ -553,7 +553,7 @@ public final class ProfileLoader {
     SettingKey<String> key = opColumn.isPresent() ? LOAD_CDC_OP_COLUMN : LOAD_CDC_DELETE_FLAG;
     if (primaryKey.map(List::isEmpty).orElse(false)) {
       v.reject(key, "requires a non-empty load.primary-key: a delete removes the stored row with its key");
-    } else if (batchFile.ingestionType() != IngestionType.INCREMENTAL && v.isValid(BATCH_FILE_INGESTION_TYPE)) {
+    } else if (batchFile.ingestionType().refuses(key) && v.isValid(BATCH_FILE_INGESTION_TYPE)) {
       v.reject(key, "requires extract.batch-file.ingestion-type = incremental: with "
           + batchFile.ingestionType().code() + " each batch replaces the whole table, so there is no stored row"
           + " to delete");
@@ -612,7 +612,7 @@ public final class ProfileLoader {
       Optional<List<String>> partitionBy) {
     String column = batchFile.partitionColumn();
     boolean partitionColumnMissing =
-        batchFile.ingestionType() == IngestionType.INCREMENTAL
+        !batchFile.ingestionType().replacesTable()
             && saveMode.equals(Optional.of(SaveMode.OVERWRITE))
             && primaryKey.equals(Optional.of(List.of()))
             && partitionBy.isPresent()
