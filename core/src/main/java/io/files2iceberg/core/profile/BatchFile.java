@@ -285,7 +285,7 @@ public record BatchFile(
      * mode whose batch replaces the table has none.
      */
     public boolean refuses(SettingKey<?> key) {
-      return replacesTable() && (key == ProfileKeys.LOAD_CDC_OP_COLUMN || key == ProfileKeys.LOAD_CDC_DELETE_FLAG);
+      return replacesTable() && (key == LoadKeys.LOAD_CDC_OP_COLUMN || key == LoadKeys.LOAD_CDC_DELETE_FLAG);
     }
 
     /**

@@ -57,7 +57,7 @@ final class ProfileConflicts {
       errors.add(
           new ProfileError(
               later.source(),
-              ProfileKeys.LOAD_TABLE.path(),
+              LoadKeys.LOAD_TABLE.path(),
               "table "
                   + ValueType.quote(later.table())
                   + " is also loaded by "
@@ -68,7 +68,7 @@ final class ProfileConflicts {
       errors.add(
           new ProfileError(
               later.source(),
-              ProfileKeys.EXTRACT_PATH.path(),
+              ExtractKeys.EXTRACT_PATH.path(),
               ValueType.quote(later.extract().path())
                   + " can claim the same objects as "
                   + ValueType.quote(earlier.extract().path())
@@ -95,7 +95,7 @@ final class ProfileConflicts {
       errors.add(
           new ProfileError(
               later.source(),
-              ProfileKeys.BATCH_FILE_SUCCESS_FILE_NAME.path(),
+              ExtractKeys.BATCH_FILE_SUCCESS_FILE_NAME.path(),
               "a success marker "
                   + ValueType.quote(after.successFileName())
                   + " in a folder of "

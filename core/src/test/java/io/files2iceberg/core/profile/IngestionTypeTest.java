@@ -128,10 +128,10 @@ class IngestionTypeTest {
 
   @Test
   void modesThatReplaceTheTableRefuseCdcDeletes() {
-    assertThat(IngestionType.LAST.refuses(ProfileKeys.LOAD_CDC_OP_COLUMN)).isTrue();
-    assertThat(IngestionType.FULL.refuses(ProfileKeys.LOAD_CDC_DELETE_FLAG)).isTrue();
-    assertThat(IngestionType.INCREMENTAL.refuses(ProfileKeys.LOAD_CDC_OP_COLUMN)).isFalse();
-    assertThat(IngestionType.LAST.refuses(ProfileKeys.LOAD_PRIMARY_KEY)).isFalse();
+    assertThat(IngestionType.LAST.refuses(LoadKeys.LOAD_CDC_OP_COLUMN)).isTrue();
+    assertThat(IngestionType.FULL.refuses(LoadKeys.LOAD_CDC_DELETE_FLAG)).isTrue();
+    assertThat(IngestionType.INCREMENTAL.refuses(LoadKeys.LOAD_CDC_OP_COLUMN)).isFalse();
+    assertThat(IngestionType.LAST.refuses(LoadKeys.LOAD_PRIMARY_KEY)).isFalse();
   }
 
   @Test
