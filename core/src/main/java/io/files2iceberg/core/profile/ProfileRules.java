@@ -1,6 +1,7 @@
 package io.files2iceberg.core.profile;
 
 import io.files2iceberg.core.match.Glob;
+import io.files2iceberg.core.profile.ProfileValues.Rule;
 import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
@@ -67,12 +68,7 @@ final class ProfileRules {
 
   /** The glob as {@link Glob} compiles it: a pattern it cannot honour is refused here, never taken literally. */
   private static Optional<String> glob(String path) {
-    try {
-      Glob.parse(path);
-      return Optional.empty();
-    } catch (IllegalArgumentException e) {
-      return Optional.of(e.getMessage());
-    }
+    return Rule.parses(Glob::parse).apply(path);
   }
 
   /** {@code catalog.namespace.table}. */
