@@ -7,6 +7,10 @@ import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.rules.ClaimWalk;
 import io.files2iceberg.core.manifest.ManifestFile;
 import java.time.Duration;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.ResolverStyle;
+import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -48,58 +52,34 @@ public record BatchFile(
   }
 
   /**
+   * The formatter partitions of {@code date-format} are parsed with. STRICT rejects 2024-02-30
+   * instead of clamping it; the defaulted era lets STRICT resolve the year-of-era that "yyyy"
+   * parses.
+   *
+   * @throws IllegalArgumentException for a pattern {@link DateTimeFormatter} does not know
+   */
+  public static DateTimeFormatter strictDateFormat(String pattern) {
+    return new DateTimeFormatterBuilder()
+        .appendPattern(pattern)
+        .parseDefaulting(ChronoField.ERA, 1)
+        .toFormatter()
+        .withResolverStyle(ResolverStyle.STRICT);
+  }
+
+  /**
    * What one run of the batcher loads, and everything that follows from it: how a batch is
    * claimed, whether the ledger checkpoints it, whether its batch replaces the table, which keys
    * the mode refuses, how a replay treats it. A new mode is one constant here; nothing outside
-   * compares constants. Its {@link #code()} is the value of {@code extract.batch-file.ingestion-type}
-   * and of the manifest's {@code mode}.
+   * compares constants. A method a constant does not override does what {@code incremental} does.
+   * Its {@link #code()} is the value of {@code extract.batch-file.ingestion-type} and of the
+   * manifest's {@code mode}.
    */
   public enum IngestionType {
-    /** Every READY partition, once, through the ledger. */
+    /** Every READY partition, once, through the ledger: what every mode does unless it says otherwise. */
     INCREMENTAL("incremental") {
-      @Override
-      public Optional<Claimed> claim(Ledger ledger, ClaimLimits limits) {
-        return claimPartitions(ledger, limits);
-      }
-
-      @Override
-      public boolean claimsOncePerTurn() {
-        return false;
-      }
-
-      @Override
-      public boolean replacesTable() {
-        return false;
-      }
-
-      @Override
-      public boolean readsWholePartitions() {
-        return false;
-      }
-
-      @Override
-      public boolean checkpoints() {
-        return true;
-      }
-
-      @Override
-      public List<List<ManifestFile>> listedChunks(List<ManifestFile> files, int maxBatchSize) {
-        return chunks(files, maxBatchSize);
-      }
-
       @Override
       public String listedBatchPrefix() {
         return "backfill";
-      }
-
-      @Override
-      public IngestionType recoveredAs() {
-        return this;
-      }
-
-      @Override
-      public Optional<String> whyNotReplayed() {
-        return Optional.empty();
       }
     },
 
@@ -127,11 +107,6 @@ public record BatchFile(
       }
 
       @Override
-      public boolean checkpoints() {
-        return true;
-      }
-
-      @Override
       public List<List<ManifestFile>> listedChunks(List<ManifestFile> files, int maxBatchSize) {
         if (files.isEmpty()) {
           return List.of();
@@ -139,45 +114,13 @@ public record BatchFile(
         String newest = files.get(files.size() - 1).partition();
         return List.of(files.stream().filter(f -> f.partition().equals(newest)).toList());
       }
-
-      @Override
-      public String listedBatchPrefix() {
-        return code();
-      }
-
-      @Override
-      public IngestionType recoveredAs() {
-        return this;
-      }
-
-      @Override
-      public Optional<String> whyNotReplayed() {
-        return Optional.empty();
-      }
     },
 
     /** Every file matching the glob, listed on each run, with overwrite; no checkpoint. */
     FULL("full") {
-      /** Never reached from a run (a full table lists its files); as incremental, like its recovery. */
-      @Override
-      public Optional<Claimed> claim(Ledger ledger, ClaimLimits limits) {
-        return claimPartitions(ledger, limits);
-      }
-
-      @Override
-      public boolean claimsOncePerTurn() {
-        return false;
-      }
-
       @Override
       public boolean replacesTable() {
         return true;
-      }
-
-      /** Its batch lists every file itself. */
-      @Override
-      public boolean readsWholePartitions() {
-        return false;
       }
 
       @Override
@@ -188,11 +131,6 @@ public record BatchFile(
       @Override
       public List<List<ManifestFile>> listedChunks(List<ManifestFile> files, int maxBatchSize) {
         return files.isEmpty() ? List.of() : List.of(files);
-      }
-
-      @Override
-      public String listedBatchPrefix() {
-        return code();
       }
 
       /** A ledger batch of a profile since switched to full (which has none) loads incrementally. */
@@ -238,29 +176,41 @@ public record BatchFile(
      * {@link ClaimLimits#maxFiles()} files (incremental), or the newest READY partition whole,
      * superseding the older ones ({@code last}).
      */
-    public abstract Optional<Claimed> claim(Ledger ledger, ClaimLimits limits);
+    public Optional<Claimed> claim(Ledger ledger, ClaimLimits limits) {
+      return ledger.claimPartitions(
+              new ClaimPartitions(limits.table(), limits.maxFiles(), limits.lease(), true, limits.maxBytes()))
+          .map(batch -> new Claimed(batch, List.of()));
+    }
 
     /** Whether a run claims one batch only ({@code last}), not batch after batch until none is READY. */
-    public abstract boolean claimsOncePerTurn();
+    public boolean claimsOncePerTurn() {
+      return false;
+    }
 
     /**
      * Whether each batch replaces the whole table ({@code last}, {@code full}), so that there is no
      * stored row to merge into or delete ({@code load.cdc} is refused) and no Overwrite of
      * partitions or Append to check.
      */
-    public abstract boolean replacesTable();
+    public boolean replacesTable() {
+      return false;
+    }
 
     /**
      * Whether a batch claimed from the ledger must also read its partitions' files loaded by
      * earlier batches ({@code last}: its batch replaces the table with its one partition).
      */
-    public abstract boolean readsWholePartitions();
+    public boolean readsWholePartitions() {
+      return false;
+    }
 
     /**
      * Whether the mode loads through the ledger's checkpoint at all; {@code full} lists every file
      * on every run and the listener records nothing for it.
      */
-    public abstract boolean checkpoints();
+    public boolean checkpoints() {
+      return true;
+    }
 
     /**
      * The listed files of a run without a checkpoint, batch by batch: {@code full} and {@code last}
@@ -269,16 +219,28 @@ public record BatchFile(
      *
      * @param files sorted by partition, the newest last
      */
-    public abstract List<List<ManifestFile>> listedChunks(List<ManifestFile> files, int maxBatchSize);
+    public List<List<ManifestFile>> listedChunks(List<ManifestFile> files, int maxBatchSize) {
+      List<List<ManifestFile>> chunks = new ArrayList<>();
+      for (int from = 0; from < files.size(); from += maxBatchSize) {
+        chunks.add(files.subList(from, Math.min(files.size(), from + maxBatchSize)));
+      }
+      return chunks;
+    }
 
     /** The prefix of a listed batch's id: {@code full-...}, {@code last-...}, {@code backfill-...}. */
-    public abstract String listedBatchPrefix();
+    public String listedBatchPrefix() {
+      return code;
+    }
 
     /** The mode a ledger batch of this profile is recovered in; the ledger does not keep it. */
-    public abstract IngestionType recoveredAs();
+    public IngestionType recoveredAs() {
+      return this;
+    }
 
     /** Why {@code replay} cannot load this mode's partitions again, if it cannot. */
-    public abstract Optional<String> whyNotReplayed();
+    public Optional<String> whyNotReplayed() {
+      return Optional.empty();
+    }
 
     /**
      * Whether the mode refuses a setting: a delete of {@code load.cdc} removes a stored row, and a
@@ -321,19 +283,7 @@ public record BatchFile(
       }
     }
 
-    private static Optional<Claimed> claimPartitions(Ledger ledger, ClaimLimits limits) {
-      return ledger.claimPartitions(
-              new ClaimPartitions(limits.table(), limits.maxFiles(), limits.lease(), true, limits.maxBytes()))
-          .map(batch -> new Claimed(batch, List.of()));
-    }
 
-    private static List<List<ManifestFile>> chunks(List<ManifestFile> files, int size) {
-      List<List<ManifestFile>> chunks = new ArrayList<>();
-      for (int from = 0; from < files.size(); from += size) {
-        chunks.add(files.subList(from, Math.min(files.size(), from + size)));
-      }
-      return chunks;
-    }
   }
 
   /** The type of the partition token and of the partition column the job adds. */

@@ -63,10 +63,7 @@ public final class ProfileLoader {
   public static TableProfile load(Path file, Home home) throws ProfileException {
     List<ProfileError> errors = new ArrayList<>();
     Optional<TableProfile> profile = read(file, home, errors);
-    if (!errors.isEmpty()) {
-      throw new ProfileException(errors);
-    }
-    return profile.orElseThrow();
+    return ProfileException.unlessAny(errors, profile);
   }
 
   /**
@@ -81,10 +78,7 @@ public final class ProfileLoader {
     Problems problems = new Problems(source);
     Optional<TableProfile> profile =
         validated(ProfileTree.readHocon(text, source, problems), source, home, problems);
-    if (profile.isEmpty()) {
-      throw new ProfileException(problems.errors());
-    }
-    return profile.get();
+    return ProfileException.unlessAny(problems.errors(), profile);
   }
 
   /** Reads one profile, adding its problems to {@code errors}; empty when there are any. */
