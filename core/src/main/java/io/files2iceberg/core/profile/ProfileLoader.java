@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads one table profile, HOCON ({@code .conf}) or YAML ({@code .yaml}, {@code .yml}), into a
  * validated {@link TableProfile} with every default filled in. The keys, their defaults and their
- * meaning are listed in docs/reference/profile-keys.md, generated from {@link ProfileKeys}.
+ * meaning are listed in docs/reference/profile-keys.md, generated from {@link ProfileKeys}. The
+ * sections are read by {@link ExtractReader} and {@link LoadReader}; the checks across sections
+ * and the catalog section are here.
  */
 public final class ProfileLoader {
 
