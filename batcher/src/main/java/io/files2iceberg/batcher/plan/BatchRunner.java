@@ -139,7 +139,7 @@ public final class BatchRunner {
   public RunSummary runListed(TableProfile profile, List<ManifestFile> files) {
     Instant start = clock.instant();
     RunEvents run = new RunEvents(events);
-    turn(profile, run).runListed(IngestionType.INCREMENTAL, files);
+    turn(profile, run).runListed(IngestionType.backfill(), files);
     return run.summary(Duration.between(start, clock.instant()));
   }
 

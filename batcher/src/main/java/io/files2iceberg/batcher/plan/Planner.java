@@ -5,17 +5,14 @@ import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
 import io.files2iceberg.core.ledger.BatchRecord;
-import io.files2iceberg.core.ledger.ClaimNewestPartition;
-import io.files2iceberg.core.ledger.ClaimPartitions;
-import io.files2iceberg.core.ledger.rules.ClaimWalk;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.NewestPartitionClaimed;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.BatchFile.IngestionType.ClaimLimits;
+import io.files2iceberg.core.profile.BatchFile.IngestionType.Claimed;
 import io.files2iceberg.core.profile.TableProfile;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -47,40 +44,30 @@ final class Planner {
     this.events = events;
   }
 
-  /** Mode {@code incremental}: the next READY partitions, up to {@code max-batch-size} files. */
+  /**
+   * The table's next batch claimed in the ledger, as its mode claims ({@link IngestionType#claim}):
+   * the next READY partitions up to {@code max-batch-size} files, or ({@code last}) the newest READY
+   * partition, the older ones superseded.
+   */
   Optional<BatchManifest> claimNext() {
     IngestionType mode = profile.extract().batchFile().ingestionType();
-    Optional<BatchRecord> claimed = ledger.claimPartitions(
-        new ClaimPartitions(table, profile.extract().maxBatchSize(), deployment.job().leaseTimeout(), true,
-            profile.extract().maxBatchBytes().orElse(ClaimWalk.NO_BYTE_CAP)));
-    claimed.ifPresent(batch ->
-        events.emit(new BatchClaimed(table, batch.batchId(), mode, true, batch.partitions(), batch.fileIds().size())));
-    return claimed.map(batch -> manifestOf(batch, mode));
-  }
-
-  /** Mode {@code last}: the newest READY partition; the older ones are superseded. */
-  Optional<BatchManifest> claimNewest() {
-    Optional<NewestPartitionClaimed> claimed =
-        ledger.claimNewestPartition(new ClaimNewestPartition(table, deployment.job().leaseTimeout()));
+    Optional<Claimed> claimed = mode.claim(ledger, ClaimLimits.of(profile, deployment.job().leaseTimeout()));
     claimed.ifPresent(c -> {
       BatchRecord batch = c.batch();
-      events.emit(new BatchClaimed(table, batch.batchId(), IngestionType.LAST, true, batch.partitions(),
-          batch.fileIds().size()));
+      events.emit(new BatchClaimed(table, batch.batchId(), mode, true, batch.partitions(), batch.fileIds().size()));
       if (!c.superseded().isEmpty()) {
         events.emit(new PartitionsSuperseded(table, batch.batchId(), c.superseded()));
       }
     });
-    return claimed.map(c -> manifestOf(c.batch(), IngestionType.LAST));
+    return claimed.map(c -> manifestOf(c.batch(), mode));
   }
 
   /**
    * The manifest of a ledger batch being recovered. The ledger does not keep a batch's mode: it
-   * is the profile's, and a ledger batch of a profile since switched to full (which has no ledger
-   * batches) is loaded incrementally.
+   * is the profile's, as {@link IngestionType#recoveredAs()} gives it.
    */
   BatchManifest recovered(BatchRecord batch) {
-    IngestionType mode = profile.extract().batchFile().ingestionType();
-    return manifestOf(batch, mode == IngestionType.FULL ? IngestionType.INCREMENTAL : mode);
+    return manifestOf(batch, profile.extract().batchFile().ingestionType().recoveredAs());
   }
 
   /** The files every listed batch of this turn reads: the profile's path listed from storage. */
@@ -89,22 +76,11 @@ final class Planner {
   }
 
   /**
-   * The files of listed batches ({@code save-checkpoint = false}), batch by batch. {@code full}
-   * and {@code last} load one batch that replaces the table (for {@code last}, the newest partition
-   * only), so {@code max-batch-size} does not apply; an incremental backfill goes in batches of
-   * that size.
+   * The files of listed batches ({@code save-checkpoint = false}), batch by batch, as the mode
+   * chunks them ({@link IngestionType#listedChunks}).
    */
   List<List<ManifestFile>> listedChunks(IngestionType mode, List<ManifestFile> files) {
-    if (mode == IngestionType.LAST && !files.isEmpty()) {
-      String newest = files.get(files.size() - 1).partition();
-      files = files.stream().filter(f -> f.partition().equals(newest)).toList();
-    }
-    int size = mode == IngestionType.INCREMENTAL ? profile.extract().maxBatchSize() : files.size();
-    List<List<ManifestFile>> chunks = new ArrayList<>();
-    for (int from = 0; from < files.size(); from += size) {
-      chunks.add(files.subList(from, Math.min(files.size(), from + size)));
-    }
-    return chunks;
+    return mode.listedChunks(files, profile.extract().maxBatchSize());
   }
 
   /** A listed batch of the files, named and dated now. */
@@ -120,6 +96,6 @@ final class Planner {
 
   /** {@code full-20261130T120000-1a2b3c4d}, {@code backfill-...}: sortable, and unique per run. */
   private String listedBatchId(IngestionType mode) {
-    return BatchIds.of(mode == IngestionType.INCREMENTAL ? "backfill" : mode.code(), clock.instant());
+    return BatchIds.of(mode.listedBatchPrefix(), clock.instant());
   }
 }

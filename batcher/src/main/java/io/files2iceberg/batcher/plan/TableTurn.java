@@ -112,13 +112,14 @@ final class TableTurn {
       runListed(mode, planner.listFiles());
       return;
     }
-    if (mode == IngestionType.LAST) {
-      withPermit(() -> planner.claimNewest().map(manifest -> attempts.run(manifest, false)).orElse(false));
+    Supplier<Boolean> claimAndRun = () -> planner.claimNext().map(manifest -> attempts.run(manifest, false)).orElse(false);
+    if (mode.claimsOncePerTurn()) {
+      withPermit(claimAndRun);
       return;
     }
     boolean more = true;
     while (more && !Thread.currentThread().isInterrupted()) {
-      more = withPermit(() -> planner.claimNext().map(manifest -> attempts.run(manifest, false)).orElse(false));
+      more = withPermit(claimAndRun);
     }
   }
 

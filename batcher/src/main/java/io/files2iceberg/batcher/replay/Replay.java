@@ -72,10 +72,10 @@ public final class Replay {
       Consumer<String> progress) {
     if (profile.extract().listsStorage()) {
       throw new IllegalArgumentException("replay: table " + profile.table() + " does not load through the ledger ("
-          + (profile.extract().batchFile().ingestionType() == IngestionType.FULL
-              ? "ingestion-type = full: every run loads every file); run it with batch run-once --table"
-              : "save-checkpoint = false); load the partitions' files once with replay --no-checkpoint, or run it"
-                  + " with batch run-once --table"));
+          + profile.extract().batchFile().ingestionType().whyNotReplayed()
+              .map(why -> why + "); run it with batch run-once --table")
+              .orElse("save-checkpoint = false); load the partitions' files once with replay --no-checkpoint, or run"
+                  + " it with batch run-once --table"));
     }
     if (force && appendsWithoutKey(profile)) {
       throw new IllegalArgumentException("replay --force: table " + profile.table() + " appends without a primary"
@@ -149,7 +149,7 @@ public final class Replay {
   /** An incremental Append table without a key: rows loaded again are rows twice. */
   private static boolean appendsWithoutKey(TableProfile profile) {
     return profile.load().primaryKey().isEmpty() && profile.load().saveMode() == Load.SaveMode.APPEND
-        && profile.extract().batchFile().ingestionType() == IngestionType.INCREMENTAL;
+        && !profile.extract().batchFile().ingestionType().replacesTable();
   }
 
   /**
@@ -165,9 +165,10 @@ public final class Replay {
           + " primary key, so loading the partitions' files outside the ledger would append their rows a second"
           + " time; replay without --no-checkpoint loads only the files the ledger has not seen");
     }
-    if (profile.extract().batchFile().ingestionType() == IngestionType.FULL) {
-      throw new IllegalArgumentException("replay --no-checkpoint: table " + profile.table() + " has ingestion-type ="
-          + " full: every run loads every file; run it with batch run-once --table");
+    Optional<String> notReplayed = profile.extract().batchFile().ingestionType().whyNotReplayed();
+    if (notReplayed.isPresent()) {
+      throw new IllegalArgumentException("replay --no-checkpoint: table " + profile.table() + " has "
+          + notReplayed.get() + "; run it with batch run-once --table");
     }
     return PartitionListing.scan(listing, ledger, profile, range).complete(profile).stream()
         .map(found -> found.manifestFile(EVENT)).toList();

@@ -212,12 +212,7 @@ public final class BatchManifestCodec {
 
     IngestionType mode() {
       String code = text(root, "mode");
-      for (IngestionType type : IngestionType.values()) {
-        if (type.code().equals(code)) {
-          return type;
-        }
-      }
-      throw invalid(
+      return IngestionType.ofCode(code).orElseThrow(() -> invalid(
           "mode",
           "expected one of "
               + java.util.Arrays.stream(IngestionType.values())
@@ -225,7 +220,7 @@ public final class BatchManifestCodec {
                   .collect(Collectors.joining(", "))
               + ", got \""
               + code
-              + "\"");
+              + "\""));
     }
 
     TableProfile profile() {

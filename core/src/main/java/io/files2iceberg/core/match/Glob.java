@@ -1,13 +1,12 @@
 package io.files2iceberg.core.match;
 
+import io.files2iceberg.core.match.GlobPart.CharClass;
+import io.files2iceberg.core.match.GlobPart.Literal;
+import io.files2iceberg.core.match.GlobPart.Wildcard;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 /**
  * A profile's {@code extract.path}: a bucket plus a glob over object names, compiled once.
@@ -41,9 +40,6 @@ import java.util.stream.IntStream;
  */
 public final class Glob {
 
-  /** Bounds the brace expansion that {@link #matchesFolder} is built from. */
-  private static final int MAX_ALTERNATIVES = 1024;
-
   private final String path;
   private final String scheme;
   private final String bucket;
@@ -58,9 +54,9 @@ public final class Glob {
     this.scheme = scheme;
     this.bucket = bucket;
     this.nameGlob = nameGlob;
-    List<Part> parts = new Parser(path, nameGlob).parse();
-    this.pattern = Pattern.compile(regex(parts), Pattern.DOTALL);
-    this.folderPattern = Pattern.compile(folderRegex(path, parts), Pattern.DOTALL);
+    List<GlobPart> parts = new GlobParser(path, nameGlob).parse();
+    this.pattern = Pattern.compile(GlobPart.regex(parts), Pattern.DOTALL);
+    this.folderPattern = Pattern.compile(GlobPart.folderRegex(path, parts), Pattern.DOTALL);
     this.fixedPrefix =
         !parts.isEmpty() && parts.get(0) instanceof Literal literal ? literal.text() : "";
     this.changedMeanings = changedMeanings(nameGlob);
@@ -241,9 +237,9 @@ public final class Glob {
   /** One concrete object name per brace-free alternative, each wildcard filled with a plain name. */
   private List<String> samples() {
     List<String> samples = new ArrayList<>();
-    for (List<Part> alternative : expand(path, new Parser(path, nameGlob).parse())) {
+    for (List<GlobPart> alternative : GlobPart.expand(path, new GlobParser(path, nameGlob).parse())) {
       StringBuilder sample = new StringBuilder();
-      for (Part part : alternative) {
+      for (GlobPart part : alternative) {
         // Expanded alternatives hold only literals and wildcards.
         sample.append(
             part instanceof Literal literal
@@ -279,345 +275,5 @@ public final class Glob {
   @Override
   public String toString() {
     return path;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // The glob as parts: literals, wildcards, classes and (not nested) alternations.
-
-  private sealed interface Part permits Literal, Wildcard, CharClass, Alternation {}
-
-  private record Literal(String text) implements Part {}
-
-  /**
-   * {@code [...]} or, {@code negated}, {@code [!...]}: one character (never {@code /}) of the
-   * ranges, or of none of them. A single character is a range from itself to itself.
-   */
-  private record CharClass(boolean negated, List<int[]> ranges) implements Part {
-
-    String regex() {
-      StringBuilder regex = new StringBuilder(negated ? "[^/" : "[");
-      for (int[] range : ranges) {
-        regex.append(String.format("\\x{%x}", range[0]));
-        if (range[1] != range[0]) {
-          regex.append('-').append(String.format("\\x{%x}", range[1]));
-        }
-      }
-      return regex.append(']').toString();
-    }
-
-    boolean contains(int c) {
-      return ranges.stream().anyMatch(range -> range[0] <= c && c <= range[1]);
-    }
-
-    /** A character the class matches, for {@link #overlaps}. */
-    String sample() {
-      if (!negated) {
-        return Character.toString(ranges.get(0)[0]);
-      }
-      for (int c : "xyzXYZ0123456789_-=.".codePoints().toArray()) {
-        if (!contains(c)) {
-          return Character.toString(c);
-        }
-      }
-      return Character.toString(
-          IntStream.rangeClosed('a', 0xffff)
-              .filter(c -> c != '/' && !contains(c))
-              .findFirst()
-              .orElse('x'));
-    }
-  }
-
-  private enum Wildcard implements Part {
-    /** {@code *} */
-    ANY_CHARS("[^/]*", "x"),
-    /** {@code ?} */
-    ONE_CHAR("[^/]", "x"),
-    /** {@code **} not followed by {@code /}, or not at a segment's start */
-    ANY_PATH(".*", "x/x"),
-    /** {@code **}{@code /} at a segment's start: zero or more whole folders */
-    ANY_FOLDERS("(?:.*/)?", "x/");
-
-    private final String regex;
-    /** What {@link #overlaps} puts in the wildcard's place. */
-    private final String sample;
-
-    Wildcard(String regex, String sample) {
-      this.regex = regex;
-      this.sample = sample;
-    }
-  }
-
-  /** Alternatives hold literals and wildcards only. */
-  private record Alternation(List<List<Part>> alternatives) implements Part {}
-
-  private static final class Parser {
-    private final String path;
-    private final String glob;
-    private int pos;
-
-    Parser(String path, String glob) {
-      this.path = path;
-      this.glob = glob;
-    }
-
-    List<Part> parse() {
-      return sequence(false, true);
-    }
-
-    /**
-     * Parses up to the end, or inside braces up to the next {@code ,} or {@code }}. {@code
-     * segmentStart}: the text before is empty or ends with {@code /}.
-     */
-    private List<Part> sequence(boolean inBraces, boolean segmentStart) {
-      List<Part> parts = new ArrayList<>();
-      StringBuilder literal = new StringBuilder();
-      boolean atSegmentStart = segmentStart;
-      while (pos < glob.length()) {
-        char c = glob.charAt(pos);
-        if (inBraces && (c == ',' || c == '}')) {
-          break;
-        }
-        if (c == '*' || c == '?' || c == '{' || c == '[') {
-          flush(literal, parts);
-        }
-        switch (c) {
-          case '\\' -> {
-            if (pos + 1 >= glob.length()) {
-              throw new IllegalArgumentException(
-                  "glob \"" + path + "\": a trailing '\\' escapes nothing; write \\\\ for a"
-                      + " literal backslash");
-            }
-            char escaped = glob.charAt(pos + 1);
-            pos += 2;
-            literal.append(escaped);
-            atSegmentStart = escaped == '/';
-          }
-          case '[' -> {
-            parts.add(charClass());
-            atSegmentStart = false;
-          }
-          case '*' -> {
-            if (pos + 1 < glob.length() && glob.charAt(pos + 1) == '*') {
-              pos += 2;
-              if (atSegmentStart && pos < glob.length() && glob.charAt(pos) == '/') {
-                pos++;
-                parts.add(Wildcard.ANY_FOLDERS);
-                atSegmentStart = true;
-              } else {
-                parts.add(Wildcard.ANY_PATH);
-                atSegmentStart = false;
-              }
-            } else {
-              pos++;
-              parts.add(Wildcard.ANY_CHARS);
-              atSegmentStart = false;
-            }
-          }
-          case '?' -> {
-            pos++;
-            parts.add(Wildcard.ONE_CHAR);
-            atSegmentStart = false;
-          }
-          case '{' -> {
-            if (inBraces) {
-              throw new IllegalArgumentException(
-                  "glob \"" + path + "\": nested braces are not supported (at \""
-                      + glob.substring(pos) + "\")");
-            }
-            int open = pos++;
-            List<List<Part>> alternatives = new ArrayList<>();
-            boolean allEndAtSegmentStart = true;
-            while (true) {
-              List<Part> alternative = sequence(true, atSegmentStart);
-              alternatives.add(alternative);
-              allEndAtSegmentStart &= endsAtSegmentStart(alternative, atSegmentStart);
-              if (pos >= glob.length()) {
-                throw new IllegalArgumentException(
-                    "glob \"" + path + "\": unclosed '{' at \"" + glob.substring(open) + "\"");
-              }
-              if (glob.charAt(pos++) == '}') {
-                break;
-              }
-            }
-            parts.add(new Alternation(List.copyOf(alternatives)));
-            atSegmentStart = allEndAtSegmentStart;
-          }
-          default -> {
-            pos++;
-            literal.append(c);
-            atSegmentStart = c == '/';
-          }
-        }
-      }
-      flush(literal, parts);
-      return parts;
-    }
-
-    /** Parses {@code [...]} from its {@code [} at {@code pos}, up to and past its {@code ]}. */
-    private CharClass charClass() {
-      int open = pos++;
-      boolean negated = pos < glob.length() && glob.charAt(pos) == '!';
-      if (negated) {
-        pos++;
-      }
-      List<int[]> ranges = new ArrayList<>();
-      while (true) {
-        if (pos >= glob.length()) {
-          throw new IllegalArgumentException(
-              "glob \"" + path + "\": unclosed '[' at \"" + glob.substring(open)
-                  + "\"; write \\[ for a literal '['");
-        }
-        char c = glob.charAt(pos);
-        if (c == ']') {
-          pos++;
-          break;
-        }
-        int from = member();
-        int to = from;
-        if (pos + 1 < glob.length() && glob.charAt(pos) == '-' && glob.charAt(pos + 1) != ']') {
-          pos++;
-          to = member();
-          if (to < from) {
-            throw new IllegalArgumentException(
-                "glob \"" + path + "\": the range '" + Character.toString(from) + "-"
-                    + Character.toString(to) + "' in \"" + glob.substring(open, pos)
-                    + "\" is reversed");
-          }
-        }
-        if (from <= '/' && '/' <= to) {
-          throw new IllegalArgumentException(
-              "glob \"" + path + "\": the class at \"" + glob.substring(open)
-                  + "\" names '/', which a class never matches");
-        }
-        ranges.add(new int[] {from, to});
-      }
-      if (ranges.isEmpty()) {
-        throw new IllegalArgumentException(
-            "glob \"" + path + "\": the class \"" + glob.substring(open, pos)
-                + "\" is empty; write \\[ for a literal '[' and \\] inside a class for ']'");
-      }
-      return new CharClass(negated, List.copyOf(ranges));
-    }
-
-    /** One member of a class at {@code pos}, {@code \\} escaping it. */
-    private int member() {
-      if (glob.charAt(pos) == '\\') {
-        if (pos + 1 >= glob.length()) {
-          throw new IllegalArgumentException(
-              "glob \"" + path + "\": a trailing '\\' escapes nothing; write \\\\ for a"
-                  + " literal backslash");
-        }
-        pos++;
-      }
-      int c = glob.codePointAt(pos);
-      pos += Character.charCount(c);
-      return c;
-    }
-
-    private static boolean endsAtSegmentStart(List<Part> parts, boolean startedAtSegmentStart) {
-      if (parts.isEmpty()) {
-        return startedAtSegmentStart;
-      }
-      Part last = parts.get(parts.size() - 1);
-      return last == Wildcard.ANY_FOLDERS
-          || (last instanceof Literal literal && literal.text().endsWith("/"));
-    }
-
-    private static void flush(StringBuilder literal, List<Part> parts) {
-      if (literal.length() > 0) {
-        parts.add(new Literal(literal.toString()));
-        literal.setLength(0);
-      }
-    }
-  }
-
-  private static String regex(List<Part> parts) {
-    StringBuilder regex = new StringBuilder();
-    for (Part part : parts) {
-      if (part instanceof Literal literal) {
-        regex.append(Pattern.quote(literal.text()));
-      } else if (part instanceof Wildcard wildcard) {
-        regex.append(wildcard.regex);
-      } else if (part instanceof CharClass charClass) {
-        regex.append(charClass.regex());
-      } else if (part instanceof Alternation alternation) {
-        regex.append(
-            alternation.alternatives().stream()
-                .map(Glob::regex)
-                .collect(Collectors.joining("|", "(?:", ")")));
-      }
-    }
-    return regex.toString();
-  }
-
-  /**
-   * The regex over {@code folder + "/"} (or {@code ""} for the root) that {@link #matchesFolder}
-   * uses. Each brace-free alternative is split after its last {@code /} into a folder part and a
-   * last segment. The last segment has no {@code /} of its own, so a folder matches exactly when it
-   * matches the folder part, unless the last segment holds {@code **}: then a deeper folder matches
-   * when it continues with the last segment's start up to that {@code **}.
-   */
-  private static String folderRegex(String path, List<Part> parts) {
-    Set<String> alternatives = new LinkedHashSet<>();
-    for (List<Part> alternative : expand(path, parts)) {
-      int split = -1;
-      for (int i = alternative.size() - 1; i >= 0 && split < 0; i--) {
-        Part part = alternative.get(i);
-        if (part == Wildcard.ANY_FOLDERS
-            || (part instanceof Literal literal && literal.text().indexOf('/') >= 0)) {
-          split = i;
-        }
-      }
-      List<Part> folderPart = new ArrayList<>();
-      List<Part> lastSegment = new ArrayList<>();
-      if (split >= 0) {
-        folderPart.addAll(alternative.subList(0, split));
-        Part at = alternative.get(split);
-        if (at instanceof Literal literal) {
-          int slash = literal.text().lastIndexOf('/');
-          folderPart.add(new Literal(literal.text().substring(0, slash + 1)));
-          if (slash + 1 < literal.text().length()) {
-            lastSegment.add(new Literal(literal.text().substring(slash + 1)));
-          }
-        } else {
-          folderPart.add(at);
-        }
-      }
-      lastSegment.addAll(alternative.subList(split + 1, alternative.size()));
-      int anyPath = lastSegment.indexOf(Wildcard.ANY_PATH);
-      String regex = regex(folderPart);
-      if (anyPath >= 0) {
-        regex += "(?:" + regex(lastSegment.subList(0, anyPath)) + ".*)?";
-      }
-      alternatives.add(regex);
-    }
-    return alternatives.stream().collect(Collectors.joining(")|(?:", "(?:", ")"));
-  }
-
-  /** The brace-free globs whose union this glob is. */
-  private static List<List<Part>> expand(String path, List<Part> parts) {
-    List<List<Part>> expanded = new ArrayList<>();
-    expanded.add(new ArrayList<>());
-    for (Part part : parts) {
-      if (part instanceof Alternation alternation) {
-        if ((long) expanded.size() * alternation.alternatives().size() > MAX_ALTERNATIVES) {
-          throw new IllegalArgumentException(
-              "glob \"" + path + "\": its braces expand to more than " + MAX_ALTERNATIVES
-                  + " alternatives");
-        }
-        List<List<Part>> next = new ArrayList<>();
-        for (List<Part> prefix : expanded) {
-          for (List<Part> alternative : alternation.alternatives()) {
-            List<Part> combined = new ArrayList<>(prefix);
-            combined.addAll(alternative);
-            next.add(combined);
-          }
-        }
-        expanded = next;
-      } else {
-        expanded.forEach(prefix -> prefix.add(part));
-      }
-    }
-    return expanded;
   }
 }

@@ -10,9 +10,6 @@ import io.files2iceberg.core.profile.TableProfile;
 import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.format.ResolverStyle;
-import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -218,15 +215,7 @@ public final class ObjectMatcher {
                             where + "extract.batch-file.date-format is required when"
                                 + " partition-type is date"));
         try {
-          // STRICT rejects 2024-02-30 instead of clamping it; the defaulted era lets STRICT
-          // resolve the year-of-era that "yyyy" parses.
-          dateFormat =
-              Optional.of(
-                  new DateTimeFormatterBuilder()
-                      .appendPattern(format)
-                      .parseDefaulting(ChronoField.ERA, 1)
-                      .toFormatter()
-                      .withResolverStyle(ResolverStyle.STRICT));
+          dateFormat = Optional.of(BatchFile.strictDateFormat(format));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
               where + "extract.batch-file.date-format \"" + format

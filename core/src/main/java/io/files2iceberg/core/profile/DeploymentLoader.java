@@ -78,10 +78,7 @@ public final class DeploymentLoader {
   public static Deployment load(Path file, Home home) throws ProfileException {
     List<ProfileError> errors = new ArrayList<>();
     Optional<Deployment> deployment = read(file, home, errors);
-    if (!errors.isEmpty()) {
-      throw new ProfileException(errors);
-    }
-    return deployment.orElseThrow();
+    return ProfileException.unlessAny(errors, deployment);
   }
 
   /**
@@ -94,10 +91,7 @@ public final class DeploymentLoader {
     Problems problems = new Problems(source);
     Optional<Deployment> deployment =
         ProfileTree.readHocon(text, source, problems).map(tree -> fromFile(tree, home, problems));
-    if (!problems.isEmpty()) {
-      throw new ProfileException(problems.errors());
-    }
-    return deployment.orElseThrow();
+    return ProfileException.unlessAny(problems.errors(), deployment);
   }
 
   /** The deployment of a file that sets nothing: the embedded one, its ledger under the home. */

@@ -122,7 +122,7 @@ public record Extract(
    * records nothing for such a table.
    */
   public boolean listsStorage() {
-    return batchFile.ingestionType() == BatchFile.IngestionType.FULL || !saveCheckpoint;
+    return !batchFile.ingestionType().checkpoints() || !saveCheckpoint;
   }
 
   /** This section with {@code extract.on-overwrite} resolved. */

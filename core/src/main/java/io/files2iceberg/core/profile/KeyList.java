@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The keys of one kind of settings file in documentation order, as its key class declares them:
- * what {@code ProfileKeys} and {@code DeploymentKeys} share.
+ * what the sections of {@code ProfileKeys} and {@code DeploymentKeys} share.
  */
 final class KeyList<K extends SettingKey<?>> {
   private final List<K> keys = new ArrayList<>();

@@ -23,11 +23,13 @@ final class ProfileConflicts {
     List<ProfileError> errors = new ArrayList<>();
     // Settings are compared in their rendered form: every default filled in, one node per key.
     List<JsonNode> rendered = profiles.stream().<JsonNode>map(ProfileJson::profile).toList();
+    // Each glob is compiled once, for all the pairs it is in.
+    List<Glob> globs = profiles.stream().map(p -> Glob.parse(p.extract().path())).toList();
     Map<String, Integer> firstByCatalog = new LinkedHashMap<>();
     for (int i = 0; i < profiles.size(); i++) {
       TableProfile later = profiles.get(i);
-      for (TableProfile earlier : profiles.subList(0, i)) {
-        pairwise(earlier, later, errors);
+      for (int j = 0; j < i; j++) {
+        pairwise(profiles.get(j), globs.get(j), later, globs.get(i), errors);
       }
       String catalog = later.load().table().catalog();
       Integer sameCatalog = firstByCatalog.putIfAbsent(catalog, i);
@@ -43,8 +45,8 @@ final class ProfileConflicts {
   }
 
   private static void pairwise(
-      TableProfile earlier, TableProfile later, List<ProfileError> errors) {
-    sharedMarkers(earlier, later, errors);
+      TableProfile earlier, Glob earlierGlob, TableProfile later, Glob laterGlob, List<ProfileError> errors) {
+    sharedMarkers(earlier, earlierGlob, later, laterGlob, errors);
     String other = fileName(earlier.source());
     if (earlier.name().equals(later.name())) {
       errors.add(
@@ -57,18 +59,18 @@ final class ProfileConflicts {
       errors.add(
           new ProfileError(
               later.source(),
-              ProfileKeys.LOAD_TABLE.path(),
+              LoadKeys.LOAD_TABLE.path(),
               "table "
                   + ValueType.quote(later.table())
                   + " is also loaded by "
                   + other
                   + "; one profile per table"));
     }
-    if (Glob.parse(earlier.extract().path()).overlaps(Glob.parse(later.extract().path()))) {
+    if (earlierGlob.overlaps(laterGlob)) {
       errors.add(
           new ProfileError(
               later.source(),
-              ProfileKeys.EXTRACT_PATH.path(),
+              ExtractKeys.EXTRACT_PATH.path(),
               ValueType.quote(later.extract().path())
                   + " can claim the same objects as "
                   + ValueType.quote(earlier.extract().path())
@@ -82,20 +84,19 @@ final class ProfileConflicts {
    * A success marker names no table: two profiles whose data can share a folder, both waiting for
    * markers of one name, would each take the other's marker for their own.
    */
-  private static void sharedMarkers(TableProfile earlier, TableProfile later, List<ProfileError> errors) {
+  private static void sharedMarkers(
+      TableProfile earlier, Glob earlierGlob, TableProfile later, Glob laterGlob, List<ProfileError> errors) {
     var before = earlier.extract().batchFile();
     var after = later.extract().batchFile();
     if (!before.successFileFilter() || !after.successFileFilter()
         || !before.successFileName().equals(after.successFileName())) {
       return;
     }
-    Glob earlierGlob = Glob.parse(earlier.extract().path());
-    Glob laterGlob = Glob.parse(later.extract().path());
     if (!earlierGlob.overlaps(laterGlob) && earlierGlob.sharesFolders(laterGlob)) {
       errors.add(
           new ProfileError(
               later.source(),
-              ProfileKeys.BATCH_FILE_SUCCESS_FILE_NAME.path(),
+              ExtractKeys.BATCH_FILE_SUCCESS_FILE_NAME.path(),
               "a success marker "
                   + ValueType.quote(after.successFileName())
                   + " in a folder of "

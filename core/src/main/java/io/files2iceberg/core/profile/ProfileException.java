@@ -1,6 +1,7 @@
 package io.files2iceberg.core.profile;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -17,6 +18,18 @@ public final class ProfileException extends Exception {
       throw new IllegalArgumentException("a ProfileException needs at least one error");
     }
     this.errors = List.copyOf(errors);
+  }
+
+  /**
+   * What a file read gives when nothing is wrong with it.
+   *
+   * @throws ProfileException listing the problems, if there are any
+   */
+  static <T> T unlessAny(List<ProfileError> errors, Optional<T> read) throws ProfileException {
+    if (!errors.isEmpty()) {
+      throw new ProfileException(errors);
+    }
+    return read.orElseThrow();
   }
 
   /** Every problem found, in file order. */

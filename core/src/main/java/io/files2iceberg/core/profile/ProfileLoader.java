@@ -1,83 +1,33 @@
 package io.files2iceberg.core.profile;
 
-import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_DATE_FORMAT;
-import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_INGESTION_TYPE;
-import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_PARTITION_COLUMN;
-import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_PARTITION_TYPE;
-import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_PATTERN;
-import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_STRICT_PATTERN;
-import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_SUCCESS_FILE_FILTER;
-import static io.files2iceberg.core.profile.ProfileKeys.BATCH_FILE_SUCCESS_FILE_NAME;
-import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_AUTH_TYPE;
-import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_IO_IMPL;
-import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_PROPERTIES;
-import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_TYPE;
-import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_URI;
-import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_USER_PROJECT;
-import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_VENDED_CREDENTIALS;
-import static io.files2iceberg.core.profile.ProfileKeys.CATALOG_WAREHOUSE;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_FORMAT;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_INFER_COLUMN_TYPES;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SCHEMA_HINTS;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_KEEP_CHECKPOINTS;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_LINEAGE_COLUMNS;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_BYTES;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_MAX_BATCH_SIZE;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_OPTIONS;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_PATH;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_DATETIME_REBASE;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_TIMEZONE;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_ON_OVERWRITE;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_QUARANTINE_BAD_FILES;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_RECURSIVE_FILE_LOOKUP;
-import static io.files2iceberg.core.profile.ProfileKeys.EXTRACT_SAVE_CHECKPOINT;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_CDC_DELETE_FLAG;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_CDC_DELETE_VALUES;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_CDC_OP_COLUMN;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PARTITION_BY;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRECOMBINE_FIELD;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_PRIMARY_KEY;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_MERGE_SCOPE;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_MISSING_COLUMNS;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_WRITE_MODE;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SAVE_MODE;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_SCHEMA_EVOLUTION;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_TABLE;
-import static io.files2iceberg.core.profile.ProfileKeys.LOAD_TABLE_PROPERTIES;
-import static io.files2iceberg.core.profile.ProfileKeys.METADATA_PATH;
+import static io.files2iceberg.core.profile.CatalogKeys.CATALOG_AUTH_TYPE;
+import static io.files2iceberg.core.profile.CatalogKeys.CATALOG_IO_IMPL;
+import static io.files2iceberg.core.profile.CatalogKeys.CATALOG_PROPERTIES;
+import static io.files2iceberg.core.profile.CatalogKeys.CATALOG_TYPE;
+import static io.files2iceberg.core.profile.CatalogKeys.CATALOG_URI;
+import static io.files2iceberg.core.profile.CatalogKeys.CATALOG_USER_PROJECT;
+import static io.files2iceberg.core.profile.CatalogKeys.CATALOG_VENDED_CREDENTIALS;
+import static io.files2iceberg.core.profile.CatalogKeys.CATALOG_WAREHOUSE;
+import static io.files2iceberg.core.profile.CatalogKeys.METADATA_PATH;
+import static io.files2iceberg.core.profile.ExtractKeys.BATCH_FILE_INGESTION_TYPE;
+import static io.files2iceberg.core.profile.ExtractKeys.EXTRACT_ON_OVERWRITE;
+import static io.files2iceberg.core.profile.ExtractKeys.EXTRACT_SAVE_CHECKPOINT;
+import static io.files2iceberg.core.profile.LoadKeys.LOAD_SAVE_MODE;
+import static io.files2iceberg.core.profile.LoadKeys.TRANSFORM_RESCUED_DATA_COLUMN;
 import static io.files2iceberg.core.profile.ProfileKeys.RENDERED_NAME;
 import static io.files2iceberg.core.profile.ProfileKeys.RENDERED_SOURCE;
-import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_CAST_COLUMNS;
-import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_FILTER;
-import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_ON_BAD_RECORD;
-import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_RESCUED_DATA_COLUMN;
-import static io.files2iceberg.core.profile.ProfileKeys.TRANSFORM_RENAME_COLUMNS;
 
-import io.files2iceberg.core.profile.BatchFile.IngestionType;
-import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Catalog.CatalogType;
-import io.files2iceberg.core.profile.Extract.Format;
 import io.files2iceberg.core.profile.Extract.LineageColumn;
-import io.files2iceberg.core.profile.Extract.DatetimeRebase;
 import io.files2iceberg.core.profile.Extract.OnOverwrite;
-import io.files2iceberg.core.profile.Load.Cdc;
-import io.files2iceberg.core.profile.Load.MergeScope;
-import io.files2iceberg.core.profile.Load.MissingColumns;
-import io.files2iceberg.core.profile.Load.WriteMode;
 import io.files2iceberg.core.profile.Load.SaveMode;
-import io.files2iceberg.core.profile.Load.SchemaEvolution;
-import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.ProfileValues.Rule;
-import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import java.io.File;
 import java.nio.file.Path;
-import java.time.DateTimeException;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,7 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads one table profile, HOCON ({@code .conf}) or YAML ({@code .yaml}, {@code .yml}), into a
  * validated {@link TableProfile} with every default filled in. The keys, their defaults and their
- * meaning are listed in docs/reference/profile-keys.md, generated from {@link ProfileKeys}.
+ * meaning are listed in docs/reference/profile-keys.md, generated from {@link ProfileKeys}. The
+ * sections are read by {@link ExtractReader} and {@link LoadReader}; the checks across sections
+ * and the catalog section are here.
  */
 public final class ProfileLoader {
 
@@ -103,10 +55,6 @@ public final class ProfileLoader {
       + " again. Export the table's rows (or its change data feed) as parquet files into a landing folder with a"
       + " _SUCCESS marker, or expose it as Iceberg with Delta UniForm; see Limitations in docs/limitations.md";
 
-  static final int DEFAULT_KEEP_CHECKPOINTS = 50;
-  static final int DEFAULT_MAX_BATCH_SIZE = 100;
-  static final String DEFAULT_SUCCESS_FILE_NAME = "_SUCCESS";
-
   private ProfileLoader() {}
 
   /**
@@ -117,10 +65,7 @@ public final class ProfileLoader {
   public static TableProfile load(Path file, Home home) throws ProfileException {
     List<ProfileError> errors = new ArrayList<>();
     Optional<TableProfile> profile = read(file, home, errors);
-    if (!errors.isEmpty()) {
-      throw new ProfileException(errors);
-    }
-    return profile.orElseThrow();
+    return ProfileException.unlessAny(errors, profile);
   }
 
   /**
@@ -135,10 +80,7 @@ public final class ProfileLoader {
     Problems problems = new Problems(source);
     Optional<TableProfile> profile =
         validated(ProfileTree.readHocon(text, source, problems), source, home, problems);
-    if (profile.isEmpty()) {
-      throw new ProfileException(problems.errors());
-    }
-    return profile.get();
+    return ProfileException.unlessAny(problems.errors(), profile);
   }
 
   /** Reads one profile, adding its problems to {@code errors}; empty when there are any. */
@@ -207,9 +149,9 @@ public final class ProfileLoader {
     String name = profileName(file);
     checkRenderedFields(v, name);
     // Sections are read in file order, so that problems are listed in that order too.
-    Extract extract = extract(v);
-    Transform transform = transform(v);
-    Load load = load(v, extract.batchFile(), transform);
+    Extract extract = ExtractReader.extract(v);
+    Transform transform = LoadReader.transform(v);
+    Load load = LoadReader.load(v, extract.batchFile(), transform);
     checkBackfillLoadsOnce(v, extract, load);
     checkRescuedDataColumn(v, extract, transform, load);
     return new TableProfile(
@@ -240,110 +182,6 @@ public final class ProfileLoader {
     v.optional(RENDERED_SOURCE);
   }
 
-  private static Extract extract(ProfileValues v) {
-    String path = v.required(EXTRACT_PATH, ProfileRules::globUri).orElse("");
-    Format format;
-    if (v.isSet(EXTRACT_FORMAT)
-        && v.optional(EXTRACT_FORMAT).filter(text -> text.trim().equalsIgnoreCase("delta")).isPresent()) {
-      v.reject(EXTRACT_FORMAT, DELTA_REFUSED);
-      format = Format.PARQUET;
-    } else {
-      format = v.choice(EXTRACT_FORMAT, Format.PARQUET, Format::code).orElse(Format.PARQUET);
-    }
-    Map<String, String> options = v.get(EXTRACT_OPTIONS, Map.of());
-    boolean recursiveFileLookup = v.get(EXTRACT_RECURSIVE_FILE_LOOKUP, false);
-    BatchFile batchFile = batchFile(v);
-    int keepCheckpoints =
-        v.number(EXTRACT_KEEP_CHECKPOINTS, DEFAULT_KEEP_CHECKPOINTS, 1, Integer.MAX_VALUE);
-    boolean saveCheckpoint = v.get(EXTRACT_SAVE_CHECKPOINT, true);
-    int maxBatchSize =
-        v.number(EXTRACT_MAX_BATCH_SIZE, DEFAULT_MAX_BATCH_SIZE, 1, Integer.MAX_VALUE);
-    Optional<Long> maxBatchBytes = v.optional(EXTRACT_MAX_BATCH_BYTES,
-        n -> n < 1 ? Optional.of("must be at least 1 byte, got " + n) : Optional.empty());
-    Optional<List<LineageColumn>> lineageColumns =
-        v.choices(EXTRACT_LINEAGE_COLUMNS, LineageColumn.class, LineageColumn::code);
-    // The job adds the partition column and the lineage columns side by side: one name each.
-    lineageColumns.stream()
-        .filter(columns -> v.isValid(BATCH_FILE_PATTERN, BATCH_FILE_PARTITION_COLUMN))
-        .flatMap(List::stream)
-        .filter(column -> column.code().equals(batchFile.partitionColumn()))
-        .findFirst()
-        .ifPresent(
-            column ->
-                v.reject(
-                    BATCH_FILE_PARTITION_COLUMN,
-                    "the partition column "
-                        + ValueType.quote(column.code())
-                        + (v.isSet(BATCH_FILE_PARTITION_COLUMN)
-                            ? ""
-                            : " (derived from extract.batch-file.pattern)")
-                        + " is also in extract.lineage-columns; give the partition column"
-                        + " another name"));
-    return new Extract(
-        path,
-        format,
-        options,
-        recursiveFileLookup,
-        batchFile,
-        keepCheckpoints,
-        saveCheckpoint,
-        maxBatchSize,
-        lineageColumns.orElse(List.of()),
-        v.get(EXTRACT_QUARANTINE_BAD_FILES, false),
-        // Its default follows the load section: resolved by onOverwrite once that is read.
-        OnOverwrite.RELOAD,
-        maxBatchBytes.map(OptionalLong::of).orElse(OptionalLong.empty()),
-        v.choice(EXTRACT_DATETIME_REBASE, DatetimeRebase.CORRECTED, DatetimeRebase::code)
-            .orElse(DatetimeRebase.CORRECTED),
-        v.optional(EXTRACT_TIMEZONE, ProfileLoader::timeZoneProblem).map(ZoneId::of),
-        schemaHints(v, format),
-        inferColumnTypes(v, format));
-  }
-
-  /** {@code extract.schema-hints}: csv and json only, checked for shape here and parsed by Spark in the job. */
-  private static Map<String, String> schemaHints(ProfileValues v, Format format) {
-    if (!v.isSet(EXTRACT_SCHEMA_HINTS)) {
-      return Map.of();
-    }
-    if (format != Format.CSV && format != Format.JSON) {
-      v.reject(EXTRACT_SCHEMA_HINTS, "applies to csv and json only: " + format.code() + " files carry their"
-          + " columns' types (use transform.cast.columns to change one)");
-      return Map.of();
-    }
-    return v.optional(EXTRACT_SCHEMA_HINTS, ProfileLoader::hintsProblem).map(SchemaHints::parse).orElse(Map.of());
-  }
-
-  private static Optional<String> hintsProblem(String text) {
-    try {
-      SchemaHints.parse(text);
-      return Optional.empty();
-    } catch (IllegalArgumentException e) {
-      return Optional.of(e.getMessage());
-    }
-  }
-
-  /** {@code extract.infer-column-types}: csv and json only; unset, as each format was read before the key. */
-  private static boolean inferColumnTypes(ProfileValues v, Format format) {
-    boolean fallback = Extract.inferColumnTypesByDefault(format);
-    if (v.isSet(EXTRACT_INFER_COLUMN_TYPES) && format != Format.CSV && format != Format.JSON) {
-      v.reject(EXTRACT_INFER_COLUMN_TYPES, "applies to csv and json only: " + format.code() + " files carry their"
-          + " columns' types");
-      return fallback;
-    }
-    return v.get(EXTRACT_INFER_COLUMN_TYPES, fallback);
-  }
-
-  /** Why {@code zone} is no time zone Java and Spark both know, if it is not. */
-  private static Optional<String> timeZoneProblem(String zone) {
-    try {
-      ZoneId.of(zone);
-      return Optional.empty();
-    } catch (DateTimeException e) {
-      return Optional.of("not a time zone (a region such as \"Europe/Paris\" or an offset such as \"+01:00\"), got "
-          + ValueType.quote(zone));
-    }
-  }
-
   /**
    * A table loaded without a checkpoint (a backfill) loads every listed file on every run it is
    * asked for: with a key the MERGE makes that safe, without one an incremental Append would add
@@ -351,7 +189,7 @@ public final class ProfileLoader {
    * ({@code backfill}), which loads each file once.
    */
   private static void checkBackfillLoadsOnce(ProfileValues v, Extract extract, Load load) {
-    if (!extract.saveCheckpoint() && extract.batchFile().ingestionType() == IngestionType.INCREMENTAL
+    if (!extract.saveCheckpoint() && !extract.batchFile().ingestionType().replacesTable()
         && load.primaryKey().isEmpty() && load.saveMode() == SaveMode.APPEND
         && v.isValid(LOAD_SAVE_MODE, BATCH_FILE_INGESTION_TYPE)) {
       v.reject(EXTRACT_SAVE_CHECKPOINT, "false cannot go with an Append table without load.primary-key: every run"
@@ -377,44 +215,6 @@ public final class ProfileLoader {
           + " partition's live files, in which a rewritten object's old generation is gone; use reload");
     }
     return chosen.orElse(fallback);
-  }
-
-  private static BatchFile batchFile(ProfileValues v) {
-    IngestionType ingestionType =
-        v.choice(BATCH_FILE_INGESTION_TYPE, IngestionType.INCREMENTAL, IngestionType::code)
-            .orElse(IngestionType.INCREMENTAL);
-    Optional<PartitionType> partitionType =
-        v.choice(BATCH_FILE_PARTITION_TYPE, PartitionType.STRING, PartitionType::code);
-    Optional<String> pattern = v.optional(BATCH_FILE_PATTERN, ProfileRules::oneCaptureGroup);
-    String partitionColumn =
-        v.optional(BATCH_FILE_PARTITION_COLUMN, ProfileRules::columnName)
-            .orElseGet(() -> DefaultPartitionColumn.of(pattern));
-    Optional<String> dateFormat = v.optional(BATCH_FILE_DATE_FORMAT, ProfileRules::dateFormat);
-    // Checked only against a valid partition type: an invalid one is reported on its own.
-    if (partitionType.equals(Optional.of(PartitionType.DATE))) {
-      v.requiredWhen(BATCH_FILE_DATE_FORMAT, "extract.batch-file.partition-type = date");
-    } else if (partitionType.isPresent() && v.isSet(BATCH_FILE_DATE_FORMAT)) {
-      v.reject(BATCH_FILE_DATE_FORMAT, "date-format is only used with partition-type = date");
-    }
-    return new BatchFile(
-        ingestionType,
-        partitionType.orElse(PartitionType.STRING),
-        pattern,
-        partitionColumn,
-        dateFormat,
-        v.get(BATCH_FILE_STRICT_PATTERN, false),
-        v.get(BATCH_FILE_SUCCESS_FILE_FILTER, true),
-        v.get(BATCH_FILE_SUCCESS_FILE_NAME, DEFAULT_SUCCESS_FILE_NAME));
-  }
-
-  private static Transform transform(ProfileValues v) {
-    return new Transform(
-        v.get(TRANSFORM_FILTER, List.of()),
-        v.get(TRANSFORM_RENAME_COLUMNS, Map.of()),
-        v.get(TRANSFORM_CAST_COLUMNS, Map.of()),
-        v.choice(TRANSFORM_ON_BAD_RECORD, BadRecordPolicy.FAIL, BadRecordPolicy::code)
-            .orElse(BadRecordPolicy.FAIL),
-        v.optional(TRANSFORM_RESCUED_DATA_COLUMN, ProfileRules::columnName));
   }
 
   /**
@@ -462,173 +262,6 @@ public final class ProfileLoader {
     });
     for (String conflict : conflicts) {
       v.reject(TRANSFORM_RESCUED_DATA_COLUMN, "\"" + name + "\" " + conflict);
-    }
-  }
-
-  private static Load load(ProfileValues v, BatchFile batchFile, Transform transform) {
-    TableId table =
-        v.required(LOAD_TABLE, ProfileRules::tableName)
-            .map(name -> name.split("\\."))
-            .map(parts -> new TableId(parts[0], parts[1], parts[2]))
-            .orElse(new TableId("", "", ""));
-    Optional<SaveMode> saveMode = v.choice(LOAD_SAVE_MODE, SaveMode.APPEND, SaveMode::code);
-    Optional<List<String>> primaryKey = v.each(LOAD_PRIMARY_KEY, Rule.none());
-    Optional<List<String>> partitionBy = v.each(LOAD_PARTITION_BY, ProfileRules::partitionField);
-    Optional<String> precombineField = v.optional(LOAD_PRECOMBINE_FIELD);
-    // An invalid primary key is reported on its own; only a valid empty one makes this wrong.
-    if (precombineField.isPresent() && primaryKey.map(List::isEmpty).orElse(false)) {
-      v.reject(LOAD_PRECOMBINE_FIELD, "requires a non-empty load.primary-key");
-    }
-    checkOverwriteReplacesPartitions(v, batchFile, saveMode, primaryKey, partitionBy);
-    Map<String, String> tableProperties = v.get(LOAD_TABLE_PROPERTIES, Map.of());
-    // Unset, the mode is the one load.iceberg.table-properties gives a MERGE, if any.
-    WriteMode declaredMode = WriteMode.MERGE_ON_READ.code().equals(tableProperties.get("write.merge.mode"))
-        ? WriteMode.MERGE_ON_READ : WriteMode.COPY_ON_WRITE;
-    Optional<WriteMode> writeMode = v.isSet(LOAD_WRITE_MODE)
-        ? v.choice(LOAD_WRITE_MODE, declaredMode, WriteMode::code) : Optional.of(declaredMode);
-    Optional<MergeScope> mergeScope = v.choice(LOAD_MERGE_SCOPE, MergeScope.AUTO, MergeScope::code);
-    boolean noKey = primaryKey.map(List::isEmpty).orElse(false);
-    if (v.isSet(LOAD_WRITE_MODE) && writeMode.orElse(null) == WriteMode.MERGE_ON_READ && noKey) {
-      v.reject(LOAD_WRITE_MODE, "merge-on-read applies to a MERGE and requires a non-empty load.primary-key");
-    }
-    writeMode.ifPresent(mode -> {
-      for (String property : WriteMode.TABLE_PROPERTIES) {
-        String declared = tableProperties.get(property);
-        if (v.isSet(LOAD_WRITE_MODE) && declared != null && !declared.equals(mode.code())) {
-          v.reject(LOAD_WRITE_MODE, "is " + mode.code() + " but load.iceberg.table-properties sets " + property
-              + " = " + declared);
-        }
-      }
-    });
-    if (mergeScope.isPresent() && mergeScope.get() != MergeScope.AUTO && noKey) {
-      v.reject(LOAD_MERGE_SCOPE, mergeScope.get().code() + " applies to a MERGE and requires a non-empty"
-          + " load.primary-key");
-    }
-    if (mergeScope.orElse(null) == MergeScope.PARTITIONS && partitionBy.map(List::isEmpty).orElse(false)) {
-      v.reject(LOAD_MERGE_SCOPE, "partitions requires load.partition-by: an unpartitioned table has no partitions to"
-          + " restrict the MERGE to");
-    }
-    return new Load(
-        table,
-        saveMode.orElse(SaveMode.APPEND),
-        primaryKey.orElse(List.of()),
-        partitionBy.orElse(List.of()),
-        precombineField,
-        schemaEvolution(v, transform),
-        tableProperties,
-        missingColumns(v),
-        writeMode.orElse(WriteMode.COPY_ON_WRITE),
-        mergeScope.orElse(MergeScope.AUTO),
-        cdc(v, batchFile, primaryKey));
-  }
-
-  /**
-   * {@code load.cdc}: an op column with its delete values (default {@code ["D"]}), or a boolean
-   * delete flag, exactly one of them. A delete is a MERGE action, so it needs a primary key and
-   * ingestion type incremental (last and full replace the whole table).
-   */
-  private static Optional<Cdc> cdc(ProfileValues v, BatchFile batchFile, Optional<List<String>> primaryKey) {
-    Optional<String> opColumn = v.optional(LOAD_CDC_OP_COLUMN, ProfileRules::columnName);
-    Optional<String> deleteFlag = v.optional(LOAD_CDC_DELETE_FLAG, ProfileRules::columnName);
-    Optional<List<String>> deleteValues = v.each(LOAD_CDC_DELETE_VALUES, Rule.none());
-    if (opColumn.isPresent() && deleteFlag.isPresent()) {
-      v.reject(LOAD_CDC_DELETE_FLAG, "cannot go with load.cdc.op-column: a delete is marked either by an op column"
-          + " and its delete values or by a boolean delete flag");
-      return Optional.empty();
-    }
-    if (v.isSet(LOAD_CDC_DELETE_VALUES) && !v.isSet(LOAD_CDC_OP_COLUMN)) {
-      v.reject(LOAD_CDC_DELETE_VALUES, "requires load.cdc.op-column, the column whose values they are");
-      return Optional.empty();
-    }
-    if (v.isSet(LOAD_CDC_DELETE_VALUES) && deleteValues.map(List::isEmpty).orElse(false)) {
-      v.reject(LOAD_CDC_DELETE_VALUES, "must not be empty: it lists the op column's values that mark a delete");
-      return Optional.empty();
-    }
-    List<String> values = deleteValues.filter(list -> !list.isEmpty()).orElse(List.of("D"));
-    Optional<Cdc> cdc = opColumn.map(c -> Cdc.opColumn(c, values))
-        .or(() -> deleteFlag.map(Cdc::deleteFlag));
-    if (cdc.isEmpty()) {
-      return cdc;
-    }
-    SettingKey<String> key = opColumn.isPresent() ? LOAD_CDC_OP_COLUMN : LOAD_CDC_DELETE_FLAG;
-    if (primaryKey.map(List::isEmpty).orElse(false)) {
-      v.reject(key, "requires a non-empty load.primary-key: a delete removes the stored row with its key");
-    } else if (batchFile.ingestionType() != IngestionType.INCREMENTAL && v.isValid(BATCH_FILE_INGESTION_TYPE)) {
-      v.reject(key, "requires extract.batch-file.ingestion-type = incremental: with "
-          + batchFile.ingestionType().code() + " each batch replaces the whole table, so there is no stored row"
-          + " to delete");
-    } else if (primaryKey.isPresent() && primaryKey.get().contains(cdc.get().column())) {
-      v.reject(key, "column " + ValueType.quote(cdc.get().column()) + " is in load.primary-key; the column that"
-          + " marks a delete is not part of the key");
-    }
-    return cdc;
-  }
-
-  /**
-   * {@code load.schema-evolution}, default {@code add-new-columns}. The boolean of old loads with a
-   * warning, as the mode it meant ({@link SchemaEvolution#ofBoolean}). {@code rescue} needs the
-   * rescued data column its values go to.
-   */
-  private static SchemaEvolution schemaEvolution(ProfileValues v, Transform transform) {
-    boolean rescuing = transform.rescuedDataColumn().isPresent();
-    Optional<String> text = v.isSet(LOAD_SCHEMA_EVOLUTION) ? v.optional(LOAD_SCHEMA_EVOLUTION) : Optional.empty();
-    if (text.isPresent() && (text.get().strip().equalsIgnoreCase("true")
-        || text.get().strip().equalsIgnoreCase("false"))) {
-      SchemaEvolution mode = SchemaEvolution.ofBoolean(Boolean.parseBoolean(text.get().strip()), rescuing);
-      v.warn(LOAD_SCHEMA_EVOLUTION, text.get().strip().toLowerCase(java.util.Locale.ROOT) + " is the boolean of old,"
-          + " read as " + mode.code() + "; write load.schema-evolution = " + mode.code() + " (one of "
-          + java.util.Arrays.stream(SchemaEvolution.values()).map(SchemaEvolution::code).toList() + ")");
-      return mode;
-    }
-    Optional<SchemaEvolution> mode =
-        v.choice(LOAD_SCHEMA_EVOLUTION, SchemaEvolution.ADD_NEW_COLUMNS, SchemaEvolution::code);
-    if (mode.equals(Optional.of(SchemaEvolution.RESCUE)) && !rescuing && v.isValid(TRANSFORM_RESCUED_DATA_COLUMN)) {
-      v.reject(LOAD_SCHEMA_EVOLUTION, "rescue puts the values of new columns in the rescued data column, and"
-          + " transform.rescued-data-column is not set; set it (such as _rescued_data) or choose none");
-    }
-    return mode.orElse(SchemaEvolution.ADD_NEW_COLUMNS);
-  }
-
-  /** {@code null} is also the HOCON and YAML null literal, so written unquoted it still means null. */
-  private static MissingColumns missingColumns(ProfileValues v) {
-    if (v.isWrittenAsNull(LOAD_MISSING_COLUMNS)) {
-      return MissingColumns.NULL;
-    }
-    return v.choice(LOAD_MISSING_COLUMNS, MissingColumns.KEEP, MissingColumns::code)
-        .orElse(MissingColumns.KEEP);
-  }
-
-  /**
-   * Incremental Overwrite without a key replaces exactly the partitions a batch writes, which
-   * only leaves the other batches' rows alone when the table is partitioned by the partition
-   * column itself. With a key the job MERGEs and the save mode is not used. Checked only when
-   * every value involved is valid on its own, so that a wrong value is reported once.
-   */
-  private static void checkOverwriteReplacesPartitions(
-      ProfileValues v,
-      BatchFile batchFile,
-      Optional<SaveMode> saveMode,
-      Optional<List<String>> primaryKey,
-      Optional<List<String>> partitionBy) {
-    String column = batchFile.partitionColumn();
-    boolean partitionColumnMissing =
-        batchFile.ingestionType() == IngestionType.INCREMENTAL
-            && saveMode.equals(Optional.of(SaveMode.OVERWRITE))
-            && primaryKey.equals(Optional.of(List.of()))
-            && partitionBy.isPresent()
-            && partitionBy.get().stream().noneMatch(f -> ProfileRules.isIdentityOf(f, column))
-            && v.isValid(
-                BATCH_FILE_INGESTION_TYPE, BATCH_FILE_PATTERN, BATCH_FILE_PARTITION_COLUMN);
-    if (partitionColumnMissing) {
-      v.reject(
-          LOAD_SAVE_MODE,
-          "Overwrite replaces the partitions a batch writes, so with"
-              + " extract.batch-file.ingestion-type = incremental and no load.primary-key the"
-              + " table must be partitioned by the partition column "
-              + ValueType.quote(column)
-              + ": add "
-              + ValueType.quote(column)
-              + " to load.partition-by");
     }
   }
 

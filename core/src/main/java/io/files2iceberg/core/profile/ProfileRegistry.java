@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -148,30 +149,32 @@ public final class ProfileRegistry {
 
   /** Profiles of old: every deployment key of a later profile's sections equals the first's. */
   private static void agrees(ProfileLoader.Read later, ProfileLoader.Read first, List<ProfileError> errors) {
-    Deployment expected = first.deployment().orElseThrow();
-    Deployment actual = later.deployment().orElseThrow();
-    for (DeploymentKeys.Key<?> key : DeploymentKeys.keys()) {
-      JsonNode want = ProfileJson.value(key.resolved().apply(expected));
-      JsonNode got = ProfileJson.value(key.resolved().apply(actual));
-      if (!want.equals(got)) {
-        errors.add(new ProfileError(later.profile().source(), key.path(), "is " + got + " here but "
-            + want + " in " + first.profile().source().getFileName() + "; a deployment has one "
-            + key.path().split("\\.")[0] + " (better: move the sections to one deployment file)"));
-      }
-    }
+    differences(later.profile().source(), first.deployment().orElseThrow(), later.deployment().orElseThrow(),
+        DeploymentKeys.keys(), section -> " in " + first.profile().source().getFileName() + "; a deployment has one "
+            + section + " (better: move the sections to one deployment file)", errors);
   }
 
   /** A profile of old beside a deployment file: each key its sections set has the file's value. */
   private static void agrees(
       ProfileLoader.Read profile, Deployment file, Path deploymentFile, List<ProfileError> errors) {
-    Deployment sections = profile.deployment().orElseThrow();
-    for (DeploymentKeys.Key<?> key : profile.deploymentKeys()) {
-      JsonNode want = ProfileJson.value(key.resolved().apply(file));
-      JsonNode got = ProfileJson.value(key.resolved().apply(sections));
+    differences(profile.profile().source(), file, profile.deployment().orElseThrow(), profile.deploymentKeys(),
+        section -> " in the deployment file " + deploymentFile + "; the deployment file decides: remove the "
+            + section + " section from this profile", errors);
+  }
+
+  /**
+   * An error at {@code source} for each of the keys whose value in {@code actual} is not the one in
+   * {@code expected}; {@code where} says, from the key's section, where the expected value is set
+   * and what to do.
+   */
+  private static void differences(Path source, Deployment expected, Deployment actual,
+      List<DeploymentKeys.Key<?>> keys, Function<String, String> where, List<ProfileError> errors) {
+    for (DeploymentKeys.Key<?> key : keys) {
+      JsonNode want = ProfileJson.value(key.resolved().apply(expected));
+      JsonNode got = ProfileJson.value(key.resolved().apply(actual));
       if (!want.equals(got)) {
-        errors.add(new ProfileError(profile.profile().source(), key.path(), "is " + got + " here but "
-            + want + " in the deployment file " + deploymentFile + "; the deployment file decides:"
-            + " remove the " + key.path().split("\\.")[0] + " section from this profile"));
+        errors.add(new ProfileError(source, key.path(), "is " + got + " here but " + want
+            + where.apply(key.path().split("\\.")[0])));
       }
     }
   }

@@ -1,12 +1,10 @@
 package io.files2iceberg.core.profile;
 
 import io.files2iceberg.core.match.Glob;
+import io.files2iceberg.core.profile.ProfileValues.Rule;
 import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.format.ResolverStyle;
-import java.time.temporal.ChronoField;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -67,31 +65,25 @@ final class ProfileRules {
 
   /** The glob as {@link Glob} compiles it: a pattern it cannot honour is refused here, never taken literally. */
   private static Optional<String> glob(String path) {
-    try {
-      Glob.parse(path);
-      return Optional.empty();
-    } catch (IllegalArgumentException e) {
-      return Optional.of(e.getMessage());
-    }
+    return Rule.parses(Glob::parse).apply(path);
   }
 
   /** {@code catalog.namespace.table}. */
   static Optional<String> tableName(String table) {
-    return TABLE.matcher(table).matches()
-        ? Optional.empty()
-        : Optional.of(
-            "expected catalog.namespace.table, three names of letters, digits and _, got "
-                + ValueType.quote(table));
+    return matching(TABLE, "catalog.namespace.table, three names of letters, digits and _", table);
   }
 
   /** A top-level column name: a letter or {@code _}, then letters, digits and {@code _}. */
   static Optional<String> columnName(String name) {
-    return COLUMN_NAME.matcher(name).matches()
-        ? Optional.empty()
-        : Optional.of(
-            "expected a column name of letters, digits and _, not starting with a digit, got "
-                + ValueType.quote(name));
+    return matching(COLUMN_NAME, "a column name of letters, digits and _, not starting with a digit", name);
   }
+  /** A value the whole of which {@code pattern} matches; the problem says what was {@code expected}. */
+  private static Optional<String> matching(Pattern pattern, String expected, String value) {
+    return pattern.matcher(value).matches()
+        ? Optional.empty()
+        : Optional.of("expected " + expected + ", got " + ValueType.quote(value));
+  }
+
 
   /** Whether a partition spec entry is {@code column} itself or {@code identity(column)}. */
   static boolean isIdentityOf(String field, String column) {
@@ -159,12 +151,7 @@ final class ProfileRules {
     try {
       formatters =
           List.of(
-              DateTimeFormatter.ofPattern(pattern),
-              new DateTimeFormatterBuilder()
-                  .appendPattern(pattern)
-                  .parseDefaulting(ChronoField.ERA, 1)
-                  .toFormatter()
-                  .withResolverStyle(ResolverStyle.STRICT));
+              DateTimeFormatter.ofPattern(pattern), BatchFile.strictDateFormat(pattern));
     } catch (IllegalArgumentException e) {
       return Optional.of("is not a valid date format: " + e.getMessage());
     }

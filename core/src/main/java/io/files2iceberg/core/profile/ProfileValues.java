@@ -23,6 +23,21 @@ final class ProfileValues {
     static <T> Rule<T> none() {
       return value -> Optional.empty();
     }
+
+    /**
+     * A value {@code parse} accepts, for a value checked here and read elsewhere: the message of
+     * the {@link IllegalArgumentException} it throws is the problem.
+     */
+    static Rule<String> parses(Function<String, ?> parse) {
+      return text -> {
+        try {
+          parse.apply(text);
+          return Optional.empty();
+        } catch (IllegalArgumentException e) {
+          return Optional.of(e.getMessage());
+        }
+      };
+    }
   }
 
   private final Map<String, Object> root;
@@ -64,6 +79,22 @@ final class ProfileValues {
 
   <T> Optional<T> optional(SettingKey<T> key) {
     return optional(key, Rule.none());
+  }
+
+  /**
+   * The key's value as {@code parse} reads it, parsed once to check and to build: a value it
+   * refuses yields nothing, the message of the {@link IllegalArgumentException} it throws being the
+   * problem, as a rule's reason is.
+   */
+  <R> Optional<R> parsed(SettingKey<String> key, Function<String, R> parse) {
+    return optional(key).flatMap(text -> {
+      try {
+        return Optional.of(parse.apply(text));
+      } catch (IllegalArgumentException e) {
+        problems.add(key.path(), e.getMessage());
+        return Optional.empty();
+      }
+    });
   }
 
   /** The key's value if it is set and valid, else the fallback. */

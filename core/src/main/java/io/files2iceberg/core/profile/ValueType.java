@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The type of a profile key's value, and its conversion from the parsed tree.
@@ -151,32 +152,32 @@ final class ValueType<T> {
   }
 
   private static Optional<Integer> wholeNumber(Object raw, String path, Problems problems) {
-    try {
-      if (raw instanceof BigDecimal n) {
-        return Optional.of(n.intValueExact());
-      }
-      if (raw instanceof String s) {
-        return Optional.of(new BigDecimal(s.trim()).intValueExact());
-      }
-    } catch (NumberFormatException | ArithmeticException e) {
-      // reported below
-    }
-    problems.add(path, "expected a whole number, got " + describe(raw));
-    return Optional.empty();
+    return number(raw, path, problems, "expected a whole number", BigDecimal::intValueExact,
+        text -> new BigDecimal(text).intValueExact());
   }
 
   private static Optional<Long> bytes(Object raw, String path, Problems problems) {
+    return number(raw, path, problems, "expected a size in bytes, such as 536870912, 512MB or 2GiB",
+        BigDecimal::longValueExact, text -> ConfigFactory.parseString("b = " + quote(text)).getBytes("b"));
+  }
+
+  /**
+   * A number written as one (HOCON and YAML numbers are read as {@link BigDecimal}) or as text,
+   * trimmed; a value neither reader takes is reported as not what was {@code expected}.
+   */
+  private static <N> Optional<N> number(Object raw, String path, Problems problems, String expected,
+      Function<BigDecimal, N> fromNumber, Function<String, N> fromText) {
     try {
       if (raw instanceof BigDecimal n) {
-        return Optional.of(n.longValueExact());
+        return Optional.of(fromNumber.apply(n));
       }
       if (raw instanceof String s && !s.isBlank()) {
-        return Optional.of(ConfigFactory.parseString("b = " + quote(s.trim())).getBytes("b"));
+        return Optional.of(fromText.apply(s.trim()));
       }
-    } catch (ArithmeticException | ConfigException e) {
+    } catch (NumberFormatException | ArithmeticException | ConfigException e) {
       // reported below
     }
-    problems.add(path, "expected a size in bytes, such as 536870912, 512MB or 2GiB, got " + describe(raw));
+    problems.add(path, expected + ", got " + describe(raw));
     return Optional.empty();
   }
 

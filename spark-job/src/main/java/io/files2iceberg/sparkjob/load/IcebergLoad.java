@@ -111,7 +111,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
    * lists every file itself.)
    */
   public static boolean overwritesPartitions(Load load, IngestionType mode) {
-    return WriteMode.of(load, mode) == WriteMode.OVERWRITE_PARTITIONS || mode == IngestionType.LAST;
+    return WriteMode.of(load, mode) == WriteMode.OVERWRITE_PARTITIONS || mode.readsWholePartitions();
   }
 
   /** The snapshot of the table's current ancestry that carries the batch id, if any. */
@@ -274,7 +274,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     OVERWRITE_TABLE;
 
     static WriteMode of(Load load, IngestionType mode) {
-      boolean whole = mode == IngestionType.LAST || mode == IngestionType.FULL;
+      boolean whole = mode.replacesTable();
       if (!load.primaryKey().isEmpty()) {
         return whole ? OVERWRITE_TABLE : MERGE;
       }
