@@ -17,6 +17,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.LedgerListings;
 import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -32,10 +33,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Firestore ledger's listings for the operator and for status: queries outside transactions,
+ * The Firestore store's listings for the operator and for status: queries outside transactions,
  * each shape one of {@link LedgerQuery}'s. Run within the store's retries ({@link FirestoreStore#read}).
  */
-final class FirestoreListings {
+abstract class FirestoreListings implements LedgerListings {
   static final List<String> IN_FLIGHT = List.of(BatchState.PLANNED.code(), BatchState.RUNNING.code());
   private static final int FAILED_BATCHES_SHOWN = 10;
 
@@ -45,7 +46,8 @@ final class FirestoreListings {
     this.store = store;
   }
 
-  List<FileRecord> filesOfBatch(String batchId) {
+  @Override
+  public List<FileRecord> filesOfBatch(String batchId) {
     DocumentReference ref = store.batches.document(batchId);
     return read("filesOfBatch", ref.getPath(), () -> {
       Optional<Map<String, Object>> batch = optional(ref.get().get());
@@ -75,7 +77,8 @@ final class FirestoreListings {
     });
   }
 
-  List<String> tables() {
+  @Override
+  public List<String> tables() {
     return read("tables", store.partitions.getPath(), () -> {
       // One indexed read per table: the first partition whose table sorts after the last one seen.
       List<String> tables = new ArrayList<>();
@@ -92,7 +95,8 @@ final class FirestoreListings {
     });
   }
 
-  TableStatus tableStatus(String table) {
+  @Override
+  public TableStatus tableStatus(String table) {
     return read("tableStatus", store.partitions.getPath() + " (table " + table + ")", () -> {
       // Counts are aggregation queries (billed per index entry read, no document read).
       Map<PartitionState, ApiFuture<AggregateQuerySnapshot>> partitionCounts = new EnumMap<>(PartitionState.class);
@@ -134,7 +138,8 @@ final class FirestoreListings {
     });
   }
 
-  List<BatchRecord> batchesSettledSince(String table, Instant since) {
+  @Override
+  public List<BatchRecord> batchesSettledSince(String table, Instant since) {
     return read("batchesSettledSince", store.batches.getPath() + " (table " + table + " since " + since + ")",
         () -> {
           List<BatchRecord> found = new ArrayList<>();
@@ -147,12 +152,14 @@ final class FirestoreListings {
         });
   }
 
-  List<BatchRecord> expiredLeases(Instant now) {
+  /** {@code StoreReads#expiredLeases}. */
+  public List<BatchRecord> expiredLeases(Instant now) {
     return read("findExpiredLeases", store.batches.getPath(), () -> batchList(LedgerQuery.EXPIRED_LEASES
         .on(store.batches, IN_FLIGHT, FirestoreDocuments.timestamp(now.toEpochMilli()))));
   }
 
-  List<PartitionRecord> partitions(String table) {
+  @Override
+  public List<PartitionRecord> partitions(String table) {
     return read("partitions", store.partitions.getPath() + " (table " + table + ")", () -> {
       List<PartitionRecord> found = new ArrayList<>(
           records(LedgerQuery.PARTITIONS_OF_TABLE.on(store.partitions, table), FirestoreDocuments::partition));
@@ -161,7 +168,8 @@ final class FirestoreListings {
     });
   }
 
-  List<FileRecord> filesOfPartition(String table, String partition) {
+  @Override
+  public List<FileRecord> filesOfPartition(String table, String partition) {
     return read("filesOfPartition", store.files.getPath() + " (" + table + "/" + partition + ")", () -> {
       List<FileRecord> found = new ArrayList<>(
           records(LedgerQuery.FILES_OF_PARTITION.on(store.files, table, partition), FirestoreDocuments::file));
@@ -170,7 +178,8 @@ final class FirestoreListings {
     });
   }
 
-  List<QuarantinedMessage> quarantinedMessages() {
+  @Override
+  public List<QuarantinedMessage> quarantinedMessages() {
     return read("quarantinedMessages", store.quarantine.getPath(), () -> {
       // Rare and operator-facing: read whole and sorted here, so receivedAt needs no index.
       List<QuarantinedMessage> messages = new ArrayList<>(records(store.quarantine, FirestoreDocuments::quarantined));
@@ -179,7 +188,8 @@ final class FirestoreListings {
     });
   }
 
-  List<FileRecord> quarantinedFiles() {
+  @Override
+  public List<FileRecord> quarantinedFiles() {
     return read("quarantinedFiles", store.files.getPath(), () -> {
       List<FileRecord> found = new ArrayList<>(records(
           LedgerQuery.FILES_IN_STATE.on(store.files, FileState.QUARANTINED.code()), FirestoreDocuments::file));
@@ -189,12 +199,14 @@ final class FirestoreListings {
     });
   }
 
-  List<FileRecord> filesNamed(String bucket, String name) {
+  @Override
+  public List<FileRecord> filesNamed(String bucket, String name) {
     return read("filesNamed", store.files.getPath() + " (" + bucket + "/" + name + ")",
         () -> records(LedgerQuery.FILES_NAMED.on(store.files, bucket, name), FirestoreDocuments::file));
   }
 
-  List<BatchRecord> batches(String table) {
+  @Override
+  public List<BatchRecord> batches(String table) {
     return read("batches", store.batches.getPath() + " (table " + table + ")", () -> {
       List<BatchRecord> found = new ArrayList<>(batchList(LedgerQuery.BATCHES_OF_TABLE.on(store.batches, table)));
       found.sort(Comparator.comparing(BatchRecord::createdAt).thenComparing(BatchRecord::batchId));
@@ -202,7 +214,8 @@ final class FirestoreListings {
     });
   }
 
-  List<BatchRecord> batchesOfPartition(String table, String partition) {
+  @Override
+  public List<BatchRecord> batchesOfPartition(String table, String partition) {
     return read("batchesOfPartition", store.batches.getPath() + " (" + table + "/" + partition + ")", () -> {
       List<BatchRecord> found = new ArrayList<>();
       for (BatchRecord batch : batchList(LedgerQuery.BATCHES_OF_TABLE.on(store.batches, table))) {

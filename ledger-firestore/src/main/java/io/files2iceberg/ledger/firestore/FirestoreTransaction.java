@@ -47,11 +47,9 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
-import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.ledger.store.Settling;
 import io.files2iceberg.core.ledger.store.StoreTransaction;
 import io.files2iceberg.core.ledger.store.StoredBatch;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -68,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * the record does not hold, a batch's settling marks, stay), new ones created. Firestore reruns
  * the transaction when a document it read changed before its commit.
  */
-final class FirestoreTransaction implements StoreTransaction {
+final class FirestoreTransaction extends FirestoreListings implements StoreTransaction {
   private static final Logger LOG = LoggerFactory.getLogger(FirestoreTransaction.class);
   private static final List<String> SETTLING_CODES =
       List.of(FileState.CLAIMED.code(), FileState.INGESTED.code(), FileState.RECORDED.code());
@@ -87,14 +85,13 @@ final class FirestoreTransaction implements StoreTransaction {
 
   private final FirestoreStore store;
   private final Transaction t;
-  private final FirestoreListings listings;
   /** The documents this transaction read, by path (absent ones as empty). */
   private final Map<String, Optional<Map<String, Object>>> read = new HashMap<>();
 
   FirestoreTransaction(FirestoreStore store, Transaction t) {
+    super(store);
     this.store = store;
     this.t = t;
-    this.listings = new FirestoreListings(store);
   }
 
   // --- reads -------------------------------------------------------------------------------------
@@ -232,68 +229,6 @@ final class FirestoreTransaction implements StoreTransaction {
 
   private DocumentReference messageRef(String messageId) {
     return store.quarantine.document(LedgerSchema.quarantineId(messageId));
-  }
-
-  // Listings, read outside transactions.
-
-  @Override
-  public List<FileRecord> filesOfBatch(String batchId) {
-    return listings.filesOfBatch(batchId);
-  }
-
-  @Override
-  public List<String> tables() {
-    return listings.tables();
-  }
-
-  @Override
-  public TableStatus tableStatus(String table) {
-    return listings.tableStatus(table);
-  }
-
-  @Override
-  public List<PartitionRecord> partitions(String table) {
-    return listings.partitions(table);
-  }
-
-  @Override
-  public List<FileRecord> filesOfPartition(String table, String partition) {
-    return listings.filesOfPartition(table, partition);
-  }
-
-  @Override
-  public List<QuarantinedMessage> quarantinedMessages() {
-    return listings.quarantinedMessages();
-  }
-
-  @Override
-  public List<FileRecord> quarantinedFiles() {
-    return listings.quarantinedFiles();
-  }
-
-  @Override
-  public List<FileRecord> filesNamed(String bucket, String name) {
-    return listings.filesNamed(bucket, name);
-  }
-
-  @Override
-  public List<BatchRecord> batchesOfPartition(String table, String partition) {
-    return listings.batchesOfPartition(table, partition);
-  }
-
-  @Override
-  public List<BatchRecord> batches(String table) {
-    return listings.batches(table);
-  }
-
-  @Override
-  public List<BatchRecord> batchesSettledSince(String table, Instant since) {
-    return listings.batchesSettledSince(table, since);
-  }
-
-  @Override
-  public List<BatchRecord> expiredLeases(Instant now) {
-    return listings.expiredLeases(now);
   }
 
   // --- writes ------------------------------------------------------------------------------------

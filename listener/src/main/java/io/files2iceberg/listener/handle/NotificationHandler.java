@@ -19,14 +19,11 @@ import io.files2iceberg.core.match.ObjectMatcher;
 import io.files2iceberg.core.match.PartitionRef;
 import io.files2iceberg.core.profile.ListenerSettings;
 import io.files2iceberg.core.profile.ProfileRegistry;
-import io.files2iceberg.listener.handle.ObjectListing.ListedObject;
 import io.files2iceberg.listener.handle.ObjectListing.ListingFailedException;
 import io.files2iceberg.listener.handle.StorageNotification.ObjectFinalized;
 import io.files2iceberg.listener.handle.StorageNotification.OtherObjectEvent;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -83,6 +80,7 @@ public final class NotificationHandler {
   private final ObjectListing listing;
   private final ListenerMetrics metrics;
   private final Clock clock;
+  private final MarkerListing markerListing;
 
   /**
    * @param profiles the deployment's table profiles; they decide what each object is
@@ -103,6 +101,7 @@ public final class NotificationHandler {
     this.listing = Objects.requireNonNull(listing, "listing");
     this.metrics = new ListenerMetrics(Objects.requireNonNull(meters, "meters"));
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.markerListing = new MarkerListing(ledger, matcher, listing, metrics);
   }
 
   /** Handles one message; the reply is the outcome's alone. Never throws. */
@@ -259,7 +258,7 @@ public final class NotificationHandler {
     int found = 0;
     if (listPrefixOnMarker) {
       try {
-        found = recordListedFiles(messageId, finalized, marker);
+        found = markerListing.recordListedFiles(messageId, finalized, marker);
       } catch (ListingFailedException e) {
         if (e.isRetryable()) {
           throw e;
@@ -299,59 +298,6 @@ public final class NotificationHandler {
         "success-marker",
         "table " + partition.table() + " partition " + partition.token() + " is " + ready.state()
             + (listPrefixOnMarker ? ", " + found + " file(s) recorded from the listing" : ""));
-  }
-
-  /**
-   * Records the partition's files the ledger does not know yet, in as few ledger commits as the
-   * ledger allows ({@link Ledger#recordFiles}); returns how many were new. With {@code
-   * recursive-file-lookup} the files of the folder's subfolders are the partition's too.
-   */
-  private int recordListedFiles(String messageId, ObjectFinalized finalized, SuccessMarker marker) {
-    PartitionRef partition = marker.partition();
-    List<ListedObject> objects =
-        listing.listFolderOf(marker.object(), marker.profile().extract().recursiveFileLookup());
-    String eventId = LISTING_EVENT_PREFIX + messageId;
-    List<RecordFile> commands = new ArrayList<>();
-    for (ListedObject listed : objects) {
-      ObjectMatch match = matcher.match(listed.location(), listed.generation(), listed.size());
-      if (!(match instanceof DataFile dataFile)
-          || !dataFile.partition().table().equals(partition.table())
-          || !dataFile.partition().token().equals(partition.token())) {
-        // Not a data file of this partition; a rejected file is quarantined by its own
-        // notification.
-        continue;
-      }
-      commands.add(
-          RecordFile.of(
-              partition.table(),
-              partition.token(),
-              listed.location(),
-              listed.generation(),
-              listed.size(),
-              eventId,
-              listed.updated().orElse(finalized.eventTime()),
-              Optional.empty(),
-              false));
-    }
-    List<FileRecorded> recorded =
-        commands.isEmpty() ? List.of() : metrics.ledgerWrite("record-files", partition.table(),
-            () -> ledger.recordFiles(commands));
-    int found = 0;
-    for (FileRecorded file : recorded) {
-      if (file.isNew()) {
-        found++;
-        LOG.debug(
-            "Message {} for {}: listing recorded {} (generation {}) before its notification",
-            messageId, marker.object().uri(), file.file().uri(), file.file().generation());
-      }
-    }
-    if (found > 0) {
-      LOG.info(
-          "Message {} for {}: listing recorded {} of the {} data files in the folder before their notification",
-          messageId, marker.object().uri(), found, commands.size());
-    }
-    metrics.markerListed(found);
-    return found;
   }
 
   private Handled quarantine(
