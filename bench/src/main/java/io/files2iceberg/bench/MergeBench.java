@@ -1,9 +1,9 @@
 package io.files2iceberg.bench;
 
-import io.files2iceberg.batcher.launch.JobResult;
-import io.files2iceberg.batcher.launch.LaunchedJob;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
-import io.files2iceberg.batcher.plan.StorageListing.Listed;
+import io.files2iceberg.batcher.engine.launch.JobResult;
+import io.files2iceberg.batcher.engine.launch.LaunchedJob;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.StorageListing.Listed;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.Ledger;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
-import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.batcher.engine.RunSummary;
 import io.files2iceberg.semantics.ParquetFiles.Column;
 import io.files2iceberg.semantics.ParquetFiles.Kind;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.files2iceberg.semantics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.batcher.engine.RunSummary;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.semantics.ParquetFiles.Column;
 import io.files2iceberg.semantics.ParquetFiles.Kind;

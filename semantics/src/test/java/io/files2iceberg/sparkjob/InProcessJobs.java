@@ -1,8 +1,8 @@
 package io.files2iceberg.sparkjob;
 
-import io.files2iceberg.batcher.launch.JobResult;
-import io.files2iceberg.batcher.launch.LaunchedJob;
-import io.files2iceberg.batcher.launch.Launcher;
+import io.files2iceberg.batcher.engine.launch.JobResult;
+import io.files2iceberg.batcher.engine.launch.LaunchedJob;
+import io.files2iceberg.batcher.engine.launch.Launcher;
 import io.files2iceberg.core.ledger.Ledgers;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;

@@ -2,9 +2,9 @@ package io.files2iceberg.batcher.backfill;
 
 import io.files2iceberg.batcher.listing.ListedRecorder;
 import io.files2iceberg.batcher.listing.PartitionRange;
-import io.files2iceberg.batcher.plan.StorageListing;
-import io.files2iceberg.batcher.plan.StorageListing.PartitionFolder;
-import io.files2iceberg.batcher.plan.StorageListing.Scan;
+import io.files2iceberg.batcher.engine.StorageListing;
+import io.files2iceberg.batcher.engine.StorageListing.PartitionFolder;
+import io.files2iceberg.batcher.engine.StorageListing.Scan;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.TableProfile;

@@ -1,6 +1,6 @@
 package io.files2iceberg.batcher.cli;
 
-import io.files2iceberg.batcher.plan.RunOptions;
+import io.files2iceberg.batcher.engine.RunOptions;
 import java.nio.file.Path;
 import picocli.CommandLine.Mixin;
 

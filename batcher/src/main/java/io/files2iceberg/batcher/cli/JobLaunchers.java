@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.cli;
 
-import io.files2iceberg.batcher.launch.Launchers;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.Launchers;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.TableProfile;

@@ -1,14 +1,14 @@
 package io.files2iceberg.batcher.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.files2iceberg.batcher.launch.Launchers;
+import io.files2iceberg.batcher.engine.launch.Launchers;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.output.JsonLines;
-import io.files2iceberg.batcher.plan.BatchRunner;
-import io.files2iceberg.batcher.plan.RunOptions;
-import io.files2iceberg.batcher.plan.RunSummary;
-import io.files2iceberg.batcher.plan.StorageListing;
+import io.files2iceberg.batcher.engine.BatchRunner;
+import io.files2iceberg.batcher.engine.RunOptions;
+import io.files2iceberg.batcher.engine.RunSummary;
+import io.files2iceberg.batcher.engine.StorageListing;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.Home;

@@ -13,7 +13,7 @@ import io.files2iceberg.batcher.local.PipelineOutput;
 import io.files2iceberg.batcher.local.SparkMain;
 import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.output.JsonLines;
-import io.files2iceberg.batcher.plan.RunOptions;
+import io.files2iceberg.batcher.engine.RunOptions;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileException;

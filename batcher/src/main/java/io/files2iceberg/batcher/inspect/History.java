@@ -1,10 +1,10 @@
 package io.files2iceberg.batcher.inspect;
 
 import io.files2iceberg.batcher.cli.NotInLedgerException;
-import io.files2iceberg.batcher.launch.AttemptResults;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
-import io.files2iceberg.batcher.launch.dataproc.DataprocLauncher;
-import io.files2iceberg.batcher.plan.ManifestStore;
+import io.files2iceberg.batcher.engine.launch.AttemptResults;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.dataproc.DataprocLauncher;
+import io.files2iceberg.batcher.engine.ManifestStore;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;

@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.inspect;
 import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.TableOption;
-import io.files2iceberg.batcher.launch.AttemptResults;
+import io.files2iceberg.batcher.engine.launch.AttemptResults;
 import io.files2iceberg.core.profile.StorageSettings;
 import java.util.Optional;
 import java.util.concurrent.Callable;

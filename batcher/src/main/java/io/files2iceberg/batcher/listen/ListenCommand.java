@@ -6,7 +6,7 @@ import io.files2iceberg.batcher.cli.DeploymentFile;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.StopSignals;
-import io.files2iceberg.batcher.launch.FileNameEncoding;
+import io.files2iceberg.batcher.engine.launch.FileNameEncoding;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.files2iceberg.batcher.listing;
 
-import io.files2iceberg.batcher.plan.StorageListing.Found;
+import io.files2iceberg.batcher.engine.StorageListing.Found;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;

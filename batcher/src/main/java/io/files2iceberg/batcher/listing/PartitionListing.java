@@ -1,8 +1,8 @@
 package io.files2iceberg.batcher.listing;
 
-import io.files2iceberg.batcher.plan.StorageListing;
-import io.files2iceberg.batcher.plan.StorageListing.PartitionFolder;
-import io.files2iceberg.batcher.plan.StorageListing.Scan;
+import io.files2iceberg.batcher.engine.StorageListing;
+import io.files2iceberg.batcher.engine.StorageListing.PartitionFolder;
+import io.files2iceberg.batcher.engine.StorageListing.Scan;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.profile.TableProfile;

@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.local;
 
-import io.files2iceberg.batcher.launch.BuildFolder;
-import io.files2iceberg.batcher.launch.FileNameEncoding;
+import io.files2iceberg.batcher.engine.launch.BuildFolder;
+import io.files2iceberg.batcher.engine.launch.FileNameEncoding;
 import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.local;
 
-import io.files2iceberg.batcher.launch.FileNameEncoding;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.FileNameEncoding;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,10 +1,10 @@
 package io.files2iceberg.batcher.maintain;
 
 import com.google.cloud.storage.BlobId;
-import io.files2iceberg.batcher.launch.JobResult;
-import io.files2iceberg.batcher.launch.LaunchedJob;
-import io.files2iceberg.batcher.launch.Launcher;
-import io.files2iceberg.batcher.launch.SparkMainRun;
+import io.files2iceberg.batcher.engine.launch.JobResult;
+import io.files2iceberg.batcher.engine.launch.LaunchedJob;
+import io.files2iceberg.batcher.engine.launch.Launcher;
+import io.files2iceberg.batcher.engine.launch.SparkMainRun;
 import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.Deployment;

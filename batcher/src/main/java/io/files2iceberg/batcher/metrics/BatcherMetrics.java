@@ -1,8 +1,8 @@
 package io.files2iceberg.batcher.metrics;
 
-import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
-import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchFailed;
+import io.files2iceberg.batcher.engine.RunSummary;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileState;

@@ -1,15 +1,15 @@
 package io.files2iceberg.batcher.output;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchClaimed;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchLaunched;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchReattached;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchRecovered;
-import io.files2iceberg.batcher.plan.BatchEvent.PartitionsSuperseded;
-import io.files2iceberg.batcher.plan.BatchEvent;
-import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchClaimed;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchFailed;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchLaunched;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchReattached;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchRecovered;
+import io.files2iceberg.batcher.engine.BatchEvent.PartitionsSuperseded;
+import io.files2iceberg.batcher.engine.BatchEvent;
+import io.files2iceberg.batcher.engine.RunSummary;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import java.io.PrintWriter;
 import java.util.Locale;

@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.quarantine;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import io.files2iceberg.batcher.cli.NotInLedgerException;
-import io.files2iceberg.batcher.plan.StorageListing.Listed;
+import io.files2iceberg.batcher.engine.StorageListing.Listed;
 import io.files2iceberg.core.ledger.FileRecorded;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;

@@ -4,7 +4,7 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
-import io.files2iceberg.batcher.plan.StorageListing.Listed;
+import io.files2iceberg.batcher.engine.StorageListing.Listed;
 import io.files2iceberg.core.match.ObjectLocation;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -10,7 +10,7 @@ import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.output.JsonLines;
-import io.files2iceberg.batcher.plan.StorageListing;
+import io.files2iceberg.batcher.engine.StorageListing;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.time.Clock;

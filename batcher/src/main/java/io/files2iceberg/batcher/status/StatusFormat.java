@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.history.HistoryFormat;
 import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.output.RecordText;
-import io.files2iceberg.batcher.plan.TableStops;
+import io.files2iceberg.batcher.engine.TableStops;
 import io.files2iceberg.batcher.status.StatusReport.TableView;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;

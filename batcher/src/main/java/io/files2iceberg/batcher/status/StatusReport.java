@@ -2,7 +2,7 @@ package io.files2iceberg.batcher.status;
 
 import io.files2iceberg.batcher.history.FileLoad;
 import io.files2iceberg.batcher.history.LoadHistory;
-import io.files2iceberg.batcher.plan.TableStops;
+import io.files2iceberg.batcher.engine.TableStops;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;

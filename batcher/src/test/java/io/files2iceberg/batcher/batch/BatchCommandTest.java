@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.EventLines;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.metrics.PrometheusText;
 import java.io.PrintWriter;
 import java.io.StringWriter;

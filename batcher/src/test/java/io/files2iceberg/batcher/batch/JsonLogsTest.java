@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,7 +42,7 @@ class JsonLogsTest {
         .filter(line -> line.get("message").asText().startsWith("Table " + TABLE + ": no files match"))
         .findFirst().orElseThrow(() -> new AssertionError("no line of the table in " + run.err()));
     assertThat(nothing.get("severity").asText()).isEqualTo("INFO");
-    assertThat(nothing.get("logger").asText()).isEqualTo("io.files2iceberg.batcher.plan.TableTurn");
+    assertThat(nothing.get("logger").asText()).isEqualTo("io.files2iceberg.batcher.engine.TableTurn");
     assertThat(nothing.get("time").asText()).endsWith("Z");
     assertThat(nothing.at("/logging.googleapis.com~1labels/table").asText()).isEqualTo(TABLE);
     // No request, no trace.
@@ -54,7 +54,7 @@ class JsonLogsTest {
     Run text = runOnce(Map.of());
     Run json = runOnce(Map.of("FILES2ICEBERG_LOG_FORMAT", "JSON"));
 
-    assertThat(text.err()).contains("] INFO io.files2iceberg.batcher.plan.TableTurn - Table " + TABLE
+    assertThat(text.err()).contains("] INFO io.files2iceberg.batcher.engine.TableTurn - Table " + TABLE
         + ": no files match");
     assertThat(json.err().lines()).isNotEmpty().allSatisfy(line -> assertThat(line).startsWith("{\"severity\":"));
   }

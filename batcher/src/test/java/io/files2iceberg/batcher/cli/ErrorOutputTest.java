@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.local.LandingNotifier.Outcome;
-import io.files2iceberg.batcher.plan.BatchEvent;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.engine.BatchEvent;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchCommitted;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.profile.ProfileRegistry;

@@ -1,14 +1,14 @@
 package io.files2iceberg.batcher.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.files2iceberg.batcher.launch.Launcher;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
-import io.files2iceberg.batcher.launch.WarmLocalLauncher;
+import io.files2iceberg.batcher.engine.launch.Launcher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.WarmLocalLauncher;
 import io.files2iceberg.batcher.local.LandingNotifier;
 import io.files2iceberg.batcher.local.ListenerProcess;
-import io.files2iceberg.batcher.plan.BatchEvent;
-import io.files2iceberg.batcher.plan.BatchRunner;
-import io.files2iceberg.batcher.plan.RunOptions;
+import io.files2iceberg.batcher.engine.BatchEvent;
+import io.files2iceberg.batcher.engine.BatchRunner;
+import io.files2iceberg.batcher.engine.RunOptions;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;

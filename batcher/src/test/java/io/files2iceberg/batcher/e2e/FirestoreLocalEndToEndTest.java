@@ -2,7 +2,7 @@ package io.files2iceberg.batcher.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;

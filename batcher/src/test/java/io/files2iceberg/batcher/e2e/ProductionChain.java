@@ -3,7 +3,7 @@ package io.files2iceberg.batcher.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.storage.StorageStandIn;

@@ -1,6 +1,6 @@
 package io.files2iceberg.batcher.e2e;
 
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

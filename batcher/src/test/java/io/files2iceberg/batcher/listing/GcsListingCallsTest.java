@@ -8,7 +8,7 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.Storage.BlobListOption;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import io.files2iceberg.batcher.backfill.Backfill;
-import io.files2iceberg.batcher.plan.StorageListing;
+import io.files2iceberg.batcher.engine.StorageListing;
 import io.files2iceberg.batcher.reconcile.Reconcile;
 import io.files2iceberg.batcher.replay.Replay;
 import io.files2iceberg.core.ledger.FileRecord;

@@ -2,10 +2,10 @@ package io.files2iceberg.batcher.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.files2iceberg.batcher.plan.BatchEvent.AfterFailure;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchCommitted;
-import io.files2iceberg.batcher.plan.BatchEvent.BatchFailed;
-import io.files2iceberg.batcher.plan.RunSummary;
+import io.files2iceberg.batcher.engine.BatchEvent.AfterFailure;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.engine.BatchEvent.BatchFailed;
+import io.files2iceberg.batcher.engine.RunSummary;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.manifest.BatchLoadReport;

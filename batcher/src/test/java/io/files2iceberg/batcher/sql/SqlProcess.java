@@ -1,6 +1,6 @@
 package io.files2iceberg.batcher.sql;
 
-import io.files2iceberg.batcher.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
