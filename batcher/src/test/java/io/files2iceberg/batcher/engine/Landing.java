@@ -3,9 +3,11 @@ package io.files2iceberg.batcher.engine;
 import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.engine.launch.WarmLocalLauncher;
 import io.files2iceberg.core.ledger.FileRecorded;
+import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.MutableClock;
 import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.memory.InMemoryLedgerStore;
 import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.match.ObjectLocation;
 import io.files2iceberg.core.match.ObjectMatch;
@@ -25,11 +27,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The embedded deployment of one test: a home (SQLite ledger, JDBC-on-SQLite catalog, warehouse), a
- * folder of profiles and a landing folder. Files land as the listener records them: matched by
- * {@link ObjectMatcher}, identified as local objects (empty bucket, absolute path, last-modified
- * microseconds as the generation) and recorded in the ledger; a {@code _SUCCESS} marks the
- * partition READY.
+ * The embedded deployment of one test: a home (SQLite ledger, or one in memory for {@link
+ * #inMemory}; JDBC-on-SQLite catalog, warehouse), a folder of profiles and a landing folder. Files
+ * land as the listener records them: matched by {@link ObjectMatcher}, identified as local objects
+ * (empty bucket, absolute path, last-modified microseconds as the generation) and recorded in the
+ * ledger; a {@code _SUCCESS} marks the partition READY.
  */
 final class Landing implements AutoCloseable {
   /** The job's build, as the reactor leaves it before the batcher's tests run. */
@@ -40,16 +42,28 @@ final class Landing implements AutoCloseable {
   final Path config;
   final Path landing;
   final MutableClock clock = new MutableClock(Instant.now());
-  final SqliteLedger ledger;
+  final Ledger ledger;
   private final AtomicInteger events = new AtomicInteger();
   private final List<WarmLocalLauncher> warmLaunchers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   Landing(Path root) throws IOException {
+    this(root, true);
+  }
+
+  private Landing(Path root, boolean sqlite) throws IOException {
     this.root = root;
     this.home = new Home(root.resolve("home"));
     this.config = Files.createDirectories(root.resolve("profiles"));
     this.landing = Files.createDirectories(root.resolve("landing"));
-    this.ledger = SqliteLedger.open(home.ledgerDb(), clock);
+    this.ledger = sqlite ? SqliteLedger.open(home.ledgerDb(), clock) : InMemoryLedgerStore.ledger(clock);
+  }
+
+  /**
+   * A landing whose ledger lives in this JVM's memory only, not in the home's {@code ledger.db}: for
+   * tests that launch no job, since a job opens the home's ledger file.
+   */
+  static Landing inMemory(Path root) throws IOException {
+    return new Landing(root, false);
   }
 
   /**

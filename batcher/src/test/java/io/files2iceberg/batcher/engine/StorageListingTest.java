@@ -32,7 +32,7 @@ class StorageListingTest {
 
   @Test
   void localListingKeepsDataFilesOfMarkedPartitionsWithTheListenersIdentity() throws Exception {
-    try (Landing landing = new Landing(dir)) {
+    try (Landing landing = Landing.inMemory(dir)) {
       landing.profile("clicks", "");
       Path a = landing.write("clicks", "p1", "part-0.csv", "1,10");
       Path b = landing.write("clicks", "p1", "part-1.csv", "2,20");
@@ -57,7 +57,7 @@ class StorageListingTest {
 
   @Test
   void localListingWithoutTheSuccessFilterTakesEveryPartition() throws Exception {
-    try (Landing landing = new Landing(dir)) {
+    try (Landing landing = Landing.inMemory(dir)) {
       landing.profile("clicks", "extract.batch-file.success-file-filter = false\n");
       landing.write("clicks", "p1", "part-0.csv", "1,10");
       landing.write("clicks", "p2", "part-0.csv", "2,20");
@@ -70,7 +70,7 @@ class StorageListingTest {
 
   @Test
   void aGlobWithClassesAndEscapesListsFromItsUnescapedPrefixAndFindsOnlyTheFoldersTheClassAllows() throws Exception {
-    try (Landing landing = new Landing(dir)) {
+    try (Landing landing = Landing.inMemory(dir)) {
       Path folder = landing.landing.resolve("clicks[eu]+(1)");
       landing.profile("clicks", "extract.path = \"file://"
           + Glob.escape(folder.toAbsolutePath().toString()).replace("\\", "\\\\") + "/p[0-9]/part-*.csv\"\n");
@@ -90,7 +90,7 @@ class StorageListingTest {
 
   @Test
   void withRecursiveFileLookupAListingTakesFilesInSubfoldersIntoTheirPartitionFoldersPartition() throws Exception {
-    try (Landing landing = new Landing(dir)) {
+    try (Landing landing = Landing.inMemory(dir)) {
       landing.profile("clicks", "extract.recursive-file-lookup = true\n");
       Path direct = landing.write("clicks", "p1", "part-0.csv", "1,10");
       Path nested = landing.write("clicks", "p1/sub/deeper", "part-1.csv", "2,20");
@@ -114,7 +114,7 @@ class StorageListingTest {
 
   @Test
   void withoutRecursiveFileLookupAListingLeavesFilesInSubfoldersOut() throws Exception {
-    try (Landing landing = new Landing(dir)) {
+    try (Landing landing = Landing.inMemory(dir)) {
       landing.profile("clicks", "");
       Path direct = landing.write("clicks", "p1", "part-0.csv", "1,10");
       landing.write("clicks", "p1/sub", "part-1.csv", "2,20");
@@ -128,7 +128,7 @@ class StorageListingTest {
 
   @Test
   void aFullListingFailsNamingAFileThatMissesAStrictPatternAndLeavesItOutOtherwise() throws Exception {
-    try (Landing landing = new Landing(dir)) {
+    try (Landing landing = Landing.inMemory(dir)) {
       landing.profile("strict", "extract.batch-file { pattern = \".*/(p[0-9]+)/[^/]+\", strict-pattern = true }\n");
       landing.profile("lenient", "extract.batch-file { pattern = \".*/(p[0-9]+)/[^/]+\", strict-pattern = false }\n");
       for (String table : List.of("strict", "lenient")) {
@@ -159,7 +159,7 @@ class StorageListingTest {
       storage.create(BlobInfo.newBuilder(BlobId.of("bucket", names.get(i), 1000L + i)).build(),
           "id,amount\n1,10\n".getBytes(StandardCharsets.UTF_8));
     }
-    try (Landing landing = new Landing(dir)) {
+    try (Landing landing = Landing.inMemory(dir)) {
       Files.writeString(landing.config.resolve("clicks.conf"), """
           extract { path = "gs://bucket/raw/clicks/*/*.csv", format = csv }
           load.iceberg.table = "local.test.clicks"

@@ -12,8 +12,9 @@ import io.files2iceberg.batcher.engine.StorageListing;
 import io.files2iceberg.batcher.reconcile.Reconcile;
 import io.files2iceberg.batcher.replay.Replay;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionState;
-import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
+import io.files2iceberg.core.ledger.memory.InMemoryLedgerStore;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.core.profile.TableProfile;
@@ -45,7 +46,7 @@ class GcsListingCallsTest {
   private final Storage gcs = LocalStorageHelper.getOptions().getService();
   private final List<String> calls = new ArrayList<>();
   private StorageListing listing;
-  private SqliteLedger ledger;
+  private Ledger ledger;
   private TableProfile profile;
 
   @BeforeEach
@@ -63,7 +64,7 @@ class GcsListingCallsTest {
         });
     listing = new StorageListing(() -> counted);
     Home home = new Home(dir.resolve("home"));
-    ledger = SqliteLedger.open(home.ledgerDb(), Clock.systemUTC());
+    ledger = InMemoryLedgerStore.ledger(Clock.systemUTC());
     Path conf = Files.writeString(dir.resolve("clicks.conf"), """
         extract {
           path = "gs://landing/raw/clicks/dt=*/*.json"

@@ -11,9 +11,10 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
-import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
+import io.files2iceberg.core.ledger.memory.InMemoryLedgerStore;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,7 @@ class MessageReleaseTest {
 
   @TempDir Path dir;
   private final Storage storage = LocalStorageHelper.getOptions().getService();
-  private SqliteLedger ledger;
+  private Ledger ledger;
   private MessageRelease release;
 
   @BeforeEach
@@ -52,7 +53,7 @@ class MessageReleaseTest {
         load.iceberg.table = "local.test.clicks"
         """);
     Home home = new Home(dir.resolve("home"));
-    ledger = SqliteLedger.open(home.ledgerDb(), Clock.systemUTC());
+    ledger = InMemoryLedgerStore.ledger(Clock.systemUTC());
     release = new MessageRelease(ledger, ProfileRegistry.load(dir.resolve("clicks.conf"), home), () -> storage);
   }
 
