@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * the driver, through {@code cancel/<name>}, to cancel the run's Spark job group. Other mains
  * ({@link #launchMain}) run as Dataproc Serverless batches of their own.
  */
-public final class DataprocWarmLauncher implements Launcher {
+final class DataprocWarmLauncher implements Launcher {
   private static final Logger LOG = LoggerFactory.getLogger(DataprocWarmLauncher.class);
 
   public static final String MAIN_CLASS = "io.files2iceberg.sparkjob.warm.WarmDriver";
