@@ -107,22 +107,32 @@ final class FirestoreTransaction extends FirestoreListings implements StoreTrans
     }
   }
 
+  /**
+   * The documents that exist, in the order of {@code refs}: those this transaction read already
+   * from what it read, the others in one call per commit's worth.
+   */
   private List<Map<String, Object>> documents(List<DocumentReference> refs) {
+    List<DocumentReference> unread = refs.stream().filter(ref -> !read.containsKey(ref.getPath())).distinct().toList();
     List<ApiFuture<List<DocumentSnapshot>>> reads = new ArrayList<>();
-    for (int from = 0; from < refs.size(); from += FirestoreLedger.MAX_WRITES_PER_COMMIT) {
-      DocumentReference[] chunk = refs.subList(from, Math.min(refs.size(), from + FirestoreLedger.MAX_WRITES_PER_COMMIT))
+    for (int from = 0; from < unread.size(); from += FirestoreLedger.MAX_WRITES_PER_COMMIT) {
+      DocumentReference[] chunk = unread.subList(from, Math.min(unread.size(), from + FirestoreLedger.MAX_WRITES_PER_COMMIT))
           .toArray(DocumentReference[]::new);
       reads.add(t == null ? store.db.getAll(chunk) : t.getAll(chunk));
     }
-    List<Map<String, Object>> found = new ArrayList<>();
     for (ApiFuture<List<DocumentSnapshot>> future : reads) {
       for (DocumentSnapshot snapshot : get(future)) {
-        Optional<Map<String, Object>> doc = FirestoreStore.optional(snapshot);
-        read.put(snapshot.getReference().getPath(), doc);
-        doc.ifPresent(found::add);
+        read.put(snapshot.getReference().getPath(), FirestoreStore.optional(snapshot));
       }
     }
-    return found;
+    return refs.stream().flatMap(ref -> read.get(ref.getPath()).stream()).map(HashMap::new)
+        .map(doc -> (Map<String, Object>) doc).toList();
+  }
+
+  @Override
+  public void readAhead(List<String> fileIds, Map<String, List<String>> partitionsByTable) {
+    List<DocumentReference> refs = new ArrayList<>(fileIds.stream().map(store.files::document).toList());
+    partitionsByTable.forEach((table, tokens) -> tokens.forEach(token -> refs.add(store.partitionRef(table, token))));
+    documents(refs);
   }
 
   private Optional<Map<String, Object>> document(DocumentReference ref) {

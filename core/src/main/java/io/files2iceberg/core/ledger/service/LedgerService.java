@@ -34,6 +34,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -118,14 +119,18 @@ public class LedgerService extends LedgerLookups {
 
   /** Records the files in one transaction, as {@link RecordingWalk} decides. */
   private List<FileRecorded> record(StoreTransaction tx, List<RecordFile> commands) {
-    Map<String, FileRecord> stored = new HashMap<>();
-    for (FileRecord file : tx.files(commands.stream().map(RecordFile::fileId).distinct().toList())) {
-      stored.put(file.fileId(), file);
-    }
+    List<String> fileIds = commands.stream().map(RecordFile::fileId).distinct().toList();
     // The commands' partitions, and those of files stored under another (a replay under a changed profile).
     Map<String, Set<String>> tokens = new LinkedHashMap<>();
-    commands.forEach(c -> tokens.computeIfAbsent(c.table(), t -> new java.util.LinkedHashSet<>()).add(c.partition()));
-    stored.values().forEach(f -> tokens.computeIfAbsent(f.table(), t -> new java.util.LinkedHashSet<>()).add(f.partition()));
+    commands.forEach(c -> tokens.computeIfAbsent(c.table(), t -> new LinkedHashSet<>()).add(c.partition()));
+    Map<String, List<String>> ahead = new LinkedHashMap<>();
+    tokens.forEach((table, of) -> ahead.put(table, List.copyOf(of)));
+    tx.readAhead(fileIds, ahead);
+    Map<String, FileRecord> stored = new HashMap<>();
+    for (FileRecord file : tx.files(fileIds)) {
+      stored.put(file.fileId(), file);
+    }
+    stored.values().forEach(f -> tokens.computeIfAbsent(f.table(), t -> new LinkedHashSet<>()).add(f.partition()));
     Map<String, PartitionRecord> partitions = new HashMap<>();
     tokens.forEach((table, of) -> tx.partitions(table, List.copyOf(of))
         .forEach(p -> partitions.put(LedgerSchema.partitionId(p.table(), p.partition()), p)));

@@ -10,6 +10,7 @@ import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -23,6 +24,13 @@ public interface StoreReads extends LedgerListings {
   int ALL = -1;
 
   Optional<FileRecord> file(String fileId);
+
+  /**
+   * Reads these files and partitions (by table) in one round trip where the store can, so that
+   * the reads of them that follow in this transaction cost none: a notification's file and its
+   * partition. Nothing by default.
+   */
+  default void readAhead(List<String> fileIds, Map<String, List<String>> partitionsByTable) {}
 
   /** The stored files of these ids, in the order of {@code fileIds}; unknown ids are left out. */
   List<FileRecord> files(List<String> fileIds);
