@@ -2,6 +2,7 @@ package io.files2iceberg.core.profile;
 
 import io.files2iceberg.core.match.Glob;
 import io.files2iceberg.core.profile.ProfileValues.Rule;
+import io.files2iceberg.core.storage.GcsUri;
 import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
@@ -44,9 +45,11 @@ final class ProfileRules {
    */
   static Optional<String> globUri(String path) {
     String got = ", got " + ValueType.quote(path);
-    if (path.startsWith("gs://")) {
-      String bucket = path.substring("gs://".length()).split("/", 2)[0];
-      if (bucket.isEmpty()) {
+    if (GcsUri.is(path)) {
+      String bucket;
+      try {
+        bucket = GcsUri.parse(path).bucket();
+      } catch (IllegalArgumentException e) {
         return Optional.of("must name a bucket, as in gs://my-bucket/raw/*.parquet" + got);
       }
       if (bucket.chars().anyMatch(c -> c == '*' || c == '?' || c == '{' || c == '[' || c == '\\')) {
