@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,8 +92,56 @@ public final class ListenerProcess implements AutoCloseable {
   public static ListenerProcess start(Path listenerTarget, Path config, Optional<Path> deployment, Home home,
       Duration timeout)
       throws InterruptedException {
-    int port = freePort();
+    return start(listenerTarget, config, deployment, home, timeout, ListenerProcess::freePort);
+  }
+
+  /**
+   * As {@link #start(Path, Path, Optional, Home, Duration)}, on the ports {@code ports} gives. A
+   * port free when chosen may be taken before the listener binds it (a warm driver starting beside
+   * it opens sockets of its own): a listener that exits because its port is in use is started
+   * again on the next port, {@value #BIND_ATTEMPTS} times at most.
+   */
+  static ListenerProcess start(Path listenerTarget, Path config, Optional<Path> deployment, Home home,
+      Duration timeout, IntSupplier ports) throws InterruptedException {
     Path log = home.root().resolve("logs").resolve("listener.log");
+    for (int attempt = 1; ; attempt++) {
+      int port = ports.getAsInt();
+      long logStart = sizeOf(log);
+      try {
+        return startOn(port, listenerTarget, config, deployment, home, timeout, log);
+      } catch (IllegalStateException e) {
+        if (attempt >= BIND_ATTEMPTS || !portTaken(log, logStart)) {
+          throw e;
+        }
+        LOG.info("Port {} was taken before the listener could bind it; starting the listener on another port", port);
+      }
+    }
+  }
+
+  private static final int BIND_ATTEMPTS = 3;
+
+  private static long sizeOf(Path log) {
+    try {
+      return Files.exists(log) ? Files.size(log) : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /** Whether what the listener logged since {@code from} says its port was in use. */
+  private static boolean portTaken(Path log, long from) {
+    try {
+      byte[] all = Files.readAllBytes(log);
+      String written = new String(all, (int) Math.min(from, all.length), (int) Math.max(0, all.length - from),
+          StandardCharsets.UTF_8);
+      return written.contains("already in use");
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static ListenerProcess startOn(int port, Path listenerTarget, Path config, Optional<Path> deployment,
+      Home home, Duration timeout, Path log) throws InterruptedException {
     List<String> arguments = new ArrayList<>(List.of("--config", config.toAbsolutePath().toString()));
     deployment.ifPresent(file -> arguments.addAll(List.of("--deployment", file.toString())));
     arguments.addAll(List.of("--home", home.root().toString(), "--port", Integer.toString(port)));
@@ -235,7 +284,7 @@ public final class ListenerProcess implements AutoCloseable {
     }
   }
 
-  private static int freePort() {
+  static int freePort() {
     try (ServerSocket socket = new ServerSocket(0)) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();

@@ -103,6 +103,23 @@ class ListenerProcessTest {
   }
 
   @Test
+  void aListenerWhosePortIsTakenBeforeItBindsItStartsOnAnotherPort() throws Exception {
+    // Seen: the demo's warm driver opened a socket on the port chosen for the listener before the
+    // listener bound it, and the demo failed ("Port 127.0.0.1:45815 already in use").
+    try (java.net.ServerSocket taken = new java.net.ServerSocket()) {
+      taken.setReuseAddress(false);
+      taken.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+      int takenPort = taken.getLocalPort();
+      java.util.Iterator<Integer> ports = java.util.List.of(takenPort, ListenerProcess.freePort()).iterator();
+      try (ListenerProcess listener = ListenerProcess.start(target, profiles, java.util.Optional.empty(), home, START,
+          ports::next)) {
+        assertThat(listener.baseUri().getPort()).isNotEqualTo(takenPort);
+        assertThat(Files.readString(listener.log())).contains(takenPort + " already in use");
+      }
+    }
+  }
+
+  @Test
   void aSecondListenerOnAHomeWithALiveOneExitsNamingItsProcessId() throws Exception {
     try (ListenerProcess first = ListenerProcess.start(target, profiles, home, START)) {
 
