@@ -16,10 +16,10 @@ import java.util.Optional;
 
 /** The ledger's reads that change nothing: each one of the store's reads, outside any write. */
 abstract class LedgerLookups implements Ledger {
-  private final LedgerStore reads;
+  protected final LedgerStore store;
 
   LedgerLookups(LedgerStore store) {
-    this.reads = Objects.requireNonNull(store, "store");
+    this.store = Objects.requireNonNull(store, "store");
   }
 
   @Override
@@ -94,6 +94,6 @@ abstract class LedgerLookups implements Ledger {
   }
 
   <T> T read(String operation, Subject subject, LedgerStore.Reading<T> reading) {
-    return reads.read(operation, subject, reading);
+    return store.read(operation, subject, reading);
   }
 }

@@ -34,7 +34,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -59,14 +58,12 @@ public class LedgerService extends LedgerLookups {
   /** Files recorded per transaction of {@link #recordFiles} at most. */
   static final int FILES_PER_WRITE = 1_000;
 
-  protected final LedgerStore store;
   private final Clock clock;
   private final BatchTransitions transitions;
   private final Claims claims;
 
   public LedgerService(LedgerStore store, Clock clock) {
     super(store);
-    this.store = store;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.transitions = new BatchTransitions(store, clock);
     this.claims = new Claims(store, clock, transitions);
@@ -121,18 +118,16 @@ public class LedgerService extends LedgerLookups {
   private List<FileRecorded> record(StoreTransaction tx, List<RecordFile> commands) {
     List<String> fileIds = commands.stream().map(RecordFile::fileId).distinct().toList();
     // The commands' partitions, and those of files stored under another (a replay under a changed profile).
-    Map<String, Set<String>> tokens = new LinkedHashMap<>();
-    commands.forEach(c -> tokens.computeIfAbsent(c.table(), t -> new LinkedHashSet<>()).add(c.partition()));
-    Map<String, List<String>> ahead = new LinkedHashMap<>();
-    tokens.forEach((table, of) -> ahead.put(table, List.copyOf(of)));
-    tx.readAhead(fileIds, ahead);
+    Map<String, List<String>> tokens = new LinkedHashMap<>();
+    commands.forEach(c -> addToken(tokens, c.table(), c.partition()));
+    tx.readAhead(fileIds, tokens);
     Map<String, FileRecord> stored = new HashMap<>();
     for (FileRecord file : tx.files(fileIds)) {
       stored.put(file.fileId(), file);
+      addToken(tokens, file.table(), file.partition());
     }
-    stored.values().forEach(f -> tokens.computeIfAbsent(f.table(), t -> new LinkedHashSet<>()).add(f.partition()));
     Map<String, PartitionRecord> partitions = new HashMap<>();
-    tokens.forEach((table, of) -> tx.partitions(table, List.copyOf(of))
+    tokens.forEach((table, of) -> tx.partitions(table, of)
         .forEach(p -> partitions.put(LedgerSchema.partitionId(p.table(), p.partition()), p)));
     RecordingWalk.Plan plan = RecordingWalk.plan(commands, stored, partitions, now());
     for (PartitionRecord partition : plan.partitions()) {
@@ -146,6 +141,13 @@ public class LedgerService extends LedgerLookups {
         .map(r -> created.containsKey(r.file().fileId())
             ? new FileRecorded(r.isNew(), created.get(r.file().fileId()), r.partition()) : r)
         .toList();
+  }
+
+  private static void addToken(Map<String, List<String>> tokens, String table, String token) {
+    List<String> of = tokens.computeIfAbsent(table, t -> new ArrayList<>());
+    if (!of.contains(token)) {
+      of.add(token);
+    }
   }
 
   @Override

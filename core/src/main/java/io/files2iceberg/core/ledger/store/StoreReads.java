@@ -8,7 +8,10 @@ import io.files2iceberg.core.ledger.LedgerListings;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableStatus;
 import java.time.Instant;
+import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,8 +40,13 @@ public interface StoreReads extends LedgerListings {
 
   Optional<PartitionRecord> partition(String table, String partition);
 
-  /** The stored partitions of the table with these tokens, in the order of {@code partitions}. */
-  List<PartitionRecord> partitions(String table, List<String> partitions);
+  /**
+   * The stored partitions of the table with these tokens, in the order of {@code partitions}. One
+   * read a token by default; a store that can read them in one round trip does.
+   */
+  default List<PartitionRecord> partitions(String table, List<String> partitions) {
+    return partitions.stream().flatMap(token -> partition(table, token).stream()).toList();
+  }
 
   /** A batch with what it still owes, if anything. */
   Optional<StoredBatch> batch(String batchId);
@@ -71,5 +79,36 @@ public interface StoreReads extends LedgerListings {
 
   /** PLANNED or RUNNING batches of every table whose lease ended before {@code now}, oldest lease first. */
   List<BatchRecord> expiredLeases(Instant now);
+
+  /** By default the table's batches, filtered: a store that indexes a batch's partitions reads fewer. */
+  @Override
+  default List<BatchRecord> batchesOfPartition(String table, String partition) {
+    return batches(table).stream().filter(b -> b.partitions().contains(partition)).toList();
+  }
+
+  /**
+   * By default from the table's partitions, their files and its batches, read whole: a store that
+   * can count by state without reading every record does.
+   */
+  @Override
+  default TableStatus tableStatus(String table) {
+    List<PartitionRecord> partitions = partitions(table);
+    Map<PartitionState, Long> partitionsByState = new EnumMap<>(PartitionState.class);
+    Map<FileState, Long> filesByState = new EnumMap<>(FileState.class);
+    for (PartitionRecord partition : partitions) {
+      partitionsByState.merge(partition.state(), 1L, Long::sum);
+      filesOfPartition(table, partition.partition()).forEach(f -> filesByState.merge(f.state(), 1L, Long::sum));
+    }
+    List<BatchRecord> batches = batches(table);
+    Comparator<BatchRecord> newestSettledFirst =
+        Comparator.comparing(BatchRecord::updatedAt).thenComparing(BatchRecord::batchId).reversed();
+    return new TableStatus(table, partitionsByState, filesByState,
+        batches.stream().filter(b -> b.state().isInFlight()).toList(),
+        batches.stream().filter(b -> b.state() == BatchState.COMMITTED).min(newestSettledFirst),
+        partitions.stream().filter(p -> p.state() == PartitionState.READY).flatMap(p -> p.readyAt().stream())
+            .min(Comparator.naturalOrder()),
+        partitions.stream().filter(p -> p.state() == PartitionState.FAILED).toList(),
+        batches.stream().filter(b -> b.state() == BatchState.FAILED).sorted(newestSettledFirst).limit(10).toList());
+  }
 
 }

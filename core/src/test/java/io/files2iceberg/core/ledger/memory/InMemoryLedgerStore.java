@@ -9,7 +9,6 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
-import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.ledger.service.LedgerService;
 import io.files2iceberg.core.ledger.store.LedgerStore;
 import io.files2iceberg.core.ledger.store.Settling;
@@ -20,7 +19,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -134,11 +132,6 @@ public final class InMemoryLedgerStore implements LedgerStore {
     }
 
     @Override
-    public List<PartitionRecord> partitions(String table, List<String> tokens) {
-      return tokens.stream().flatMap(token -> partition(table, token).stream()).toList();
-    }
-
-    @Override
     public Optional<StoredBatch> batch(String batchId) {
       return reading(Optional.ofNullable(batches.get(batchId)));
     }
@@ -187,21 +180,6 @@ public final class InMemoryLedgerStore implements LedgerStore {
     }
 
     @Override
-    public TableStatus tableStatus(String table) {
-      Map<PartitionState, Long> byPartitionState = new EnumMap<>(PartitionState.class);
-      partitions(table).forEach(p -> byPartitionState.merge(p.state(), 1L, Long::sum));
-      Map<FileState, Long> byFileState = new EnumMap<>(FileState.class);
-      filesWhere(f -> f.table().equals(table)).forEach(f -> byFileState.merge(f.state(), 1L, Long::sum));
-      return new TableStatus(table, byPartitionState, byFileState,
-          batchesWhere(b -> b.table().equals(table) && b.state().isInFlight()).sorted(OLDEST_FIRST).toList(),
-          batchesIn(table, BatchState.COMMITTED).stream().min(NEWEST_SETTLED_FIRST),
-          partitionsIn(table, PartitionState.READY, ALL).stream().flatMap(p -> p.readyAt().stream())
-              .min(Comparator.naturalOrder()),
-          partitionsIn(table, PartitionState.FAILED, ALL),
-          batchesIn(table, BatchState.FAILED).stream().sorted(NEWEST_SETTLED_FIRST).limit(10).toList());
-    }
-
-    @Override
     public List<PartitionRecord> partitions(String table) {
       return reading(partitions.values().stream().filter(p -> p.table().equals(table))
           .sorted(Comparator.comparing(PartitionRecord::partition)).toList());
@@ -228,12 +206,6 @@ public final class InMemoryLedgerStore implements LedgerStore {
     public List<FileRecord> filesNamed(String bucket, String name) {
       return filesWhere(f -> f.bucket().equals(bucket) && f.name().equals(name))
           .sorted(Comparator.comparingLong(FileRecord::generation)).toList();
-    }
-
-    @Override
-    public List<BatchRecord> batchesOfPartition(String table, String partition) {
-      return batchesWhere(b -> b.table().equals(table) && b.partitions().contains(partition)).sorted(OLDEST_FIRST)
-          .toList();
     }
 
     @Override
