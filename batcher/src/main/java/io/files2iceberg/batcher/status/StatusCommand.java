@@ -74,7 +74,7 @@ public final class StatusCommand extends CliCommand {
   /** What needs an operator: the FAILED partitions and the STOPPED tables, named; empty when none. */
   static Optional<String> attention(StatusReport report) {
     List<String> failed = report.tables().stream()
-        .flatMap(table -> table.failedPartitions().stream())
+        .flatMap(table -> table.status().failedPartitions().stream())
         .map(partition -> partition.table() + " " + partition.partition())
         .toList();
     List<String> stopped = report.tables().stream()
