@@ -22,19 +22,9 @@ import java.util.function.Consumer;
  * fully recorded. That makes it resumable: a rerun skips those partitions without listing them
  * again. The batcher then loads the READY partitions oldest first in {@code max-batch-size} steps.
  */
-public final class Backfill {
+public record Backfill(StorageListing listing, Ledger ledger, Clock clock) {
   /** The event id of files and markers recorded by backfill. */
   public static final String EVENT = "backfill";
-
-  private final StorageListing listing;
-  private final Ledger ledger;
-  private final Clock clock;
-
-  public Backfill(StorageListing listing, Ledger ledger, Clock clock) {
-    this.listing = listing;
-    this.ledger = ledger;
-    this.clock = clock;
-  }
 
   /**
    * What backfill did.

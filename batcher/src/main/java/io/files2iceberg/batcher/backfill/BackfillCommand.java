@@ -1,21 +1,14 @@
 package io.files2iceberg.batcher.backfill;
 
 import io.files2iceberg.batcher.cli.CommandLineProblem;
-import io.files2iceberg.batcher.cli.DryRunOption;
-import io.files2iceberg.batcher.cli.JobTimeoutOption;
-import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
-import io.files2iceberg.batcher.cli.RunOption;
-import io.files2iceberg.batcher.cli.TableOption;
+import io.files2iceberg.batcher.cli.RecordingCommand;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.time.Clock;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code backfill}: the first load of a bucket that already holds many partitions. */
@@ -30,38 +23,23 @@ import picocli.CommandLine.Option;
       "again and known files change nothing). Exit codes: 0 done, 1 failed while running, 2 invalid",
       "configuration or usage."
     })
-public final class BackfillCommand implements Callable<Integer> {
-  @Mixin OperatorOptions options;
-  @Mixin JobTimeoutOption jobTimeout;
-
-  @Mixin TableOption.Required table;
-
+public final class BackfillCommand extends RecordingCommand {
   @Option(names = "--limit", paramLabel = "N", defaultValue = "0",
       description = "Record at most N partitions in this run (0: all); a rerun goes on where it stopped.")
   int limit;
 
-  @Mixin RunOption run;
-
-  @Mixin DryRunOption dryRun;
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
     if (limit < 0) {
-      return CommandLineProblem.print(spec.commandLine().getErr(), "--limit: must be 0 (all) or more, got " + limit);
+      return CommandLineProblem.print(err(), "--limit: must be 0 (all) or more, got " + limit);
     }
-    return OperatorRun.run(spec, options, (opened, out, err) -> {
+    return OperatorRun.run(spec(), options, (opened, out, err) -> {
       TableProfile profile = OperatorTable.profile(opened.registry(), table.table(), options.config());
       PartitionRange range = OperatorTable.range(() -> PartitionRange.of(profile, options.from, options.to));
       Backfill.Report report = new Backfill(OperatorTable.listing(opened.registry()), opened.ledger(), Clock.systemUTC())
           .run(profile, range, limit, dryRun.dryRun(), OperatorTable.progress("backfill", err));
       print(report, out);
-      if (!run.run() || dryRun.dryRun()) {
-        return 0;
-      }
-      return OperatorTable.runBatches(opened, profile, options, jobTimeout.value(), out, err,
-          batches -> batches.runTable(profile));
+      return loadIfRun(opened, profile, out, err);
     });
   }
 
@@ -81,10 +59,6 @@ public final class BackfillCommand implements Callable<Integer> {
     if (!report.incomplete().isEmpty()) {
       out.println("  waiting for their success marker: " + OperatorTable.names(report.incomplete()));
     }
-    report.rejected().forEach(reason -> out.println("  rejected: " + reason));
-    if (!run.run() && !report.dryRun()) {
-      out.println("  the next batcher run loads them, oldest first (or pass --run)");
-    }
-    out.flush();
+    printClosing(out, report.rejected(), "  the next batcher run loads them, oldest first (or pass --run)");
   }
 }

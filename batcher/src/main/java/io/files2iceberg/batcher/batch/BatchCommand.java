@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.batch;
 
 import io.files2iceberg.batcher.cli.BatcherOptions;
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.CommandGroup;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
@@ -32,7 +33,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -58,18 +58,8 @@ public final class BatchCommand extends CommandGroup {
    * The planner and what it holds open, built from the options; empty after printing every
    * configuration problem.
    */
-  static final class Planner implements AutoCloseable {
-    final ProfileRegistry profiles;
-    final Ledger ledger;
-    final Launchers launchers;
-    final BatchRunner runner;
-
-    private Planner(ProfileRegistry profiles, Ledger ledger, Launchers launchers, BatchRunner runner) {
-      this.profiles = profiles;
-      this.ledger = ledger;
-      this.launchers = launchers;
-      this.runner = runner;
-    }
+  record Planner(ProfileRegistry profiles, Ledger ledger, Launchers launchers, BatchRunner runner)
+      implements AutoCloseable {
 
     /** With each event printed on {@code out} as a line for people. */
     static Optional<Planner> open(BatcherOptions settings, Home home, PrintWriter out, PrintWriter err) {
@@ -120,6 +110,18 @@ public final class BatchCommand extends CommandGroup {
     }
   }
 
+  /** A subcommand of {@code batch}: the batcher's options and the home it runs in. */
+  abstract static class Subcommand extends CliCommand {
+    @Mixin BatcherOptions settings;
+    @Mixin HomeOption home;
+    @CommandLine.ParentCommand BatchCommand batch;
+
+    /** Its own {@code --home}, else {@code batch}'s, else the default. */
+    Home home() {
+      return batch.home(home);
+    }
+  }
+
   @Command(
       name = "run-once",
       mixinStandardHelpOptions = true,
@@ -129,12 +131,7 @@ public final class BatchCommand extends CommandGroup {
         "false) runs only when named with --table. Exits 0 when nothing failed, 1 when a batch failed, 2 on",
         "configuration errors (all of them listed)."
       })
-  static final class RunOnce implements Callable<Integer> {
-    @Mixin BatcherOptions settings;
-    @Mixin HomeOption home;
-    @CommandLine.ParentCommand BatchCommand batch;
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+  static final class RunOnce extends Subcommand {
     @Option(
         names = "--table",
         paramLabel = "TABLE",
@@ -146,22 +143,22 @@ public final class BatchCommand extends CommandGroup {
 
     @Override
     public Integer call() {
-      PrintWriter out = spec.commandLine().getOut();
-      PrintWriter err = spec.commandLine().getErr();
+      PrintWriter out = out();
+      PrintWriter err = err();
       Optional<Planner> opened = json.json()
-          ? Planner.open(settings, batch.home(home), event -> EventJson.print(out, EventJson.batch(event)), err)
-          : Planner.open(settings, batch.home(home), out, err);
+          ? Planner.open(settings, home(), event -> EventJson.print(out, EventJson.batch(event)), err)
+          : Planner.open(settings, home(), out, err);
       if (opened.isEmpty()) {
         return ExitCode.INVALID;
       }
       try (Planner planner = opened.get()) {
-        List<String> unknown = tables.stream().filter(t -> planner.profiles.byTable(t).isEmpty()).toList();
+        List<String> unknown = tables.stream().filter(t -> planner.profiles().byTable(t).isEmpty()).toList();
         if (!unknown.isEmpty()) {
           ErrorOutput.print(err, "--table " + String.join(", ", unknown) + ": no profile in " + settings.config()
               + " loads it");
           return ExitCode.INVALID;
         }
-        RunSummary summary = tables.isEmpty() ? planner.runner.runOnce() : planner.runner.runOnce(tables);
+        RunSummary summary = tables.isEmpty() ? planner.runner().runOnce() : planner.runner().runOnce(tables);
         return OperatorTable.summarize(summary, json.json(), out, err);
       }
     }
@@ -174,12 +171,8 @@ public final class BatchCommand extends CommandGroup {
         "Runs the planner in a loop, one run every --interval, for a container. SIGTERM (or Ctrl-C) lets the",
         "current run finish, then exits 0. Exits 2 at start on configuration errors (all of them listed)."
       })
-  static final class Serve implements Callable<Integer> {
+  static final class Serve extends Subcommand {
     private static final Logger LOG = LoggerFactory.getLogger(Serve.class);
-
-    @Mixin BatcherOptions settings;
-    @Mixin HomeOption home;
-    @CommandLine.ParentCommand BatchCommand batch;
 
     @Option(
         names = "--interval",
@@ -203,8 +196,6 @@ public final class BatchCommand extends CommandGroup {
         description = "Address /prometheus and /health listen on. Default: 0.0.0.0 (every interface) where $PORT is"
             + " set, as on Cloud Run; else 127.0.0.1 (this machine only).")
     String metricsAddress;
-
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     private final CountDownLatch stop = new CountDownLatch(1);
     /** Whether the last run ended in an exception (the ledger unreachable, say) rather than a summary. */
@@ -231,9 +222,9 @@ public final class BatchCommand extends CommandGroup {
 
     @Override
     public Integer call() throws InterruptedException {
-      PrintWriter out = spec.commandLine().getOut();
-      PrintWriter err = spec.commandLine().getErr();
-      Optional<Planner> opened = Planner.open(settings, batch.home(home), out, err);
+      PrintWriter out = out();
+      PrintWriter err = err();
+      Optional<Planner> opened = Planner.open(settings, home(), out, err);
       if (opened.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -255,24 +246,24 @@ public final class BatchCommand extends CommandGroup {
       }
       // A null endpoint (--metrics-port -1) is skipped by try-with-resources.
       try (Planner planner = opened.get(); MetricsEndpoint served = endpoint) {
-        for (TableProfile profile : planner.profiles.profiles()) {
+        for (TableProfile profile : planner.profiles().profiles()) {
           if (!BatchRunner.isLedgerDriven(profile)) {
             LOG.warn("Table {} lists storage (ingestion-type = full or save-checkpoint = false): serve does not run"
                 + " it; run it with batch run-once --table {}", profile.table(), profile.table());
           }
         }
-        List<String> tables = planner.profiles.profiles().stream().filter(BatchRunner::isLedgerDriven)
+        List<String> tables = planner.profiles().profiles().stream().filter(BatchRunner::isLedgerDriven)
             .map(TableProfile::table).toList();
-        metrics.refresh(planner.ledger, tables);
-        out.println("serving " + planner.profiles.profiles().size() + " table(s), a run every " + interval
+        metrics.refresh(planner.ledger(), tables);
+        out.println("serving " + planner.profiles().profiles().size() + " table(s), a run every " + interval
             + (served == null ? "" : ", metrics at " + served.uri() + ", health at "
                 + served.uri().resolve(MetricsEndpoint.HEALTH_PATH)));
         out.flush();
         while (stop.getCount() > 0) {
           try {
-            RunSummary summary = planner.runner.runOnce();
+            RunSummary summary = planner.runner().runOnce();
             metrics.record(summary);
-            metrics.refresh(planner.ledger, tables);
+            metrics.refresh(planner.ledger(), tables);
             out.println("run: " + summary.describe());
             summary.errors().forEach(error -> ErrorOutput.print(err, error));
             lastRunFailed = false;

@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -25,9 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -51,7 +50,7 @@ import picocli.CommandLine.Option;
       "Everything lives under the home (<home>/demo/ holds the sample data and its profile);",
       "a second run finds nothing new and changes nothing. Exit 0 when every partition is ingested."
     })
-public final class DemoCommand implements Callable<Integer> {
+public final class DemoCommand extends CliCommand {
   static final String PREFIX = "[demo]";
   static final String COUNT_QUERY = "SELECT dt, count(*) AS clicks, count(DISTINCT user_id) AS users "
       + "FROM local.demo.clicks GROUP BY dt ORDER BY dt";
@@ -71,12 +70,10 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Mixin JsonEventsOption json;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter out = out();
+    PrintWriter err = err();
     PipelineOutput output = PipelineOutput.of(json.json(), out, err, PREFIX);
     Instant started = Instant.now();
     Home resolved = home.resolve();

@@ -21,29 +21,23 @@ import java.util.Optional;
  * examples/local/clicks.conf}, reading from this landing folder), {@code demo/landing/clicks/dt=.../}
  * (the sample data the Spark main {@value SparkMain#WRITE_DEMO_LANDING} writes) and {@code
  * demo/late/} (a file of the first day held back, which lands after that day was loaded).
+ *
+ * @param profiles {@code <home>/demo/profiles}
+ * @param landing {@code <home>/demo/landing}
+ * @param late {@code <home>/demo/late}
  */
-public final class DemoLanding {
+public record DemoLanding(Path profiles, Path landing, Path late) {
   public static final LocalDate FIRST_DAY = LocalDate.of(2026, 11, 27);
   public static final int DAYS = 3;
   public static final String TABLE = "local.demo.clicks";
   static final String LATE_FILE = "part-3.parquet";
 
-  private final Path root;
-
   public DemoLanding(Home home) {
-    this.root = home.root().resolve("demo");
+    this(home.root().resolve("demo"));
   }
 
-  public Path profiles() {
-    return root.resolve("profiles");
-  }
-
-  public Path landing() {
-    return root.resolve("landing");
-  }
-
-  public Path late() {
-    return root.resolve("late");
+  private DemoLanding(Path root) {
+    this(root.resolve("profiles"), root.resolve("landing"), root.resolve("late"));
   }
 
   /** The folder of one day in a landing-like root. */

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.history;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.NotInLedgerException;
 import io.files2iceberg.batcher.cli.OperatorRun;
@@ -7,8 +8,6 @@ import io.files2iceberg.batcher.cli.TableOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -30,7 +29,7 @@ import picocli.CommandLine.Option;
       "Exit codes: 0 listed (also when nothing was loaded), 2 invalid usage or a table the ledger does not know,"
           + " 1 failure (the ledger unavailable)."
     })
-public final class HistoryCommand implements Callable<Integer> {
+public final class HistoryCommand extends CliCommand {
 
   @Mixin TableOption.Required table;
 
@@ -41,13 +40,11 @@ public final class HistoryCommand implements Callable<Integer> {
 
   @Mixin LedgerOptions options;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
     Instant from = since.from(Clock.systemUTC());
     String name = table.table();
-    return OperatorRun.run(spec, options, (opened, out, err) -> {
+    return OperatorRun.run(spec(), options, (opened, out, err) -> {
       boolean known = opened.ledger().tables().contains(name)
           || opened.profiles().flatMap(registry -> registry.byTable(name)).isPresent();
       if (!known) {

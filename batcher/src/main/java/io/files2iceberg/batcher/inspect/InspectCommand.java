@@ -1,13 +1,12 @@
 package io.files2iceberg.batcher.inspect;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.LedgerOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.engine.launch.AttemptResults;
 import io.files2iceberg.core.profile.StorageSettings;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,7 +23,7 @@ import picocli.CommandLine.Option;
       "log is; that needs the profiles (--config), which say where the results and logs are.",
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
     })
-public final class InspectCommand implements Callable<Integer> {
+public final class InspectCommand extends CliCommand {
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   Subject subject;
@@ -48,17 +47,15 @@ public final class InspectCommand implements Callable<Integer> {
 
   @Mixin LedgerOptions options;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
     if ((subject.partition != null) != (table.table() != null)) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--partition and --table go together");
+      throw usageError("--partition and --table go together");
     }
     if (generation != null && subject.file == null) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--generation needs --file");
+      throw usageError("--generation needs --file");
     }
-    return OperatorRun.run(spec, options, (opened, out, err) -> {
+    return OperatorRun.run(spec(), options, (opened, out, err) -> {
       History history = subject.batch != null
           ? History.ofBatch(opened.ledger(), subject.batch, t -> opened.profiles().flatMap(r -> r.byTable(t)),
               opened.profiles().flatMap(r -> r.deployment().job().dataprocRegion()),

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.listen;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DeploymentFile;
@@ -16,9 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -45,7 +44,7 @@ import picocli.CommandLine.Option;
       "The listener runs in its own JVM, with $FILES2ICEBERG_JAVA_OPTS as its JVM options.",
       "Logs are JSON lines for Cloud Logging; FILES2ICEBERG_LOG_FORMAT=TEXT prints plain text."
     })
-public final class ListenCommand implements Callable<Integer> {
+public final class ListenCommand extends CliCommand {
   /** The listener JVM's options, split at whitespace as the shell would. */
   public static final String JAVA_OPTS_ENV = "FILES2ICEBERG_JAVA_OPTS";
   static final String CONFIG_ENV = "FILES2ICEBERG_CONFIG";
@@ -61,8 +60,6 @@ public final class ListenCommand implements Callable<Integer> {
           + " listener.host, else 0.0.0.0 when $PORT is set (Cloud Run), else 127.0.0.1.")
   Integer port;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   /** Tests stop the listener by interrupting the command and leave the JVM's signals alone. */
   boolean handleSignals = true;
 
@@ -72,15 +69,13 @@ public final class ListenCommand implements Callable<Integer> {
     Optional<Path> profiles = Optional.ofNullable(config.path())
         .or(() -> Optional.ofNullable(env.get(CONFIG_ENV)).filter(v -> !v.isBlank()).map(Path::of));
     if (profiles.isEmpty()) {
-      throw new CommandLine.ParameterException(spec.commandLine(),
-          "Missing required option: '--config=FILE|DIR' (or $" + CONFIG_ENV + ")");
+      throw usageError("Missing required option: '--config=FILE|DIR' (or $" + CONFIG_ENV + ")");
     }
     if (port != null && (port < 1 || port > 65535)) {
-      throw new CommandLine.ParameterException(spec.commandLine(),
-          "--port: must be a port from 1 to 65535, got " + port);
+      throw usageError("--port: must be a port from 1 to 65535, got " + port);
     }
     Home resolved = home.resolve();
-    if (ConfigProblems.load(profiles.get(), resolved, spec.commandLine().getErr()).isEmpty()) {
+    if (ConfigProblems.load(profiles.get(), resolved, err()).isEmpty()) {
       return ExitCode.INVALID;
     }
     List<String> args = new ArrayList<>(List.of("--config", profiles.get().toAbsolutePath().toString()));
@@ -95,8 +90,8 @@ public final class ListenCommand implements Callable<Integer> {
     }
     List<String> command = ListenerProcess.javaCommand(ListenerProcess.locateTarget(env, Path.of("")),
         javaOptions(env.get(JAVA_OPTS_ENV)), args);
-    spec.commandLine().getOut().flush();
-    spec.commandLine().getErr().flush();
+    out().flush();
+    err().flush();
     ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
     FileNameEncoding.requireUtf8(builder.environment());
     Process listener = builder.start();

@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.local;
 
 import io.files2iceberg.batcher.cli.BatcherOptions;
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
@@ -21,10 +22,8 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -43,7 +42,7 @@ import picocli.CommandLine.Option;
       "Ctrl-C (exit 0), or with --until-idle until it has caught up.",
       "The profiles' extract.path globs must be file:// paths inside the landing folder."
     })
-public final class LocalCommand implements Callable<Integer> {
+public final class LocalCommand extends CliCommand {
   static final String PREFIX = "[local]";
 
   @Mixin BatcherOptions settings = new BatcherOptions(2);
@@ -72,12 +71,10 @@ public final class LocalCommand implements Callable<Integer> {
 
   @Mixin JsonEventsOption json;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() throws Exception {
-    PrintWriter err = spec.commandLine().getErr();
-    PipelineOutput output = PipelineOutput.of(json.json(), spec.commandLine().getOut(), err, PREFIX);
+    PrintWriter err = err();
+    PipelineOutput output = PipelineOutput.of(json.json(), out(), err, PREFIX);
     if (!Files.isDirectory(landing)) {
       ErrorOutput.print(err, "--landing " + landing + ": no such folder");
       return ExitCode.INVALID;

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.maintain;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.DryRunOption;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
@@ -52,7 +52,7 @@ import picocli.CommandLine.Option;
       "of the table is PLANNED or RUNNING with a live lease. Skips a table not created yet (no batch has",
       "loaded it), which is no failure."
     })
-public final class MaintainCommand implements Callable<Integer> {
+public final class MaintainCommand extends CliCommand {
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);
 
   @Mixin ConfigOption.Required config;
@@ -89,12 +89,10 @@ public final class MaintainCommand implements Callable<Integer> {
 
   @Mixin HomeOption home;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() throws InterruptedException {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter out = out();
+    PrintWriter err = err();
     MaintainRun.Options options;
     try {
       options = options();

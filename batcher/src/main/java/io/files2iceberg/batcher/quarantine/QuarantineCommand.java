@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.quarantine;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.CommandGroup;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.DryRunOption;
@@ -13,7 +14,6 @@ import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.storage.StorageClients;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -35,16 +35,14 @@ public final class QuarantineCommand extends CommandGroup {
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = "Lists quarantined messages (id, received time, object, reason) and files (table, partition,"
           + " URI, generation, reason, file id).")
-  static final class ListCommand implements Callable<Integer> {
+  static final class ListCommand extends CliCommand {
     @Mixin LedgerOptions options;
 
     @CommandLine.ParentCommand QuarantineCommand parent;
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
-      return OperatorRun.run(spec, options.config(), false, parent.home(options.home()), (opened, out, err) -> {
+      return OperatorRun.run(spec(), options.config(), false, parent.home(options.home()), (opened, out, err) -> {
         Ledger ledger = opened.ledger();
         out.print(options.json() ? QuarantineFormat.json(ledger.quarantinedMessages(), ledger.quarantinedFiles())
             : QuarantineFormat.human(ledger.quarantinedMessages(), ledger.quarantinedFiles()));
@@ -60,7 +58,7 @@ public final class QuarantineCommand extends CommandGroup {
         "next batch loads it) or message (its object is looked up in storage, matched to its profile as the",
         "listener would and recorded, then the message record is deleted; needs --config)."
       })
-  static final class ReleaseCommand implements Callable<Integer> {
+  static final class ReleaseCommand extends CliCommand {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Subject subject;
 
@@ -89,15 +87,13 @@ public final class QuarantineCommand extends CommandGroup {
 
     @CommandLine.ParentCommand QuarantineCommand parent;
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
       if (discard && subject.message == null) {
-        throw new CommandLine.ParameterException(spec.commandLine(), "--discard goes with --message");
+        throw usageError("--discard goes with --message");
       }
       boolean message = subject.message != null;
-      return OperatorRun.run(spec, config.path(), message, parent.home(home), (opened, out, err) -> {
+      return OperatorRun.run(spec(), config.path(), message, parent.home(home), (opened, out, err) -> {
         if (message) {
           MessageRelease release = new MessageRelease(opened.ledger(), opened.registry(),
               () -> StorageClients.shared(opened.registry().deployment().storage()));

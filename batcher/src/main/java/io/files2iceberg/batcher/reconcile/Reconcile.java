@@ -35,19 +35,9 @@ import java.util.function.Consumer;
  * (stuck). With {@code fix}, the missing files and markers are recorded as if notified; deleted and
  * stuck ones are only reported (an operator decides).
  */
-public final class Reconcile {
+public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
   /** The event id of files and markers recorded by {@code reconcile --fix}. */
   public static final String EVENT = "reconcile";
-
-  private final StorageListing listing;
-  private final Ledger ledger;
-  private final Clock clock;
-
-  public Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
-    this.listing = listing;
-    this.ledger = ledger;
-    this.clock = clock;
-  }
 
   /**
    * The drift found, each list sorted.

@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.reconcile;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.DurationConverter;
@@ -17,8 +18,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -35,7 +34,7 @@ import picocli.CommandLine.Option;
       "Exit codes: 0 no drift (or all of it fixed), 3 drift left (found without --fix, or gone files and",
       "stuck partitions, which --fix never fixes), 1 failed while running, 2 invalid configuration or usage."
     })
-public final class ReconcileCommand implements Callable<Integer> {
+public final class ReconcileCommand extends CliCommand {
 
   @Mixin OperatorOptions options;
 
@@ -50,11 +49,9 @@ public final class ReconcileCommand implements Callable<Integer> {
 
   @Mixin DryRunOption dryRun;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    return OperatorRun.run(spec, options, (opened, out, err) -> {
+    return OperatorRun.run(spec(), options, (opened, out, err) -> {
       List<TableProfile> profiles = table.table() == null ? opened.registry().profiles()
           : List.of(OperatorTable.profile(opened.registry(), table.table(), options.config()));
       List<PartitionRange> ranges = new ArrayList<>();

@@ -30,19 +30,9 @@ import java.util.function.Consumer;
  * files load again in a new batch (MERGE keeps the table correct). Without a checkpoint ({@link
  * #listedFiles}), the ledger is left alone and the caller loads the listed files once.
  */
-public final class Replay {
+public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
   /** The event id of files and markers recorded by replay. */
   public static final String EVENT = "replay";
-
-  private final StorageListing listing;
-  private final Ledger ledger;
-  private final Clock clock;
-
-  public Replay(StorageListing listing, Ledger ledger, Clock clock) {
-    this.listing = listing;
-    this.ledger = ledger;
-    this.clock = clock;
-  }
 
   /**
    * What replay did.

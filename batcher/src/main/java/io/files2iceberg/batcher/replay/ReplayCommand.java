@@ -1,14 +1,10 @@
 package io.files2iceberg.batcher.replay;
 
 import io.files2iceberg.batcher.cli.CommandLineProblem;
-import io.files2iceberg.batcher.cli.DryRunOption;
-import io.files2iceberg.batcher.cli.JobTimeoutOption;
 import io.files2iceberg.batcher.cli.LedgerAccess;
-import io.files2iceberg.batcher.cli.OperatorOptions;
 import io.files2iceberg.batcher.cli.OperatorRun;
 import io.files2iceberg.batcher.cli.OperatorTable;
-import io.files2iceberg.batcher.cli.RunOption;
-import io.files2iceberg.batcher.cli.TableOption;
+import io.files2iceberg.batcher.cli.RecordingCommand;
 import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.core.manifest.ManifestFile;
@@ -16,10 +12,7 @@ import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code replay}: re-ingests chosen partitions of a table. */
@@ -33,12 +26,7 @@ import picocli.CommandLine.Option;
       "the listed files once without touching the ledger. Without --run, the next batcher run loads them.",
       "Exit codes: 0 done, 1 failed while running, 2 invalid configuration or usage."
     })
-public final class ReplayCommand implements Callable<Integer> {
-  @Mixin OperatorOptions options;
-  @Mixin JobTimeoutOption jobTimeout;
-
-  @Mixin TableOption.Required table;
-
+public final class ReplayCommand extends RecordingCommand {
   @Option(names = "--partition", paramLabel = "VALUE", description = "One partition value (instead of --from/--to).")
   String partition;
 
@@ -49,15 +37,9 @@ public final class ReplayCommand implements Callable<Integer> {
       + "save-checkpoint = false: the ledger is neither read for them nor written.")
   boolean noCheckpoint;
 
-  @Mixin RunOption run;
-
-  @Mixin DryRunOption dryRun;
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter err = err();
     if (partition != null && (options.from != null || options.to != null)) {
       return CommandLineProblem.print(err, "--partition: give it or --from/--to, not both");
     }
@@ -68,7 +50,7 @@ public final class ReplayCommand implements Callable<Integer> {
       return CommandLineProblem.print(err, "--force: not with --no-checkpoint (which never reads the ledger, so"
           + " there is nothing to reopen)");
     }
-    return OperatorRun.run(spec, options, (opened, out, errors) -> {
+    return OperatorRun.run(spec(), options, (opened, out, errors) -> {
       TableProfile profile = OperatorTable.profile(opened.registry(), table.table(), options.config());
       PartitionRange range = OperatorTable.range(() -> partition != null ? PartitionRange.only(profile, partition)
           : PartitionRange.of(profile, options.from, options.to));
@@ -78,11 +60,7 @@ public final class ReplayCommand implements Callable<Integer> {
       }
       Replay.Report report = replay.run(profile, range, force, dryRun.dryRun(), OperatorTable.progress("replay", errors));
       print(report, out);
-      if (run.run() && !dryRun.dryRun()) {
-        return OperatorTable.runBatches(opened, profile, options, jobTimeout.value(), out, errors,
-            batches -> batches.runTable(profile));
-      }
-      return 0;
+      return loadIfRun(opened, profile, out, errors);
     });
   }
 
@@ -125,10 +103,6 @@ public final class ReplayCommand implements Callable<Integer> {
     if (!report.incomplete().isEmpty()) {
       out.println("  skipped, no success marker: " + OperatorTable.names(report.incomplete()));
     }
-    report.rejected().forEach(reason -> out.println("  rejected: " + reason));
-    if (!run.run() && !report.dryRun()) {
-      out.println("  the next batcher run loads them (or pass --run)");
-    }
-    out.flush();
+    printClosing(out, report.rejected(), "  the next batcher run loads them (or pass --run)");
   }
 }

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.retry;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.DryRunOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -9,9 +10,7 @@ import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.function.Consumer;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -33,7 +32,7 @@ import picocli.CommandLine.Option;
       "it in the table if it committed.",
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db."
     })
-public final class RetryCommand implements Callable<Integer> {
+public final class RetryCommand extends CliCommand {
   /** Progress on stderr every this many partitions, when there are more. */
   private static final int PROGRESS_EVERY = 50;
 
@@ -58,14 +57,12 @@ public final class RetryCommand implements Callable<Integer> {
 
   @Mixin LedgerOptions options;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
     if (partition != null && scope.table == null) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--partition needs --table");
+      throw usageError("--partition needs --table");
     }
-    return OperatorRun.run(spec, options, (opened, out, err) -> {
+    return OperatorRun.run(spec(), options, (opened, out, err) -> {
       Ledger ledger = opened.ledger();
       RetryPlan plan = scope.batch != null ? RetryPlan.ofBatch(ledger, scope.batch)
           : scope.table != null ? RetryPlan.ofTable(ledger, scope.table, Optional.ofNullable(partition))

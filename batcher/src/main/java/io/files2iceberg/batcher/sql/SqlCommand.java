@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.sql;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -14,8 +15,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -44,7 +43,7 @@ import picocli.CommandLine.Parameters;
       "  SELECT * FROM files2iceberg.files WHERE table = 'local.demo.clicks' AND state = 'QUARANTINED'",
       "Exit 0 when every statement ran, 1 when one failed (the error names it), 2 for bad arguments."
     })
-public final class SqlCommand implements Callable<Integer> {
+public final class SqlCommand extends CliCommand {
 
   @Parameters(arity = "1..*", paramLabel = "STATEMENT", description = "Spark SQL statements, run in order.")
   List<String> statements;
@@ -62,23 +61,21 @@ public final class SqlCommand implements Callable<Integer> {
 
   @Mixin HomeOption home;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() throws Exception {
     if (config.path() != null && !Files.exists(config.path())) {
-      ErrorOutput.print(spec.commandLine().getErr(), "--config " + config.path() + ": no such file or folder");
+      ErrorOutput.print(err(), "--config " + config.path() + ": no such file or folder");
       return ExitCode.INVALID;
     }
     if (maxRows < 0) {
-      ErrorOutput.print(spec.commandLine().getErr(), "--max-rows must be 0 or more, was " + maxRows);
+      ErrorOutput.print(err(), "--max-rows must be 0 or more, was " + maxRows);
       return ExitCode.INVALID;
     }
     Home resolved = home.resolve();
     Path ledgerTables = null;
     if (LedgerTableFiles.areNamedIn(statements)) {
       LedgerAccess.Result access = LedgerAccess.open(config.path(), false, resolved, Clock.systemUTC(),
-          spec.commandLine().getErr());
+          err());
       if (access instanceof LedgerAccess.Failed failed) {
         return failed.exitCode();
       }
@@ -119,7 +116,7 @@ public final class SqlCommand implements Callable<Integer> {
     args.add(Integer.toString(maxRows));
     args.add("--");
     args.addAll(statements);
-    spec.commandLine().getOut().flush();
+    out().flush();
     return SparkMain.locate(System.getenv(), resolved.root()).runInheritingOutput(SparkMain.SQL, args);
   }
 }

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.status;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -12,8 +13,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -28,7 +27,7 @@ import picocli.CommandLine.Option;
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db.",
       "Exits 5 when a partition is FAILED or a table STOPPED (--config), so that a scheduled run can alert."
     })
-public final class StatusCommand implements Callable<Integer> {
+public final class StatusCommand extends CliCommand {
 
 
   @Mixin ConfigOption config;
@@ -51,11 +50,9 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Mixin HomeOption home;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    return OperatorRun.read(spec, config.path(), false, home.resolve(), (opened, out, err) -> {
+    return OperatorRun.read(spec(), config.path(), false, home.resolve(), (opened, out, err) -> {
       Clock clock = Clock.systemUTC();
       StatusReport report = StatusReport.read(opened.ledger(), opened.profiles(), Optional.ofNullable(only.table()),
           Optional.ofNullable(files).map(since -> since.from(clock)), clock);
@@ -77,7 +74,7 @@ public final class StatusCommand implements Callable<Integer> {
   /** What needs an operator: the FAILED partitions and the STOPPED tables, named; empty when none. */
   static Optional<String> attention(StatusReport report) {
     List<String> failed = report.tables().stream()
-        .flatMap(table -> table.failedPartitions().stream())
+        .flatMap(table -> table.status().failedPartitions().stream())
         .map(partition -> partition.table() + " " + partition.partition())
         .toList();
     List<String> stopped = report.tables().stream()

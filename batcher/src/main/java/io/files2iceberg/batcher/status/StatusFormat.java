@@ -47,10 +47,10 @@ public final class StatusFormat {
     for (TableView table : report.tables()) {
       rows.add(new String[] {
         table.table(),
-        counts(table.partitions()),
-        counts(table.files()),
-        inFlight(table.inFlight(), report.generatedAt()),
-        table.lastCommitted().map(b -> lastCommit(b, report.generatedAt())).orElse(NONE),
+        counts(table.status().partitionsByState()),
+        counts(table.status().filesByState()),
+        inFlight(table.status().inFlight(), report.generatedAt()),
+        table.status().lastCommitted().map(b -> lastCommit(b, report.generatedAt())).orElse(NONE),
         table.lag().map(StatusFormat::duration).orElse(NONE)
       });
     }
@@ -76,11 +76,11 @@ public final class StatusFormat {
         stopped.add("  " + table.table() + ": " + stop.objectUri() + " (message " + stop.messageId() + "): "
             + stop.reason() + "\n    " + stop.remedy());
       }
-      for (PartitionRecord partition : table.failedPartitions()) {
+      for (PartitionRecord partition : table.status().failedPartitions()) {
         failedPartitions.add("  " + table.table() + " " + partition.partition() + ": failed after "
             + partition.attempts() + " attempt(s): " + partition.lastError().orElse("no error recorded"));
       }
-      table.failedBatches().stream().limit(FAILED_BATCHES_SHOWN).forEach(batch -> failedBatches.add(
+      table.status().failedBatches().stream().limit(FAILED_BATCHES_SHOWN).forEach(batch -> failedBatches.add(
           "  " + table.table() + " " + batch.batchId() + " (" + String.join(", ", batch.partitions()) + ", "
               + ago(batch.updatedAt(), report.generatedAt()) + "): " + batch.error().orElse("no error recorded")
               + RecordText.cause(batch)));
@@ -121,18 +121,18 @@ public final class StatusFormat {
       putOptional(table, "profile", view.profile());
       putOptional(table, "mode", view.mode().map(m -> m.code()));
       ObjectNode partitions = table.putObject("partitions");
-      view.partitions().entrySet().stream().sorted(Map.Entry.comparingByKey())
+      view.status().partitionsByState().entrySet().stream().sorted(Map.Entry.comparingByKey())
           .forEach(e -> partitions.put(e.getKey().code(), e.getValue()));
       ObjectNode files = table.putObject("files");
-      view.files().entrySet().stream().sorted(Map.Entry.comparingByKey())
+      view.status().filesByState().entrySet().stream().sorted(Map.Entry.comparingByKey())
           .forEach(e -> files.put(e.getKey().code(), e.getValue()));
       ArrayNode inFlight = table.putArray("inFlight");
-      for (BatchRecord batch : view.inFlight()) {
+      for (BatchRecord batch : view.status().inFlight()) {
         ObjectNode node = batch(inFlight.addObject(), batch);
         putOptional(node, "leaseUntil", batch.leaseUntil().map(Instant::toString));
       }
-      if (view.lastCommitted().isPresent()) {
-        BatchRecord batch = view.lastCommitted().get();
+      if (view.status().lastCommitted().isPresent()) {
+        BatchRecord batch = view.status().lastCommitted().get();
         ObjectNode node = batch(table.putObject("lastCommit"), batch);
         node.put("committedAt", batch.updatedAt().toString());
         if (batch.snapshotId().isPresent()) {
@@ -148,14 +148,14 @@ public final class StatusFormat {
       } else {
         table.putNull("lastCommit");
       }
-      putOptional(table, "oldestReadyAt", view.oldestReadyAt().map(Instant::toString));
+      putOptional(table, "oldestReadyAt", view.status().oldestReadyAt().map(Instant::toString));
       if (view.lag().isPresent()) {
         table.put("lagSeconds", view.lag().get().toSeconds());
       } else {
         table.putNull("lagSeconds");
       }
       ArrayNode failedPartitions = table.putArray("failedPartitions");
-      for (PartitionRecord partition : view.failedPartitions()) {
+      for (PartitionRecord partition : view.status().failedPartitions()) {
         ObjectNode node = failedPartitions.addObject();
         node.put("partition", partition.partition());
         node.put("attempts", partition.attempts());
@@ -163,7 +163,7 @@ public final class StatusFormat {
         node.put("updatedAt", partition.updatedAt().toString());
       }
       ArrayNode failedBatches = table.putArray("failedBatches");
-      for (BatchRecord batch : view.failedBatches()) {
+      for (BatchRecord batch : view.status().failedBatches()) {
         ObjectNode node = batch(failedBatches.addObject(), batch);
         putOptional(node, "error", batch.error());
         putOptional(node, "errorClass", batch.cause().map(FailureCause::errorClass));

@@ -3,11 +3,7 @@ package io.files2iceberg.batcher.status;
 import io.files2iceberg.batcher.history.FileLoad;
 import io.files2iceberg.batcher.history.LoadHistory;
 import io.files2iceberg.batcher.engine.TableStops;
-import io.files2iceberg.core.ledger.BatchRecord;
-import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.ledger.PartitionRecord;
-import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.ProfileRegistry;
@@ -40,8 +36,9 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
   }
 
   /**
-   * One table.
+   * One table: what the ledger holds about it, with what the profiles and the clock add.
    *
+   * @param status the ledger's counts, batches and failures of the table
    * @param profile the profile that loads it; empty when the ledger knows a table no profile given
    *     loads (or no profiles were given)
    * @param mode the profile's ingestion type
@@ -52,28 +49,20 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
    *     ({@link LoadHistory})
    */
   public record TableView(
-      String table,
+      TableStatus status,
       Optional<String> profile,
       Optional<IngestionType> mode,
-      Map<PartitionState, Long> partitions,
-      Map<FileState, Long> files,
-      List<BatchRecord> inFlight,
-      Optional<BatchRecord> lastCommitted,
-      Optional<Instant> oldestReadyAt,
       Optional<Duration> lag,
-      List<PartitionRecord> failedPartitions,
-      List<BatchRecord> failedBatches,
       List<TableStops.Stop> stoppedBy,
       Optional<List<FileLoad>> fileLoads) {
 
     public TableView {
       fileLoads = fileLoads.map(List::copyOf);
       stoppedBy = List.copyOf(stoppedBy);
-      partitions = Map.copyOf(partitions);
-      files = Map.copyOf(files);
-      inFlight = List.copyOf(inFlight);
-      failedPartitions = List.copyOf(failedPartitions);
-      failedBatches = List.copyOf(failedBatches);
+    }
+
+    public String table() {
+      return status.table();
     }
   }
 
@@ -106,10 +95,8 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
       Optional<TableProfile> profile = profiles.flatMap(registry -> registry.byTable(name));
       Optional<Duration> lag = status.oldestReadyAt().map(ready -> Duration.between(ready, now))
           .map(d -> d.isNegative() ? Duration.ZERO : d);
-      return new TableView(name, profile.map(TableProfile::name),
-          profile.map(p -> p.extract().batchFile().ingestionType()), status.partitionsByState(),
-          status.filesByState(), status.inFlight(), status.lastCommitted(), status.oldestReadyAt(), lag,
-          status.failedPartitions(), status.failedBatches(), stops.getOrDefault(name, List.of()),
+      return new TableView(status, profile.map(TableProfile::name),
+          profile.map(p -> p.extract().batchFile().ingestionType()), lag, stops.getOrDefault(name, List.of()),
           filesSince.map(since -> LoadHistory.read(ledger, name, since)));
     }).toList();
     return new StatusReport(now, views, ledger.quarantinedMessages().size(), filesSince);

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.validate;
 
+import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -12,8 +13,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -27,7 +26,7 @@ import picocli.CommandLine.Option;
       "Exits 0 when valid; exits 2 and lists every error (file, key path, reason) when not.",
       "Warns (stderr) about an extract.path whose '[' or '\\' meant itself before globs had classes and escapes."
     })
-public final class ValidateCommand implements Callable<Integer> {
+public final class ValidateCommand extends CliCommand {
 
   @Mixin ConfigOption.Required config;
 
@@ -40,12 +39,10 @@ public final class ValidateCommand implements Callable<Integer> {
 
   @Mixin HomeOption home;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter out = out();
+    PrintWriter err = err();
     Optional<ProfileRegistry> registry = ConfigProblems.load(config.path(), home.resolve(), err);
     if (registry.isEmpty()) {
       return ExitCode.INVALID;
