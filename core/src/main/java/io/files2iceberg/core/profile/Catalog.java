@@ -33,19 +33,9 @@ public record Catalog(
   }
 
   /** Catalog implementations. Codes are what profiles spell. */
-  public enum CatalogType {
-    JDBC("jdbc"),
-    HADOOP("hadoop"),
-    REST("rest");
-
-    private final String code;
-
-    CatalogType(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
+  public enum CatalogType implements ProfileChoice {
+    JDBC,
+    HADOOP,
+    REST
   }
 }

@@ -141,21 +141,11 @@ public record Extract(
    * Julian-Gregorian calendar without metadata. Spark's per-read options {@code datetimeRebaseMode}
    * and {@code int96RebaseMode} ({@link #sparkMode}). Codes are what profiles spell.
    */
-  public enum DatetimeRebase {
+  public enum DatetimeRebase implements ProfileChoice {
     /** Read values as written: proleptic Gregorian, as Iceberg stores them. */
-    CORRECTED("corrected"),
+    CORRECTED,
     /** Rebase from the hybrid Julian-Gregorian calendar of Spark 2 and Hive. */
-    LEGACY("legacy");
-
-    private final String code;
-
-    DatetimeRebase(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
+    LEGACY;
 
     /** Spark's name of the mode ({@code CORRECTED}, {@code LEGACY}). */
     public String sparkMode() {
@@ -168,21 +158,11 @@ public record Extract(
    * older generation is loaded) does, as Auto Loader's {@code allowOverwrites}. Codes are what
    * profiles spell.
    */
-  public enum OnOverwrite {
+  public enum OnOverwrite implements ProfileChoice {
     /** The new generation is left out, IGNORED: an Append table keeps the rows it has, once. */
-    IGNORE("ignore"),
+    IGNORE,
     /** The new generation is loaded: a MERGE updates the keys, an Overwrite replaces the partition. */
-    RELOAD("reload");
-
-    private final String code;
-
-    OnOverwrite(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
+    RELOAD
   }
 
   /** A column the job adds to every row, saying where the row came from. Codes are the names. */
@@ -209,21 +189,11 @@ public record Extract(
   }
 
   /** The formats the job can read. Codes are what profiles spell. */
-  public enum Format {
-    PARQUET("parquet"),
-    ORC("orc"),
-    AVRO("avro"),
-    JSON("json"),
-    CSV("csv");
-
-    private final String code;
-
-    Format(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
+  public enum Format implements ProfileChoice {
+    PARQUET,
+    ORC,
+    AVRO,
+    JSON,
+    CSV
   }
 }

@@ -70,28 +70,18 @@ public record Load(
    * struct column of the table does not have) does when a file brings it. A new table is created
    * with every column of its first batch, whatever the mode. Codes are what profiles spell.
    */
-  public enum SchemaEvolution {
+  public enum SchemaEvolution implements ProfileChoice {
     /** The column (or nested field) is added to the table, optional, and loaded. */
-    ADD_NEW_COLUMNS("add-new-columns"),
+    ADD_NEW_COLUMNS,
     /** The batch fails, naming the files and the columns; nothing of it is committed. */
-    FAIL_ON_NEW_COLUMNS("fail-on-new-columns"),
+    FAIL_ON_NEW_COLUMNS,
     /** The table's schema stays; the column's values go to {@code transform.rescued-data-column}. */
-    RESCUE("rescue"),
+    RESCUE,
     /**
      * The table's schema stays; the column is not loaded, but counted per file and logged once per
      * file. With {@code transform.rescued-data-column}, its values go there, as with {@link #RESCUE}.
      */
-    NONE("none");
-
-    private final String code;
-
-    SchemaEvolution(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
+    NONE;
 
     /**
      * The mode the boolean of old meant: {@code true} added new columns; {@code false} failed the
@@ -109,54 +99,34 @@ public record Load(
    * How a MERGE changes the stored rows it updates (Iceberg's {@code write.merge.mode}, also set
    * as {@code write.update.mode} and {@code write.delete.mode}). Codes are what profiles spell.
    */
-  public enum WriteMode {
+  public enum WriteMode implements ProfileChoice {
     /** The data files holding updated rows are rewritten; reads stay plain. */
-    COPY_ON_WRITE("copy-on-write"),
+    COPY_ON_WRITE,
     /**
      * Updated rows are marked deleted in position delete files and written anew: a MERGE writes
      * only the batch's rows, and reads apply the deletes until {@code maintain} compacts them.
      */
-    MERGE_ON_READ("merge-on-read");
+    MERGE_ON_READ;
 
     /** The Iceberg table properties that carry the mode. */
     public static final List<String> TABLE_PROPERTIES =
         List.of("write.merge.mode", "write.update.mode", "write.delete.mode");
-
-    private final String code;
-
-    WriteMode(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
   }
 
   /** Which stored rows a MERGE may match, and so which data files it reads. Codes are what profiles spell. */
-  public enum MergeScope {
+  public enum MergeScope implements ProfileChoice {
     /**
      * {@code partitions} when the primary key holds every source column of the table's partition
      * spec (equal keys are then in one partition), else {@code table}.
      */
-    AUTO("auto"),
+    AUTO,
     /**
      * The MERGE reads only the batch's partitions: declared for a key without the partition
      * columns whose rows never move between partitions.
      */
-    PARTITIONS("partitions"),
+    PARTITIONS,
     /** The MERGE matches the key against the whole table. */
-    TABLE("table");
-
-    private final String code;
-
-    MergeScope(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
+    TABLE
   }
 
   /** How rows without a key are written. Codes are what profiles spell. */
@@ -180,21 +150,11 @@ public record Load(
    * that no file of the batch has). An insert writes NULL there either way, and a NULL that a file
    * does hold is always written. Codes are what profiles spell.
    */
-  public enum MissingColumns {
+  public enum MissingColumns implements ProfileChoice {
     /** The stored value stays. */
-    KEEP("keep"),
+    KEEP,
     /** The stored value becomes NULL: the update replaces the whole row. */
-    NULL("null");
-
-    private final String code;
-
-    MissingColumns(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
+    NULL
   }
 
   /**

@@ -43,20 +43,10 @@ public record Transform(
   }
 
   /** What happens to a row whose cast fails. Codes are what profiles spell. */
-  public enum BadRecordPolicy {
+  public enum BadRecordPolicy implements ProfileChoice {
     /** The batch fails, naming the file and the column. */
-    FAIL("fail"),
+    FAIL,
     /** The row goes to the {@code <table>__rejected} Iceberg table; the batch loads the rest. */
-    REJECT("reject");
-
-    private final String code;
-
-    BadRecordPolicy(String code) {
-      this.code = code;
-    }
-
-    public String code() {
-      return code;
-    }
+    REJECT
   }
 }
