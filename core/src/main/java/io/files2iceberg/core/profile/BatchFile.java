@@ -287,8 +287,18 @@ public record BatchFile(
   }
 
   /** The type of the partition token and of the partition column the job adds. */
-  public enum PartitionType implements ProfileChoice {
-    DATE,
-    STRING
+  public enum PartitionType {
+    DATE("date"),
+    STRING("string");
+
+    private final String code;
+
+    PartitionType(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 }

@@ -33,9 +33,19 @@ public record Catalog(
   }
 
   /** Catalog implementations. Codes are what profiles spell. */
-  public enum CatalogType implements ProfileChoice {
-    JDBC,
-    HADOOP,
-    REST
+  public enum CatalogType {
+    JDBC("jdbc"),
+    HADOOP("hadoop"),
+    REST("rest");
+
+    private final String code;
+
+    CatalogType(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 }

@@ -141,11 +141,21 @@ public record Extract(
    * Julian-Gregorian calendar without metadata. Spark's per-read options {@code datetimeRebaseMode}
    * and {@code int96RebaseMode} ({@link #sparkMode}). Codes are what profiles spell.
    */
-  public enum DatetimeRebase implements ProfileChoice {
+  public enum DatetimeRebase {
     /** Read values as written: proleptic Gregorian, as Iceberg stores them. */
-    CORRECTED,
+    CORRECTED("corrected"),
     /** Rebase from the hybrid Julian-Gregorian calendar of Spark 2 and Hive. */
-    LEGACY;
+    LEGACY("legacy");
+
+    private final String code;
+
+    DatetimeRebase(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
 
     /** Spark's name of the mode ({@code CORRECTED}, {@code LEGACY}). */
     public String sparkMode() {
@@ -158,11 +168,21 @@ public record Extract(
    * older generation is loaded) does, as Auto Loader's {@code allowOverwrites}. Codes are what
    * profiles spell.
    */
-  public enum OnOverwrite implements ProfileChoice {
+  public enum OnOverwrite {
     /** The new generation is left out, IGNORED: an Append table keeps the rows it has, once. */
-    IGNORE,
+    IGNORE("ignore"),
     /** The new generation is loaded: a MERGE updates the keys, an Overwrite replaces the partition. */
-    RELOAD
+    RELOAD("reload");
+
+    private final String code;
+
+    OnOverwrite(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   /** A column the job adds to every row, saying where the row came from. Codes are the names. */
@@ -189,11 +209,21 @@ public record Extract(
   }
 
   /** The formats the job can read. Codes are what profiles spell. */
-  public enum Format implements ProfileChoice {
-    PARQUET,
-    ORC,
-    AVRO,
-    JSON,
-    CSV
+  public enum Format {
+    PARQUET("parquet"),
+    ORC("orc"),
+    AVRO("avro"),
+    JSON("json"),
+    CSV("csv");
+
+    private final String code;
+
+    Format(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 }

@@ -51,19 +51,39 @@ public record JobSettings(
   public static final Duration DEFAULT_WARM_TTL = Duration.ofHours(4);
 
   /** Where a warm driver runs on Dataproc: {@code job.warm.dataproc}. */
-  public enum WarmPlace implements ProfileChoice {
+  public enum WarmPlace {
     /** A long-running Dataproc Serverless batch, ended by its idle timeout or its TTL. */
-    SERVERLESS,
+    SERVERLESS("serverless"),
     /** A job on the Dataproc cluster {@code job.dataproc-cluster}. */
-    CLUSTER
+    CLUSTER("cluster");
+
+    private final String code;
+
+    WarmPlace(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   /** How the jobs of a deployment start: {@code job.mode}. */
-  public enum JobMode implements ProfileChoice {
+  public enum JobMode {
     /** One long-running driver per deployment takes the batches the batcher hands it, in one warm Spark context. */
-    WARM,
+    WARM("warm"),
     /** Every batch runs in a Spark application of its own (a child JVM, a Dataproc batch): isolation. */
-    PER_BATCH
+    PER_BATCH("per-batch");
+
+    private final String code;
+
+    JobMode(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   public JobSettings {

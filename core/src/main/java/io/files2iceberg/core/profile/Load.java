@@ -70,18 +70,28 @@ public record Load(
    * struct column of the table does not have) does when a file brings it. A new table is created
    * with every column of its first batch, whatever the mode. Codes are what profiles spell.
    */
-  public enum SchemaEvolution implements ProfileChoice {
+  public enum SchemaEvolution {
     /** The column (or nested field) is added to the table, optional, and loaded. */
-    ADD_NEW_COLUMNS,
+    ADD_NEW_COLUMNS("add-new-columns"),
     /** The batch fails, naming the files and the columns; nothing of it is committed. */
-    FAIL_ON_NEW_COLUMNS,
+    FAIL_ON_NEW_COLUMNS("fail-on-new-columns"),
     /** The table's schema stays; the column's values go to {@code transform.rescued-data-column}. */
-    RESCUE,
+    RESCUE("rescue"),
     /**
      * The table's schema stays; the column is not loaded, but counted per file and logged once per
      * file. With {@code transform.rescued-data-column}, its values go there, as with {@link #RESCUE}.
      */
-    NONE;
+    NONE("none");
+
+    private final String code;
+
+    SchemaEvolution(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
 
     /**
      * The mode the boolean of old meant: {@code true} added new columns; {@code false} failed the
@@ -99,34 +109,54 @@ public record Load(
    * How a MERGE changes the stored rows it updates (Iceberg's {@code write.merge.mode}, also set
    * as {@code write.update.mode} and {@code write.delete.mode}). Codes are what profiles spell.
    */
-  public enum WriteMode implements ProfileChoice {
+  public enum WriteMode {
     /** The data files holding updated rows are rewritten; reads stay plain. */
-    COPY_ON_WRITE,
+    COPY_ON_WRITE("copy-on-write"),
     /**
      * Updated rows are marked deleted in position delete files and written anew: a MERGE writes
      * only the batch's rows, and reads apply the deletes until {@code maintain} compacts them.
      */
-    MERGE_ON_READ;
+    MERGE_ON_READ("merge-on-read");
 
     /** The Iceberg table properties that carry the mode. */
     public static final List<String> TABLE_PROPERTIES =
         List.of("write.merge.mode", "write.update.mode", "write.delete.mode");
+
+    private final String code;
+
+    WriteMode(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   /** Which stored rows a MERGE may match, and so which data files it reads. Codes are what profiles spell. */
-  public enum MergeScope implements ProfileChoice {
+  public enum MergeScope {
     /**
      * {@code partitions} when the primary key holds every source column of the table's partition
      * spec (equal keys are then in one partition), else {@code table}.
      */
-    AUTO,
+    AUTO("auto"),
     /**
      * The MERGE reads only the batch's partitions: declared for a key without the partition
      * columns whose rows never move between partitions.
      */
-    PARTITIONS,
+    PARTITIONS("partitions"),
     /** The MERGE matches the key against the whole table. */
-    TABLE
+    TABLE("table");
+
+    private final String code;
+
+    MergeScope(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   /** How rows without a key are written. Codes are what profiles spell. */
@@ -150,11 +180,21 @@ public record Load(
    * that no file of the batch has). An insert writes NULL there either way, and a NULL that a file
    * does hold is always written. Codes are what profiles spell.
    */
-  public enum MissingColumns implements ProfileChoice {
+  public enum MissingColumns {
     /** The stored value stays. */
-    KEEP,
+    KEEP("keep"),
     /** The stored value becomes NULL: the update replaces the whole row. */
-    NULL
+    NULL("null");
+
+    private final String code;
+
+    MissingColumns(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   /**

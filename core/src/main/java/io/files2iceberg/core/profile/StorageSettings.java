@@ -32,11 +32,21 @@ public record StorageSettings(Optional<String> endpoint, Credentials credentials
   public static final String FILE_IO_NO_AUTH = "gcs.no-auth";
 
   /** How the Storage clients authenticate: {@code storage.credentials}. */
-  public enum Credentials implements ProfileChoice {
+  public enum Credentials {
     /** Google's application default credentials: the service account on Cloud Run and Dataproc. */
-    APPLICATION_DEFAULT,
+    APPLICATION_DEFAULT("application-default"),
     /** None: an emulator or a stand-in on loopback. */
-    NONE
+    NONE("none");
+
+    private final String code;
+
+    Credentials(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 
   /** Google's endpoint with the application default credentials. */

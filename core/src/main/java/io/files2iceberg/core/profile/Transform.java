@@ -43,10 +43,20 @@ public record Transform(
   }
 
   /** What happens to a row whose cast fails. Codes are what profiles spell. */
-  public enum BadRecordPolicy implements ProfileChoice {
+  public enum BadRecordPolicy {
     /** The batch fails, naming the file and the column. */
-    FAIL,
+    FAIL("fail"),
     /** The row goes to the {@code <table>__rejected} Iceberg table; the batch loads the rest. */
-    REJECT
+    REJECT("reject");
+
+    private final String code;
+
+    BadRecordPolicy(String code) {
+      this.code = code;
+    }
+
+    public String code() {
+      return code;
+    }
   }
 }
