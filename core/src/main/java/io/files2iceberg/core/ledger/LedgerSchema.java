@@ -1,9 +1,6 @@
 package io.files2iceberg.core.ledger;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import io.files2iceberg.core.Sha256;
 
 /**
  * The ledger's document schema, in one place for every implementation: collection (table) names,
@@ -125,17 +122,17 @@ public final class LedgerSchema {
 
   /** The file's document id: hex SHA-256 of {@code bucket/name#generation}. */
   public static String fileId(String bucket, String name, long generation) {
-    return sha256(bucket + "/" + name + "#" + generation);
+    return Sha256.hex(bucket + "/" + name + "#" + generation);
   }
 
   /** The partition's document id: hex SHA-256 of {@code table|partition}. */
   public static String partitionId(String table, String partition) {
-    return sha256(table + "|" + partition);
+    return Sha256.hex(table + "|" + partition);
   }
 
   /** {@link #BATCH_KEY}: the first 16 hex digits of the SHA-256 of the batch id. */
   public static String batchKey(String batchId) {
-    return sha256(batchId).substring(0, 16);
+    return Sha256.hex(batchId).substring(0, 16);
   }
 
   /**
@@ -145,15 +142,6 @@ public final class LedgerSchema {
    */
   public static String quarantineId(String messageId) {
     boolean plain = messageId.matches("[A-Za-z0-9_\\-]{1,128}") && !messageId.startsWith("__");
-    return plain ? messageId : "sha256-" + sha256(messageId);
-  }
-
-  private static String sha256(String value) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(digest.digest(value.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is not available", e);
-    }
+    return plain ? messageId : "sha256-" + Sha256.hex(messageId);
   }
 }

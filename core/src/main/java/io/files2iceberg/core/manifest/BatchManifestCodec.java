@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -165,16 +166,22 @@ public final class BatchManifestCodec {
       return value;
     }
 
+    /** The field, when it is what {@code is} accepts; else an error saying what was {@code expected}. */
+    private JsonNode field(JsonNode node, String path, String name, Predicate<JsonNode> is, String expected) {
+      JsonNode value = field(node, path, name);
+      if (!is.test(value)) {
+        throw invalid(path, "expected " + expected + ", got " + value);
+      }
+      return value;
+    }
+
     String text(JsonNode node, String name) {
       return text(node, name, name);
     }
 
     String text(JsonNode node, String path, String name) {
-      JsonNode value = field(node, path, name);
-      if (!value.isTextual() || value.asText().isBlank()) {
-        throw invalid(path, "expected a non-empty string, got " + value);
-      }
-      return value.asText();
+      return field(node, path, name, value -> value.isTextual() && !value.asText().isBlank(), "a non-empty string")
+          .asText();
     }
 
     long number(JsonNode node, String name) {
@@ -182,19 +189,11 @@ public final class BatchManifestCodec {
     }
 
     long number(JsonNode node, String path, String name) {
-      JsonNode value = field(node, path, name);
-      if (!value.isIntegralNumber()) {
-        throw invalid(path, "expected a whole number, got " + value);
-      }
-      return value.asLong();
+      return field(node, path, name, JsonNode::isIntegralNumber, "a whole number").asLong();
     }
 
     boolean bool(JsonNode node, String name) {
-      JsonNode value = field(node, name, name);
-      if (!value.isBoolean()) {
-        throw invalid(name, "expected true or false, got " + value);
-      }
-      return value.asBoolean();
+      return field(node, name, name, JsonNode::isBoolean, "true or false").asBoolean();
     }
 
     Instant instant(JsonNode node, String name) {
@@ -224,10 +223,7 @@ public final class BatchManifestCodec {
     }
 
     TableProfile profile() {
-      JsonNode profile = field(root, "profile", "profile");
-      if (!profile.isObject()) {
-        throw invalid("profile", "expected an object, got " + profile);
-      }
+      JsonNode profile = field(root, "profile", "profile", JsonNode::isObject, "an object");
       // The profile keeps the path it was first loaded from, for messages that name it.
       Path source =
           Optional.ofNullable(profile.get("source"))
@@ -258,10 +254,7 @@ public final class BatchManifestCodec {
      * deployment's sections; they move to the {@code deployment} field, as version 2 writes it.
      */
     void deploymentFromProfile() {
-      JsonNode profile = field(root, "profile", "profile");
-      if (!profile.isObject()) {
-        throw invalid("profile", "expected an object, got " + profile);
-      }
+      JsonNode profile = field(root, "profile", "profile", JsonNode::isObject, "an object");
       ObjectNode deployment = ((ObjectNode) root).putObject("deployment");
       for (String section : DeploymentLoader.SECTIONS) {
         JsonNode value = ((ObjectNode) profile).remove(section);
@@ -272,10 +265,7 @@ public final class BatchManifestCodec {
     }
 
     Deployment deployment() {
-      JsonNode deployment = field(root, "deployment", "deployment");
-      if (!deployment.isObject()) {
-        throw invalid("deployment", "expected an object, got " + deployment);
-      }
+      JsonNode deployment = field(root, "deployment", "deployment", JsonNode::isObject, "an object");
       try {
         // Every value is resolved, so the home's defaults are never used.
         return DeploymentLoader.parse(
@@ -288,10 +278,8 @@ public final class BatchManifestCodec {
     }
 
     List<ManifestFile> files() {
-      JsonNode files = field(root, "files", "files");
-      if (!files.isArray() || files.isEmpty()) {
-        throw invalid("files", "expected a non-empty list of files, got " + files);
-      }
+      JsonNode files =
+          field(root, "files", "files", value -> value.isArray() && !value.isEmpty(), "a non-empty list of files");
       List<ManifestFile> result = new ArrayList<>();
       Set<String> seen = new HashSet<>();
       for (int i = 0; i < files.size(); i++) {
@@ -319,11 +307,7 @@ public final class BatchManifestCodec {
 
     /** The partition token of a file directly below the glob's prefix is the empty string. */
     private String textAllowingEmpty(JsonNode node, String path, String name) {
-      JsonNode value = field(node, path, name);
-      if (!value.isTextual()) {
-        throw invalid(path, "expected a string, got " + value);
-      }
-      return value.asText();
+      return field(node, path, name, JsonNode::isTextual, "a string").asText();
     }
   }
 }

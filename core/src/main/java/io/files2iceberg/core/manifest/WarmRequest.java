@@ -1,11 +1,8 @@
 package io.files2iceberg.core.manifest;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.files2iceberg.core.Sha256;
 import io.files2iceberg.core.profile.JobSettings;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -121,12 +118,7 @@ public record WarmRequest(String table, String batchId, String manifestUri, int 
     for (Map.Entry<String, String> property : new TreeMap<>(sparkProperties).entrySet()) {
       text.append(property.getKey()).append('=').append(property.getValue()).append('\n');
     }
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest).substring(0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return Sha256.hex(text.toString()).substring(0, 16);
   }
 
   /** The request's document, as a driver reads it. */

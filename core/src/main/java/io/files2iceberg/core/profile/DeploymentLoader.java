@@ -38,7 +38,6 @@ import io.files2iceberg.core.storage.GcsUri;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -53,10 +52,10 @@ import java.util.Optional;
  */
 public final class DeploymentLoader {
 
-  /** The names the deployment file may have beside the profiles, in the order they are looked for. */
   /** The deployment's top-level sections, which profiles of old carried. */
   public static final List<String> SECTIONS = DeploymentKeys.SECTIONS;
 
+  /** The names the deployment file may have beside the profiles, in the order they are looked for. */
   public static final List<String> FILE_NAMES =
       List.of("deployment.conf", "deployment.yaml", "deployment.yml");
 
@@ -76,9 +75,7 @@ public final class DeploymentLoader {
    * @throws ProfileException listing every problem in the file
    */
   public static Deployment load(Path file, Home home) throws ProfileException {
-    List<ProfileError> errors = new ArrayList<>();
-    Optional<Deployment> deployment = read(file, home, errors);
-    return ProfileException.unlessAny(errors, deployment);
+    return ProfileException.unlessAny(errors -> read(file, home, errors));
   }
 
   /**
@@ -88,10 +85,8 @@ public final class DeploymentLoader {
    * @throws ProfileException listing every problem in the text
    */
   public static Deployment parse(String text, Path source, Home home) throws ProfileException {
-    Problems problems = new Problems(source);
-    Optional<Deployment> deployment =
-        ProfileTree.readHocon(text, source, problems).map(tree -> fromFile(tree, home, problems));
-    return ProfileException.unlessAny(problems.errors(), deployment);
+    return ProfileException.unlessAny(source,
+        problems -> ProfileTree.readHocon(text, source, problems).map(tree -> fromFile(tree, home, problems)));
   }
 
   /** The deployment of a file that sets nothing: the embedded one, its ledger under the home. */

@@ -35,9 +35,7 @@ final class ProfileConflicts {
       Integer sameCatalog = firstByCatalog.putIfAbsent(catalog, i);
       if (sameCatalog != null) {
         String why =
-            "both use catalog "
-                + ValueType.quote(catalog)
-                + ", and a catalog name has one set of settings";
+            "both use catalog %s, and a catalog name has one set of settings".formatted(ValueType.quote(catalog));
         differences(profiles, rendered, sameCatalog, i, "catalog", why, errors);
       }
     }
@@ -49,34 +47,17 @@ final class ProfileConflicts {
     sharedMarkers(earlier, earlierGlob, later, laterGlob, errors);
     String other = fileName(earlier.source());
     if (earlier.name().equals(later.name())) {
-      errors.add(
-          new ProfileError(
-              later.source(),
-              "",
-              "has the same profile name " + ValueType.quote(later.name()) + " as " + other));
+      errors.add(new ProfileError(later.source(), "",
+          "has the same profile name %s as %s".formatted(ValueType.quote(later.name()), other)));
     }
     if (earlier.table().equals(later.table())) {
-      errors.add(
-          new ProfileError(
-              later.source(),
-              LoadKeys.LOAD_TABLE.path(),
-              "table "
-                  + ValueType.quote(later.table())
-                  + " is also loaded by "
-                  + other
-                  + "; one profile per table"));
+      errors.add(new ProfileError(later.source(), LoadKeys.LOAD_TABLE.path(),
+          "table %s is also loaded by %s; one profile per table".formatted(ValueType.quote(later.table()), other)));
     }
     if (earlierGlob.overlaps(laterGlob)) {
-      errors.add(
-          new ProfileError(
-              later.source(),
-              ExtractKeys.EXTRACT_PATH.path(),
-              ValueType.quote(later.extract().path())
-                  + " can claim the same objects as "
-                  + ValueType.quote(earlier.extract().path())
-                  + " in "
-                  + other
-                  + "; each object must belong to one profile"));
+      errors.add(new ProfileError(later.source(), ExtractKeys.EXTRACT_PATH.path(),
+          "%s can claim the same objects as %s in %s; each object must belong to one profile".formatted(
+              ValueType.quote(later.extract().path()), ValueType.quote(earlier.extract().path()), other)));
     }
   }
 
@@ -93,19 +74,11 @@ final class ProfileConflicts {
       return;
     }
     if (!earlierGlob.overlaps(laterGlob) && earlierGlob.sharesFolders(laterGlob)) {
-      errors.add(
-          new ProfileError(
-              later.source(),
-              ExtractKeys.BATCH_FILE_SUCCESS_FILE_NAME.path(),
-              "a success marker "
-                  + ValueType.quote(after.successFileName())
-                  + " in a folder of "
-                  + ValueType.quote(later.extract().path())
-                  + " would also complete a partition of "
-                  + ValueType.quote(earlier.extract().path())
-                  + " in "
-                  + fileName(earlier.source())
-                  + "; give one of them another success-file-name"));
+      errors.add(new ProfileError(later.source(), ExtractKeys.BATCH_FILE_SUCCESS_FILE_NAME.path(),
+          ("a success marker %s in a folder of %s would also complete a partition of %s in %s;"
+              + " give one of them another success-file-name").formatted(ValueType.quote(after.successFileName()),
+              ValueType.quote(later.extract().path()), ValueType.quote(earlier.extract().path()),
+              fileName(earlier.source()))));
     }
   }
 
@@ -123,18 +96,8 @@ final class ProfileConflicts {
     for (Iterator<String> fields = expected.fieldNames(); fields.hasNext(); ) {
       String field = fields.next();
       if (!Objects.equals(expected.get(field), actual.get(field))) {
-        errors.add(
-            new ProfileError(
-                profiles.get(later).source(),
-                section + "." + field,
-                "is "
-                    + actual.get(field)
-                    + " here but "
-                    + expected.get(field)
-                    + " in "
-                    + fileName(profiles.get(earlier).source())
-                    + "; "
-                    + why));
+        errors.add(new ProfileError(profiles.get(later).source(), section + "." + field, "is %s here but %s in %s; %s"
+            .formatted(actual.get(field), expected.get(field), fileName(profiles.get(earlier).source()), why)));
       }
     }
   }

@@ -1,7 +1,10 @@
 package io.files2iceberg.core.profile;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -30,6 +33,30 @@ public final class ProfileException extends Exception {
       throw new ProfileException(errors);
     }
     return read.orElseThrow();
+  }
+
+  /**
+   * What a file read gives when nothing is wrong with it: {@code read} adds its problems to the
+   * list it is given.
+   *
+   * @throws ProfileException listing the problems, if there are any
+   */
+  static <T> T unlessAny(Function<List<ProfileError>, Optional<T>> read) throws ProfileException {
+    List<ProfileError> errors = new ArrayList<>();
+    Optional<T> value = read.apply(errors);
+    return unlessAny(errors, value);
+  }
+
+  /**
+   * What a read of text standing for {@code source} gives when nothing is wrong with it: {@code read}
+   * records its problems, naming the source.
+   *
+   * @throws ProfileException listing the problems, if there are any
+   */
+  static <T> T unlessAny(Path source, Function<Problems, Optional<T>> read) throws ProfileException {
+    Problems problems = new Problems(source);
+    Optional<T> value = read.apply(problems);
+    return unlessAny(problems.errors(), value);
   }
 
   /** Every problem found, in file order. */

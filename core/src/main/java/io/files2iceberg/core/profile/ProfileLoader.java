@@ -63,9 +63,7 @@ public final class ProfileLoader {
    * @throws ProfileException listing every problem in the file
    */
   public static TableProfile load(Path file, Home home) throws ProfileException {
-    List<ProfileError> errors = new ArrayList<>();
-    Optional<TableProfile> profile = read(file, home, errors);
-    return ProfileException.unlessAny(errors, profile);
+    return ProfileException.unlessAny(errors -> read(file, home, errors));
   }
 
   /**
@@ -77,10 +75,8 @@ public final class ProfileLoader {
    * @throws ProfileException listing every problem in the text
    */
   public static TableProfile parse(String text, Path source, Home home) throws ProfileException {
-    Problems problems = new Problems(source);
-    Optional<TableProfile> profile =
-        validated(ProfileTree.readHocon(text, source, problems), source, home, problems);
-    return ProfileException.unlessAny(problems.errors(), profile);
+    return ProfileException.unlessAny(source,
+        problems -> validated(ProfileTree.readHocon(text, source, problems), source, home, problems));
   }
 
   /** Reads one profile, adding its problems to {@code errors}; empty when there are any. */

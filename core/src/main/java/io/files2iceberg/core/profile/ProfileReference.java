@@ -289,35 +289,11 @@ final class ProfileReference {
   }
 
   private static String typeName(ValueType<?> type, List<String> values) {
+    if (values.isEmpty()) {
+      return type.name();
+    }
     String codes = values.stream().map(v -> "`" + v + "`").collect(Collectors.joining(", "));
-    if (type == ValueType.LIST) {
-      return values.isEmpty() ? "list of strings" : "list of " + codes;
-    }
-    if (!values.isEmpty()) {
-      return "one of " + codes;
-    }
-    if (type == ValueType.NON_BLANK) {
-      return "string";
-    }
-    if (type == ValueType.STRING) {
-      return "string, may be empty";
-    }
-    if (type == ValueType.BOOLEAN) {
-      return "boolean";
-    }
-    if (type == ValueType.WHOLE_NUMBER) {
-      return "whole number";
-    }
-    if (type == ValueType.BYTES) {
-      return "size in bytes";
-    }
-    if (type == ValueType.MAP) {
-      return "map of strings";
-    }
-    if (type == ValueType.NON_BLANK_MAP) {
-      return "map of non-blank strings";
-    }
-    throw new IllegalStateException("no name for the value type of a key: add it here");
+    return (type == ValueType.LIST ? "list of " : "one of ") + codes;
   }
 
   private static String literal(char c) {

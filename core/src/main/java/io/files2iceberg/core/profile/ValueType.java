@@ -25,49 +25,56 @@ final class ValueType<T> {
 
   /** A string, possibly blank; numbers and booleans are taken as their text. */
   static final ValueType<String> STRING =
-      new ValueType<>(false, (raw, path, p) -> text(raw, path, p, true));
+      new ValueType<>("string, may be empty", false, (raw, path, p) -> text(raw, path, p, true));
 
   /** A string that is not blank. */
   static final ValueType<String> NON_BLANK =
-      new ValueType<>(false, (raw, path, p) -> text(raw, path, p, false));
+      new ValueType<>("string", false, (raw, path, p) -> text(raw, path, p, false));
 
   /** {@code true}/{@code false}, as booleans or strings. */
-  static final ValueType<Boolean> BOOLEAN = new ValueType<>(false, ValueType::bool);
+  static final ValueType<Boolean> BOOLEAN = new ValueType<>("boolean", false, ValueType::bool);
 
   /** An int, as a number or a numeric string. */
-  static final ValueType<Integer> WHOLE_NUMBER = new ValueType<>(false, ValueType::wholeNumber);
+  static final ValueType<Integer> WHOLE_NUMBER = new ValueType<>("whole number", false, ValueType::wholeNumber);
 
   /**
    * A size in bytes: a whole number of bytes, or a HOCON size with a unit ({@code 512MB}, {@code
    * 2GiB}, {@code 1g}).
    */
-  static final ValueType<Long> BYTES = new ValueType<>(false, ValueType::bytes);
+  static final ValueType<Long> BYTES = new ValueType<>("size in bytes", false, ValueType::bytes);
 
   /** A positive HOCON duration with a unit: {@code 30m}, {@code 1h}, {@code 90s}. */
-  static final ValueType<Duration> DURATION = new ValueType<>(false, ValueType::duration);
+  static final ValueType<Duration> DURATION = new ValueType<>("duration", false, ValueType::duration);
 
   /** A list of non-blank strings. */
-  static final ValueType<List<String>> LIST = new ValueType<>(false, ValueType::list);
+  static final ValueType<List<String>> LIST = new ValueType<>("list of strings", false, ValueType::list);
 
   /** A free-form map of literal keys to strings, possibly blank. */
   static final ValueType<Map<String, String>> MAP =
-      new ValueType<>(true, (raw, path, p) -> map(raw, path, p, true));
+      new ValueType<>("map of strings", true, (raw, path, p) -> map(raw, path, p, true));
 
   /** A free-form map of literal keys to non-blank strings. */
   static final ValueType<Map<String, String>> NON_BLANK_MAP =
-      new ValueType<>(true, (raw, path, p) -> map(raw, path, p, false));
+      new ValueType<>("map of non-blank strings", true, (raw, path, p) -> map(raw, path, p, false));
 
   @FunctionalInterface
   private interface Conversion<T> {
     Optional<T> read(Object raw, String path, Problems problems);
   }
 
+  private final String name;
   private final boolean freeForm;
   private final Conversion<T> conversion;
 
-  private ValueType(boolean freeForm, Conversion<T> conversion) {
+  private ValueType(String name, boolean freeForm, Conversion<T> conversion) {
+    this.name = name;
     this.freeForm = freeForm;
     this.conversion = conversion;
+  }
+
+  /** What the keys' reference calls the type: {@code whole number}, {@code map of strings}. */
+  String name() {
+    return name;
   }
 
   /** Converts a non-null tree value found at {@code path}. */

@@ -1,9 +1,7 @@
 package io.files2iceberg.batcher.engine.launch.dataproc;
 
+import io.files2iceberg.core.Sha256;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -51,7 +49,7 @@ final class DataprocNames {
     String body = trimHyphens(NOT_ID_CHARACTERS.matcher(batchId.toLowerCase(Locale.ROOT)).replaceAll("-"));
     int room = MAX_BATCH_ID_LENGTH - BATCH_ID_PREFIX.length() - suffix.length();
     if (body.isEmpty() || body.length() > room) {
-      String hash = sha256Hex(batchId).substring(0, HASH_LENGTH);
+      String hash = Sha256.hex(batchId).substring(0, HASH_LENGTH);
       String kept = body.substring(0, Math.min(body.length(), room - HASH_LENGTH - 1));
       body = trimHyphens(kept).isEmpty() ? hash : trimHyphens(kept) + "-" + hash;
     }
@@ -68,7 +66,7 @@ final class DataprocNames {
     if (label.length() <= MAX_LABEL_LENGTH) {
       return label;
     }
-    return label.substring(0, MAX_LABEL_LENGTH - HASH_LENGTH - 1) + "-" + sha256Hex(value).substring(0, HASH_LENGTH);
+    return label.substring(0, MAX_LABEL_LENGTH - HASH_LENGTH - 1) + "-" + Sha256.hex(value).substring(0, HASH_LENGTH);
   }
 
   /**
@@ -90,14 +88,5 @@ final class DataprocNames {
       end--;
     }
     return s.substring(start, end);
-  }
-
-  private static String sha256Hex(String s) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(digest.digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
   }
 }
