@@ -56,15 +56,20 @@ public final class ListenerApplication {
 
   private ListenerApplication() {}
 
+  /** Exits 2 on a command line that cannot work, saying why and how the command is used. */
+  private static void exitWithUsage(String error) {
+    System.err.println("error: " + error);
+    System.err.println(USAGE);
+    System.exit(2);
+  }
+
   public static void main(String[] args) {
     Map<String, String> env = System.getenv();
     Options options;
     try {
       options = Options.parse(args);
     } catch (IllegalArgumentException e) {
-      System.err.println("error: " + e.getMessage());
-      System.err.println(USAGE);
-      System.exit(2);
+      exitWithUsage(e.getMessage());
       return;
     }
     if (options.help()) {
@@ -81,9 +86,7 @@ public final class ListenerApplication {
     }
     Optional<String> config = options.config().or(() -> nonBlank(env.get("FILES2ICEBERG_CONFIG")));
     if (config.isEmpty()) {
-      System.err.println("error: --config DIR (or FILES2ICEBERG_CONFIG) is required");
-      System.err.println(USAGE);
-      System.exit(2);
+      exitWithUsage("--config DIR (or FILES2ICEBERG_CONFIG) is required");
       return;
     }
     Optional<String> home = options.home().or(() -> nonBlank(env.get(Home.ENV)));

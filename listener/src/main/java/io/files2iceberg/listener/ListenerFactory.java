@@ -110,12 +110,7 @@ final class ListenerFactory {
    */
   @Context
   NotificationHandler notificationHandler(
-      Ledger ledger,
-      ProfileRegistry profiles,
-      ListenerSettings settings,
-      ObjectListing listing,
-      MeterRegistry meters,
-      Clock clock) {
-    return new NotificationHandler(ledger, profiles, settings, listing, meters, clock);
+      Ledger ledger, ProfileRegistry profiles, ObjectListing listing, MeterRegistry meters, Clock clock) {
+    return new NotificationHandler(ledger, profiles, listing, meters, clock);
   }
 }

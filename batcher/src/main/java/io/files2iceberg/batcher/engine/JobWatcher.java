@@ -20,21 +20,11 @@ import org.slf4j.LoggerFactory;
  * watching, ends without the job's word ({@link JobResult#fromJob()} false): the table may hold
  * the batch.
  */
-final class JobWatcher {
+record JobWatcher(Ledger ledger, Clock clock, Duration jobTimeout) {
   private static final Logger LOG = LoggerFactory.getLogger(JobWatcher.class);
   private static final Duration MIN_RENEWAL = Duration.ofMillis(50);
   /** How long a cancelled run is given to end, so that its log can be named. */
   private static final Duration CANCEL_GRACE = Duration.ofSeconds(30);
-
-  private final Ledger ledger;
-  private final Clock clock;
-  private final Duration jobTimeout;
-
-  JobWatcher(Ledger ledger, Clock clock, Duration jobTimeout) {
-    this.ledger = ledger;
-    this.clock = clock;
-    this.jobTimeout = jobTimeout;
-  }
 
   /**
    * Waits for the run to end.

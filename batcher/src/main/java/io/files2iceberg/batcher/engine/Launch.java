@@ -19,20 +19,8 @@ import org.slf4j.LoggerFactory;
  * Starts one table's jobs: writes the batch's manifest where the job reads it, marks a ledger
  * batch RUNNING (counting the attempt and the launch), then has the table's launcher start the job.
  */
-final class Launch {
+record Launch(Ledger ledger, ManifestStore manifests, Launcher launcher, RunEvents events) {
   private static final Logger LOG = LoggerFactory.getLogger(Launch.class);
-
-  private final Ledger ledger;
-  private final ManifestStore manifests;
-  private final Launcher launcher;
-  private final RunEvents events;
-
-  Launch(Ledger ledger, ManifestStore manifests, Launcher launcher, RunEvents events) {
-    this.ledger = ledger;
-    this.manifests = manifests;
-    this.launcher = launcher;
-    this.events = events;
-  }
 
   /** What starting a job came to. */
   sealed interface Started {}

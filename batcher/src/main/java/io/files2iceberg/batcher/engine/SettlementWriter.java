@@ -35,25 +35,15 @@ import org.slf4j.LoggerFactory;
  * a {@link BatchEvent}: the commit (then committed batches beyond {@code keep-checkpoints} are
  * pruned), the failure, the lease expired for recovery.
  */
-final class SettlementWriter {
+record SettlementWriter(Ledger ledger, TableProfile profile, JobSettings job, RunEvents events) {
   private static final Logger LOG = LoggerFactory.getLogger(SettlementWriter.class);
 
-  private final Ledger ledger;
-  private final TableProfile profile;
-  private final String table;
-  private final int maxAttempts;
-  private final RunEvents events;
-
-  SettlementWriter(Ledger ledger, TableProfile profile, JobSettings job, RunEvents events) {
-    this.ledger = ledger;
-    this.profile = profile;
-    this.table = profile.table();
-    this.maxAttempts = Math.max(1, job.maxAttempts());
-    this.events = events;
+  int maxAttempts() {
+    return Math.max(1, job.maxAttempts());
   }
 
-  int maxAttempts() {
-    return maxAttempts;
+  private String table() {
+    return profile.table();
   }
 
   /** Writes the decision; returns whether the batch is COMMITTED. */
@@ -61,21 +51,21 @@ final class SettlementWriter {
     if (decision instanceof ConfirmCommitted confirm) {
       Settle confirmed = Settlement.confirm(confirm.result(), ledger.batch(batchId));
       if (!(confirmed instanceof Commit)) {
-        LOG.error("Table {} batch {}: {}", table, batchId, error(confirmed));
+        LOG.error("Table {} batch {}: {}", table(), batchId, error(confirmed));
       }
       return apply(batchId, confirmed);
     }
     if (decision instanceof Commit commit) {
-      events.emit(new BatchCommitted(table, batchId, commit.report()));
+      events.emit(new BatchCommitted(table(), batchId, commit.report()));
       try {
-        ledger.pruneCommitted(table, profile.extract().keepCheckpoints());
+        ledger.pruneCommitted(table(), profile.extract().keepCheckpoints());
       } catch (RuntimeException e) {
-        LOG.warn("Table {}: cannot prune committed batches: {}", table, e.toString());
+        LOG.warn("Table {}: cannot prune committed batches: {}", table(), e.toString());
       }
       return true;
     }
     if (decision instanceof FailAndRelease fail) {
-      return fail(batchId, fail.error(), fail.exit(), fail.cause(), maxAttempts);
+      return fail(batchId, fail.error(), fail.exit(), fail.cause(), maxAttempts());
     }
     if (decision instanceof FailPartitions fail) {
       return fail(batchId, fail.error(), fail.exit(), fail.cause(), 1);
@@ -87,7 +77,7 @@ final class SettlementWriter {
       return giveUp(batchId, giveUp);
     }
     Reported reported = (Reported) decision;
-    events.emit(new BatchFailed(table, batchId, reported.error(), reported.exit(), afterFailure(ledger.batch(batchId))));
+    events.emit(new BatchFailed(table(), batchId, reported.error(), reported.exit(), afterFailure(ledger.batch(batchId))));
     return false;
   }
 
@@ -101,7 +91,7 @@ final class SettlementWriter {
   boolean commitFromResult(BatchRecord batch, AttemptResult latest) {
     BatchLoadReport report = latest.report().orElseThrow();
     LOG.info("Table {} batch {}: lease expired, and attempt {} left its result: {}; settling the batch from it",
-        table, batch.batchId(), latest.attempt(), latest.detail());
+        table(), batch.batchId(), latest.attempt(), latest.detail());
     JobResult result = new JobResult(JobExit.LOADED, Optional.of(report), latest.detail(), true, Optional.empty());
     boolean inLedger = ledger.batch(batch.batchId()).map(b -> b.state() == BatchState.COMMITTED).orElse(false);
     if (!inLedger) {
@@ -114,7 +104,7 @@ final class SettlementWriter {
       } catch (RuntimeException e) {
         return apply(batch.batchId(), Settlement.leaveForRecoveryOrGiveUp("the table holds the batch ("
             + latest.detail() + ") but its checkpoint cannot be written: " + e.getMessage(),
-            Optional.of(latest.exit()), batch.attempts(), maxAttempts));
+            Optional.of(latest.exit()), batch.attempts(), maxAttempts()));
       }
     }
     return apply(batch.batchId(), new ConfirmCommitted(result));
@@ -125,8 +115,8 @@ final class SettlementWriter {
       int attemptsAllowed) {
     BatchRecord failed = ledger.failBatch(new FailBatch(batchId, error, attemptsAllowed, false, cause));
     AfterFailure after = afterFailure(Optional.of(failed));
-    LOG.warn("Table {} batch {}: failed ({}): {}", table, batchId, after, error);
-    events.emit(new BatchFailed(table, batchId, error, exit, after, cause));
+    LOG.warn("Table {} batch {}: failed ({}): {}", table(), batchId, after, error);
+    events.emit(new BatchFailed(table(), batchId, error, exit, after, cause));
     return false;
   }
 
@@ -138,12 +128,12 @@ final class SettlementWriter {
     try {
       ledger.renewLease(batchId, Duration.ZERO);
     } catch (RuntimeException e) {
-      LOG.warn("Table {} batch {}: cannot expire the lease ({}); recovery takes it when the lease runs out", table,
+      LOG.warn("Table {} batch {}: cannot expire the lease ({}); recovery takes it when the lease runs out", table(),
           batchId, e.toString());
     }
-    LOG.warn("Table {} batch {}: left for recovery after attempt {}: {}", table, batchId, leave.attempts(),
+    LOG.warn("Table {} batch {}: left for recovery after attempt {}: {}", table(), batchId, leave.attempts(),
         leave.error());
-    events.emit(new BatchFailed(table, batchId, leave.error(), leave.exit(), AfterFailure.LEFT_FOR_RECOVERY));
+    events.emit(new BatchFailed(table(), batchId, leave.error(), leave.exit(), AfterFailure.LEFT_FOR_RECOVERY));
     return false;
   }
 
@@ -154,8 +144,8 @@ final class SettlementWriter {
   private boolean giveUp(String batchId, GiveUp giveUp) {
     String error = UnknownOutcome.gaveUp(giveUp.attempts(), giveUp.why());
     ledger.failBatch(new FailBatch(batchId, error, 1, true));
-    LOG.error("Table {} batch {}: {}", table, batchId, error);
-    events.emit(new BatchFailed(table, batchId, error, giveUp.exit(), AfterFailure.PARTITIONS_FAILED));
+    LOG.error("Table {} batch {}: {}", table(), batchId, error);
+    events.emit(new BatchFailed(table(), batchId, error, giveUp.exit(), AfterFailure.PARTITIONS_FAILED));
     return false;
   }
 
@@ -164,7 +154,7 @@ final class SettlementWriter {
       return AfterFailure.NOTHING_CLAIMED;
     }
     for (String partition : batch.get().partitions()) {
-      Optional<PartitionRecord> stored = ledger.partition(table, partition);
+      Optional<PartitionRecord> stored = ledger.partition(table(), partition);
       if (stored.isPresent() && stored.get().state() == PartitionState.FAILED) {
         return AfterFailure.PARTITIONS_FAILED;
       }

@@ -1,6 +1,7 @@
 package io.files2iceberg.listener.auth;
 
 import io.micronaut.http.HttpStatus;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -22,29 +23,27 @@ record Rejection(Reason reason, String detail) {
     Objects.requireNonNull(detail, "detail");
   }
 
-  /** The reasons, with their metric tag and HTTP status. */
+  /** The reasons, with their HTTP status. */
   enum Reason {
-    MISSING_TOKEN("missing-token", HttpStatus.UNAUTHORIZED),
-    MALFORMED_TOKEN("malformed-token", HttpStatus.UNAUTHORIZED),
-    EXPIRED("expired", HttpStatus.UNAUTHORIZED),
-    WRONG_ISSUER("wrong-issuer", HttpStatus.UNAUTHORIZED),
-    WRONG_AUDIENCE("wrong-audience", HttpStatus.UNAUTHORIZED),
-    BAD_SIGNATURE("bad-signature", HttpStatus.UNAUTHORIZED),
-    WRONG_SERVICE_ACCOUNT("wrong-service-account", HttpStatus.FORBIDDEN),
-    EMAIL_NOT_VERIFIED("email-not-verified", HttpStatus.FORBIDDEN),
-    KEYS_UNAVAILABLE("keys-unavailable", HttpStatus.SERVICE_UNAVAILABLE);
+    MISSING_TOKEN(HttpStatus.UNAUTHORIZED),
+    MALFORMED_TOKEN(HttpStatus.UNAUTHORIZED),
+    EXPIRED(HttpStatus.UNAUTHORIZED),
+    WRONG_ISSUER(HttpStatus.UNAUTHORIZED),
+    WRONG_AUDIENCE(HttpStatus.UNAUTHORIZED),
+    BAD_SIGNATURE(HttpStatus.UNAUTHORIZED),
+    WRONG_SERVICE_ACCOUNT(HttpStatus.FORBIDDEN),
+    EMAIL_NOT_VERIFIED(HttpStatus.FORBIDDEN),
+    KEYS_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE);
 
-    private final String tag;
     private final HttpStatus status;
 
-    Reason(String tag, HttpStatus status) {
-      this.tag = tag;
+    Reason(HttpStatus status) {
       this.status = status;
     }
 
-    /** The {@code reason} tag of the rejection counter. */
+    /** The {@code reason} tag of the rejection counter: the name in kebab case ({@code missing-token}). */
     String tag() {
-      return tag;
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     HttpStatus status() {

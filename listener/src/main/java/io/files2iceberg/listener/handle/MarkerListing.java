@@ -20,20 +20,8 @@ import org.slf4j.LoggerFactory;
  * A success marker's listing (listener {@code list-prefix-on-marker}): the partition's data files
  * in the marker's folder that no notification recorded yet, recorded from the listing.
  */
-final class MarkerListing {
+record MarkerListing(Ledger ledger, ObjectMatcher matcher, ObjectListing listing, ListenerMetrics metrics) {
   private static final Logger LOG = LoggerFactory.getLogger(NotificationHandler.class);
-
-  private final Ledger ledger;
-  private final ObjectMatcher matcher;
-  private final ObjectListing listing;
-  private final ListenerMetrics metrics;
-
-  MarkerListing(Ledger ledger, ObjectMatcher matcher, ObjectListing listing, ListenerMetrics metrics) {
-    this.ledger = ledger;
-    this.matcher = matcher;
-    this.listing = listing;
-    this.metrics = metrics;
-  }
 
   /**
    * Records the partition's files the ledger does not know yet, in as few ledger commits as the

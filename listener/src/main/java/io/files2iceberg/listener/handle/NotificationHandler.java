@@ -17,7 +17,6 @@ import io.files2iceberg.core.match.ObjectMatch.Rejected;
 import io.files2iceberg.core.match.ObjectMatch.SuccessMarker;
 import io.files2iceberg.core.match.ObjectMatcher;
 import io.files2iceberg.core.match.PartitionRef;
-import io.files2iceberg.core.profile.ListenerSettings;
 import io.files2iceberg.core.profile.ProfileRegistry;
 import io.files2iceberg.listener.handle.ObjectListing.ListingFailedException;
 import io.files2iceberg.listener.handle.StorageNotification.ObjectFinalized;
@@ -77,31 +76,24 @@ public final class NotificationHandler {
   private final Ledger ledger;
   private final ObjectMatcher matcher;
   private final boolean listPrefixOnMarker;
-  private final ObjectListing listing;
   private final ListenerMetrics metrics;
   private final Clock clock;
   private final MarkerListing markerListing;
 
   /**
-   * @param profiles the deployment's table profiles; they decide what each object is
-   * @param settings the listener settings ({@code list-prefix-on-marker})
+   * @param profiles the deployment's table profiles, which decide what each object is, and its
+   *     listener settings ({@code list-prefix-on-marker})
    * @param listing lists a marker's folder
    * @param meters where the listener's meters go
    */
-  public NotificationHandler(
-      Ledger ledger,
-      ProfileRegistry profiles,
-      ListenerSettings settings,
-      ObjectListing listing,
-      MeterRegistry meters,
+  public NotificationHandler(Ledger ledger, ProfileRegistry profiles, ObjectListing listing, MeterRegistry meters,
       Clock clock) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.matcher = new ObjectMatcher(profiles.profiles());
-    this.listPrefixOnMarker = settings.listPrefixOnMarker();
-    this.listing = Objects.requireNonNull(listing, "listing");
+    this.listPrefixOnMarker = profiles.deployment().listener().listPrefixOnMarker();
     this.metrics = new ListenerMetrics(Objects.requireNonNull(meters, "meters"));
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.markerListing = new MarkerListing(ledger, matcher, listing, metrics);
+    this.markerListing = new MarkerListing(ledger, matcher, Objects.requireNonNull(listing, "listing"), metrics);
   }
 
   /** Handles one message; the reply is the outcome's alone. Never throws. */

@@ -169,8 +169,7 @@ class NotificationHandlerTest {
   }
 
   private NotificationHandler handler(ObjectListing listing) {
-    return new NotificationHandler(
-        ledger, profiles, profiles.deployment().listener(), listing, meters, CLOCK);
+    return new NotificationHandler(ledger, profiles, listing, meters, CLOCK);
   }
 
   private static ReceivedMessage marker(String messageId) {
