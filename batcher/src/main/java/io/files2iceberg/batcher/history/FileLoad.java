@@ -3,7 +3,6 @@ package io.files2iceberg.batcher.history;
 import io.files2iceberg.core.ledger.FileRows;
 import java.time.Instant;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -31,15 +30,6 @@ public record FileLoad(
     Optional<Long> snapshotId,
     Optional<FileRows> rows,
     Optional<String> detail) {
-
-  public FileLoad {
-    Objects.requireNonNull(time, "time");
-    Objects.requireNonNull(outcome, "outcome");
-    Objects.requireNonNull(batchId, "batchId");
-    Objects.requireNonNull(snapshotId, "snapshotId");
-    Objects.requireNonNull(rows, "rows");
-    Objects.requireNonNull(detail, "detail");
-  }
 
   /** What became of the file in that batch. Codes are what the output says. */
   public enum Outcome {

@@ -5,7 +5,6 @@ import io.files2iceberg.core.manifest.QuarantinedFile;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -37,13 +36,9 @@ public record ExtractedBatch(
     Map<String, Integer> ignoredColumns) {
 
   public ExtractedBatch {
-    Objects.requireNonNull(batch, "batch");
-    Objects.requireNonNull(rows, "rows");
     columns = List.copyOf(columns);
-    Objects.requireNonNull(corruptRecordColumn, "corruptRecordColumn");
     filesRead = List.copyOf(filesRead);
     quarantined = List.copyOf(quarantined);
-    Objects.requireNonNull(openTime, "openTime");
     ignoredColumns = Map.copyOf(ignoredColumns);
   }
 

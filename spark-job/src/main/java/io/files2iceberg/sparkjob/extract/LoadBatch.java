@@ -6,7 +6,6 @@ import io.files2iceberg.core.profile.TableProfile;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -22,10 +21,6 @@ public record LoadBatch(SparkSession spark, BatchManifest manifest, Instant star
     List<ManifestFile> loadedBefore) {
 
   public LoadBatch {
-    Objects.requireNonNull(spark, "spark");
-    Objects.requireNonNull(manifest, "manifest");
-    Objects.requireNonNull(startedAt, "startedAt");
-    Objects.requireNonNull(scope, "scope");
     loadedBefore = List.copyOf(loadedBefore);
   }
 

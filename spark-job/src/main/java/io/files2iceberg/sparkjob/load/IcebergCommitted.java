@@ -1,7 +1,6 @@
 package io.files2iceberg.sparkjob.load;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Fact: the batch's rows are in the Iceberg table, in snapshot {@code snapshotId} ({@link
@@ -26,12 +25,6 @@ public record IcebergCommitted(
     long rowsDeleted,
     Duration mergeTime,
     Duration commitTime) {
-
-  public IcebergCommitted {
-    Objects.requireNonNull(table, "table");
-    Objects.requireNonNull(mergeTime, "mergeTime");
-    Objects.requireNonNull(commitTime, "commitTime");
-  }
 
   /**
    * The snapshot id of a batch that wrote nothing to a table that does not exist yet (every file

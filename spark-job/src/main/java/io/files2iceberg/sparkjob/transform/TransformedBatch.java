@@ -9,7 +9,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.List;
-import java.util.Objects;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -41,11 +40,7 @@ public record TransformedBatch(
     Map<String, FileRows> fileRows) {
 
   public TransformedBatch {
-    Objects.requireNonNull(extracted, "extracted");
-    Objects.requireNonNull(rows, "rows");
     columns = List.copyOf(columns);
-    Objects.requireNonNull(rejected, "rejected");
-    Objects.requireNonNull(readTime, "readTime");
     fileRows = Collections.unmodifiableMap(new LinkedHashMap<>(fileRows));
   }
 
