@@ -43,6 +43,19 @@ public final class ManifestStore {
     return base.resolve(name).toAbsolutePath().normalize().toString();
   }
 
+  /**
+   * The folder of the table's manifests and the attempt results beside them, {@code
+   * <metadata.path>/batches/}: a {@code gs://} folder URI ending in {@code /}, or an absolute local path.
+   */
+  public static String folder(TableProfile profile) {
+    String folder = profile.metadata().path();
+    if (GcsUri.is(folder)) {
+      return GcsUri.folder(GcsUri.parse(folder).resolve("batches").toString()).toString();
+    }
+    Path base = folder.startsWith("file:") ? Path.of(URI.create(folder)) : Path.of(folder);
+    return base.resolve("batches").toAbsolutePath().normalize().toString();
+  }
+
   /** Writes the manifest and returns where the job reads it. */
   String write(BatchManifest manifest) {
     String folder = manifest.profile().metadata().path();

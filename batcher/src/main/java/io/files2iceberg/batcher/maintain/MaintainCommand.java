@@ -19,6 +19,7 @@ import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,8 +38,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code maintain}: snapshot expiry and compaction of the tables, through {@link MaintainRun}, with
- * what the ledger protects ({@link MaintenanceGuard}). A table the main skipped (not created yet)
- * is reported and does not fail the run.
+ * what the ledger protects ({@link MaintenanceGuard}), then the pruning of the files settled
+ * batches left beside their manifests ({@link BatchFilePruning}). A table the main skipped (not
+ * created yet) is reported and does not fail the run.
  */
 @Command(
     name = "maintain",
@@ -50,7 +52,10 @@ import picocli.CommandLine.Option;
       "again (in flight with an expired lease, FAILED, and the extract.keep-checkpoints newest batches),",
       "and every snapshot after it, is never expired. Refuses (exit 1, naming the batch) while a batch",
       "of the table is PLANNED or RUNNING with a live lease. Skips a table not created yet (no batch has",
-      "loaded it), which is no failure."
+      "loaded it), which is no failure. Then deletes, for every table, the files each batch left beside",
+      "its manifest (the manifest, its attempts' results, local logs and pid files) once the batch is",
+      "COMMITTED or gone from the ledger and older than --batch-files-retention; never those of a",
+      "PLANNED, RUNNING or FAILED batch."
     })
 public final class MaintainCommand extends CliCommand {
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);
@@ -82,6 +87,12 @@ public final class MaintainCommand extends CliCommand {
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "2h", converter = DurationConverter.class,
       description = "The longest one table's maintenance may run before it is cancelled (default: ${DEFAULT-VALUE}).")
   Duration timeout;
+
+  @Option(names = "--batch-files-retention", paramLabel = "DURATION", defaultValue = "7d",
+      converter = DurationConverter.class,
+      description = "The files of a batch COMMITTED (or gone from the ledger) longer ago than this are deleted: 7d,"
+          + " 12h (default: ${DEFAULT-VALUE}).")
+  Duration batchFilesRetention;
 
   @Mixin DryRunOption dryRun;
 
@@ -117,48 +128,62 @@ public final class MaintainCommand extends CliCommand {
         return ExitCode.INVALID;
       }
       try (Launchers launchers = checked.get()) {
-        return maintain(access, launchers, profiles, options, out, err);
+        return maintain(access, launchers, profiles, options, resolvedHome.root().resolve("logs"), out, err);
       }
     }
   }
 
+  /** @param fallbackLogs where the local launcher logs a profile whose metadata path is not local */
   private int maintain(LedgerAccess.Opened access, Launchers launchers, List<TableProfile> profiles,
-      MaintainRun.Options options, PrintWriter out, PrintWriter err) throws InterruptedException {
+      MaintainRun.Options options, Path fallbackLogs, PrintWriter out, PrintWriter err) throws InterruptedException {
     List<MaintainResult> results = new ArrayList<>();
     List<MaintenanceGuard.Refused> refused = new ArrayList<>();
     Map<String, String> failed = new LinkedHashMap<>();
+    List<BatchFilePruning.Pruned> pruned = new ArrayList<>();
     for (TableProfile profile : profiles) {
+      Instant now = Instant.now();
       try {
-        Instant now = Instant.now();
         MaintenanceGuard.Decision decision = MaintenanceGuard.decide(access.ledger(), profile, now);
         if (decision instanceof MaintenanceGuard.Refused refusal) {
           ErrorOutput.print(err, refusal.message());
           refused.add(refusal);
-          continue;
-        }
-        String runId = MaintainRun.newRunId(now);
-        String resultUri = MaintainRun.resultUri(profile, runId);
-        List<String> args = MaintainRun.arguments(profile, access.registry().deployment(), (MaintenanceGuard.Allowed) decision, options, now,
-            resultUri);
-        MaintainResult result = MaintainRun.run(launchers.apply(profile),
-            new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri,
-            access.registry().deployment().storage(), options.timeout(), err);
-        results.add(result);
-        if (!json.json()) {
-          out.print(MaintainFormat.human(result));
-          out.flush();
+        } else {
+          String runId = MaintainRun.newRunId(now);
+          String resultUri = MaintainRun.resultUri(profile, runId);
+          List<String> args = MaintainRun.arguments(profile, access.registry().deployment(),
+              (MaintenanceGuard.Allowed) decision, options, now, resultUri);
+          MaintainResult result = MaintainRun.run(launchers.apply(profile),
+              new SparkMainRun(profile.table(), runId, MaintainRun.MAIN_CLASS, args), resultUri,
+              access.registry().deployment().storage(), options.timeout(), err);
+          results.add(result);
+          if (!json.json()) {
+            out.print(MaintainFormat.human(result));
+            out.flush();
+          }
         }
       } catch (MaintainRun.MaintainFailedException | LaunchException | LedgerUnavailableException e) {
         ErrorOutput.print(err, e.getMessage());
         failed.put(profile.table(), e.getMessage());
       }
+      // A refused or failed table still has its batch files pruned: which may go is each batch's
+      // own state, whatever else of the table is in flight.
+      BatchFilePruning.Pruned files = BatchFilePruning.prune(access.ledger(), profile, fallbackLogs,
+          access.registry().deployment().storage(), now.minus(batchFilesRetention), options.dryRun());
+      pruned.add(files);
+      files.failed().forEach((file, why) -> ErrorOutput.print(err, "table " + profile.table() + ": batch files: "
+          + file + ": " + why));
+      if (!json.json()) {
+        out.print(MaintainFormat.human(files));
+        out.flush();
+      }
       err.flush();
     }
     if (json.json()) {
-      out.print(MaintainFormat.json(results, refused, failed));
+      out.print(MaintainFormat.json(results, refused, failed, pruned));
       out.flush();
     }
-    return refused.isEmpty() && failed.isEmpty() ? 0 : ExitCode.FAILED;
+    boolean allPruned = pruned.stream().allMatch(files -> files.failed().isEmpty());
+    return refused.isEmpty() && failed.isEmpty() && allPruned ? 0 : ExitCode.FAILED;
   }
 
   private MaintainRun.Options options() {

@@ -65,12 +65,25 @@ public final class MaintainFormat {
   }
 
   /**
+   * The batch files pruned of one table, one line: {@code local.demo.clicks: deleted 12 batch
+   * file(s) of batches settled before 2026-11-23T16:13:22Z} ({@code would delete} on a dry run),
+   * with how many could not be deleted (each is named on stderr).
+   */
+  public static String human(BatchFilePruning.Pruned pruned) {
+    return pruned.table() + ": " + (pruned.dryRun() ? "would delete " : "deleted ") + pruned.deleted()
+        + " batch file(s) of batches settled before " + pruned.settledBefore()
+        + (pruned.failed().isEmpty() ? "" : "; " + pruned.failed().size() + " failure(s), see the errors above") + "\n";
+  }
+
+  /**
    * JSON lines: a {@code maintained} line per maintained table (its result as the main printed it,
    * snapshot ids as strings), a {@code maintain_skipped}, {@code maintain_refused} or {@code
-   * maintain_failed} line per table left alone, then {@code maintain_summary} with the counts.
+   * maintain_failed} line per table left alone, a {@code maintain_batch_files} line per table (its
+   * batch files deleted, or on a dry run to delete, and those that could not be), then {@code
+   * maintain_summary} with the counts.
    */
   public static String json(List<MaintainResult> results, List<MaintenanceGuard.Refused> refused,
-      Map<String, String> failed) {
+      Map<String, String> failed, List<BatchFilePruning.Pruned> pruned) {
     List<ObjectNode> lines = new ArrayList<>();
     int maintained = 0;
     int skipped = 0;
@@ -95,8 +108,21 @@ public final class MaintainFormat {
     }
     failed.forEach((table, message) -> lines.add(JsonLines.record("maintain_failed").put("table", table)
         .put("message", message)));
+    int filesDeleted = 0;
+    int filesFailed = 0;
+    for (BatchFilePruning.Pruned files : pruned) {
+      ObjectNode line = JsonLines.record("maintain_batch_files").put("table", files.table())
+          .put("dryRun", files.dryRun()).put("settledBefore", files.settledBefore().toString())
+          .put("deleted", files.deleted());
+      var notDeleted = line.putArray("failed");
+      files.failed().forEach((file, message) -> notDeleted.addObject().put("file", file).put("message", message));
+      lines.add(line);
+      filesDeleted += files.deleted();
+      filesFailed += files.failed().size();
+    }
     lines.add(JsonLines.record("maintain_summary").put("maintained", maintained).put("skipped", skipped)
-        .put("refused", refused.size()).put("failed", failed.size()));
+        .put("refused", refused.size()).put("failed", failed.size()).put("batchFilesDeleted", filesDeleted)
+        .put("batchFilesFailed", filesFailed));
     return JsonLines.lines(lines);
   }
 }

@@ -196,7 +196,7 @@ class JsonOutputEndToEndTest {
     Run maintain = cli("maintain", "--config", profiles.toString(), "--dry-run", "--json");
     assertThat(maintain.code()).as(maintain.toString()).isZero();
     List<JsonNode> maintained = readByJq(maintain.out());
-    assertThat(JsonLinesOutput.kinds(maintained)).containsExactly("maintained", "maintain_summary");
+    assertThat(JsonLinesOutput.kinds(maintained)).containsExactly("maintained", "maintain_batch_files", "maintain_summary");
     assertThat(JsonLinesOutput.jq(maintain.out(), "-r", "select(.kind == \"maintained\") | .protected[].snapshotId")
         .strip()).isEqualTo(String.valueOf(lastSnapshot()));
 

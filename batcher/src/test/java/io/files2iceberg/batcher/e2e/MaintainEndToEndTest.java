@@ -145,11 +145,14 @@ class MaintainEndToEndTest {
     assertThat(refused[0]).as(refused[2]).isEqualTo("1");
     assertThat(refused[2]).contains("error: table " + TABLE + ": batch " + claimed.batchId() + " is RUNNING with its"
         + " lease until ");
-    assertThat(refused[1]).isEmpty();
+    // Its batch files are still pruned (by each batch's own state): none is old enough yet.
+    assertThat(refused[1]).startsWith(TABLE + ": deleted 0 batch file(s) of batches settled before ")
+        .doesNotContain("protected");
     String[] refusedJson = maintain("--retention", "0", "--dry-run", "--json");
     assertThat(refusedJson[0]).isEqualTo("1");
     List<JsonNode> refusal = JsonLinesOutput.parse(refusedJson[1]);
-    assertThat(JsonLinesOutput.kinds(refusal)).containsExactly("maintain_refused", "maintain_summary");
+    assertThat(JsonLinesOutput.kinds(refusal)).containsExactly("maintain_refused", "maintain_batch_files",
+        "maintain_summary");
     assertThat(refusal.get(0).path("table").asText()).isEqualTo(TABLE);
     assertThat(refusal.get(0).path("batchId").asText()).isEqualTo(claimed.batchId());
 
@@ -163,8 +166,11 @@ class MaintainEndToEndTest {
     assertThat(planned.path("expiredSnapshots").size()).isEqualTo(1);
 
     // Over every profile: the table no batch has loaded is skipped, and the run still succeeds.
+    // The files of A (pruned from the ledger) and B (COMMITTED) go; C, in flight, has none in batches/.
+    Path batches = deployment.home.root().resolve("metadata").resolve("maint").resolve("batches");
+    assertThat(batches.resolve(first.get(1).batchId() + ".json")).exists();
     String[] done = maintain(deployment.profiles, "--retention", "0", "--min-input-files", "2", "--target-file-size",
-        "1m");
+        "1m", "--batch-files-retention", "1s");
     assertThat(done[0]).as(done[2]).isEqualTo("0");
     assertThat(done[1])
         .contains("local.e2e.never: skipped, not created yet (no batch has loaded it)\n",
@@ -176,6 +182,12 @@ class MaintainEndToEndTest {
             "snapshots: 3 before, 3 after");
     assertThat(done[2]).contains("maintain " + TABLE + ": started pid ", "maintain local.e2e.never: started pid ")
         .doesNotContain("error:");
+    assertThat(done[1]).containsPattern(TABLE + ": deleted [1-9][0-9]* batch file\\(s\\)")
+        .contains("local.e2e.never: deleted 0 batch file(s)");
+    try (var left = Files.list(batches)) {
+      assertThat(left.map(f -> f.getFileName().toString()))
+          .noneMatch(name -> name.startsWith(first.get(0).batchId()) || name.startsWith(first.get(1).batchId()));
+    }
 
     // Recovery relaunches batch C: its job finds the marker through the compaction and only finalizes.
     List<BatchEvent> events = EmbeddedDeployment.events();

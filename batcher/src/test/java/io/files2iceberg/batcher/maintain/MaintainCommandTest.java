@@ -11,6 +11,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +49,8 @@ class MaintainCommandTest {
   void helpListsEveryOption() {
     assertThat(run("maintain", "--help")).isZero();
     assertThat(out.toString()).contains("--config", "--table", "--retention", "--retain-last", "--[no-]compact",
-        "--target-file-size", "--min-input-files", "--timeout", "--dry-run", "--json", "--home");
+        "--target-file-size", "--min-input-files", "--timeout", "--batch-files-retention", "--dry-run", "--json",
+        "--home");
   }
 
   @Test
@@ -62,6 +66,16 @@ class MaintainCommandTest {
     assertThat(code).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains("--retention: expected a duration with a unit, such as 90s, 30m or 2h, got"
         + " 'week'");
+  }
+
+  @Test
+  void aBatchFilesRetentionOfZeroIsAUsageErrorNamingTheOption() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--batch-files-retention",
+        "0s");
+
+    assertThat(code).isEqualTo(ExitCode.INVALID);
+    assertThat(err.toString()).contains("error: invalid value for option '--batch-files-retention': must be longer"
+        + " than zero, got '0s'");
   }
 
   @Test
@@ -94,6 +108,15 @@ class MaintainCommandTest {
         catalog.uri = "jdbc:sqlite:%s"
         """.formatted(unreachable));
 
+    // Beside the table's manifests: the files of a batch the ledger does not hold, old and recent, and another file.
+    Path batches = Files.createDirectories(home.resolve("metadata").resolve("events").resolve("batches"));
+    Path old = Files.writeString(batches.resolve("20261101T120000-1a2b3c4d.json"), "{}");
+    Files.setLastModifiedTime(old, FileTime.from(Instant.now().minus(Duration.ofDays(8))));
+    Path recent = Files.writeString(batches.resolve("20261101T130000-5e6f7a8b-attempt1.result.json"), "{}");
+    Files.setLastModifiedTime(recent, FileTime.from(Instant.now().minus(Duration.ofDays(6))));
+    Path other = Files.writeString(batches.resolve("notes.txt"), "");
+    Files.setLastModifiedTime(other, FileTime.from(Instant.now().minus(Duration.ofDays(8))));
+
     int code = run("maintain", "--config", profile.toString(), "--home", home.toString(), "--no-compact", "--json");
 
     assertThat(code).as(err.toString()).isEqualTo(ExitCode.FAILED);
@@ -102,11 +125,17 @@ class MaintainCommandTest {
     assertThat(err.toString()).contains("maintain broken.demo.events: started pid ", "error: " + failure,
         "(log: " + home.resolve("logs").resolve("maintain-"));
     List<JsonNode> lines = JsonLinesOutput.parse(out.toString());
-    assertThat(JsonLinesOutput.kinds(lines)).containsExactly("maintain_failed", "maintain_summary");
+    assertThat(JsonLinesOutput.kinds(lines)).containsExactly("maintain_failed", "maintain_batch_files",
+        "maintain_summary");
     assertThat(lines.get(0).path("table").asText()).isEqualTo("broken.demo.events");
     assertThat(lines.get(0).path("message").asText()).startsWith(failure);
-    assertThat(lines.get(1).toString()).isEqualTo(
-        "{\"kind\":\"maintain_summary\",\"maintained\":0,\"skipped\":0,\"refused\":0,\"failed\":1}");
+    // The failed maintenance does not keep the batch files of the table from being pruned.
+    assertThat(lines.get(1).path("deleted").asInt()).isEqualTo(1);
+    assertThat(old).doesNotExist();
+    assertThat(recent).exists();
+    assertThat(other).exists();
+    assertThat(lines.get(2).toString()).isEqualTo("{\"kind\":\"maintain_summary\",\"maintained\":0,\"skipped\":0,"
+        + "\"refused\":0,\"failed\":1,\"batchFilesDeleted\":1,\"batchFilesFailed\":0}");
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.JsonLinesOutput;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -41,19 +42,28 @@ class MaintainFormatTest {
     String expiring = MAINTAINED_LINE.replace("\"expiredSnapshots\":[]", "\"expiredSnapshots\":[9007199254740993]")
         .replace("\"protected\":[]", "\"protected\":[{\"batchId\":\"b1\",\"snapshotId\":9007199254740995,"
             + "\"committedAt\":\"2026-11-23T16:13:22Z\",\"reason\":\"newest batch of the table\"}]");
+    Instant cutoff = Instant.parse("2026-11-23T16:13:22Z");
     String json = MaintainFormat.json(List.of(parsed(expiring), parsed(SKIPPED_LINE)), List.of(),
-        Map.of("local.demo.orders", "table local.demo.orders: maintenance failed: ..."));
+        Map.of("local.demo.orders", "table local.demo.orders: maintenance failed: ..."),
+        List.of(new BatchFilePruning.Pruned("local.demo.clicks", false, cutoff, 12, Map.of()),
+            new BatchFilePruning.Pruned("local.demo.views", false, cutoff, 0, Map.of()),
+            new BatchFilePruning.Pruned("local.demo.orders", false, cutoff, 3,
+                Map.of("gs://lake-metadata/orders/batches/20261101T000000-1a2b3c4d.json", "cannot delete: 403"))));
 
     List<JsonNode> lines = JsonLinesOutput.parse(json);
     assertThat(JsonLinesOutput.kinds(lines)).containsExactly("maintained", "maintain_skipped", "maintain_failed",
-        "maintain_summary");
+        "maintain_batch_files", "maintain_batch_files", "maintain_batch_files", "maintain_summary");
     assertThat(lines.get(0).path("table").asText()).isEqualTo("local.demo.clicks");
     assertThat(lines.get(0).path("expiredSnapshots").toString()).isEqualTo("[\"9007199254740993\"]");
     assertThat(lines.get(0).at("/protected/0/snapshotId").textValue()).isEqualTo("9007199254740995");
     assertThat(lines.get(1).toString()).isEqualTo("{\"kind\":\"maintain_skipped\",\"table\":\"local.demo.views\","
         + "\"reason\":\"not created yet\",\"detail\":\"no batch has loaded it\"}");
     assertThat(lines.get(2).path("table").asText()).isEqualTo("local.demo.orders");
-    assertThat(lines.get(3).toString()).isEqualTo(
-        "{\"kind\":\"maintain_summary\",\"maintained\":1,\"skipped\":1,\"refused\":0,\"failed\":1}");
+    assertThat(lines.get(3).toString()).isEqualTo("{\"kind\":\"maintain_batch_files\",\"table\":\"local.demo.clicks\","
+        + "\"dryRun\":false,\"settledBefore\":\"2026-11-23T16:13:22Z\",\"deleted\":12,\"failed\":[]}");
+    assertThat(lines.get(5).path("failed").toString()).isEqualTo("[{\"file\":\"gs://lake-metadata/orders/batches/"
+        + "20261101T000000-1a2b3c4d.json\",\"message\":\"cannot delete: 403\"}]");
+    assertThat(lines.get(6).toString()).isEqualTo("{\"kind\":\"maintain_summary\",\"maintained\":1,\"skipped\":1,"
+        + "\"refused\":0,\"failed\":1,\"batchFilesDeleted\":15,\"batchFilesFailed\":1}");
   }
 }

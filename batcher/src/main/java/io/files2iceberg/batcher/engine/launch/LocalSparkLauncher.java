@@ -319,11 +319,17 @@ public final class LocalSparkLauncher implements Launcher {
    * the metadata path is not local ({@code <home>/logs} for the launcher the commands open).
    */
   public static Path logFile(TableProfile profile, Path fallbackLogs, String batchId, int attempt) {
-    String name = AttemptResult.stem(batchId, attempt) + ".log";
+    return logFolder(profile, fallbackLogs).resolve(AttemptResult.stem(batchId, attempt) + ".log");
+  }
+
+  /**
+   * The folder of the local launcher's logs and pid files of one profile's attempts: {@code
+   * <metadata.path>/logs}, or {@code <fallbackLogs>/<profile>} when the metadata path is not local.
+   */
+  public static Path logFolder(TableProfile profile, Path fallbackLogs) {
     return localFolder(profile.metadata().path())
         .map(folder -> folder.resolve("logs"))
-        .orElse(fallbackLogs.toAbsolutePath().normalize().resolve(profile.name()))
-        .resolve(name);
+        .orElse(fallbackLogs.toAbsolutePath().normalize().resolve(profile.name()));
   }
 
   /** A plain path or a {@code file:} URI as a local folder; empty for any other scheme. */
