@@ -5,6 +5,7 @@ import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.output.RecordJson;
 import io.files2iceberg.batcher.output.RecordText;
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.manifest.AttemptResult;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ public final class InspectFormat {
       out.append("BATCH ").append(RecordText.batch(batch.batch())).append('\n');
       out.append("  events ").append(String.join(", ", batch.batch().eventIds())).append('\n');
       files(out, "FILES", ", claim order", batch.files());
-      attempts(out, batch.attempts());
+      attempts(out, batch.batch().state(), batch.attempts());
     } else if (history instanceof History.OfFile file) {
       out.append("FILE ").append(file.uri()).append('\n');
       files(out, "GENERATIONS", ", oldest first", file.generations());
@@ -85,7 +86,7 @@ public final class InspectFormat {
     batches.forEach(batch -> out.append("  ").append(RecordText.batch(batch)).append('\n'));
   }
 
-  private static void attempts(StringBuilder out, List<History.Attempt> attempts) {
+  private static void attempts(StringBuilder out, BatchState state, List<History.Attempt> attempts) {
     out.append("ATTEMPTS (").append(attempts.size()).append(", oldest first)\n");
     for (History.Attempt attempt : attempts) {
       out.append("  attempt ").append(attempt.attempt()).append(": ");
@@ -97,7 +98,10 @@ public final class InspectFormat {
             .append(" row(s) inserted, ").append(report.metrics().rowsUpdated()).append(" updated"));
         out.append(", ended ").append(result.endedAt());
       } else {
-        out.append("no result (still running, or the job died before writing it)");
+        // maintain deletes the files of COMMITTED batches once they are older than its retention.
+        out.append(state == BatchState.COMMITTED
+            ? "no result (the job died before writing it, or maintain deleted it once the batch was settled)"
+            : "no result (still running, or the job died before writing it)");
       }
       out.append("\n    result ").append(attempt.resultLocation()).append('\n');
       out.append("    log ").append(attempt.log()).append('\n');

@@ -9,6 +9,7 @@ import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorLedger;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -126,6 +127,21 @@ class InspectCommandTest {
         .contains(OperatorLedger.uri("d3", 0) + " generation 1: SUPERSEDED")
         .contains("superseded: rewritten: generation 2 is live now")
         .contains(OperatorLedger.uri("d3", 0) + " generation 2: RECORDED");
+  }
+
+  @Test
+  void anAttemptOfACommittedBatchWithoutItsResultSaysMaintainMayHaveDeletedIt() throws Exception {
+    Path profile = Files.writeString(home.resolve("clicks.conf"), """
+        extract.path = "file:///landing/clicks/*/*.csv"
+        extract.format = csv
+        load.iceberg.table = local.demo.clicks
+        """);
+
+    int exit = fixture.run("inspect", "--batch", fixture.committedBatch, "--config", profile.toString());
+
+    assertThat(exit).as(fixture.err.toString()).isZero();
+    assertThat(fixture.out.toString()).contains("ATTEMPTS (1, oldest first)\n  attempt 1: no result (the job died"
+        + " before writing it, or maintain deleted it once the batch was settled)\n");
   }
 
   @Test
