@@ -10,6 +10,7 @@ import io.files2iceberg.sparkjob.JobLogging;
 import io.files2iceberg.sparkjob.BatchJob;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -75,8 +76,16 @@ public final class WarmDriver {
     thread.setDaemon(true);
     return thread;
   });
+  private final Clock clock;
+  private final Sleeper sleeper;
   private volatile SparkSession root;
-  private volatile Instant lastActive = Instant.now();
+  private volatile Instant lastActive;
+
+  /** Waits between two looks at the folder: {@link Thread#sleep}, or a test's simulated time. */
+  @FunctionalInterface
+  interface Sleeper {
+    void sleep(Duration duration);
+  }
 
   /** A request being run, and whether a batcher asked to cancel it. */
   private static final class Run {
@@ -91,6 +100,14 @@ public final class WarmDriver {
 
   WarmDriver(WarmFolder folder, String driverId, Duration idleTimeout, String master,
       Map<String, String> sparkProperties) {
+    this(folder, driverId, idleTimeout, master, sparkProperties, Clock.systemUTC(), WarmDriver::sleep);
+  }
+
+  WarmDriver(WarmFolder folder, String driverId, Duration idleTimeout, String master,
+      Map<String, String> sparkProperties, Clock clock, Sleeper sleeper) {
+    this.clock = clock;
+    this.sleeper = sleeper;
+    this.lastActive = clock.instant();
     this.folder = folder;
     this.driverId = driverId;
     this.idleTimeout = idleTimeout;
@@ -128,7 +145,7 @@ public final class WarmDriver {
   static Optional<WarmDriver> parse(String[] args) {
     return DriverOptions.parse(args).map(options -> new WarmDriver(WarmFolder.at(options.folder(),
         () -> StorageClients.shared(StorageSettings.ofConnector(key -> options.conf().get("spark.hadoop." + key))),
-        java.time.Clock.systemUTC()), options.driverId(), options.idleTimeout(), options.master(), options.conf()));
+        Clock.systemUTC()), options.driverId(), options.idleTimeout(), options.master(), options.conf()));
   }
 
   /** Serves requests until idle, retired or its folder is gone; 0 also when another driver lives. */
@@ -159,18 +176,18 @@ public final class WarmDriver {
     LOG.info("Warm driver {}: Spark context started ({})", driverId, session.sparkContext().master());
   }
 
-  private int loop(WarmFolder.Hold hold) {
+  int loop(WarmFolder.Hold hold) {
     boolean retiring = false;
     boolean heldOn = true;
-    Instant renewed = Instant.now();
+    Instant renewed = clock.instant();
     while (true) {
       if (!folder.exists()) {
         LOG.info("Warm driver {}: its folder {} is gone; exiting", driverId, folder);
         return 0;
       }
-      if (heldOn && Duration.between(renewed, Instant.now()).compareTo(WarmDriverHeartbeat.INTERVAL) >= 0) {
+      if (heldOn && Duration.between(renewed, clock.instant()).compareTo(WarmDriverHeartbeat.INTERVAL) >= 0) {
         heldOn = renew(hold);
-        renewed = Instant.now();
+        renewed = clock.instant();
       }
       cancelAsked();
       if (!retiring && heldOn) {
@@ -186,12 +203,12 @@ public final class WarmDriver {
               + " with them", driverId);
           return 0;
         }
-        if (Duration.between(lastActive, Instant.now()).compareTo(idleTimeout) > 0) {
+        if (Duration.between(lastActive, clock.instant()).compareTo(idleTimeout) > 0) {
           LOG.info("Warm driver {}: no batch for {}; exiting", driverId, idleTimeout);
           return 0;
         }
       }
-      sleep(folder.poll());
+      sleeper.sleep(folder.poll());
     }
   }
 
@@ -243,7 +260,7 @@ public final class WarmDriver {
       }
       Run run = new Run(request);
       runs.put(name, run);
-      lastActive = Instant.now();
+      lastActive = clock.instant();
       executor.execute(() -> run(run));
     }
     return false;
@@ -268,7 +285,7 @@ public final class WarmDriver {
       LOG.warn("Warm driver {}: cannot read the cancel requests in {}: {}", driverId, folder, e.toString());
     }
     SparkSession context = root;
-    Instant now = Instant.now();
+    Instant now = clock.instant();
     if (context != null) {
       runs.values().stream().filter(run -> run.cancelled && now.isAfter(run.nextCancel)).forEach(run -> {
         context.sparkContext().cancelJobGroup(run.request.jobGroup());
@@ -316,7 +333,7 @@ public final class WarmDriver {
             e.toString());
       }
       runs.remove(request.name());
-      lastActive = Instant.now();
+      lastActive = clock.instant();
     }
   }
 
