@@ -56,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * requests and exits once its runs have
  * ended, so that a batcher starts a driver with the new settings. It exits after {@code
  * --idle-timeout} without a run, and at once when its folder is deleted.
+ *
+ * <p>It looks at its folder every {@link WarmFolder#poll} while it has work (a run, a request
+ * taken, a cancel seen); idle, it waits twice as long after each look that found nothing, up to
+ * {@link WarmFolder#idlePoll} ({@link PollSchedule}), yet still renews its hold and exits on time.
  */
 public final class WarmDriver {
   private static final Logger LOG = LoggerFactory.getLogger(WarmDriver.class);
@@ -180,6 +184,8 @@ public final class WarmDriver {
     boolean retiring = false;
     boolean heldOn = true;
     Instant renewed = clock.instant();
+    PollSchedule polls = new PollSchedule(folder.poll(), folder.idlePoll());
+    Instant activeAtLastLook = lastActive;
     while (true) {
       if (!folder.exists()) {
         LOG.info("Warm driver {}: its folder {} is gone; exiting", driverId, folder);
@@ -189,7 +195,7 @@ public final class WarmDriver {
         heldOn = renew(hold);
         renewed = clock.instant();
       }
-      cancelAsked();
+      boolean cancelSeen = cancelAsked();
       if (!retiring && heldOn) {
         retiring = takeRequests();
       }
@@ -208,7 +214,13 @@ public final class WarmDriver {
           return 0;
         }
       }
-      sleeper.sleep(folder.poll());
+      // A run going on, a request taken, a run ended since the last look, a cancel: the base poll.
+      Instant active = lastActive;
+      boolean busy = cancelSeen || !runs.isEmpty() || !active.equals(activeAtLastLook);
+      activeAtLastLook = active;
+      sleeper.sleep(polls.next(busy, clock.instant(),
+          heldOn ? renewed.plus(WarmDriverHeartbeat.INTERVAL) : Instant.MAX,
+          runs.isEmpty() ? active.plus(idleTimeout) : Instant.MAX));
     }
   }
 
@@ -269,10 +281,14 @@ public final class WarmDriver {
   /**
    * Cancels the job group of every run a batcher asked to cancel, again on every poll while the
    * run goes on: cancelling a group stops only its jobs already submitted.
+   *
+   * @return whether a batcher asked for a cancel since the last look
    */
-  private void cancelAsked() {
+  private boolean cancelAsked() {
+    boolean seen = false;
     try {
       for (String cancel : folder.cancels()) {
+        seen = true;
         Run run = runs.get(cancel);
         if (run != null && !run.cancelled) {
           run.cancelled = true;
@@ -292,6 +308,7 @@ public final class WarmDriver {
         run.nextCancel = now.plus(RECANCEL);
       });
     }
+    return seen;
   }
 
   private void run(Run run) {
