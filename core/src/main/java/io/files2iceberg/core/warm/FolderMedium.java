@@ -30,6 +30,12 @@ public interface FolderMedium {
   /** How often a driver looks for requests and cancels: each look lists the folder. */
   Duration poll();
 
+  /**
+   * The longest a driver waits between two looks while it has nothing to do: its wait grows from
+   * {@link #poll} up to this, and a request waits for an idle driver at most this long.
+   */
+  Duration idlePoll();
+
   /** Whether the folder is still there; a bucket's always is. */
   boolean exists();
 

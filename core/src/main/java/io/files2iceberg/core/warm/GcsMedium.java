@@ -42,10 +42,19 @@ public final class GcsMedium implements FolderMedium {
     return new GcsUri(bucket, prefix).toString();
   }
 
-  /** Two object listings per look: twice a second keeps them a few cents an hour. */
+  /** Two object listings per look, twice a second while the driver is busy. */
   @Override
   public Duration poll() {
     return Duration.ofMillis(500);
+  }
+
+  /**
+   * An idle driver looks every 5 s (its heartbeat's interval): about 1,400 listings an hour
+   * instead of 14,400, and a batch handed to it waits at most 4.5 s more.
+   */
+  @Override
+  public Duration idlePoll() {
+    return Duration.ofSeconds(5);
   }
 
   /** Always: a bucket has no folder to delete. */

@@ -49,6 +49,15 @@ public final class LocalMedium implements FolderMedium {
     return Duration.ofMillis(50);
   }
 
+  /**
+   * The base poll: a listing of a local folder costs no request and next to no time, and a batch
+   * handed to a local driver (the demo, tests, one machine) should start at once.
+   */
+  @Override
+  public Duration idlePoll() {
+    return poll();
+  }
+
   @Override
   public boolean exists() {
     return Files.isDirectory(folder);

@@ -135,6 +135,11 @@ public final class WarmFolder {
     return medium.poll();
   }
 
+  /** The longest a driver with nothing to do waits between two looks ({@link FolderMedium#idlePoll}). */
+  public Duration idlePoll() {
+    return medium.idlePoll();
+  }
+
   /** Whether the folder is still there; a driver whose folder is deleted exits. */
   public boolean exists() {
     return medium.exists();

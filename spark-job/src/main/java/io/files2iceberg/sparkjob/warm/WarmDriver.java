@@ -10,6 +10,7 @@ import io.files2iceberg.sparkjob.JobLogging;
 import io.files2iceberg.sparkjob.BatchJob;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -55,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * requests and exits once its runs have
  * ended, so that a batcher starts a driver with the new settings. It exits after {@code
  * --idle-timeout} without a run, and at once when its folder is deleted.
+ *
+ * <p>It looks at its folder every {@link WarmFolder#poll} while it has work (a run, a request
+ * taken, a cancel seen); idle, it waits twice as long after each look that found nothing, up to
+ * {@link WarmFolder#idlePoll} ({@link PollSchedule}), yet still renews its hold and exits on time.
  */
 public final class WarmDriver {
   private static final Logger LOG = LoggerFactory.getLogger(WarmDriver.class);
@@ -75,8 +80,16 @@ public final class WarmDriver {
     thread.setDaemon(true);
     return thread;
   });
+  private final Clock clock;
+  private final Sleeper sleeper;
   private volatile SparkSession root;
-  private volatile Instant lastActive = Instant.now();
+  private volatile Instant lastActive;
+
+  /** Waits between two looks at the folder: {@link Thread#sleep}, or a test's simulated time. */
+  @FunctionalInterface
+  interface Sleeper {
+    void sleep(Duration duration);
+  }
 
   /** A request being run, and whether a batcher asked to cancel it. */
   private static final class Run {
@@ -91,6 +104,14 @@ public final class WarmDriver {
 
   WarmDriver(WarmFolder folder, String driverId, Duration idleTimeout, String master,
       Map<String, String> sparkProperties) {
+    this(folder, driverId, idleTimeout, master, sparkProperties, Clock.systemUTC(), WarmDriver::sleep);
+  }
+
+  WarmDriver(WarmFolder folder, String driverId, Duration idleTimeout, String master,
+      Map<String, String> sparkProperties, Clock clock, Sleeper sleeper) {
+    this.clock = clock;
+    this.sleeper = sleeper;
+    this.lastActive = clock.instant();
     this.folder = folder;
     this.driverId = driverId;
     this.idleTimeout = idleTimeout;
@@ -128,7 +149,7 @@ public final class WarmDriver {
   static Optional<WarmDriver> parse(String[] args) {
     return DriverOptions.parse(args).map(options -> new WarmDriver(WarmFolder.at(options.folder(),
         () -> StorageClients.shared(StorageSettings.ofConnector(key -> options.conf().get("spark.hadoop." + key))),
-        java.time.Clock.systemUTC()), options.driverId(), options.idleTimeout(), options.master(), options.conf()));
+        Clock.systemUTC()), options.driverId(), options.idleTimeout(), options.master(), options.conf()));
   }
 
   /** Serves requests until idle, retired or its folder is gone; 0 also when another driver lives. */
@@ -159,20 +180,22 @@ public final class WarmDriver {
     LOG.info("Warm driver {}: Spark context started ({})", driverId, session.sparkContext().master());
   }
 
-  private int loop(WarmFolder.Hold hold) {
+  int loop(WarmFolder.Hold hold) {
     boolean retiring = false;
     boolean heldOn = true;
-    Instant renewed = Instant.now();
+    Instant renewed = clock.instant();
+    PollSchedule polls = new PollSchedule(folder.poll(), folder.idlePoll());
+    Instant activeAtLastLook = lastActive;
     while (true) {
       if (!folder.exists()) {
         LOG.info("Warm driver {}: its folder {} is gone; exiting", driverId, folder);
         return 0;
       }
-      if (heldOn && Duration.between(renewed, Instant.now()).compareTo(WarmDriverHeartbeat.INTERVAL) >= 0) {
+      if (heldOn && Duration.between(renewed, clock.instant()).compareTo(WarmDriverHeartbeat.INTERVAL) >= 0) {
         heldOn = renew(hold);
-        renewed = Instant.now();
+        renewed = clock.instant();
       }
-      cancelAsked();
+      boolean cancelSeen = cancelAsked();
       if (!retiring && heldOn) {
         retiring = takeRequests();
       }
@@ -186,12 +209,18 @@ public final class WarmDriver {
               + " with them", driverId);
           return 0;
         }
-        if (Duration.between(lastActive, Instant.now()).compareTo(idleTimeout) > 0) {
+        if (Duration.between(lastActive, clock.instant()).compareTo(idleTimeout) > 0) {
           LOG.info("Warm driver {}: no batch for {}; exiting", driverId, idleTimeout);
           return 0;
         }
       }
-      sleep(folder.poll());
+      // A run going on, a request taken, a run ended since the last look, a cancel: the base poll.
+      Instant active = lastActive;
+      boolean busy = cancelSeen || !runs.isEmpty() || !active.equals(activeAtLastLook);
+      activeAtLastLook = active;
+      sleeper.sleep(polls.next(busy, clock.instant(),
+          heldOn ? renewed.plus(WarmDriverHeartbeat.INTERVAL) : Instant.MAX,
+          runs.isEmpty() ? active.plus(idleTimeout) : Instant.MAX));
     }
   }
 
@@ -243,7 +272,7 @@ public final class WarmDriver {
       }
       Run run = new Run(request);
       runs.put(name, run);
-      lastActive = Instant.now();
+      lastActive = clock.instant();
       executor.execute(() -> run(run));
     }
     return false;
@@ -252,10 +281,14 @@ public final class WarmDriver {
   /**
    * Cancels the job group of every run a batcher asked to cancel, again on every poll while the
    * run goes on: cancelling a group stops only its jobs already submitted.
+   *
+   * @return whether a batcher asked for a cancel since the last look
    */
-  private void cancelAsked() {
+  private boolean cancelAsked() {
+    boolean seen = false;
     try {
       for (String cancel : folder.cancels()) {
+        seen = true;
         Run run = runs.get(cancel);
         if (run != null && !run.cancelled) {
           run.cancelled = true;
@@ -268,13 +301,14 @@ public final class WarmDriver {
       LOG.warn("Warm driver {}: cannot read the cancel requests in {}: {}", driverId, folder, e.toString());
     }
     SparkSession context = root;
-    Instant now = Instant.now();
+    Instant now = clock.instant();
     if (context != null) {
       runs.values().stream().filter(run -> run.cancelled && now.isAfter(run.nextCancel)).forEach(run -> {
         context.sparkContext().cancelJobGroup(run.request.jobGroup());
         run.nextCancel = now.plus(RECANCEL);
       });
     }
+    return seen;
   }
 
   private void run(Run run) {
@@ -316,7 +350,7 @@ public final class WarmDriver {
             e.toString());
       }
       runs.remove(request.name());
-      lastActive = Instant.now();
+      lastActive = clock.instant();
     }
   }
 
