@@ -92,6 +92,40 @@ class RewrittenObjectTest {
   }
 
   @Test
+  void theGenerationsOfABatchsFilesAreAskedSideBySideAndTheRewrittenOneIsSuperseded() {
+    TableProfile profile = readings("side_by_side", "");
+    Landed[] landed = new Landed[12];
+    for (int i = 0; i < landed.length; i++) {
+      landed[i] = write("side_by_side", "f%02d.parquet".formatted(i), RowFactory.create(i, "v1"));
+    }
+    BatchManifest batch = fixture.claimBatch(profile, landed);
+    Landed rewritten = rewrite(landed[5], "side_by_side", 1_000_000, RowFactory.create(105, "v2"));
+    LocalGenerations disk = new LocalGenerations();
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    // Each question takes a while, as a GCS metadata GET does: asked one by one, none overlaps.
+    LiveGenerations slowStorage = object -> {
+      most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+      try {
+        TimeUnit.MILLISECONDS.sleep(100);
+        return disk.of(object);
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      } finally {
+        inFlight.decrementAndGet();
+      }
+    };
+
+    int code = fixture.runJob(fixture.writeManifest(batch), slowStorage);
+
+    assertThat(code).as("stderr: %s", fixture.stderr).isEqualTo(BatchJob.EXIT_OK);
+    assertThat(most.get()).as("questions to the storage at once").isGreaterThan(1);
+    assertThat(stored(batch, 5).quarantineReason())
+        .contains("rewritten: generation " + rewritten.generation() + " is live now");
+    assertThat(fixture.rows("SELECT count(*) FROM local.rewrites.side_by_side")).containsExactly("[11]");
+  }
+
+  @Test
   void appendObjectRewrittenBeforeItsBatchIsSupersededAndItsNewGenerationLoadsItsRowsOnce() {
     TableProfile profile = readings("append_rewritten", "");
     Landed v1 = write("append_rewritten", "a.parquet", RowFactory.create(1, "v1"), RowFactory.create(2, "v1"));

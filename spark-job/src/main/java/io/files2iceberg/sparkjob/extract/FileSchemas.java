@@ -3,14 +3,8 @@ package io.files2iceberg.sparkjob.extract;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.Extract;
 import io.files2iceberg.core.profile.Extract.Format;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
@@ -35,9 +29,6 @@ import org.apache.spark.sql.types.StructType;
  * nothing about the file, is an {@link Outcome.Failed} (retried, never quarantined).
  */
 final class FileSchemas {
-  /** Threads reading schemas at once: footers are small reads, dominated by the storage's latency. */
-  static final int THREADS = 8;
-
   private FileSchemas() {}
 
   /** What opening one file gave. */
@@ -58,33 +49,7 @@ final class FileSchemas {
       return List.of();
     }
     Opener opener = opener(spark, extract);
-    if (files.size() == 1) {
-      return List.of(open(opener, files.get(0)));
-    }
-    AtomicInteger threads = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(THREADS, files.size()), runnable -> {
-      Thread thread = new Thread(runnable, "files2iceberg-schemas-" + threads.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
-    try {
-      List<Future<Outcome>> futures = new ArrayList<>();
-      for (ManifestFile file : files) {
-        futures.add(pool.submit(() -> open(opener, file)));
-      }
-      List<Outcome> outcomes = new ArrayList<>();
-      for (Future<Outcome> future : futures) {
-        outcomes.add(future.get());
-      }
-      return outcomes;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reading the batch's file schemas", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot read the batch's file schemas: " + e.getCause(), e.getCause());
-    } finally {
-      pool.shutdownNow();
-    }
+    return StorageCalls.each(files, "file schemas", file -> open(opener, file));
   }
 
   private static Outcome open(Opener opener, ManifestFile file) {

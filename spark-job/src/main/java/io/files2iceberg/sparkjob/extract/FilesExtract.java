@@ -100,14 +100,15 @@ public final class FilesExtract implements Stage<LoadBatch, ExtractedBatch> {
     List<ManifestFile> toOpen = new ArrayList<>();
     List<Integer> orders = new ArrayList<>();
     Set<String> setAsideIds = setAside.stream().map(QuarantinedFile::fileId).collect(Collectors.toSet());
+    // Only the manifest's generation is read (an older one of an object the batch holds twice is
+    // gone, too): every file's generation is asked for at once, a few calls at a time.
+    Set<String> live = generations.live(batch, files.stream()
+            .filter(file -> !(setAsideIds.contains(file.fileId()) && batch.isBatchFile(file))).toList())
+        .stream().map(ManifestFile::fileId).collect(Collectors.toSet());
     for (int order = 0; order < files.size(); order++) {
       ManifestFile file = files.get(order);
-      if (setAsideIds.contains(file.fileId()) && batch.isBatchFile(file)) {
-        continue;
-      }
-      // Only the manifest's generation is read (an older one of an object the batch holds twice
-      // is gone, too), and with on-overwrite = ignore not a rewrite of a loaded object.
-      if (!generations.isLive(batch, file) || overwrites.isIgnored(batch, file)) {
+      // With on-overwrite = ignore, not a rewrite of a loaded object either.
+      if (!live.contains(file.fileId()) || overwrites.isIgnored(batch, file)) {
         continue;
       }
       toOpen.add(file);

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * The job reads exactly the generation its manifest names, never "whatever the path holds now".
  *
  * <p>Spark reads an object by its path, so the generation is checked around the read: {@link
- * #isLive} before a file is opened (a generation already gone is SUPERSEDED and left out: the
+ * #live} before a file is opened (a generation already gone is SUPERSEDED and left out: the
  * newer generation has its own notification and carries the rows; a deleted object carries none,
  * as the files say), and {@link #requireUnchanged} once the rows are materialized, before the
  * commit (a generation that moved in between means some rows may be the new content's: the batch
@@ -37,13 +37,24 @@ public final class GenerationCheck {
   }
 
   /**
-   * Whether the file's generation is the live one, so that it may be read; when it is not, {@code
-   * onSuperseded} has been told why.
+   * The files whose generation is the live one, in the order of {@code files}, asked of the storage
+   * a few at a time ({@link StorageCalls}). Each other file is SUPERSEDED, in that order: {@code
+   * onSuperseded} is told why (rewritten, with the live generation, or deleted).
    *
-   * @throws IllegalStateException when the storage cannot say (transient)
+   * @throws IllegalStateException when the storage cannot say for one of them (transient)
    */
-  public boolean isLive(LoadBatch batch, ManifestFile file) {
-    OptionalLong now = liveGeneration(batch, file);
+  public List<ManifestFile> live(LoadBatch batch, List<ManifestFile> files) {
+    List<OptionalLong> now = StorageCalls.each(files, "generations", file -> liveGeneration(batch, file));
+    List<ManifestFile> live = new ArrayList<>();
+    for (int i = 0; i < files.size(); i++) {
+      if (isLive(batch, files.get(i), now.get(i))) {
+        live.add(files.get(i));
+      }
+    }
+    return live;
+  }
+
+  private boolean isLive(LoadBatch batch, ManifestFile file, OptionalLong now) {
     if (now.isPresent() && now.getAsLong() == file.generation()) {
       return true;
     }
@@ -64,8 +75,10 @@ public final class GenerationCheck {
    */
   public void requireUnchanged(LoadBatch batch, List<ManifestFile> read) {
     List<String> moved = new ArrayList<>();
-    for (ManifestFile file : read) {
-      OptionalLong now = liveGeneration(batch, file);
+    List<OptionalLong> generations = StorageCalls.each(read, "generations", file -> liveGeneration(batch, file));
+    for (int i = 0; i < read.size(); i++) {
+      ManifestFile file = read.get(i);
+      OptionalLong now = generations.get(i);
       if (now.isEmpty() || now.getAsLong() != file.generation()) {
         moved.add(file.uri() + " (generation " + file.generation() + ", now "
             + (now.isPresent() ? "generation " + now.getAsLong() : "deleted") + ")");

@@ -29,16 +29,20 @@ public interface LiveGenerations {
     return object -> ObjectLocation.GS.equals(object.scheme()) ? gcs.of(object) : local.of(object);
   }
 
-  /** The GCS client is made once, on first use. */
+  /** The GCS client is made once, on first use; the calls then go out side by side. */
   final class LazyGcs implements LiveGenerations {
     private GcsGenerations client;
 
     @Override
-    public synchronized OptionalLong of(ObjectLocation object) throws IOException {
+    public OptionalLong of(ObjectLocation object) throws IOException {
+      return client().of(object);
+    }
+
+    private synchronized GcsGenerations client() {
       if (client == null) {
         client = GcsGenerations.ofActiveSession();
       }
-      return client.of(object);
+      return client;
     }
   }
 }
