@@ -272,8 +272,10 @@ public final class LocalSparkLauncher implements Launcher {
       throw new LaunchException("Cannot start the Spark job of table " + table + " batch " + runId + ": "
           + e.getMessage(), true, e);
     }
-    LOG.info("Table {} batch {}: {} started as process {}, log {}", table, runId, what, process.pid(), log);
+    // The pid first: once the start is told (the log line, then the ledger), a batcher killed from
+    // then on leaves recovery a pid file that finds the job still running instead of a second job.
     pidFile.ifPresent(file -> writePid(file, process.pid(), table, runId));
+    LOG.info("Table {} batch {}: {} started as process {}, log {}", table, runId, what, process.pid(), log);
     return new LocalJob(table, runId, process.toHandle(), Optional.of(process), log, resultLocation, results);
   }
 
