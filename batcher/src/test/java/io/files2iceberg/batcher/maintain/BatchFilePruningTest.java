@@ -9,6 +9,7 @@ import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.MutableClock;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
@@ -20,10 +21,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +48,8 @@ class BatchFilePruningTest {
   @TempDir Path home;
 
   private SqliteLedger ledger;
-  private Instant ledgerNow = OLD;
+  /** The ledger's time, at which the batches are recorded, claimed and settled. */
+  private final MutableClock clock = new MutableClock(OLD);
   private final List<StorageStandIn> standIns = new ArrayList<>();
 
   private String committedOld;
@@ -64,22 +64,6 @@ class BatchFilePruningTest {
 
   @BeforeEach
   void ledgerWithABatchInEveryState() {
-    Clock clock = new Clock() {
-      @Override
-      public ZoneOffset getZone() {
-        return ZoneOffset.UTC;
-      }
-
-      @Override
-      public Clock withZone(java.time.ZoneId zone) {
-        return this;
-      }
-
-      @Override
-      public Instant instant() {
-        return ledgerNow;
-      }
-    };
     ledger = SqliteLedger.open(home.resolve("ledger.db"), clock);
     committedOld = claim("d1").batchId();
     commit(committedOld);
@@ -88,7 +72,7 @@ class BatchFilePruningTest {
     runningOld = claim("d3").batchId();
     ledger.markRunning(runningOld, Duration.ofMinutes(5));
     plannedOld = claim("d4").batchId();
-    ledgerNow = RECENT;
+    clock.set(RECENT);
     committedRecently = claim("d5").batchId();
     commit(committedRecently);
   }
@@ -102,9 +86,9 @@ class BatchFilePruningTest {
   private BatchRecord claim(String partition) {
     String name = "landing/clicks/" + partition + "/part-0.csv";
     ledger.recordFile(new RecordFile(TABLE, partition, "", name, 1, "file:///" + name, 10, "evt-" + partition,
-        ledgerNow, Optional.empty(), false));
+        clock.instant(), Optional.empty(), false));
     ledger.markReady(new MarkReady(TABLE, partition, "file:///landing/clicks/" + partition + "/", "m" + partition,
-        ledgerNow));
+        clock.instant()));
     return ledger.claimPartitions(new ClaimPartitions(TABLE, 1, Duration.ofMinutes(5), false)).orElseThrow();
   }
 
@@ -223,7 +207,7 @@ class BatchFilePruningTest {
     StorageStandIn gcs = standIn();
     // Every object is older than this cutoff; one batch is committed after it.
     Instant cutoff = Instant.now().plusSeconds(60);
-    ledgerNow = cutoff.plus(Duration.ofHours(1));
+    clock.set(cutoff.plus(Duration.ofHours(1)));
     String committedAfter = claim("d6").batchId();
     commit(committedAfter);
     byte[] json = "{}".getBytes(StandardCharsets.UTF_8);

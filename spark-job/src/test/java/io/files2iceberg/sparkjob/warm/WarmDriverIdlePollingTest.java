@@ -3,6 +3,7 @@ package io.files2iceberg.sparkjob.warm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.storage.Storage;
+import io.files2iceberg.core.ledger.MutableClock;
 import io.files2iceberg.core.manifest.WarmDriverHeartbeat;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.StorageSettings;
@@ -14,8 +15,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +40,13 @@ class WarmDriverIdlePollingTest {
   @TempDir Path root;
   StorageStandIn standIn;
   Storage storage;
-  final SimulatedTime time = new SimulatedTime(START);
+  final MutableClock clock = new MutableClock(START);
+  /** The driver's sleeps, in order; each moves {@link #clock} on, then {@link #onSleep} sees the time after it. */
+  final List<Duration> sleeps = new ArrayList<>();
+  Consumer<Instant> onSleep = now -> {};
+  /** The cancel test's: the look that saw the cancel, and the number of sleeps up to the one after it. */
+  Instant cancelLook;
+  int sleepsAfterCancel;
 
   @BeforeEach
   void startStandIn() {
@@ -58,7 +63,7 @@ class WarmDriverIdlePollingTest {
 
   @Test
   void anIdleHourOnCloudStorageCostsAFewThousandRequestsAndKeepsItsHeartbeatAndIdleExit() throws IOException {
-    WarmFolder folder = WarmFolder.onCloudStorage(storage, FOLDER, time);
+    WarmFolder folder = WarmFolder.onCloudStorage(storage, FOLDER, clock);
     RecordedHold hold = hold(folder);
     WarmDriver driver = driver(folder, Duration.ofHours(1));
     int before = standIn.requests().size();
@@ -68,10 +73,10 @@ class WarmDriverIdlePollingTest {
     List<String> requests = standIn.requests().subList(before, standIn.requests().size());
     long lists = requests.stream().filter(line -> line.startsWith("GET /storage/v1/b/" + BUCKET + "/o?")).count();
     System.out.printf("idle hour on %s: %d Storage requests (%d lists, %d others: heartbeats %d), %d looks%n",
-        FOLDER, requests.size(), lists, requests.size() - lists, hold.renewals.size(), time.sleeps.size());
+        FOLDER, requests.size(), lists, requests.size() - lists, hold.renewals.size(), sleeps.size());
     assertThat(code).isZero();
     // The idle timeout ends it as before: after an hour without a batch, at most one base poll late.
-    assertThat(time.instant()).isAfter(START.plus(Duration.ofHours(1)))
+    assertThat(clock.instant()).isAfter(START.plus(Duration.ofHours(1)))
         .isBeforeOrEqualTo(START.plus(Duration.ofHours(1)).plus(BASE));
     // The heartbeat is renewed every INTERVAL, at most one base poll late, as before.
     assertThat(hold.renewals).hasSizeBetween(700, 720);
@@ -87,39 +92,45 @@ class WarmDriverIdlePollingTest {
 
   @Test
   void aCancelSeenByAnIdleDriverBringsItsPollBackToTheBase() throws IOException {
-    WarmFolder folder = WarmFolder.onCloudStorage(storage, FOLDER, time);
+    WarmFolder folder = WarmFolder.onCloudStorage(storage, FOLDER, clock);
     String cancel = WarmRequest.CANCEL + "/b1-attempt1.request";
     Instant written = START.plus(Duration.ofMinutes(10));
     // The batcher writes the cancel at 10:00; the driver's first look after that sees it.
-    time.onSleep = now -> {
-      if (!now.isBefore(written) && time.cancelLook == null) {
+    onSleep = now -> {
+      if (!now.isBefore(written) && cancelLook == null) {
         standIn.put(BUCKET, "clicks/warm/" + cancel, new byte[0]);
-        time.cancelLook = now;
-      } else if (time.cancelLook != null && time.sleepsAfterCancel == 0) {
+        cancelLook = now;
+      } else if (cancelLook != null && sleepsAfterCancel == 0) {
         assertThat(standIn.generation(BUCKET, "clicks/warm/" + cancel)).as("the cancel, read and deleted").isEmpty();
-        time.sleepsAfterCancel = time.sleeps.size();
+        sleepsAfterCancel = sleeps.size();
       }
     };
     WarmDriver driver = driver(folder, Duration.ofMinutes(15));
 
     assertThat(driver.loop(hold(folder))).isZero();
 
-    List<Duration> beforeCancel = time.sleeps.subList(0, time.sleepsAfterCancel - 1);
+    List<Duration> beforeCancel = sleeps.subList(0, sleepsAfterCancel - 1);
     assertThat(beforeCancel).contains(Duration.ofSeconds(5)).allSatisfy(sleep ->
         assertThat(sleep).isBetween(BASE, Duration.ofSeconds(5)));
     // Seen at the next look, within the idle cap; the wait after that look is the base one.
-    assertThat(Duration.between(written, time.cancelLook)).isLessThan(Duration.ofSeconds(5));
-    assertThat(time.sleeps.get(time.sleepsAfterCancel - 1)).isEqualTo(BASE);
-    assertThat(time.sleeps.get(time.sleepsAfterCancel)).isGreaterThan(BASE);
+    assertThat(Duration.between(written, cancelLook)).isLessThan(Duration.ofSeconds(5));
+    assertThat(sleeps.get(sleepsAfterCancel - 1)).isEqualTo(BASE);
+    assertThat(sleeps.get(sleepsAfterCancel)).isGreaterThan(BASE);
+  }
+
+  private void sleep(Duration duration) {
+    sleeps.add(duration);
+    clock.advance(duration);
+    onSleep.accept(clock.instant());
   }
 
   private WarmDriver driver(WarmFolder folder, Duration idleTimeout) {
-    return new WarmDriver(folder, "f2i-warm-0a1b2c3d-1", idleTimeout, "local[1]", Map.of(), time, time::sleep);
+    return new WarmDriver(folder, "f2i-warm-0a1b2c3d-1", idleTimeout, "local[1]", Map.of(), clock, this::sleep);
   }
 
   private RecordedHold hold(WarmFolder folder) throws IOException {
     folder.create();
-    return new RecordedHold(folder.hold("f2i-warm-0a1b2c3d-1", "f").orElseThrow(), time);
+    return new RecordedHold(folder.hold("f2i-warm-0a1b2c3d-1", "f").orElseThrow(), clock);
   }
 
   /** The driver's hold, recording when it was renewed. */
@@ -142,40 +153,6 @@ class WarmDriverIdlePollingTest {
     @Override
     public void close() throws IOException {
       hold.close();
-    }
-  }
-
-  /** A clock that a sleep moves on, recording each sleep; {@link #onSleep} sees the time after it. */
-  private static final class SimulatedTime extends Clock {
-    private Instant now;
-    final List<Duration> sleeps = new ArrayList<>();
-    Consumer<Instant> onSleep = now -> {};
-    Instant cancelLook;
-    int sleepsAfterCancel;
-
-    SimulatedTime(Instant now) {
-      this.now = now;
-    }
-
-    void sleep(Duration duration) {
-      sleeps.add(duration);
-      now = now.plus(duration);
-      onSleep.accept(now);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
     }
   }
 }

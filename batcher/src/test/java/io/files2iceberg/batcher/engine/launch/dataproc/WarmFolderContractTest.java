@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
+import io.files2iceberg.core.ledger.MutableClock;
 import io.files2iceberg.core.manifest.AtomicFile;
 import io.files2iceberg.core.manifest.WarmRequest;
 import io.files2iceberg.core.profile.StorageSettings;
@@ -15,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -322,32 +322,4 @@ class WarmFolderContractTest {
 
   /** The stand-ins the nested classes started, stopped after each test. */
   final List<StorageStandIn> standIns = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-  /** A clock the test moves. */
-  static final class MutableClock extends Clock {
-    private Instant now;
-
-    MutableClock(Instant now) {
-      this.now = now;
-    }
-
-    void advance(Duration duration) {
-      now = now.plus(duration);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-  }
 }
