@@ -146,13 +146,18 @@ class BatchFilePruningTest {
     }
   }
 
+  /** Prunes the batch files of a local metadata folder (and of the home's logs) settled before {@link #CUTOFF}. */
+  private BatchFilePruning.Pruned pruneLocally(Path metadata, boolean dryRun) throws Exception {
+    return BatchFilePruning.prune(ledger, profile(metadata.toString()), home.resolve("logs"), StorageSettings.GOOGLE,
+        CUTOFF, dryRun);
+  }
+
   @Test
   void deletesTheFilesOfBatchesCommittedOrGoneBeforeTheCutoffAndKeepsEveryOther() throws Exception {
     Path metadata = localHome();
     List<String> before = filesUnder(metadata);
 
-    BatchFilePruning.Pruned pruned = BatchFilePruning.prune(ledger, profile(metadata.toString()),
-        home.resolve("logs"), StorageSettings.GOOGLE, CUTOFF, false);
+    BatchFilePruning.Pruned pruned = pruneLocally(metadata, false);
 
     List<String> deleted = new ArrayList<>(batchFiles(committedOld));
     deleted.addAll(batchFiles(prunedOld));
@@ -174,8 +179,7 @@ class BatchFilePruningTest {
     writeLocal(metadata, "batches/" + full + ".json", OLD);
     writeLocal(metadata, "logs/" + full + "-attempt1.log", RECENT);
 
-    BatchFilePruning.Pruned pruned = BatchFilePruning.prune(ledger, profile(metadata.toString()),
-        home.resolve("logs"), StorageSettings.GOOGLE, CUTOFF, false);
+    BatchFilePruning.Pruned pruned = pruneLocally(metadata, false);
 
     assertThat(pruned.deleted()).isZero();
     assertThat(filesUnder(metadata)).containsExactly("batches/" + full + ".json", "logs/" + full + "-attempt1.log");
@@ -186,8 +190,7 @@ class BatchFilePruningTest {
     Path metadata = localHome();
     List<String> before = filesUnder(metadata);
 
-    BatchFilePruning.Pruned pruned = BatchFilePruning.prune(ledger, profile(metadata.toString()),
-        home.resolve("logs"), StorageSettings.GOOGLE, CUTOFF, true);
+    BatchFilePruning.Pruned pruned = pruneLocally(metadata, true);
 
     assertThat(pruned).isEqualTo(new BatchFilePruning.Pruned(TABLE, true, CUTOFF, 8, Map.of()));
     assertThat(filesUnder(metadata)).isEqualTo(before);
