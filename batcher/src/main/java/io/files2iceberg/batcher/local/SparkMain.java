@@ -1,6 +1,5 @@
 package io.files2iceberg.batcher.local;
 
-import io.files2iceberg.batcher.engine.launch.FileNameEncoding;
 import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -88,16 +87,14 @@ public final class SparkMain {
   private Process start(String mainClass, List<String> args, boolean inheritOutput) {
     List<String> command = new ArrayList<>(launcher.commandFor(mainClass));
     command.addAll(args);
-    ProcessBuilder builder = new ProcessBuilder(command).directory(launcher.sparkJobTarget().toFile());
-    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    FileNameEncoding.requireUtf8(builder.environment());
-    if (inheritOutput) {
-      builder.inheritIO();
-    } else {
-      builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    }
     try {
-      return builder.start();
+      return launcher.startJvm(command, builder -> {
+        if (inheritOutput) {
+          builder.inheritIO();
+        } else {
+          builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        }
+      });
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot start " + mainClass + ": " + e.getMessage(), e);
     }

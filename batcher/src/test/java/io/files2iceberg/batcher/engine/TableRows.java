@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Reads Iceberg tables back through the job's own SQL entry point ({@code
- * io.files2iceberg.sparkjob.sql.SqlMain --json}) in a child JVM on the job's classpath: one JVM for
- * all the queries of a test.
+ * io.files2iceberg.sparkjob.sql.SqlMain --json}) in a child JVM started as the local launcher starts
+ * the job: one JVM for all the queries of a test.
  */
 final class TableRows {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -22,18 +23,11 @@ final class TableRows {
 
   /** Each query's rows as JSON objects, in query order. Queries run in one session. */
   static List<List<JsonNode>> query(Path home, Path config, String... queries) throws IOException, InterruptedException {
-    Path target = Landing.SPARK_JOB_TARGET.toAbsolutePath().normalize();
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String line : Files.readAllLines(target.resolve("classes/files2iceberg/spark-java-options.txt"))) {
-      if (!line.isBlank() && !line.strip().startsWith("#")) {
-        command.addAll(List.of(line.strip().split("\\s+")));
-      }
-    }
-    command.addAll(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1", "-Dspark.master=local[1]",
-        "-Dspark.ui.enabled=false", "-cp",
-        target.resolve("classes") + ":" + Files.readString(target.resolve("classpath.txt")).trim(),
-        "io.files2iceberg.sparkjob.sql.SqlMain", "--home", home.toString(), "--config", config.toString(), "--json", "--max-rows", "0"));
+    // The job's own build and JVM start (class-data sharing included), as sql runs it.
+    LocalSparkLauncher launcher = new LocalSparkLauncher(Landing.SPARK_JOB_TARGET, home.resolve("logs"),
+        List.of("-Xmx768m", "-XX:TieredStopAtLevel=1", "-Dspark.master=local[1]", "-Dspark.ui.enabled=false"));
+    List<String> command = new ArrayList<>(launcher.commandFor("io.files2iceberg.sparkjob.sql.SqlMain"));
+    command.addAll(List.of("--home", home.toString(), "--config", config.toString(), "--json", "--max-rows", "0"));
     // A marker row between queries splits the output.
     for (int i = 0; i < queries.length; i++) {
       command.add(queries[i]);
@@ -42,9 +36,8 @@ final class TableRows {
     Path out = Files.createTempFile("rows", ".jsonl");
     Path err = Files.createTempFile("rows", ".log");
     try {
-      ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-      builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-      Process process = builder.start();
+      Process process = launcher.startJvm(command,
+          builder -> builder.redirectOutput(out.toFile()).redirectError(err.toFile()));
       if (!process.waitFor(3, TimeUnit.MINUTES)) {
         process.destroyForcibly();
         throw new IllegalStateException("SqlMain did not end in 3 minutes");

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +58,7 @@ public final class LocalSparkLauncher implements Launcher {
   private final List<String> command;
   /** The job's classpath, which executors in JVMs of their own are given too. */
   private final String classpath;
+  private final ClassDataSharing sharing;
 
   /**
    * @param sparkJobTarget spark-job's {@code target} folder, with {@code classes/} and {@code
@@ -66,6 +68,11 @@ public final class LocalSparkLauncher implements Launcher {
    * @throws LaunchException (not retryable) when the job has not been built
    */
   public LocalSparkLauncher(Path sparkJobTarget, Path fallbackLogs, List<String> jvmOptions) {
+    this(sparkJobTarget, fallbackLogs, jvmOptions, ClassDataSharing.fromEnvironment(System.getenv()));
+  }
+
+  LocalSparkLauncher(Path sparkJobTarget, Path fallbackLogs, List<String> jvmOptions, ClassDataSharing sharing) {
+    this.sharing = Objects.requireNonNull(sharing, "sharing");
     this.sparkJobTarget = sparkJobTarget.toAbsolutePath().normalize();
     this.fallbackLogs = fallbackLogs.toAbsolutePath().normalize();
     SparkJobBuild build = SparkJobBuild.read(this.sparkJobTarget, jvmOptions);
@@ -284,14 +291,34 @@ public final class LocalSparkLauncher implements Launcher {
    * SPARK_LOCAL_IP=127.0.0.1}, its output appended to {@code log} by the child itself.
    */
   Process startProcess(List<String> full, Path log) throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(full).directory(sparkJobTarget.toFile());
+    Files.createDirectories(log.getParent());
+    return startJvm(full, builder -> {
+      builder.redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
+      builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      builder.redirectErrorStream(true);
+    });
+  }
+
+  /**
+   * Starts a command of {@link #commandFor} (or the job's) in {@link #sparkJobTarget()} with {@code
+   * SPARK_LOCAL_IP=127.0.0.1}, UTF-8 file names and {@link ClassDataSharing class-data sharing};
+   * {@code io} says where its input and output go.
+   */
+  public Process startJvm(List<String> command, Consumer<ProcessBuilder> io) throws IOException {
+    ClassDataSharing.Start start = sharing.start(command);
+    ProcessBuilder builder = new ProcessBuilder(start.command()).directory(sparkJobTarget.toFile());
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     FileNameEncoding.requireUtf8(builder.environment());
-    builder.redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
-    builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    builder.redirectErrorStream(true);
-    Files.createDirectories(log.getParent());
-    return builder.start();
+    io.accept(builder);
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException | RuntimeException e) {
+      start.notStarted();
+      throw e;
+    }
+    start.whenExited(process);
+    return process;
   }
 
   private static void writePid(Path file, long pid, String table, String runId) {

@@ -1,0 +1,326 @@
+package io.files2iceberg.batcher.engine.launch;
+
+import io.files2iceberg.core.Sha256;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Class-data sharing for the local Spark JVMs (the job, the warm driver, {@code sql}, the demo's
+ * data writer): the first JVM of a build writes the classes it loaded to an archive as it exits
+ * ({@code -XX:ArchiveClassesAtExit}), and every later one maps them ({@code
+ * -XX:SharedArchiveFile}) instead of loading and verifying Spark's classes one by one, which is
+ * most of a cold Spark JVM's start (a small MERGE in a fresh JVM: 10.5-11.2 s without the archive,
+ * 6.0-6.3 s with it, on 2 cores).
+ *
+ * <p>The archive lives in a cache shared by every home of the user ({@value #CACHE_ENV}, else
+ * {@code $XDG_CACHE_HOME/files2iceberg}, else {@code ~/.cache/files2iceberg}), under {@code
+ * spark-jvm/}, named by a digest of the JVM and of every classpath entry's path, size and time, so
+ * a rebuilt job or another JDK gets an archive of its own. The JVM maps only archives whose
+ * classpath is made of jars, so each folder of classes on the classpath (spark-job's {@code
+ * target/classes}) is run from a jar of it in the same cache, named by a digest of its files. An
+ * archive appears only once its JVM succeeds (not killed mid-write, and not a run that failed before
+ * it loaded what a run needs), under a temporary name renamed into place; one JVM at a time writes
+ * each archive (a lease file beside it names the writer, and is taken over once that is gone). The
+ * newest {@value #KEPT} archives and jars are kept, and temporary files are dropped after a day.
+ *
+ * <p>A JVM that cannot use an archive (another JDK, a changed jar) runs without it, as it would
+ * with none: sharing only saves time. {@value #SWITCH_ENV}{@code =off} turns it off.
+ */
+final class ClassDataSharing {
+  private static final Logger LOG = LoggerFactory.getLogger(ClassDataSharing.class);
+
+  /** Environment variable naming the cache folder. */
+  static final String CACHE_ENV = "FILES2ICEBERG_CACHE";
+  /** Environment variable that turns sharing off with {@code off}. */
+  static final String SWITCH_ENV = "FILES2ICEBERG_CLASS_DATA_SHARING";
+  /** Archives and jars kept in the cache, the most recently used first. */
+  static final int KEPT = 3;
+  /** How long a lease that names no process yet holds (its writer is starting). */
+  static final Duration WRITE_LEASE = Duration.ofMinutes(1);
+  /** The JVM's own messages about archives (a skipped signed jar, an archive it cannot map) go nowhere. */
+  static final String QUIET = "-Xlog:cds*=off";
+
+  private static final String FOLDER = "spark-jvm";
+  private static final String ARCHIVE_SUFFIX = ".jsa";
+  private static final String WRITING_SUFFIX = ".writing";
+
+  private final Optional<Path> cache;
+
+  private ClassDataSharing(Optional<Path> cache) {
+    this.cache = cache;
+  }
+
+  /** Sharing in this cache folder. */
+  static ClassDataSharing in(Path cache) {
+    return new ClassDataSharing(Optional.of(cache.resolve(FOLDER)));
+  }
+
+  /** No sharing: a JVM runs as its command says. */
+  static ClassDataSharing off() {
+    return new ClassDataSharing(Optional.empty());
+  }
+
+  /** Sharing as the environment says: {@value #SWITCH_ENV}, {@value #CACHE_ENV}, the user's cache. */
+  static ClassDataSharing fromEnvironment(Map<String, String> env) {
+    if ("off".equalsIgnoreCase(env.getOrDefault(SWITCH_ENV, "").strip())) {
+      return off();
+    }
+    String named = env.getOrDefault(CACHE_ENV, "");
+    if (!named.isBlank()) {
+      return in(Path.of(named));
+    }
+    String xdg = env.getOrDefault("XDG_CACHE_HOME", "");
+    Path base = xdg.isBlank() ? Path.of(System.getProperty("user.home"), ".cache") : Path.of(xdg);
+    return in(base.resolve("files2iceberg"));
+  }
+
+  /**
+   * One start of a JVM: its command with sharing, and what to do once it has exited.
+   *
+   * @param command the command to run
+   * @param writing the archive this JVM writes as it exits, if it writes one
+   */
+  record Start(List<String> command, Optional<Writing> writing) {
+    Start {
+      command = List.copyOf(command);
+    }
+
+    /**
+     * Records the process as the archive's writer, and publishes the archive it wrote, or clears
+     * its lease, once it has exited.
+     */
+    void whenExited(Process process) {
+      writing.ifPresent(w -> {
+        w.heldBy(process.toHandle());
+        process.onExit().thenAccept(done -> w.finish(done.exitValue()));
+      });
+    }
+
+    /** The process did not start. */
+    void notStarted() {
+      writing.ifPresent(w -> w.finish(-1));
+    }
+  }
+
+  /**
+   * An archive being written: its temporary file, its place, and the lease that keeps other JVMs
+   * from writing it too, which names the writing process once it runs.
+   */
+  record Writing(Path temporary, Path archive, Path lease) {
+    /** Names the writing process in the lease: its pid and start. */
+    void heldBy(ProcessHandle writer) {
+      try {
+        Files.writeString(lease, writer.pid() + " " + startOf(writer).orElse(0L));
+      } catch (IOException e) {
+        LOG.debug("Class-data sharing: cannot write {}: {}", lease, e.toString());
+      }
+    }
+
+    /**
+     * Renames the archive into place when its JVM succeeded (exit code 0: not killed, so the
+     * archive is whole, and it did its work, so the archive holds the classes a run needs; a job
+     * that failed on its manifest loaded few), and clears the lease.
+     */
+    void finish(int exitCode) {
+      try {
+        if (exitCode == 0 && Files.isRegularFile(temporary) && Files.size(temporary) > 0) {
+          Files.move(temporary, archive, StandardCopyOption.ATOMIC_MOVE);
+          LOG.info("Class-data sharing: wrote {} for the next Spark JVMs", archive);
+          prune(archive.getParent(), ARCHIVE_SUFFIX);
+        }
+      } catch (IOException e) {
+        LOG.debug("Class-data sharing: cannot keep {}: {}", temporary, e.toString());
+      } finally {
+        deleteQuietly(temporary);
+        deleteQuietly(lease);
+      }
+    }
+  }
+
+  private static Optional<Long> startOf(ProcessHandle process) {
+    return process.info().startInstant().map(Instant::toEpochMilli);
+  }
+
+  /**
+   * The command with sharing: after {@code java}, the options that map the archive of its
+   * classpath, or (when there is none yet and no other JVM writes it) write it at exit; in {@code
+   * -cp}, a jar for each folder of classes. The command as given when it has no {@code -cp}, when
+   * sharing is off, or when the cache cannot be written.
+   */
+  Start start(List<String> command) {
+    int cp = command.indexOf("-cp");
+    if (cache.isEmpty() || cp < 1 || cp + 1 >= command.size()) {
+      return new Start(command, Optional.empty());
+    }
+    Path folder = cache.get();
+    try {
+      Files.createDirectories(folder);
+      String classpath = jarred(folder, command.get(cp + 1));
+      Path archive = folder.resolve("spark-" + digestOf(classpath) + ARCHIVE_SUFFIX);
+      List<String> shared = new ArrayList<>(command);
+      shared.set(cp + 1, classpath);
+      Optional<Writing> writing = Optional.empty();
+      if (Files.isRegularFile(archive)) {
+        // The most recently used archives are the ones pruning keeps.
+        Files.setLastModifiedTime(archive, FileTime.from(Instant.now()));
+        shared.addAll(1, List.of("-XX:SharedArchiveFile=" + archive, QUIET));
+      } else {
+        writing = lease(archive);
+        writing.ifPresent(w -> shared.addAll(1, List.of("-XX:ArchiveClassesAtExit=" + w.temporary(), QUIET)));
+      }
+      return new Start(shared, writing);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Class-data sharing off for this JVM: {}", e.toString());
+      return new Start(command, Optional.empty());
+    }
+  }
+
+  /**
+   * The lease to write an archive, unless another JVM holds it: one that runs, or one starting (a
+   * lease younger than {@link #WRITE_LEASE} that names no process yet). A lease whose writer is
+   * gone without clearing it (its batcher died first, so nobody saw its exit) is taken over, and
+   * what it wrote is dropped.
+   */
+  private static Optional<Writing> lease(Path archive) throws IOException {
+    Path lease = archive.resolveSibling(archive.getFileName() + WRITING_SUFFIX);
+    if (Files.exists(lease) && !heldByAWriter(lease)) {
+      deleteQuietly(lease);
+    }
+    String prefix = archive.getFileName() + ".";
+    Instant dayAgo = Instant.now().minus(Duration.ofDays(1));
+    try (Stream<Path> files = Files.list(archive.getParent())) {
+      // What a writer that is gone left of this archive, and of others a day ago.
+      files.filter(f -> f.getFileName().toString().endsWith(".tmp"))
+          .filter(f -> f.getFileName().toString().startsWith(prefix) && !Files.exists(lease)
+              || modified(f).toInstant().isBefore(dayAgo))
+          .forEach(ClassDataSharing::deleteQuietly);
+    }
+    try {
+      Files.createFile(lease);
+    } catch (FileAlreadyExistsException e) {
+      return Optional.empty();
+    }
+    Path temporary = archive.resolveSibling(archive.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    return Optional.of(new Writing(temporary, archive, lease));
+  }
+
+  /** Whether the lease's writer runs, or is starting. */
+  private static boolean heldByAWriter(Path lease) {
+    try {
+      String[] writer = Files.readString(lease).strip().split(" ");
+      if (writer.length < 2) {
+        return Files.getLastModifiedTime(lease).toInstant().isAfter(Instant.now().minus(WRITE_LEASE));
+      }
+      long start = Long.parseLong(writer[1]);
+      return ProcessHandle.of(Long.parseLong(writer[0])).filter(ProcessHandle::isAlive)
+          .filter(p -> startOf(p).orElse(0L) == start).isPresent();
+    } catch (IOException | NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /** The classpath with each folder of classes replaced by a jar of it in the cache. */
+  private static String jarred(Path folder, String classpath) throws IOException {
+    List<String> entries = new ArrayList<>();
+    for (String entry : classpath.split(File.pathSeparator)) {
+      Path path = Path.of(entry);
+      entries.add(Files.isDirectory(path) ? jarOf(folder, path).toString() : entry);
+    }
+    return String.join(File.pathSeparator, entries);
+  }
+
+  /** {@code classes-<digest>.jar} of a folder's files, written once per content. */
+  private static Path jarOf(Path folder, Path classes) throws IOException {
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(classes)) {
+      files = walk.filter(Files::isRegularFile).sorted().toList();
+    }
+    StringBuilder listing = new StringBuilder(classes.toString());
+    for (Path file : files) {
+      listing.append('\n').append(classes.relativize(file)).append(' ').append(Files.size(file)).append(' ')
+          .append(Files.getLastModifiedTime(file).toMillis());
+    }
+    Path jar = folder.resolve("classes-" + Sha256.hex(listing.toString()).substring(0, 32) + ".jar");
+    if (Files.isRegularFile(jar)) {
+      return jar;
+    }
+    Path temporary = folder.resolve(jar.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    try (OutputStream out = Files.newOutputStream(temporary); JarOutputStream zip = new JarOutputStream(out)) {
+      for (Path file : files) {
+        JarEntry entry = new JarEntry(classes.relativize(file).toString().replace(File.separatorChar, '/'));
+        entry.setTime(Files.getLastModifiedTime(file).toMillis());
+        zip.putNextEntry(entry);
+        Files.copy(file, zip);
+        zip.closeEntry();
+      }
+    }
+    try {
+      Files.move(temporary, jar, StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      deleteQuietly(temporary);
+    }
+    prune(folder, ".jar");
+    return jar;
+  }
+
+  /** A digest of this JVM and of each classpath entry's path, size and time. */
+  private static String digestOf(String classpath) throws IOException {
+    StringBuilder key = new StringBuilder(System.getProperty("java.home")).append('\n')
+        .append(System.getProperty("java.vm.version"));
+    for (String entry : classpath.split(File.pathSeparator)) {
+      Path path = Path.of(entry);
+      key.append('\n').append(entry);
+      if (Files.exists(path)) {
+        key.append(' ').append(Files.size(path)).append(' ').append(Files.getLastModifiedTime(path).toMillis());
+      }
+    }
+    return Sha256.hex(key.toString()).substring(0, 32);
+  }
+
+  /** Keeps the {@value #KEPT} newest files of a kind. */
+  private static void prune(Path folder, String suffix) {
+    try (Stream<Path> files = Files.list(folder)) {
+      files.filter(f -> f.getFileName().toString().endsWith(suffix))
+          .sorted(Comparator.comparing(ClassDataSharing::modified).reversed())
+          .skip(KEPT)
+          .forEach(ClassDataSharing::deleteQuietly);
+    } catch (IOException e) {
+      LOG.debug("Class-data sharing: cannot prune {}: {}", folder, e.toString());
+    }
+  }
+
+  private static FileTime modified(Path file) {
+    try {
+      return Files.getLastModifiedTime(file);
+    } catch (IOException e) {
+      return FileTime.fromMillis(0);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      LOG.debug("Class-data sharing: cannot delete {}: {}", file, e.toString());
+    }
+  }
+}

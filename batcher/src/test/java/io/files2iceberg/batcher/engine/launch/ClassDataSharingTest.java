@@ -1,0 +1,191 @@
+package io.files2iceberg.batcher.engine.launch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Class-data sharing as the local launcher starts its JVMs: real JVMs on a folder of classes,
+ * the archive read back by the JVM's own class-loading log.
+ */
+class ClassDataSharingTest {
+  @TempDir Path dir;
+
+  /** What the JVMs run: a class of their own, in a folder of classes. */
+  public static final class Hello {
+    public static void main(String[] args) {
+      System.out.println("hello " + List.of(args));
+    }
+  }
+
+  private Path classes() throws IOException {
+    Path classes = dir.resolve("classes");
+    Path file = Path.of(Hello.class.getProtectionDomain().getCodeSource().getLocation().getPath())
+        .resolve(Hello.class.getName().replace('.', '/') + ".class");
+    Path copy = classes.resolve(Hello.class.getName().replace('.', '/') + ".class");
+    Files.createDirectories(copy.getParent());
+    Files.copy(file, copy);
+    return classes;
+  }
+
+  private static List<String> command(Path classes, String... jvmOptions) {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.addAll(List.of(jvmOptions));
+    command.addAll(List.of("-cp", classes.toString(), Hello.class.getName(), "a"));
+    return command;
+  }
+
+  /** Runs a start's command to its end and waits for what follows its exit; its stdout. */
+  private static String run(ClassDataSharing.Start start) throws Exception {
+    Path out = Files.createTempFile("jvm", ".out");
+    Process process = new ProcessBuilder(start.command()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    start.whenExited(process);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    // Publication runs on the exit's completion; wait for the lease to go.
+    for (int i = 0; i < 200 && start.writing().map(w -> Files.exists(w.lease())).orElse(false); i++) {
+      Thread.sleep(50);
+    }
+    return Files.readString(out, StandardCharsets.UTF_8);
+  }
+
+  private List<Path> cached(String suffix) throws IOException {
+    try (Stream<Path> files = Files.list(dir.resolve("cache/spark-jvm"))) {
+      return files.filter(f -> f.getFileName().toString().endsWith(suffix)).sorted().toList();
+    }
+  }
+
+  @Test
+  void theFirstJvmWritesTheArchiveAsItExitsAndTheNextMapsItsClassesFromIt() throws Exception {
+    ClassDataSharing sharing = ClassDataSharing.in(dir.resolve("cache"));
+    Path classes = classes();
+
+    ClassDataSharing.Start first = sharing.start(command(classes));
+
+    assertThat(first.command()).anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="))
+        .contains(ClassDataSharing.QUIET).noneMatch(o -> o.startsWith("-XX:SharedArchiveFile="));
+    // The folder runs from a jar of it: the JVM archives classes of jars only.
+    String classpath = first.command().get(first.command().indexOf("-cp") + 1);
+    assertThat(classpath).endsWith(".jar").startsWith(dir.resolve("cache/spark-jvm/classes-").toString());
+    // The JVM's own messages about archives stay off its output (sql --json prints rows there).
+    assertThat(run(first)).isEqualTo("hello [a]\n");
+    Path archive = first.writing().orElseThrow().archive();
+    assertThat(archive).isRegularFile();
+    assertThat(cached(".tmp")).isEmpty();
+    assertThat(cached(".writing")).isEmpty();
+
+    ClassDataSharing.Start second = sharing.start(command(classes, "-Xlog:class+load=info"));
+
+    assertThat(second.command()).contains("-XX:SharedArchiveFile=" + archive, ClassDataSharing.QUIET)
+        .noneMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
+    assertThat(second.writing()).isEmpty();
+    String loaded = run(second);
+    assertThat(loaded).contains("hello [a]");
+    assertThat(loaded.lines().filter(line -> line.contains(" " + Hello.class.getName() + " "))).singleElement()
+        .asString().contains("shared objects file (top)");
+  }
+
+  @Test
+  void oneJvmAtATimeWritesAnArchiveAndAKilledOneLeavesNone() throws Exception {
+    ClassDataSharing sharing = ClassDataSharing.in(dir.resolve("cache"));
+    Path classes = classes();
+    ClassDataSharing.Start writer = sharing.start(command(classes));
+
+    ClassDataSharing.Start beside = sharing.start(command(classes));
+
+    assertThat(writer.writing()).isPresent();
+    assertThat(beside.writing()).isEmpty();
+    assertThat(beside.command()).noneMatch(o -> o.startsWith("-XX:")).doesNotContain(classes.toString());
+
+    // Killed as it wrote: nothing half-written is kept, and the next JVM writes the archive.
+    Process process = new ProcessBuilder(writer.command()).start();
+    writer.whenExited(process);
+    process.destroyForcibly().waitFor();
+    for (int i = 0; i < 200 && Files.exists(writer.writing().orElseThrow().lease()); i++) {
+      Thread.sleep(50);
+    }
+
+    assertThat(writer.writing().orElseThrow().archive()).doesNotExist();
+    assertThat(cached(".writing")).isEmpty();
+    assertThat(cached(".tmp")).isEmpty();
+    assertThat(sharing.start(command(classes)).writing()).isPresent();
+  }
+
+  @Test
+  void aLeaseWhoseWriterIsGoneIsTakenOverAndOneNamingNoWriterYetHoldsForAMinute() throws Exception {
+    ClassDataSharing sharing = ClassDataSharing.in(dir.resolve("cache"));
+    Path classes = classes();
+    ClassDataSharing.Writing starting = sharing.start(command(classes)).writing().orElseThrow();
+    assertThat(sharing.start(command(classes)).writing()).isEmpty();
+    Files.setLastModifiedTime(starting.lease(), FileTime.from(Instant.now().minus(ClassDataSharing.WRITE_LEASE).minusSeconds(5)));
+    ClassDataSharing.Writing writer = sharing.start(command(classes)).writing().orElseThrow();
+
+    // Its writer ran and exited while its batcher was gone: nobody saw the exit, nor cleared the lease.
+    Process process = new ProcessBuilder("sleep", "60").start();
+    writer.heldBy(process.toHandle());
+    assertThat(sharing.start(command(classes)).writing()).isEmpty();
+    process.destroy();
+    process.waitFor();
+    Files.writeString(writer.temporary(), "what it wrote");
+
+    ClassDataSharing.Writing next = sharing.start(command(classes)).writing().orElseThrow();
+
+    assertThat(writer.temporary()).doesNotExist();
+    assertThat(next.lease()).isEqualTo(writer.lease()).isRegularFile();
+    assertThat(next.archive()).doesNotExist();
+  }
+
+  @Test
+  void aRebuiltFolderOfClassesGetsAJarAndAnArchiveOfItsOwnAndTheNewestThreeAreKept() throws Exception {
+    ClassDataSharing sharing = ClassDataSharing.in(dir.resolve("cache"));
+    Path classes = classes();
+    List<String> archives = new ArrayList<>();
+    for (int build = 0; build < 5; build++) {
+      Files.writeString(classes.resolve("build.txt"), "build " + build);
+      Files.setLastModifiedTime(classes.resolve("build.txt"), FileTime.fromMillis(1_000_000L * (build + 1)));
+      ClassDataSharing.Start start = sharing.start(command(classes));
+      run(start);
+      archives.add(start.writing().orElseThrow().archive().getFileName().toString());
+    }
+
+    assertThat(archives).doesNotHaveDuplicates();
+    assertThat(cached(".jsa")).hasSize(ClassDataSharing.KEPT)
+        .extracting(p -> p.getFileName().toString()).containsExactlyInAnyOrderElementsOf(archives.subList(2, 5));
+    assertThat(cached(".jar")).hasSize(ClassDataSharing.KEPT);
+  }
+
+  @Test
+  void offOrWithoutAClasspathTheCommandIsAsGivenAndTheEnvironmentNamesTheCache() throws Exception {
+    Path classes = classes();
+    List<String> command = command(classes);
+
+    assertThat(ClassDataSharing.off().start(command).command()).isEqualTo(command);
+    assertThat(ClassDataSharing.fromEnvironment(Map.of(ClassDataSharing.SWITCH_ENV, "OFF")).start(command).command())
+        .isEqualTo(command);
+    List<String> noClasspath = List.of("java", "-version");
+    assertThat(ClassDataSharing.in(dir.resolve("cache")).start(noClasspath).command()).isEqualTo(noClasspath);
+
+    ClassDataSharing named = ClassDataSharing.fromEnvironment(Map.of(ClassDataSharing.CACHE_ENV,
+        dir.resolve("named").toString(), "XDG_CACHE_HOME", dir.resolve("xdg").toString()));
+    assertThat(named.start(command).command().get(command.indexOf("-cp") + 3))
+        .startsWith(dir.resolve("named/spark-jvm").toString());
+    ClassDataSharing xdg = ClassDataSharing.fromEnvironment(Map.of("XDG_CACHE_HOME", dir.resolve("xdg").toString()));
+    assertThat(xdg.start(command).command().get(command.indexOf("-cp") + 3))
+        .startsWith(dir.resolve("xdg/files2iceberg/spark-jvm").toString());
+    // A cache that cannot be written: the JVM runs as it would without one.
+    Path file = Files.writeString(dir.resolve("not-a-folder"), "x");
+    assertThat(ClassDataSharing.in(file).start(command)).isEqualTo(new ClassDataSharing.Start(command, Optional.empty()));
+  }
+}
