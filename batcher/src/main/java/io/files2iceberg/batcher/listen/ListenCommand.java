@@ -7,6 +7,7 @@ import io.files2iceberg.batcher.cli.DeploymentFile;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.StopSignals;
+import io.files2iceberg.batcher.engine.launch.ClassDataSharing;
 import io.files2iceberg.batcher.engine.launch.FileNameEncoding;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.profile.Home;
@@ -17,7 +18,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -92,14 +96,29 @@ public final class ListenCommand extends CliCommand {
         javaOptions(env.get(JAVA_OPTS_ENV)), args);
     out().flush();
     err().flush();
-    ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+    ClassDataSharing.Start sharing = ClassDataSharing.fromEnvironment(env).start(command);
+    ProcessBuilder builder = new ProcessBuilder(sharing.command()).inheritIO();
     FileNameEncoding.requireUtf8(builder.environment());
-    Process listener = builder.start();
+    Process listener;
+    try {
+      listener = builder.start();
+    } catch (IOException e) {
+      sharing.notStarted();
+      throw e;
+    }
+    CompletableFuture<Void> archived = sharing.whenExited(listener);
     if (handleSignals) {
       StopSignals.onTermination("stopping the listener (it finishes the messages in flight)", listener::destroy);
     }
     try {
-      return listener.waitFor();
+      int code = listener.waitFor();
+      // The listener's class-data archive, when it wrote one, is kept before this JVM ends.
+      try {
+        archived.get(10, TimeUnit.SECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        // Sharing only saves time: the next listener writes it.
+      }
+      return code;
     } catch (InterruptedException e) {
       // Stopped from this JVM (a test, an embedding caller): stop the listener as SIGTERM would.
       int code = stop(listener);

@@ -1,6 +1,7 @@
 package io.files2iceberg.batcher.local;
 
 import io.files2iceberg.batcher.engine.launch.BuildFolder;
+import io.files2iceberg.batcher.engine.launch.ClassDataSharing;
 import io.files2iceberg.batcher.engine.launch.FileNameEncoding;
 import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.profile.Home;
@@ -146,7 +147,8 @@ public final class ListenerProcess implements AutoCloseable {
     deployment.ifPresent(file -> arguments.addAll(List.of("--deployment", file.toString())));
     arguments.addAll(List.of("--home", home.root().toString(), "--port", Integer.toString(port)));
     List<String> command = javaCommand(listenerTarget, List.of("-Dmicronaut.server.host=127.0.0.1"), arguments);
-    ProcessBuilder builder = new ProcessBuilder(command);
+    ClassDataSharing.Start sharing = ClassDataSharing.fromEnvironment(System.getenv()).start(command);
+    ProcessBuilder builder = new ProcessBuilder(sharing.command());
     textLogsUnlessChosen(builder.environment());
     FileNameEncoding.requireUtf8(builder.environment());
     builder.environment().remove("PORT");
@@ -158,8 +160,10 @@ public final class ListenerProcess implements AutoCloseable {
       builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       process = builder.start();
     } catch (IOException e) {
+      sharing.notStarted();
       throw new UncheckedIOException("Cannot start the listener: " + e.getMessage(), e);
     }
+    sharing.whenExited(process);
     ListenerProcess listener = new ListenerProcess(process, port, log);
     try {
       listener.awaitHealthy(timeout);

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
@@ -24,20 +25,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Class-data sharing for the local Spark JVMs (the job, the warm driver, {@code sql}, the demo's
- * data writer): the first JVM of a build writes the classes it loaded to an archive as it exits
- * ({@code -XX:ArchiveClassesAtExit}), and every later one maps them ({@code
- * -XX:SharedArchiveFile}) instead of loading and verifying Spark's classes one by one, which is
- * most of a cold Spark JVM's start (a small MERGE in a fresh JVM: 10.5-11.2 s without the archive,
- * 6.0-6.3 s with it, on 2 cores).
+ * Class-data sharing for the JVMs this machine starts: the Spark child JVMs of the local launcher
+ * (the job, the warm driver, {@code sql}, the demo's data writer) and the listener. The first JVM
+ * of a build writes the classes it loaded to an archive as it exits ({@code
+ * -XX:ArchiveClassesAtExit}), and every later one of the same classpath maps them ({@code
+ * -XX:SharedArchiveFile}) instead of loading and verifying them one by one, which is most of a cold
+ * JVM's start ({@code sql} running a CREATE, an INSERT and a MERGE: 12.1-13.1 s without the
+ * archive, 8.3-8.9 s with it, on 2 cores; BENCHMARKS.md).
  *
  * <p>The archive lives in a cache shared by every home of the user ({@value #CACHE_ENV}, else
- * {@code $XDG_CACHE_HOME/files2iceberg}, else {@code ~/.cache/files2iceberg}), under {@code
- * spark-jvm/}, named by a digest of the JVM and of every classpath entry's path, size and time, so
- * a rebuilt job or another JDK gets an archive of its own. The JVM maps only archives whose
- * classpath is made of jars, so each folder of classes on the classpath (spark-job's {@code
- * target/classes}) is run from a jar of it in the same cache, named by a digest of its files. An
- * archive appears only once its JVM succeeds (not killed mid-write, and not a run that failed before
+ * {@code $XDG_CACHE_HOME/files2iceberg}, else {@code ~/.cache/files2iceberg}), under {@code jvm/},
+ * named by a digest of the JVM and of every classpath entry's path, size and time, so a rebuild or
+ * another JDK gets an archive of its own. The JVM maps only archives of a classpath of jars, so
+ * each folder of classes (a module's {@code target/classes}) is run from a jar of it in the same
+ * cache, named by a digest of its files, and each {@code folder/*} as the folder's jars. An archive
+ * appears only once its JVM has ended well (not killed mid-write, and not a run that failed before
  * it loaded what a run needs), under a temporary name renamed into place; one JVM at a time writes
  * each archive (a lease file beside it names the writer, and is taken over once that is gone). The
  * newest {@value #KEPT} archives and jars are kept, and temporary files are dropped after a day.
@@ -45,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * <p>A JVM that cannot use an archive (another JDK, a changed jar) runs without it, as it would
  * with none: sharing only saves time. {@value #SWITCH_ENV}{@code =off} turns it off.
  */
-final class ClassDataSharing {
+public final class ClassDataSharing {
   private static final Logger LOG = LoggerFactory.getLogger(ClassDataSharing.class);
 
   /** Environment variable naming the cache folder. */
@@ -53,13 +55,16 @@ final class ClassDataSharing {
   /** Environment variable that turns sharing off with {@code off}. */
   static final String SWITCH_ENV = "FILES2ICEBERG_CLASS_DATA_SHARING";
   /** Archives and jars kept in the cache, the most recently used first. */
-  static final int KEPT = 3;
+  static final int KEPT = 4;
   /** How long a lease that names no process yet holds (its writer is starting). */
   static final Duration WRITE_LEASE = Duration.ofMinutes(1);
   /** The JVM's own messages about archives (a skipped signed jar, an archive it cannot map) go nowhere. */
   static final String QUIET = "-Xlog:cds*=off";
 
-  private static final String FOLDER = "spark-jvm";
+  /** The exit codes whose archive is kept: success, SIGINT and SIGTERM. */
+  static final java.util.Set<Integer> KEEPING_EXITS = java.util.Set.of(0, 130, 143);
+
+  private static final String FOLDER = "jvm";
   private static final String ARCHIVE_SUFFIX = ".jsa";
   private static final String WRITING_SUFFIX = ".writing";
 
@@ -80,7 +85,7 @@ final class ClassDataSharing {
   }
 
   /** Sharing as the environment says: {@value #SWITCH_ENV}, {@value #CACHE_ENV}, the user's cache. */
-  static ClassDataSharing fromEnvironment(Map<String, String> env) {
+  public static ClassDataSharing fromEnvironment(Map<String, String> env) {
     if ("off".equalsIgnoreCase(env.getOrDefault(SWITCH_ENV, "").strip())) {
       return off();
     }
@@ -99,24 +104,29 @@ final class ClassDataSharing {
    * @param command the command to run
    * @param writing the archive this JVM writes as it exits, if it writes one
    */
-  record Start(List<String> command, Optional<Writing> writing) {
-    Start {
+  public record Start(List<String> command, Optional<Writing> writing) {
+    public Start {
       command = List.copyOf(command);
     }
 
     /**
      * Records the process as the archive's writer, and publishes the archive it wrote, or clears
      * its lease, once it has exited.
+     *
+     * @return done once that is done: a caller that waits for the process and then exits waits for
+     *     it too, or the archive is lost with its lease
      */
-    void whenExited(Process process) {
-      writing.ifPresent(w -> {
-        w.heldBy(process.toHandle());
-        process.onExit().thenAccept(done -> w.finish(done.exitValue()));
-      });
+    public CompletableFuture<Void> whenExited(Process process) {
+      if (writing.isEmpty()) {
+        return CompletableFuture.completedFuture(null);
+      }
+      Writing w = writing.get();
+      w.heldBy(process.toHandle());
+      return process.onExit().thenAccept(done -> w.finish(done.exitValue()));
     }
 
     /** The process did not start. */
-    void notStarted() {
+    public void notStarted() {
       writing.ifPresent(w -> w.finish(-1));
     }
   }
@@ -125,7 +135,7 @@ final class ClassDataSharing {
    * An archive being written: its temporary file, its place, and the lease that keeps other JVMs
    * from writing it too, which names the writing process once it runs.
    */
-  record Writing(Path temporary, Path archive, Path lease) {
+  public record Writing(Path temporary, Path archive, Path lease) {
     /** Names the writing process in the lease: its pid and start. */
     void heldBy(ProcessHandle writer) {
       try {
@@ -136,15 +146,17 @@ final class ClassDataSharing {
     }
 
     /**
-     * Renames the archive into place when its JVM succeeded (exit code 0: not killed, so the
-     * archive is whole, and it did its work, so the archive holds the classes a run needs; a job
-     * that failed on its manifest loaded few), and clears the lease.
+     * Renames the archive into place when its JVM succeeded or was stopped (exit code 0, or 130
+     * and 143 for SIGINT and SIGTERM, as a listener stops: the JVM ran its exit, so the archive is
+     * whole, and it did its work, so the archive holds the classes a run needs; a job that failed
+     * on its manifest loaded few, and one killed with SIGKILL wrote part of it), and clears the
+     * lease.
      */
     void finish(int exitCode) {
       try {
-        if (exitCode == 0 && Files.isRegularFile(temporary) && Files.size(temporary) > 0) {
+        if (KEEPING_EXITS.contains(exitCode) && Files.isRegularFile(temporary) && Files.size(temporary) > 0) {
           Files.move(temporary, archive, StandardCopyOption.ATOMIC_MOVE);
-          LOG.info("Class-data sharing: wrote {} for the next Spark JVMs", archive);
+          LOG.info("Class-data sharing: wrote {} for the next JVMs of that classpath", archive);
           prune(archive.getParent(), ARCHIVE_SUFFIX);
         }
       } catch (IOException e) {
@@ -166,7 +178,7 @@ final class ClassDataSharing {
    * -cp}, a jar for each folder of classes. The command as given when it has no {@code -cp}, when
    * sharing is off, or when the cache cannot be written.
    */
-  Start start(List<String> command) {
+  public Start start(List<String> command) {
     int cp = command.indexOf("-cp");
     if (cache.isEmpty() || cp < 1 || cp + 1 >= command.size()) {
       return new Start(command, Optional.empty());
@@ -175,7 +187,7 @@ final class ClassDataSharing {
     try {
       Files.createDirectories(folder);
       String classpath = jarred(folder, command.get(cp + 1));
-      Path archive = folder.resolve("spark-" + digestOf(classpath) + ARCHIVE_SUFFIX);
+      Path archive = folder.resolve("jvm-" + digestOf(classpath) + ARCHIVE_SUFFIX);
       List<String> shared = new ArrayList<>(command);
       shared.set(cp + 1, classpath);
       Optional<Writing> writing = Optional.empty();
@@ -238,12 +250,24 @@ final class ClassDataSharing {
     }
   }
 
-  /** The classpath with each folder of classes replaced by a jar of it in the cache. */
+  /**
+   * The classpath with each folder of classes replaced by a jar of it in the cache, and each
+   * {@code folder/*} by the folder's jars, sorted: the JVM archives classes of a classpath it can
+   * compare entry by entry.
+   */
   private static String jarred(Path folder, String classpath) throws IOException {
     List<String> entries = new ArrayList<>();
+    String wildcard = File.separator + "*";
     for (String entry : classpath.split(File.pathSeparator)) {
-      Path path = Path.of(entry);
-      entries.add(Files.isDirectory(path) ? jarOf(folder, path).toString() : entry);
+      Path path = Path.of(entry.endsWith(wildcard) ? entry.substring(0, entry.length() - 1) : entry);
+      if (entry.endsWith(wildcard)) {
+        try (Stream<Path> jars = Files.list(path)) {
+          jars.filter(jar -> jar.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".jar"))
+              .sorted().forEach(jar -> entries.add(jar.toString()));
+        }
+      } else {
+        entries.add(Files.isDirectory(path) ? jarOf(folder, path).toString() : entry);
+      }
     }
     return String.join(File.pathSeparator, entries);
   }

@@ -26,8 +26,12 @@ class ClassDataSharingTest {
 
   /** What the JVMs run: a class of their own, in a folder of classes. */
   public static final class Hello {
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
       System.out.println("hello " + List.of(args));
+      if (List.of(args).contains("serve")) {
+        // As the listener runs: until it is stopped.
+        Thread.sleep(60_000);
+      }
     }
   }
 
@@ -42,9 +46,13 @@ class ClassDataSharingTest {
   }
 
   private static List<String> command(Path classes, String... jvmOptions) {
+    return command(classes.toString(), "a", jvmOptions);
+  }
+
+  private static List<String> command(String classpath, String argument, String... jvmOptions) {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.addAll(List.of(jvmOptions));
-    command.addAll(List.of("-cp", classes.toString(), Hello.class.getName(), "a"));
+    command.addAll(List.of("-cp", classpath, Hello.class.getName(), argument));
     return command;
   }
 
@@ -62,7 +70,7 @@ class ClassDataSharingTest {
   }
 
   private List<Path> cached(String suffix) throws IOException {
-    try (Stream<Path> files = Files.list(dir.resolve("cache/spark-jvm"))) {
+    try (Stream<Path> files = Files.list(dir.resolve("cache/jvm"))) {
       return files.filter(f -> f.getFileName().toString().endsWith(suffix)).sorted().toList();
     }
   }
@@ -78,7 +86,7 @@ class ClassDataSharingTest {
         .contains(ClassDataSharing.QUIET).noneMatch(o -> o.startsWith("-XX:SharedArchiveFile="));
     // The folder runs from a jar of it: the JVM archives classes of jars only.
     String classpath = first.command().get(first.command().indexOf("-cp") + 1);
-    assertThat(classpath).endsWith(".jar").startsWith(dir.resolve("cache/spark-jvm/classes-").toString());
+    assertThat(classpath).endsWith(".jar").startsWith(dir.resolve("cache/jvm/classes-").toString());
     // The JVM's own messages about archives stay off its output (sql --json prints rows there).
     assertThat(run(first)).isEqualTo("hello [a]\n");
     Path archive = first.writing().orElseThrow().archive();
@@ -148,11 +156,11 @@ class ClassDataSharingTest {
   }
 
   @Test
-  void aRebuiltFolderOfClassesGetsAJarAndAnArchiveOfItsOwnAndTheNewestThreeAreKept() throws Exception {
+  void aRebuiltFolderOfClassesGetsAJarAndAnArchiveOfItsOwnAndTheNewestAreKept() throws Exception {
     ClassDataSharing sharing = ClassDataSharing.in(dir.resolve("cache"));
     Path classes = classes();
     List<String> archives = new ArrayList<>();
-    for (int build = 0; build < 5; build++) {
+    for (int build = 0; build < ClassDataSharing.KEPT + 2; build++) {
       Files.writeString(classes.resolve("build.txt"), "build " + build);
       Files.setLastModifiedTime(classes.resolve("build.txt"), FileTime.fromMillis(1_000_000L * (build + 1)));
       ClassDataSharing.Start start = sharing.start(command(classes));
@@ -162,8 +170,40 @@ class ClassDataSharingTest {
 
     assertThat(archives).doesNotHaveDuplicates();
     assertThat(cached(".jsa")).hasSize(ClassDataSharing.KEPT)
-        .extracting(p -> p.getFileName().toString()).containsExactlyInAnyOrderElementsOf(archives.subList(2, 5));
+        .extracting(p -> p.getFileName().toString()).containsExactlyInAnyOrderElementsOf(archives.subList(2, ClassDataSharing.KEPT + 2));
     assertThat(cached(".jar")).hasSize(ClassDataSharing.KEPT);
+  }
+
+  @Test
+  void aJvmStoppedWithSigtermAsTheListenerIsKeepsItsArchiveAndAFolderOfJarsRunsAsItsJarsInOrder() throws Exception {
+    ClassDataSharing sharing = ClassDataSharing.in(dir.resolve("cache"));
+    Path classes = classes();
+    Path lib = Files.createDirectories(dir.resolve("lib"));
+    for (String name : List.of("b.jar", "a.jar", "notes.txt")) {
+      try (var jar = new java.util.jar.JarOutputStream(Files.newOutputStream(lib.resolve(name)))) {
+        jar.putNextEntry(new java.util.jar.JarEntry(name + ".txt"));
+      }
+    }
+    ClassDataSharing.Start start = sharing.start(command(classes + ":" + lib + "/*", "serve"));
+
+    String classpath = start.command().get(start.command().indexOf("-cp") + 1);
+    assertThat(classpath.split(":")).hasSize(3).endsWith(lib.resolve("a.jar").toString(), lib.resolve("b.jar").toString());
+    Path out = Files.createTempFile("jvm", ".out");
+    Process process = new ProcessBuilder(start.command()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    start.whenExited(process);
+    for (int i = 0; i < 400 && !Files.readString(out).contains("hello"); i++) {
+      Thread.sleep(50);
+    }
+    process.destroy();
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(143);
+    for (int i = 0; i < 200 && Files.exists(start.writing().orElseThrow().lease()); i++) {
+      Thread.sleep(50);
+    }
+
+    assertThat(start.writing().orElseThrow().archive()).isRegularFile();
+    assertThat(sharing.start(command(classes + ":" + lib + "/*", "serve")).command())
+        .contains("-XX:SharedArchiveFile=" + start.writing().orElseThrow().archive());
   }
 
   @Test
@@ -180,10 +220,10 @@ class ClassDataSharingTest {
     ClassDataSharing named = ClassDataSharing.fromEnvironment(Map.of(ClassDataSharing.CACHE_ENV,
         dir.resolve("named").toString(), "XDG_CACHE_HOME", dir.resolve("xdg").toString()));
     assertThat(named.start(command).command().get(command.indexOf("-cp") + 3))
-        .startsWith(dir.resolve("named/spark-jvm").toString());
+        .startsWith(dir.resolve("named/jvm").toString());
     ClassDataSharing xdg = ClassDataSharing.fromEnvironment(Map.of("XDG_CACHE_HOME", dir.resolve("xdg").toString()));
     assertThat(xdg.start(command).command().get(command.indexOf("-cp") + 3))
-        .startsWith(dir.resolve("xdg/files2iceberg/spark-jvm").toString());
+        .startsWith(dir.resolve("xdg/files2iceberg/jvm").toString());
     // A cache that cannot be written: the JVM runs as it would without one.
     Path file = Files.writeString(dir.resolve("not-a-folder"), "x");
     assertThat(ClassDataSharing.in(file).start(command)).isEqualTo(new ClassDataSharing.Start(command, Optional.empty()));
