@@ -44,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -255,7 +256,9 @@ class RecoveryRunTest {
             .runOnce();
 
         assertThat(summary.failed()).as(landing::jobLogs).isEmpty();
-        assertThat(job.isAlive()).isFalse();
+        // Recovery went on once the job's result was written; the job's JVM ends right after it
+        // (seconds later when it is the build's first and writes its class-data archive as it exits).
+        assertThat(job.onExit().get(60, TimeUnit.SECONDS).isAlive()).isFalse();
         assertThat(events).as("no second job on the batch").noneMatch(BatchLaunched.class::isInstance);
         assertThat(events).filteredOn(BatchEvent.BatchReattached.class::isInstance).singleElement()
             .extracting(e -> ((BatchEvent.BatchReattached) e).attempt()).isEqualTo(1);

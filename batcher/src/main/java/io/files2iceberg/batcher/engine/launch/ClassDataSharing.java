@@ -65,6 +65,8 @@ public final class ClassDataSharing {
   static final java.util.Set<Integer> KEEPING_EXITS = java.util.Set.of(0, 130, 143);
 
   private static final String FOLDER = "jvm";
+  /** What a jar of a folder holds, in its digest: a jar written another way is not reused. */
+  private static final String JAR_LAYOUT = "files and folders";
   private static final String ARCHIVE_SUFFIX = ".jsa";
   private static final String WRITING_SUFFIX = ".writing";
 
@@ -272,16 +274,22 @@ public final class ClassDataSharing {
     return String.join(File.pathSeparator, entries);
   }
 
-  /** {@code classes-<digest>.jar} of a folder's files, written once per content. */
+  /**
+   * {@code classes-<digest>.jar} of a folder's files, written once per content, with an entry for
+   * each folder too: a resource lookup of a folder (Micronaut finds its beans by listing {@code
+   * META-INF/micronaut/<service>/}) finds it in a jar only through its entry.
+   */
   private static Path jarOf(Path folder, Path classes) throws IOException {
-    List<Path> files;
+    List<Path> paths;
     try (Stream<Path> walk = Files.walk(classes)) {
-      files = walk.filter(Files::isRegularFile).sorted().toList();
+      paths = walk.filter(path -> !path.equals(classes)).sorted().toList();
     }
-    StringBuilder listing = new StringBuilder(classes.toString());
-    for (Path file : files) {
-      listing.append('\n').append(classes.relativize(file)).append(' ').append(Files.size(file)).append(' ')
-          .append(Files.getLastModifiedTime(file).toMillis());
+    StringBuilder listing = new StringBuilder(JAR_LAYOUT).append('\n').append(classes);
+    for (Path path : paths) {
+      listing.append('\n').append(classes.relativize(path));
+      if (Files.isRegularFile(path)) {
+        listing.append(' ').append(Files.size(path)).append(' ').append(Files.getLastModifiedTime(path).toMillis());
+      }
     }
     Path jar = folder.resolve("classes-" + Sha256.hex(listing.toString()).substring(0, 32) + ".jar");
     if (Files.isRegularFile(jar)) {
@@ -289,11 +297,15 @@ public final class ClassDataSharing {
     }
     Path temporary = folder.resolve(jar.getFileName() + "." + UUID.randomUUID() + ".tmp");
     try (OutputStream out = Files.newOutputStream(temporary); JarOutputStream zip = new JarOutputStream(out)) {
-      for (Path file : files) {
-        JarEntry entry = new JarEntry(classes.relativize(file).toString().replace(File.separatorChar, '/'));
-        entry.setTime(Files.getLastModifiedTime(file).toMillis());
+      for (Path path : paths) {
+        String name = classes.relativize(path).toString().replace(File.separatorChar, '/');
+        boolean isFolder = Files.isDirectory(path);
+        JarEntry entry = new JarEntry(isFolder ? name + "/" : name);
+        entry.setTime(Files.getLastModifiedTime(path).toMillis());
         zip.putNextEntry(entry);
-        Files.copy(file, zip);
+        if (!isFolder) {
+          Files.copy(path, zip);
+        }
         zip.closeEntry();
       }
     }

@@ -42,6 +42,7 @@ class ClassDataSharingTest {
     Path copy = classes.resolve(Hello.class.getName().replace('.', '/') + ".class");
     Files.createDirectories(copy.getParent());
     Files.copy(file, copy);
+    Files.writeString(Files.createDirectories(classes.resolve("META-INF/micronaut/service")).resolve("bean"), "");
     return classes;
   }
 
@@ -87,6 +88,11 @@ class ClassDataSharingTest {
     // The folder runs from a jar of it: the JVM archives classes of jars only.
     String classpath = first.command().get(first.command().indexOf("-cp") + 1);
     assertThat(classpath).endsWith(".jar").startsWith(dir.resolve("cache/jvm/classes-").toString());
+    // A folder is found in the jar as in the folder: Micronaut lists META-INF/micronaut/<service>/.
+    try (var jar = new java.net.URLClassLoader(new java.net.URL[] {Path.of(classpath).toUri().toURL()}, null)) {
+      assertThat(jar.getResource("META-INF/micronaut/service")).isNotNull();
+      assertThat(jar.getResource("META-INF/micronaut/service/bean")).isNotNull();
+    }
     // The JVM's own messages about archives stay off its output (sql --json prints rows there).
     assertThat(run(first)).isEqualTo("hello [a]\n");
     Path archive = first.writing().orElseThrow().archive();
