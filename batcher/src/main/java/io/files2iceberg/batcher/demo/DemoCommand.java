@@ -8,6 +8,7 @@ import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JsonEventsOption;
+import io.files2iceberg.batcher.engine.launch.ClassDataSharing;
 import io.files2iceberg.batcher.local.LocalCommand;
 import io.files2iceberg.batcher.local.LocalPipeline;
 import io.files2iceberg.batcher.local.PipelineOutput;
@@ -72,6 +73,12 @@ public final class DemoCommand extends CliCommand {
 
   @Override
   public Integer call() throws Exception {
+    // The first command a newcomer runs does not pay for writing the class-data archives as its
+    // JVMs exit (they run as without sharing until another command has written them).
+    return ClassDataSharing.readOnlyWhile(this::run);
+  }
+
+  private Integer run() throws Exception {
     PrintWriter out = out();
     PrintWriter err = err();
     PipelineOutput output = PipelineOutput.of(json.json(), out, err, PREFIX);

@@ -70,34 +70,61 @@ public final class ClassDataSharing {
   private static final String ARCHIVE_SUFFIX = ".jsa";
   private static final String WRITING_SUFFIX = ".writing";
 
-  private final Optional<Path> cache;
+  /** The system property {@link #readOnlyWhile} sets. */
+  static final String READ_ONLY_PROPERTY = "files2iceberg.class-data-sharing.read-only";
 
-  private ClassDataSharing(Optional<Path> cache) {
+  private final Optional<Path> cache;
+  /** Whether a JVM writes the archive when there is none. */
+  private final boolean writes;
+
+  private ClassDataSharing(Optional<Path> cache, boolean writes) {
     this.cache = cache;
+    this.writes = writes;
   }
 
   /** Sharing in this cache folder. */
   static ClassDataSharing in(Path cache) {
-    return new ClassDataSharing(Optional.of(cache.resolve(FOLDER)));
+    return new ClassDataSharing(Optional.of(cache.resolve(FOLDER)), true);
   }
 
   /** No sharing: a JVM runs as its command says. */
   static ClassDataSharing off() {
-    return new ClassDataSharing(Optional.empty());
+    return new ClassDataSharing(Optional.empty(), false);
   }
 
-  /** Sharing as the environment says: {@value #SWITCH_ENV}, {@value #CACHE_ENV}, the user's cache. */
+  /**
+   * Sharing as the environment says: {@value #SWITCH_ENV} ({@code off}, or {@code read-only}: map
+   * archives, never write one), {@value #CACHE_ENV}, the user's cache; {@link #readOnlyWhile} makes
+   * it read-only for a while.
+   */
   public static ClassDataSharing fromEnvironment(Map<String, String> env) {
-    if ("off".equalsIgnoreCase(env.getOrDefault(SWITCH_ENV, "").strip())) {
+    String chosen = env.getOrDefault(SWITCH_ENV, "").strip();
+    if ("off".equalsIgnoreCase(chosen)) {
       return off();
     }
+    boolean writes = !"read-only".equalsIgnoreCase(chosen) && !Boolean.getBoolean(READ_ONLY_PROPERTY);
     String named = env.getOrDefault(CACHE_ENV, "");
     if (!named.isBlank()) {
-      return in(Path.of(named));
+      return new ClassDataSharing(Optional.of(Path.of(named).resolve(FOLDER)), writes);
     }
     String xdg = env.getOrDefault("XDG_CACHE_HOME", "");
     Path base = xdg.isBlank() ? Path.of(System.getProperty("user.home"), ".cache") : Path.of(xdg);
-    return in(base.resolve("files2iceberg"));
+    return new ClassDataSharing(Optional.of(base.resolve("files2iceberg").resolve(FOLDER)), writes);
+  }
+
+  /** Runs the work with sharing read-only for the JVMs it starts: they map archives, write none. */
+  public static <T> T readOnlyWhile(java.util.concurrent.Callable<T> work) throws Exception {
+    String before = System.getProperty(READ_ONLY_PROPERTY);
+    System.setProperty(READ_ONLY_PROPERTY, "true");
+    try {
+      return work.call();
+    } finally {
+      if (before == null) {
+        System.clearProperty(READ_ONLY_PROPERTY);
+      } else {
+        System.setProperty(READ_ONLY_PROPERTY, before);
+      }
+    }
   }
 
   /**
@@ -158,7 +185,9 @@ public final class ClassDataSharing {
       try {
         if (KEEPING_EXITS.contains(exitCode) && Files.isRegularFile(temporary) && Files.size(temporary) > 0) {
           Files.move(temporary, archive, StandardCopyOption.ATOMIC_MOVE);
-          LOG.info("Class-data sharing: wrote {} for the next JVMs of that classpath", archive);
+          // The lease first: a command that exits right after its JVM may cut this thread short.
+          deleteQuietly(lease);
+          LOG.debug("Class-data sharing: wrote {} for the next JVMs of that classpath", archive);
           prune(archive.getParent(), ARCHIVE_SUFFIX);
         }
       } catch (IOException e) {
@@ -197,7 +226,7 @@ public final class ClassDataSharing {
         // The most recently used archives are the ones pruning keeps.
         Files.setLastModifiedTime(archive, FileTime.from(Instant.now()));
         shared.addAll(1, List.of("-XX:SharedArchiveFile=" + archive, QUIET));
-      } else {
+      } else if (writes) {
         writing = lease(archive);
         writing.ifPresent(w -> shared.addAll(1, List.of("-XX:ArchiveClassesAtExit=" + w.temporary(), QUIET)));
       }

@@ -213,6 +213,28 @@ class ClassDataSharingTest {
   }
 
   @Test
+  void readOnlySharingMapsAnArchiveButNeverWritesOne() throws Exception {
+    Path classes = classes();
+    Map<String, String> env = Map.of(ClassDataSharing.CACHE_ENV, dir.resolve("cache").toString());
+
+    ClassDataSharing.Start demo = ClassDataSharing.readOnlyWhile(() -> ClassDataSharing.fromEnvironment(env)
+        .start(command(classes)));
+    ClassDataSharing.Start named = ClassDataSharing.fromEnvironment(Map.of(ClassDataSharing.CACHE_ENV,
+        dir.resolve("cache").toString(), ClassDataSharing.SWITCH_ENV, "read-only")).start(command(classes));
+
+    for (ClassDataSharing.Start start : List.of(demo, named)) {
+      assertThat(start.writing()).isEmpty();
+      assertThat(start.command()).noneMatch(o -> o.startsWith("-XX:"));
+    }
+    assertThat(System.getProperty(ClassDataSharing.READ_ONLY_PROPERTY)).isNull();
+    ClassDataSharing.Start writer = ClassDataSharing.fromEnvironment(env).start(command(classes));
+    run(writer);
+    Path archive = writer.writing().orElseThrow().archive();
+    assertThat(ClassDataSharing.readOnlyWhile(() -> ClassDataSharing.fromEnvironment(env).start(command(classes)))
+        .command()).contains("-XX:SharedArchiveFile=" + archive);
+  }
+
+  @Test
   void offOrWithoutAClasspathTheCommandIsAsGivenAndTheEnvironmentNamesTheCache() throws Exception {
     Path classes = classes();
     List<String> command = command(classes);
