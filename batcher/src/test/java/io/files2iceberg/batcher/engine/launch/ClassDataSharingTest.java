@@ -61,12 +61,10 @@ class ClassDataSharingTest {
   private static String run(ClassDataSharing.Start start) throws Exception {
     Path out = Files.createTempFile("jvm", ".out");
     Process process = new ProcessBuilder(start.command()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-    start.whenExited(process);
+    var published = start.whenExited(process);
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    // Publication runs on the exit's completion; wait for the lease to go.
-    for (int i = 0; i < 200 && start.writing().map(w -> Files.exists(w.lease())).orElse(false); i++) {
-      Thread.sleep(50);
-    }
+    // Publication (the rename, the lease, the pruning) runs on the exit's completion.
+    published.get(30, TimeUnit.SECONDS);
     return Files.readString(out, StandardCharsets.UTF_8);
   }
 
@@ -125,11 +123,9 @@ class ClassDataSharingTest {
 
     // Killed as it wrote: nothing half-written is kept, and the next JVM writes the archive.
     Process process = new ProcessBuilder(writer.command()).start();
-    writer.whenExited(process);
+    var finished = writer.whenExited(process);
     process.destroyForcibly().waitFor();
-    for (int i = 0; i < 200 && Files.exists(writer.writing().orElseThrow().lease()); i++) {
-      Thread.sleep(50);
-    }
+    finished.get(30, TimeUnit.SECONDS);
 
     assertThat(writer.writing().orElseThrow().archive()).doesNotExist();
     assertThat(cached(".writing")).isEmpty();
@@ -196,16 +192,14 @@ class ClassDataSharingTest {
     assertThat(classpath.split(":")).hasSize(3).endsWith(lib.resolve("a.jar").toString(), lib.resolve("b.jar").toString());
     Path out = Files.createTempFile("jvm", ".out");
     Process process = new ProcessBuilder(start.command()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-    start.whenExited(process);
+    var published = start.whenExited(process);
     for (int i = 0; i < 400 && !Files.readString(out).contains("hello"); i++) {
       Thread.sleep(50);
     }
     process.destroy();
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).isEqualTo(143);
-    for (int i = 0; i < 200 && Files.exists(start.writing().orElseThrow().lease()); i++) {
-      Thread.sleep(50);
-    }
+    published.get(30, TimeUnit.SECONDS);
 
     assertThat(start.writing().orElseThrow().archive()).isRegularFile();
     assertThat(sharing.start(command(classes + ":" + lib + "/*", "serve")).command())
