@@ -9,12 +9,12 @@ import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.StopSignals;
 import io.files2iceberg.batcher.engine.launch.ClassDataSharing;
 import io.files2iceberg.batcher.engine.launch.FileNameEncoding;
+import io.files2iceberg.batcher.engine.launch.JavaOptions;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -93,7 +93,7 @@ public final class ListenCommand extends CliCommand {
       args.add(Integer.toString(port));
     }
     List<String> command = ListenerProcess.javaCommand(ListenerProcess.locateTarget(env, Path.of("")),
-        javaOptions(env.get(JAVA_OPTS_ENV)), args);
+        JavaOptions.parse(env.get(JAVA_OPTS_ENV)), args);
     out().flush();
     err().flush();
     ClassDataSharing.Start sharing = ClassDataSharing.fromEnvironment(env).start(command);
@@ -139,9 +139,5 @@ public final class ListenCommand extends CliCommand {
       Thread.currentThread().interrupt();
     }
     return listener.isAlive() ? ExitCode.FAILED : listener.exitValue();
-  }
-
-  static List<String> javaOptions(String text) {
-    return text == null || text.isBlank() ? List.of() : Arrays.asList(text.strip().split("\\s+"));
   }
 }

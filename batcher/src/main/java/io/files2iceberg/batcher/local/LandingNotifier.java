@@ -30,6 +30,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -51,10 +52,12 @@ import org.slf4j.LoggerFactory;
  * delivery is at least once. Redelivery is harmless (the listener answers {@code duplicate}), so
  * what has been delivered is remembered in memory only.
  *
- * <p>A file is posted once it has settled: unchanged (size and modification time) since the
+ * <p>A data file is posted once it has settled: unchanged (size and modification time) since the
  * previous scan, or last modified at least {@link #SETTLE} ago, so that a file still being written
- * is not announced half-written. Hidden files and folders (a name starting with {@code .}) are
- * skipped: editors and Spark stage their output there.
+ * is not announced half-written. A success marker is posted as soon as it is seen: its content is
+ * never read, it only says that the files written before it are complete, and a marker posted
+ * again is harmless. Hidden files and folders (a name starting with {@code .}) are skipped:
+ * editors and Spark stage their output there.
  *
  * <p>Not thread-safe: one thread scans.
  */
@@ -110,6 +113,7 @@ public final class LandingNotifier {
     List<LocalObject> due = new ArrayList<>();
     List<LocalObject> markers = new ArrayList<>();
     int unsettled = 0;
+    Instant nextSettle = null;
     Instant now = clock.instant();
     Map<Path, Seen> seenNow = new HashMap<>();
     for (LocalObject object : list()) {
@@ -118,14 +122,16 @@ public final class LandingNotifier {
         continue;
       }
       Seen seen = new Seen(object.size(), object.generation());
-      boolean settled = seen.equals(lastSeen.get(object.path()))
-          || !object.modified().plus(SETTLE).isAfter(now);
+      boolean marker = markerNames.contains(object.path().getFileName().toString());
+      Instant settles = object.modified().plus(SETTLE);
+      boolean settled = marker || seen.equals(lastSeen.get(object.path())) || !settles.isAfter(now);
       if (!settled) {
         seenNow.put(object.path(), seen);
         unsettled++;
+        nextSettle = nextSettle == null || settles.isBefore(nextSettle) ? settles : nextSettle;
         continue;
       }
-      (markerNames.contains(object.path().getFileName().toString()) ? markers : due).add(object);
+      (marker ? markers : due).add(object);
     }
     due.addAll(markers);
 
@@ -144,7 +150,7 @@ public final class LandingNotifier {
     lastSeen.clear();
     lastSeen.putAll(seenNow);
     int markersPosted = (int) markers.stream().filter(m -> delivered.containsKey(m.path())).count();
-    return new ScanResult(outcomes, markersPosted, pending, unsettled);
+    return new ScanResult(outcomes, markersPosted, pending, unsettled, Optional.ofNullable(nextSettle));
   }
 
   /** Every regular, non-hidden file under the landing folder, sorted by path. */
@@ -350,10 +356,14 @@ public final class LandingNotifier {
    * @param markers success markers among them
    * @param pending notifications not acknowledged, posted again by the next scan
    * @param unsettled files still being written, posted by a later scan
+   * @param nextSettle when the first of those has been left alone for {@link #SETTLE}: the time to
+   *     look again
    */
-  public record ScanResult(Map<Outcome, Integer> outcomes, int markers, int pending, int unsettled) {
+  public record ScanResult(Map<Outcome, Integer> outcomes, int markers, int pending, int unsettled,
+      Optional<Instant> nextSettle) {
     public ScanResult {
       outcomes = Map.copyOf(outcomes);
+      Objects.requireNonNull(nextSettle, "nextSettle");
     }
 
     /** Notifications the listener acknowledged. */

@@ -22,7 +22,6 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,7 +63,8 @@ public final class LocalCommand extends CliCommand {
       paramLabel = "DURATION",
       defaultValue = "2s",
       converter = DurationConverter.class,
-      description = "Pause between scans of the landing folder (default: ${DEFAULT-VALUE}).")
+      description = "Longest pause between scans of the landing folder; a new file or folder ends it"
+          + " at once (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
   @Mixin HomeOption home;
@@ -130,7 +130,7 @@ public final class LocalCommand extends CliCommand {
             pipeline.printSummary(Duration.between(started, Instant.now()));
             return progress.needsAnOperator() ? ExitCode.FAILED : 0;
           }
-          TimeUnit.MILLISECONDS.sleep(interval.toMillis());
+          pipeline.pause(interval);
         }
       } catch (InterruptedException e) {
         if (!stop.get()) {

@@ -38,7 +38,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -52,6 +51,8 @@ import java.util.stream.Collectors;
  * that committed while this pipeline ran is kept for {@link #committed()}.
  */
 public final class LocalPipeline implements AutoCloseable {
+  /** The shortest pause between two scans. */
+  private static final Duration MIN_PAUSE = Duration.ofMillis(20);
   /** How long the listener may take to come up. */
   static final Duration LISTENER_START_TIMEOUT = Duration.ofSeconds(90);
 
@@ -60,6 +61,9 @@ public final class LocalPipeline implements AutoCloseable {
   private final Launchers launchers;
   private final ListenerProcess listener;
   private final LandingNotifier notifier;
+  private final LandingWatch watch;
+  /** When the first file the last scan found still being written will have settled. */
+  private Optional<Instant> nextSettle = Optional.empty();
   private final BatchRunner runner;
   private final PipelineOutput output;
   private final Clock clock;
@@ -78,6 +82,7 @@ public final class LocalPipeline implements AutoCloseable {
     this.launchers = launchers;
     this.listener = listener;
     this.notifier = notifier;
+    this.watch = LandingWatch.on(notifier.landing());
     this.output = output;
     this.clock = clock;
     this.runner = BatchRunner.builder(profiles, ledger, launchers)
@@ -163,6 +168,7 @@ public final class LocalPipeline implements AutoCloseable {
   /** Posts what is new in the landing folder; prints a line when anything was posted. */
   public LandingNotifier.ScanResult scan() throws InterruptedException {
     LandingNotifier.ScanResult result = notifier.scan();
+    nextSettle = result.nextSettle();
     if (result.posted() > 0 || result.pending() > 0) {
       output.fact("posted " + result.describe(), () -> PipelineSummary.posted(result));
     }
@@ -215,8 +221,24 @@ public final class LocalPipeline implements AutoCloseable {
       if (busy) {
         announceWait(after);
       }
-      TimeUnit.MILLISECONDS.sleep(interval.toMillis());
+      pause(interval);
     }
+  }
+
+  /**
+   * Waits for the next scan: until a file or folder appears in the landing folder, a file the last
+   * scan found still being written has settled, or {@code interval} has passed, whichever comes
+   * first. A new success marker is thus posted within a fraction of a second, not at the next
+   * interval.
+   */
+  public void pause(Duration interval) throws InterruptedException {
+    Duration wait = interval;
+    if (nextSettle.isPresent()) {
+      Duration untilSettled = Duration.between(clock.instant(), nextSettle.get());
+      wait = untilSettled.compareTo(wait) < 0 ? untilSettled : wait;
+      wait = wait.compareTo(MIN_PAUSE) < 0 ? MIN_PAUSE : wait;
+    }
+    watch.await(wait);
   }
 
   /**
@@ -358,6 +380,7 @@ public final class LocalPipeline implements AutoCloseable {
   /** Stops the listener (gracefully), then closes the launchers and the ledger. */
   @Override
   public void close() {
+    watch.close();
     try {
       listener.close();
     } finally {

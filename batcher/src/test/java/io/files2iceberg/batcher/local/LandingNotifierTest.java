@@ -160,8 +160,32 @@ class LandingNotifierTest {
     assertThat(first.unsettled()).isEqualTo(1);
     assertThat(first.isQuiet()).isFalse();
 
+    assertThat(first.nextSettle()).contains(Files.getLastModifiedTime(file).toInstant().plus(LandingNotifier.SETTLE));
+
     // Unchanged since the last scan: settled.
+    ScanResult second = notifier.scan();
+    assertThat(second.posted()).isEqualTo(1);
+    assertThat(second.nextSettle()).isEmpty();
+  }
+
+  @Test
+  void aMarkerIsPostedAsSoonAsItIsSeenWhileADataFileBesideItSettlesFirst() throws Exception {
+    Path data = landing.resolve("clicks/dt=2026-11-27/part-0.json");
+    Files.createDirectories(data.getParent());
+    Files.writeString(data, "{}\n");
+    Files.writeString(data.resolveSibling("_SUCCESS"), "");
+
+    ScanResult first = notifier.scan();
+
+    // The marker's content is never read: it goes at once, and the listener lists its folder.
+    assertThat(posted).extracting(LandingNotifierTest::objectId).singleElement()
+        .satisfies(id -> assertThat(id).endsWith("clicks/dt=2026-11-27/_SUCCESS"));
+    assertThat(first.count(Outcome.PARTITION_READY)).isEqualTo(1);
+    assertThat(first.unsettled()).isEqualTo(1);
+    assertThat(first.nextSettle()).contains(Files.getLastModifiedTime(data).toInstant().plus(LandingNotifier.SETTLE));
     assertThat(notifier.scan().posted()).isEqualTo(1);
+    assertThat(posted).extracting(LandingNotifierTest::objectId).last()
+        .satisfies(id -> assertThat(id).endsWith("clicks/dt=2026-11-27/part-0.json"));
   }
 
   @Test

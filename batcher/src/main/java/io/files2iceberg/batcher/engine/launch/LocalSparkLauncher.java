@@ -49,6 +49,12 @@ public final class LocalSparkLauncher implements Launcher {
   public static final String SPARK_JOB_DIR_ENV = "FILES2ICEBERG_SPARK_JOB_DIR";
   /** The JVM options beyond Spark's module opens, unless the caller gives its own. */
   public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx2g");
+  /**
+   * Environment variable of JVM options for every local Spark JVM (the job, the warm driver, {@code
+   * sql}, the demo's writer), after the launcher's own: {@code -Xmx8g} gives a big local load more
+   * memory, {@code -XX:TieredStopAtLevel=1} starts short-lived JVMs sooner.
+   */
+  public static final String JAVA_OPTS_ENV = "FILES2ICEBERG_SPARK_JAVA_OPTS";
 
   static final String MAIN_CLASS = "io.files2iceberg.sparkjob.BatchJob";
   private static final String HADOOP_PREFIX = "spark.hadoop.";
@@ -64,11 +70,20 @@ public final class LocalSparkLauncher implements Launcher {
    * @param sparkJobTarget spark-job's {@code target} folder, with {@code classes/} and {@code
    *     classpath.txt} (see {@link #locateSparkJobTarget})
    * @param fallbackLogs where logs go when the profile's {@code metadata.path} is not local
-   * @param jvmOptions JVM options after Spark's, such as {@link #DEFAULT_JVM_OPTIONS}
+   * @param jvmOptions JVM options after Spark's, such as {@link #DEFAULT_JVM_OPTIONS}; those of
+   *     {@value #JAVA_OPTS_ENV} come after them
    * @throws LaunchException (not retryable) when the job has not been built
    */
   public LocalSparkLauncher(Path sparkJobTarget, Path fallbackLogs, List<String> jvmOptions) {
-    this(sparkJobTarget, fallbackLogs, jvmOptions, ClassDataSharing.fromEnvironment(System.getenv()));
+    this(sparkJobTarget, fallbackLogs, withOptionsOf(System.getenv(), jvmOptions),
+        ClassDataSharing.fromEnvironment(System.getenv()));
+  }
+
+  /** {@code jvmOptions}, then those of the environment's {@value #JAVA_OPTS_ENV}. */
+  static List<String> withOptionsOf(Map<String, String> env, List<String> jvmOptions) {
+    List<String> options = new ArrayList<>(jvmOptions);
+    options.addAll(JavaOptions.parse(env.get(JAVA_OPTS_ENV)));
+    return List.copyOf(options);
   }
 
   LocalSparkLauncher(Path sparkJobTarget, Path fallbackLogs, List<String> jvmOptions, ClassDataSharing sharing) {

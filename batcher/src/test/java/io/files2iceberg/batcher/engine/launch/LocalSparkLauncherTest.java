@@ -69,6 +69,20 @@ class LocalSparkLauncherTest {
   }
 
   @Test
+  void theEnvironmentsSparkJavaOptionsComeAfterTheLaunchersOwnSoThatTheyWin() {
+    assertThat(LocalSparkLauncher.withOptionsOf(Map.of(LocalSparkLauncher.JAVA_OPTS_ENV, "  -Xmx8g\t-XX:TieredStopAtLevel=1 "),
+        LocalSparkLauncher.DEFAULT_JVM_OPTIONS)).containsExactly("-Xmx2g", "-Xmx8g", "-XX:TieredStopAtLevel=1");
+    assertThat(LocalSparkLauncher.withOptionsOf(Map.of(LocalSparkLauncher.JAVA_OPTS_ENV, " "),
+        LocalSparkLauncher.DEFAULT_JVM_OPTIONS)).containsExactly("-Xmx2g");
+    assertThat(LocalSparkLauncher.withOptionsOf(Map.of(), List.of("-Xmx1g"))).containsExactly("-Xmx1g");
+
+    List<String> command = new LocalSparkLauncher(SPARK_JOB_TARGET, dir.resolve("logs"),
+        LocalSparkLauncher.withOptionsOf(Map.of(LocalSparkLauncher.JAVA_OPTS_ENV, "-Xmx8g"), List.of("-Xmx2g")),
+        ClassDataSharing.off()).command();
+    assertThat(command.indexOf("-Xmx8g")).isGreaterThan(command.indexOf("-Xmx2g")).isLessThan(command.indexOf("-cp"));
+  }
+
+  @Test
   void aClusterMastersExecutorsGetTheJobsClasspathAndUtf8NamesUnlessTheDeploymentSetsThem() throws Exception {
     LocalSparkLauncher launcher = new LocalSparkLauncher(SPARK_JOB_TARGET, new Home(dir));
     String classpath = classpathOf(launcher);
