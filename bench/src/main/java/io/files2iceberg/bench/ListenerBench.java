@@ -3,6 +3,7 @@ package io.files2iceberg.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpServer;
 import io.files2iceberg.batcher.local.LandingNotifier;
 import io.files2iceberg.batcher.local.ListenerProcess;
 import io.files2iceberg.core.ledger.FileState;
@@ -11,6 +12,7 @@ import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,20 +24,27 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The listener's throughput under load: {@code wrk} (the Debian package) posts a unique {@code
  * OBJECT_FINALIZE} push envelope per request ({@code unique-notifications.lua}) to the real listener
  * (a child process, SQLite ledger) for {@link #SECONDS} seconds with {@link #CONNECTIONS}
- * connections. The baseline is the same load on a route of the same server that has no handler
- * (Micronaut answers 404 without touching the ledger): what the HTTP stack alone can serve.
+ * connections. Two baselines, each its own data set: the same load on a route of the same server
+ * that has no handler (Micronaut answers 404 without touching the ledger: what the listener's HTTP
+ * stack alone can serve), and on a no-op JDK {@code HttpServer} in the bench's JVM (what the machine
+ * serves with no work at all; the issue's target is at least 20% of it).
  *
  * <p>A measurement's {@code seconds} is the wall time per 1,000 requests (so the ratio is how many
  * times slower than the bare server a notification is); requests/s, p50 and p99 go in its detail.
  */
 record ListenerBench(Path work, Report report) {
   static final String NO_HANDLER = "no-handler route";
+  /** The baseline: the JDK's own HTTP server answering 204 to every post, in the bench's JVM. */
+  static final String NO_OP_JDK = "no-op JDK HttpServer";
+  private static final String VERSUS_JDK = " (against a no-op JDK HttpServer)";
   static final int CONNECTIONS = 16;
   static final int THREADS = 2;
   static final int SECONDS = 20;
@@ -62,11 +71,23 @@ record ListenerBench(Path work, Report report) {
       long recorded = 0;
       try (ListenerProcess listener = ListenerProcess.start(
           ListenerProcess.locateTarget(System.getenv(), Path.of("")), profiles, home, Duration.ofSeconds(120))) {
-        for (String side : round % 2 == 1 ? new String[] {MergeBench.JOB, NO_HANDLER}
-            : new String[] {NO_HANDLER, MergeBench.JOB}) {
-          URI uri = listener.pushUri(side.equals(MergeBench.JOB) ? "/pubsub/push" : "/bench/no-handler");
+        for (String side : round % 2 == 1 ? new String[] {MergeBench.JOB, NO_HANDLER, NO_OP_JDK}
+            : new String[] {NO_OP_JDK, NO_HANDLER, MergeBench.JOB}) {
           double load = MergeBench.loadAverage()[0];
-          JsonNode result = runWrk(wrk, script, templates, uri);
+          JsonNode result;
+          if (side.equals(NO_OP_JDK)) {
+            HttpServer noOp = noOpServer();
+            try {
+              result = runWrk(wrk, script, templates,
+                  URI.create("http://127.0.0.1:" + noOp.getAddress().getPort() + "/pubsub/push"));
+            } finally {
+              noOp.stop(0);
+              ((ExecutorService) noOp.getExecutor()).shutdownNow();
+            }
+          } else {
+            result = runWrk(wrk, script, templates,
+                listener.pushUri(side.equals(MergeBench.JOB) ? "/pubsub/push" : "/bench/no-handler"));
+          }
           long requests = result.get("requests").asLong();
           double seconds = result.get("durationMicros").asLong() / 1e6;
           long non2xx = result.get("non2xx").asLong();
@@ -77,9 +98,16 @@ record ListenerBench(Path work, Report report) {
             }
             recorded += requests;
           }
-          report.measured(new Report.Measurement("listener", data, side, round, seconds / requests * 1000, load,
+          Report.Measurement measured = new Report.Measurement("listener",
+              side.equals(NO_OP_JDK) ? data + VERSUS_JDK : data, side, round, seconds / requests * 1000, load,
               MergeBench.loadAverage()[0], String.format(Locale.ROOT, "%.0f requests/s, p50 %.1f ms, p99 %.1f ms",
-                  requests / seconds, result.get("p50Micros").asLong() / 1e3, result.get("p99Micros").asLong() / 1e3)));
+                  requests / seconds, result.get("p50Micros").asLong() / 1e3, result.get("p99Micros").asLong() / 1e3));
+          report.measured(measured);
+          if (side.equals(MergeBench.JOB)) {
+            // The same figure against the other baseline: the report pairs sides by data set.
+            report.measured(new Report.Measurement(measured.suite(), data + VERSUS_JDK, measured.side(),
+                measured.round(), measured.seconds(), measured.loadBefore(), measured.loadAfter(), measured.detail()));
+          }
         }
       }
       try (Ledger ledger = SqliteLedger.open(home.ledgerDb(), Clock.systemUTC())) {
@@ -91,6 +119,20 @@ record ListenerBench(Path work, Report report) {
         }
       }
     }
+  }
+
+  /** A JDK HttpServer that reads each request's body and answers 204: what this machine serves with no work. */
+  private static HttpServer noOpServer() throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
+    server.createContext("/", exchange -> {
+      try (exchange) {
+        exchange.getRequestBody().readAllBytes();
+        exchange.sendResponseHeaders(204, -1);
+      }
+    });
+    server.setExecutor(Executors.newFixedThreadPool(CONNECTIONS));
+    server.start();
+    return server;
   }
 
   /**

@@ -3,6 +3,8 @@ package io.files2iceberg.batcher.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.profile.Home;
 import java.io.BufferedReader;
@@ -10,9 +12,13 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -115,6 +121,19 @@ class ListenerProcessTest {
           ports::next)) {
         assertThat(listener.baseUri().getPort()).isNotEqualTo(takenPort);
         assertThat(Files.readString(listener.log())).contains(takenPort + " already in use");
+
+        // It serves the push route on the port it took: a notification is recorded in the home's ledger.
+        Path file = dir.resolve("landing/clicks/dt=2026-11-27/part-0.json");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, "{\"id\":1}\n");
+        Files.setLastModifiedTime(file, FileTime.from(Instant.now().minusSeconds(60)));
+        LandingNotifier notifier = new LandingNotifier(dir.resolve("landing"), listener.pushUri("/pubsub/push"),
+            Set.of("_SUCCESS"), Clock.systemUTC());
+        assertThat(notifier.scan().count(LandingNotifier.Outcome.RECORDED)).isEqualTo(1);
+        try (SqliteLedger ledger = SqliteLedger.open(home.ledgerDb(), Clock.systemUTC())) {
+          assertThat(ledger.tableStatus("local.test.clicks").filesByState())
+              .containsEntry(FileState.RECORDED, 1L);
+        }
       }
     }
   }
