@@ -191,7 +191,8 @@ public final class LandingNotifier {
     return objects;
   }
 
-  private static boolean isHidden(Path path) {
+  /** Whether a file or folder (not the landing folder itself) is hidden: its name starts with {@code .}. */
+  static boolean isHidden(Path path) {
     return path.getFileName().toString().startsWith(".");
   }
 

@@ -14,7 +14,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,7 +126,7 @@ final class LandingWatch implements AutoCloseable {
         // Events were lost: whatever they were, the next scan sees it; new folders get watched.
         registerTree(landing);
         appeared = true;
-      } else if (folder != null && event.context() instanceof Path name && !isHidden(name)) {
+      } else if (folder != null && event.context() instanceof Path name && !LandingNotifier.isHidden(name)) {
         appeared = true;
         Path created = folder.resolve(name);
         if (Files.isDirectory(created)) {
@@ -147,7 +146,7 @@ final class LandingWatch implements AutoCloseable {
       Files.walkFileTree(top, new SimpleFileVisitor<>() {
         @Override
         public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
-          if (!dir.equals(landing) && isHidden(dir)) {
+          if (!dir.equals(landing) && LandingNotifier.isHidden(dir)) {
             return FileVisitResult.SKIP_SUBTREE;
           }
           return register(dir) ? FileVisitResult.CONTINUE : FileVisitResult.TERMINATE;
@@ -177,10 +176,6 @@ final class LandingWatch implements AutoCloseable {
       complete = false;
       return false;
     }
-  }
-
-  private static boolean isHidden(Path path) {
-    return Optional.ofNullable(path.getFileName()).map(name -> name.toString().startsWith(".")).orElse(false);
   }
 
   @Override
