@@ -8,6 +8,7 @@ import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.local.LandingNotifier.Outcome;
 import io.files2iceberg.batcher.engine.BatchEvent;
 import io.files2iceberg.batcher.engine.BatchEvent.BatchCommitted;
+import io.files2iceberg.batcher.testing.IcebergRows;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.profile.ProfileRegistry;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -216,20 +218,21 @@ class ClusterRunTest {
         "7|3000000000|seven|2026-12-03|null",
         "8|1|eight|2026-12-04|null",
         "9|null|nine|2026-12-04|{\"qty\":\"lots\",\"_file_path\":\"" + rescued.toUri() + "\"}");
-    assertThat(deployment.sql("SELECT DISTINCT typeof(qty) AS type FROM " + TABLE).toString())
-        .isEqualTo("[{\"type\":\"bigint\"}]");
+    String qtyType = IcebergRows.withTable(deployment.home, TABLE, table -> table.schema().findType("qty").toString());
+    assertThat(qtyType).isEqualTo("long");
     long driver = deployment.warmDriverPid().orElseThrow(() -> new AssertionError("no warm driver runs"));
     assertTasksRanOnExecutors(newEventLogs(before), driver, 1);
   }
 
-  /** The table's rows, {@code id|qty|note|dt|_rescued_data}, read back with {@code sql} as a user would. */
-  private static List<String> rows() throws Exception {
+  /** The table's rows, {@code id|qty|note|dt|_rescued_data} by id, read back through Iceberg's reader. */
+  private static List<String> rows() {
     List<String> rows = new ArrayList<>();
-    for (JsonNode row : deployment.sql(
-        "SELECT id, qty, note, dt, _rescued_data FROM " + TABLE + " ORDER BY id")) {
+    List<Map<String, Object>> read = new ArrayList<>(IcebergRows.rows(deployment.home, TABLE));
+    read.sort(Comparator.comparingLong(row -> ((Number) row.get("id")).longValue()));
+    for (Map<String, Object> row : read) {
       List<String> values = new ArrayList<>();
       for (String column : List.of("id", "qty", "note", "dt", "_rescued_data")) {
-        values.add(row.hasNonNull(column) ? row.get(column).asText() : "null");
+        values.add(String.valueOf(row.get(column)));
       }
       rows.add(String.join("|", values));
     }

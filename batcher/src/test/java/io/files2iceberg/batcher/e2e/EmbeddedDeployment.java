@@ -37,7 +37,7 @@ import java.util.function.Consumer;
  * listener as a child process, the notifier posting to it, and batch runners with the local
  * launcher of the deployment's {@code job.mode}, as the batcher picks it: the home's warm driver
  * (a real Spark child JVM, one for the class's tests) by default, a Spark child JVM per batch with
- * {@code job.mode = per-batch}. Rows are read back through {@code sql}, as a user would.
+ * {@code job.mode = per-batch}. Rows are read back through Iceberg's own reader ({@code testing.IcebergRows}).
  */
 final class EmbeddedDeployment implements AutoCloseable {
   final Home home;

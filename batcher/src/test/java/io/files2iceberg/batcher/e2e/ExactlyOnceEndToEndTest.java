@@ -16,6 +16,7 @@ import io.files2iceberg.batcher.engine.BatchEvent.BatchRecovered;
 import io.files2iceberg.batcher.engine.BatchEvent.PartitionsSuperseded;
 import io.files2iceberg.batcher.engine.BatchRunner;
 import io.files2iceberg.batcher.engine.RunSummary;
+import io.files2iceberg.batcher.testing.IcebergRows;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimPartitions;
@@ -40,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Snapshot;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The embedded default end to end: files in the landing folder, the notifier's real push envelopes
- * to the real listener, the batcher with real Spark child JVMs, rows read back through {@code sql}.
+ * to the real listener, the batcher with real Spark child JVMs, rows read back through Iceberg's own reader.
  * Each test has a table of its own; every one checks that each row is in the table exactly once.
  * Batches run in the home's warm driver (the default {@code job.mode}), except those of the test
  * that stops a job of its own between the Iceberg commit and the ledger commit ({@code per-batch}).
@@ -117,10 +119,18 @@ class ExactlyOnceEndToEndTest {
     return "{\"id\":\"" + id + "\",\"version\":" + version + ",\"amount\":" + amount + "}";
   }
 
-  /** One row: rows, distinct ids, the amount total, and the amounts by id. */
-  private static String contents(String table) {
-    return "SELECT count(*) AS n, count(DISTINCT id) AS ids, sum(amount) AS total, "
-        + "concat_ws(',', sort_array(collect_list(concat(id, '=', amount)))) AS amounts FROM " + table;
+  /** The table's rows in one line: rows, distinct ids, the amount total, and the amounts by id. */
+  private static String contents(Home home, String table) {
+    return contents(IcebergRows.rows(home, table));
+  }
+
+  private static String contents(List<Map<String, Object>> rows) {
+    return "{\"n\":" + rows.size() + ",\"ids\":" + IcebergRows.distinct(rows, "id") + ",\"total\":"
+        + IcebergRows.sum(rows, "amount") + ",\"amounts\":\"" + amounts(rows) + "\"}";
+  }
+
+  private static String amounts(List<Map<String, Object>> rows) {
+    return IcebergRows.joined(rows, row -> row.get("id") + "=" + row.get("amount"));
   }
 
   private static List<BatchCommitted> committed(List<BatchEvent> events) {
@@ -174,8 +184,7 @@ class ExactlyOnceEndToEndTest {
     assertThat(table.get("snapshotId").asLong())
         .isEqualTo(EventLines.of("committed", events).get(2).get("snapshotId").asLong());
     // The split table lives in that home: read it there.
-    List<JsonNode> result = SqlQueries.sql(new Home(home), contents("local.e2e.split"));
-    assertThat(result.get(0).toString())
+    assertThat(contents(new Home(home), "local.e2e.split"))
         .isEqualTo("{\"n\":6,\"ids\":6,\"total\":51,\"amounts\":\"a1=11,a2=22,a3=3,a4=4,a5=5,a6=6\"}");
   }
 
@@ -207,7 +216,7 @@ class ExactlyOnceEndToEndTest {
     List<BatchEvent> again = EmbeddedDeployment.events();
     deployment.runner(deployment.profile("claimcrash", shortLease), again, e -> {}).runOnce();
     assertThat(again).isEmpty();
-    assertThat(deployment.sql(contents(table)).get(0).toString())
+    assertThat(contents(deployment.home, table))
         .isEqualTo("{\"n\":2,\"ids\":2,\"total\":12,\"amounts\":\"b1=10,b2=2\"}");
   }
 
@@ -268,11 +277,10 @@ class ExactlyOnceEndToEndTest {
     assertThat(finalized.snapshotId()).contains(snapshotOfTheCrash);
     assertThat(deployment.ledger.partition(table, "2026-11-27").orElseThrow().state())
         .isEqualTo(PartitionState.INGESTED);
-    List<JsonNode> result = deployment.sql(contents(table),
-        "SELECT count(*) AS snapshots, sum(CASE WHEN summary['files2iceberg.batch-id'] = '" + claimed.batchId()
-            + "' THEN 1 ELSE 0 END) AS with_batch FROM " + table + ".snapshots");
-    assertThat(result.get(0).toString()).isEqualTo("{\"n\":3,\"ids\":3,\"total\":24,\"amounts\":\"c1=1,c2=20,c3=3\"}");
-    assertThat(result.get(1).toString()).isEqualTo("{\"snapshots\":1,\"with_batch\":1}");
+    assertThat(contents(deployment.home, table)).isEqualTo("{\"n\":3,\"ids\":3,\"total\":24,\"amounts\":\"c1=1,c2=20,c3=3\"}");
+    List<Snapshot> snapshots = IcebergRows.snapshots(deployment.home, table);
+    assertThat(snapshots).hasSize(1);
+    assertThat(snapshots).filteredOn(s -> claimed.batchId().equals(s.summary().get("files2iceberg.batch-id"))).hasSize(1);
   }
 
   @Test
@@ -308,13 +316,11 @@ class ExactlyOnceEndToEndTest {
     deployment.runner("last", idle).runOnce();
     assertThat(idle).isEmpty();
 
-    List<JsonNode> result = deployment.sql(contents(table),
-        "SELECT count(*) AS n FROM " + table + " VERSION AS OF " + committed(events).get(0).report().snapshotId(),
-        "SELECT concat_ws(',', sort_array(collect_list(concat(id, '=', amount)))) AS amounts FROM " + table
-            + " VERSION AS OF " + committed(events).get(0).report().snapshotId());
-    assertThat(result.get(0).toString()).isEqualTo("{\"n\":1,\"ids\":1,\"total\":4,\"amounts\":\"x4=4\"}");
-    assertThat(result.get(1).toString()).isEqualTo("{\"n\":2}");
-    assertThat(result.get(2).toString()).isEqualTo("{\"amounts\":\"x2=20,x3=3\"}");
+    assertThat(contents(deployment.home, table)).isEqualTo("{\"n\":1,\"ids\":1,\"total\":4,\"amounts\":\"x4=4\"}");
+    List<Map<String, Object>> first =
+        IcebergRows.rowsAt(deployment.home, table, committed(events).get(0).report().snapshotId());
+    assertThat(first).hasSize(2);
+    assertThat(amounts(first)).isEqualTo("x2=20,x3=3");
   }
 
   @Test
@@ -346,11 +352,9 @@ class ExactlyOnceEndToEndTest {
         .satisfies(e -> assertThat(((BatchClaimed) e).files()).isEqualTo(3));
     assertThat(deployment.ledger.tableStatus(table).lastCommitted()).as("mode full writes no checkpoint").isEmpty();
 
-    List<JsonNode> result = deployment.sql(contents(table),
-        "SELECT count(*) AS snapshots FROM " + table + ".snapshots");
-    assertThat(result.get(0).toString())
+    assertThat(contents(deployment.home, table))
         .isEqualTo("{\"n\":4,\"ids\":4,\"total\":37,\"amounts\":\"y1=10,y2=20,y3=3,y4=4\"}");
-    assertThat(result.get(1).toString()).isEqualTo("{\"snapshots\":2}");
+    assertThat(IcebergRows.snapshots(deployment.home, table)).hasSize(2);
   }
 
   /**

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
 import io.files2iceberg.batcher.local.LandingNotifier.Outcome;
@@ -15,6 +14,7 @@ import io.files2iceberg.batcher.engine.BatchEvent.BatchClaimed;
 import io.files2iceberg.batcher.engine.RunSummary;
 import io.files2iceberg.batcher.status.StatusFormat;
 import io.files2iceberg.batcher.status.StatusReport;
+import io.files2iceberg.batcher.testing.IcebergRows;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 /**
  * How objects are matched to partitions, end to end on the embedded default: the notifier's real
  * envelopes to the real listener, the batcher with real Spark child JVMs, rows read back through
- * {@code sql}. Files in subfolders of a partition folder ({@code extract.recursive-file-lookup})
+ * Iceberg's own reader. Files in subfolders of a partition folder ({@code extract.recursive-file-lookup})
  * and data files that miss the partition pattern ({@code strict-pattern}), and object names with
  * every character a name can hold.
  */
@@ -88,9 +88,10 @@ class MatchingEndToEndTest {
     return "{\"id\":\"" + id + "\",\"amount\":" + amount + "}\n";
   }
 
-  /** One row: the ids and amounts, sorted, and the partition column's values. */
+  /** The table's ids and amounts with the partition column's values, sorted. */
   private static String contents(String table) {
-    return "SELECT concat_ws(',', sort_array(collect_list(concat(id, '=', amount, '@', dt)))) AS rows FROM " + table;
+    return IcebergRows.joined(IcebergRows.rows(deployment.home, table),
+        row -> row.get("id") + "=" + row.get("amount") + "@" + row.get("dt"));
   }
 
   private static Optional<FileRecord> recorded(Path file) {
@@ -123,10 +124,9 @@ class MatchingEndToEndTest {
       assertThat(record.state()).isEqualTo(FileState.INGESTED);
     }
     assertThat(recorded(flatNested)).isEmpty();
-    List<JsonNode> rows = deployment.sql(contents("local.e2e.nested"), contents("local.e2e.flat"));
-    assertThat(rows.get(0).get("rows").asText())
+    assertThat(contents("local.e2e.nested"))
         .isEqualTo("n1=1@2026-11-27,n2=2@2026-11-27,n3=3@2026-11-27,n4=4@2026-11-27");
-    assertThat(rows.get(1).get("rows").asText()).isEqualTo("f1=1@2026-11-27,f2=2@2026-11-27");
+    assertThat(contents("local.e2e.flat")).isEqualTo("f1=1@2026-11-27,f2=2@2026-11-27");
   }
 
   @Test
@@ -170,7 +170,7 @@ class MatchingEndToEndTest {
 
     assertThat(resumed.isClean()).as(resumed.describe()).isTrue();
     assertThat(resumed.committed()).hasSize(1);
-    assertThat(deployment.sql(contents("local.e2e.strict")).get(0).get("rows").asText()).isEqualTo("s1=1@2026-11-28");
+    assertThat(contents("local.e2e.strict")).isEqualTo("s1=1@2026-11-28");
   }
 
   @Test
@@ -273,8 +273,8 @@ class MatchingEndToEndTest {
       assertThat(record.name()).endsWith("/" + name);
       assertThat(record.state()).as(name).isEqualTo(FileState.INGESTED);
     }
-    assertThat(deployment.sql("SELECT concat_ws(',', sort_array(collect_list(concat(id, '=', amount)))) AS rows"
-        + " FROM local.e2e.names").get(0).get("rows").asText())
+    assertThat(IcebergRows.joined(IcebergRows.rows(deployment.home, "local.e2e.names"),
+        row -> row.get("id") + "=" + row.get("amount")))
         .isEqualTo("n0=0,n1=1,n2=2,n3=3,n4=4,n5=5");
   }
 
@@ -295,7 +295,7 @@ class MatchingEndToEndTest {
         });
     assertThat(run.isClean()).as(run.describe()).isTrue();
     assertThat(run.committed()).hasSize(1);
-    assertThat(deployment.sql(contents("local.e2e.lenient")).get(0).get("rows").asText())
+    assertThat(contents("local.e2e.lenient"))
         .isEqualTo("l1=1@2026-11-29");
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.EventLines;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.testing.IcebergRows;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import java.io.PrintWriter;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code reconcile}, {@code replay} and {@code backfill} end to end on the embedded default: files
  * landed through the real listener (some notifications lost on purpose), the commands run as a user
- * runs them, batches in real Spark child JVMs, rows read back through {@code sql}. One deployment,
+ * runs them, batches in real Spark child JVMs, rows read back through Iceberg's own reader. One deployment,
  * one table per scenario; every scenario checks that each row is in its table exactly once.
  */
 class OperatorCommandsEndToEndTest {
@@ -71,8 +72,10 @@ class OperatorCommandsEndToEndTest {
   /** Rows, distinct ids, the amount total and the table's snapshot count, as one JSON line. */
   private static String contents(String name) {
     String table = "local.e2e." + name;
-    return "SELECT count(*) AS n, count(DISTINCT id) AS ids, sum(amount) AS total, "
-        + "(SELECT count(*) FROM " + table + ".snapshots) AS snapshots FROM " + table;
+    List<Map<String, Object>> rows = IcebergRows.rows(deployment.home, table);
+    return "{\"n\":" + rows.size() + ",\"ids\":" + IcebergRows.distinct(rows, "id") + ",\"total\":"
+        + IcebergRows.sum(rows, "amount") + ",\"snapshots\":" + IcebergRows.snapshots(deployment.home, table).size()
+        + "}";
   }
 
   /** Runs the command line as a user does; returns the exit code, stdout and stderr. */
@@ -133,10 +136,10 @@ class OperatorCommandsEndToEndTest {
     assertThat(deployment.ledger.filesOfPartition(table, "2026-11-03")).extracting(FileRecord::eventId)
         .containsExactly("reconcile");
     assertThat(deployment.ledger.partitions(table)).extracting(p -> p.state()).containsOnly(PartitionState.INGESTED);
-    JsonNode rows = deployment.sql(contents("recon")).get(0);
-    assertThat(rows.get("n").asInt()).isEqualTo(6);
-    assertThat(rows.get("ids").asInt()).isEqualTo(6);
-    assertThat(rows.get("total").asInt()).isEqualTo(1 + 2 + 3 + 4 + 5 + 6);
+    List<Map<String, Object>> rows = IcebergRows.rows(deployment.home, table);
+    assertThat(rows).hasSize(6);
+    assertThat(IcebergRows.distinct(rows, "id")).isEqualTo(6);
+    assertThat(IcebergRows.sum(rows, "amount")).isEqualTo(1 + 2 + 3 + 4 + 5 + 6);
     Run clean = cli("reconcile", "recon", "--table", table);
     assertThat(clean.code()).as(clean.toString()).isZero();
     assertThat(clean.out()).contains(": no drift");
@@ -200,7 +203,7 @@ class OperatorCommandsEndToEndTest {
     assertThat(changed.code()).as(changed.toString()).isZero();
     assertThat(changed.out()).contains("2 data file(s) listed in 1 list call(s)\n  recorded: 1 new file(s), 1 already known");
     assertThat(changed.err()).contains(": 1 file(s) of 1 partition(s) [2026-11-05]");
-    assertThat(deployment.sql(contents("replay")).get(0).toString())
+    assertThat(contents("replay"))
         .isEqualTo("{\"n\":4,\"ids\":4,\"total\":37,\"snapshots\":2}");
 
     Run forced = cli("replay", "replay", "--table", table, "--partition", "2026-11-05", "--force", "--run");
@@ -221,10 +224,10 @@ class OperatorCommandsEndToEndTest {
     assertThat(deployment.ledger.tableStatus(table).lastCommitted().orElseThrow().batchId())
         .as("the table's checkpoint did not move").isEqualTo(checkpoint);
     // Both reloads (forced, then listed) left every row once.
-    JsonNode reloaded = deployment.sql(contents("replay")).get(0);
-    assertThat(reloaded.get("n").asInt()).isEqualTo(4);
-    assertThat(reloaded.get("ids").asInt()).isEqualTo(4);
-    assertThat(reloaded.get("total").asInt()).isEqualTo(37);
+    List<Map<String, Object>> reloaded = IcebergRows.rows(deployment.home, table);
+    assertThat(reloaded).hasSize(4);
+    assertThat(IcebergRows.distinct(reloaded, "id")).isEqualTo(4);
+    assertThat(IcebergRows.sum(reloaded, "amount")).isEqualTo(37);
   }
 
   @Test
@@ -255,9 +258,9 @@ class OperatorCommandsEndToEndTest {
         .first().asString().contains("[2026-09-01, ");
     assertThat(deployment.ledger.partitions(table)).hasSize(30)
         .extracting(p -> p.state()).containsOnly(PartitionState.INGESTED);
-    JsonNode rows = deployment.sql(contents("backfill")).get(0);
-    assertThat(rows.get("n").asInt()).isEqualTo(30);
-    assertThat(rows.get("ids").asInt()).isEqualTo(30);
-    assertThat(rows.get("total").asInt()).isEqualTo(10 * (30 * 31 / 2));
+    List<Map<String, Object>> rows = IcebergRows.rows(deployment.home, table);
+    assertThat(rows).hasSize(30);
+    assertThat(IcebergRows.distinct(rows, "id")).isEqualTo(30);
+    assertThat(IcebergRows.sum(rows, "amount")).isEqualTo(10 * (30 * 31 / 2));
   }
 }

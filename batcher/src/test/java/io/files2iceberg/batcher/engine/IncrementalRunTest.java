@@ -13,6 +13,7 @@ import io.files2iceberg.batcher.engine.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.engine.BatchEvent.BatchLaunched;
 import io.files2iceberg.batcher.status.StatusFormat;
 import io.files2iceberg.batcher.status.StatusReport;
+import io.files2iceberg.batcher.testing.IcebergRows;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
 import io.files2iceberg.core.ledger.ClaimPartitions;
@@ -214,12 +215,10 @@ class IncrementalRunTest {
       assertThat(clicksJson.get("failedPartitions")).isEmpty();
 
       // The rows, read back from the table: every id once, id 1 updated by p2's file.
-      List<List<JsonNode>> rows = TableRows.query(landing.home.root(), landing.config,
-          "SELECT id, amount, partition FROM " + CLICKS + " ORDER BY id",
-          "SELECT count(*) AS n FROM " + VIEWS);
-      assertThat(rows.get(0)).extracting(row -> row.get("id").asLong() + "=" + row.get("amount").asInt() + "@"
-          + row.get("partition").asText()).containsExactly("1=999@p2", "2=20@p1", "3=30@p1", "4=40@p2", "5=50@p3");
-      assertThat(rows.get(1).get(0).get("n").asLong()).isEqualTo(1);
+      assertThat(IcebergRows.joined(TableRows.rows(landing, CLICKS),
+          row -> row.get("id") + "=" + row.get("amount") + "@" + row.get("partition")))
+          .isEqualTo("1=999@p2,2=20@p1,3=30@p1,4=40@p2,5=50@p3");
+      assertThat(TableRows.rows(landing, VIEWS)).hasSize(1);
     }
   }
 

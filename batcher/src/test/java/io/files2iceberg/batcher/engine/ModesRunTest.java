@@ -2,7 +2,6 @@ package io.files2iceberg.batcher.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.engine.launch.WarmLocalLauncher;
 import io.files2iceberg.batcher.engine.BatchEvent.BatchClaimed;
@@ -138,13 +137,9 @@ class ModesRunTest {
         assertThat(landing.ledger.tableStatus(table).inFlight()).isEmpty();
       }
 
-      List<List<JsonNode>> rows = TableRows.query(landing.home.root(), landing.config,
-          "SELECT id FROM " + SNAPSHOT + " ORDER BY id",
-          "SELECT id FROM " + HISTORY + " ORDER BY id",
-          "SELECT id FROM " + LATEST + " ORDER BY id");
-      assertThat(rows.get(0)).extracting(r -> r.get("id").asLong()).containsExactly(1L, 2L);
-      assertThat(rows.get(1)).extracting(r -> r.get("id").asLong()).containsExactly(100L, 101L, 102L);
-      assertThat(rows.get(2)).extracting(r -> r.get("id").asLong()).containsExactly(30L, 31L, 32L);
+      assertThat(TableRows.ids(landing, SNAPSHOT)).containsExactly(1L, 2L);
+      assertThat(TableRows.ids(landing, HISTORY)).containsExactly(100L, 101L, 102L);
+      assertThat(TableRows.ids(landing, LATEST)).containsExactly(30L, 31L, 32L);
     }
   }
 

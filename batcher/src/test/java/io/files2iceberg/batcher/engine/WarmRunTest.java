@@ -76,11 +76,8 @@ class WarmRunTest {
         assertThat(secondPid).as("a new driver").isNotEqualTo(clicksPid);
         assertThat(committed(second, CLICKS).report().metrics().rowsInserted()).isEqualTo(1);
 
-        var rows = TableRows.query(landing.home.root(), landing.config,
-            "SELECT id FROM " + CLICKS + " ORDER BY id",
-            "SELECT id FROM " + VIEWS + " ORDER BY id");
-        assertThat(rows.get(0)).extracting(r -> r.get("id").asLong()).containsExactly(1L, 2L, 3L);
-        assertThat(rows.get(1)).extracting(r -> r.get("id").asLong()).containsExactly(100L);
+        assertThat(TableRows.ids(landing, CLICKS)).containsExactly(1L, 2L, 3L);
+        assertThat(TableRows.ids(landing, VIEWS)).containsExactly(100L);
 
         // A driver whose folder is deleted (a test's temporary home) exits at once.
         if (launcher.driverPid().isPresent()) {
@@ -143,11 +140,8 @@ class WarmRunTest {
         assertThat(latestResultOf(landing, killed.batchId()).pid()).as("a new driver").isNotEqualTo(running);
         assertThat(landing.ledger.tableStatus(CLICKS).partitionsByState()).containsOnlyKeys(PartitionState.INGESTED);
 
-        var rows = TableRows.query(landing.home.root(), landing.config,
-            "SELECT id FROM " + CLICKS + " ORDER BY id",
-            "SELECT count(*) AS n FROM " + CLICKS + ".snapshots");
-        assertThat(rows.get(0)).extracting(r -> r.get("id").asLong()).containsExactly(1L, 2L, 3L, 4L);
-        assertThat(rows.get(1).get(0).get("n").asLong()).as("one snapshot per batch").isEqualTo(2);
+        assertThat(TableRows.ids(landing, CLICKS)).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(TableRows.snapshots(landing, CLICKS)).as("one snapshot per batch").isEqualTo(2);
       } finally {
         stopDriver(launcher);
       }
@@ -244,11 +238,8 @@ class WarmRunTest {
         assertThat(committed(summary, CLICKS).batchId()).isEqualTo(orphan.batchId());
         assertThat(committed(summary, CLICKS).report().metrics().rowsInserted()).isEqualTo(2);
         assertThat(resultOf(landing, "clicks", orphan.batchId()).pid()).isEqualTo(driver);
-        var rows = TableRows.query(landing.home.root(), landing.config,
-            "SELECT id FROM " + CLICKS + " ORDER BY id",
-            "SELECT count(*) AS n FROM " + CLICKS + ".snapshots");
-        assertThat(rows.get(0)).extracting(r -> r.get("id").asLong()).containsExactly(1L, 2L);
-        assertThat(rows.get(1).get(0).get("n").asLong()).isEqualTo(1);
+        assertThat(TableRows.ids(landing, CLICKS)).containsExactly(1L, 2L);
+        assertThat(TableRows.snapshots(landing, CLICKS)).isEqualTo(1);
       } finally {
         batcher.destroyForcibly();
         stopDriver(launcher);
