@@ -3,6 +3,7 @@ package io.files2iceberg.batcher.local;
 import io.files2iceberg.batcher.engine.launch.BuildFolder;
 import io.files2iceberg.batcher.engine.launch.ClassDataSharing;
 import io.files2iceberg.batcher.engine.launch.FileNameEncoding;
+import io.files2iceberg.batcher.engine.launch.JavaOptions;
 import io.files2iceberg.core.logging.LogFormat;
 import io.files2iceberg.core.profile.Home;
 import java.io.IOException;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * The listener service as a child process on this machine, as {@code bin/files2iceberg listen}
  * runs it: {@code java -cp listener/target/classes:listener/target/lib/*
  * io.files2iceberg.listener.ListenerApplication --config DIR --home DIR --port N}, bound to
- * {@code 127.0.0.1}, with plain-text logs in {@code <home>/logs/listener.log}.
+ * {@code 127.0.0.1}, with plain-text logs in {@code <home>/logs/listener.log}, and the JVM options
+ * of the environment's {@value #JAVA_OPTS_ENV}.
  *
  * <p>The child does not outlive this process: it is given this process's id ({@value
  * #PARENT_PID_PROPERTY}) and stops within a second or two of this process ending, also when this
@@ -47,6 +49,12 @@ public final class ListenerProcess implements AutoCloseable {
   public static final String LISTENER_DIR_PROPERTY = "files2iceberg.listener.dir";
   /** Environment variable naming listener's {@code target} folder. */
   public static final String LISTENER_DIR_ENV = "FILES2ICEBERG_LISTENER_DIR";
+  /**
+   * JVM options of the listener child ({@code local}, {@code demo}), after {@code
+   * -Dmicronaut.server.host=127.0.0.1}: {@code FILES2ICEBERG_JAVA_OPTS} goes to the CLI's own JVM
+   * there, as {@code FILES2ICEBERG_SPARK_JAVA_OPTS} goes to the Spark JVMs.
+   */
+  public static final String JAVA_OPTS_ENV = "FILES2ICEBERG_LISTENER_JAVA_OPTS";
   static final String MAIN_CLASS = "io.files2iceberg.listener.ListenerApplication";
   /** The listener's parent-death watch reads this ({@code ParentWatch} in the listener). */
   static final String PARENT_PID_PROPERTY = "files2iceberg.listener.parent-pid";
@@ -93,23 +101,24 @@ public final class ListenerProcess implements AutoCloseable {
   public static ListenerProcess start(Path listenerTarget, Path config, Optional<Path> deployment, Home home,
       Duration timeout)
       throws InterruptedException {
-    return start(listenerTarget, config, deployment, home, timeout, ListenerProcess::freePort);
+    return start(listenerTarget, config, deployment, home, timeout, ListenerProcess::freePort, System.getenv());
   }
 
   /**
    * As {@link #start(Path, Path, Optional, Home, Duration)}, on the ports {@code ports} gives. A
    * port free when chosen may be taken before the listener binds it (a warm driver starting beside
    * it opens sockets of its own): a listener that exits because its port is in use is started
-   * again on the next port, {@value #BIND_ATTEMPTS} times at most.
+   * again on the next port, {@value #BIND_ATTEMPTS} times at most. {@code env} is this process's
+   * environment ({@value #JAVA_OPTS_ENV}, class-data sharing's settings).
    */
   static ListenerProcess start(Path listenerTarget, Path config, Optional<Path> deployment, Home home,
-      Duration timeout, IntSupplier ports) throws InterruptedException {
+      Duration timeout, IntSupplier ports, Map<String, String> env) throws InterruptedException {
     Path log = home.root().resolve("logs").resolve("listener.log");
     for (int attempt = 1; ; attempt++) {
       int port = ports.getAsInt();
       long logStart = sizeOf(log);
       try {
-        return startOn(port, listenerTarget, config, deployment, home, timeout, log);
+        return startOn(port, listenerTarget, config, deployment, home, timeout, log, env);
       } catch (IllegalStateException e) {
         if (attempt >= BIND_ATTEMPTS || !portTaken(log, logStart)) {
           throw e;
@@ -142,12 +151,14 @@ public final class ListenerProcess implements AutoCloseable {
   }
 
   private static ListenerProcess startOn(int port, Path listenerTarget, Path config, Optional<Path> deployment,
-      Home home, Duration timeout, Path log) throws InterruptedException {
+      Home home, Duration timeout, Path log, Map<String, String> env) throws InterruptedException {
     List<String> arguments = new ArrayList<>(List.of("--config", config.toAbsolutePath().toString()));
     deployment.ifPresent(file -> arguments.addAll(List.of("--deployment", file.toString())));
     arguments.addAll(List.of("--home", home.root().toString(), "--port", Integer.toString(port)));
-    List<String> command = javaCommand(listenerTarget, List.of("-Dmicronaut.server.host=127.0.0.1"), arguments);
-    ClassDataSharing.Start sharing = ClassDataSharing.fromEnvironment(System.getenv()).start(command);
+    List<String> options = new ArrayList<>(List.of("-Dmicronaut.server.host=127.0.0.1"));
+    options.addAll(JavaOptions.parse(env.get(JAVA_OPTS_ENV)));
+    List<String> command = javaCommand(listenerTarget, options, arguments);
+    ClassDataSharing.Start sharing = ClassDataSharing.fromEnvironment(env).start(command);
     ProcessBuilder builder = new ProcessBuilder(sharing.command());
     textLogsUnlessChosen(builder.environment());
     FileNameEncoding.requireUtf8(builder.environment());

@@ -109,18 +109,25 @@ class ListenerProcessTest {
   }
 
   @Test
-  void aListenerWhosePortIsTakenBeforeItBindsItStartsOnAnotherPort() throws Exception {
+  void aListenerWhosePortIsTakenBeforeItBindsItStartsOnAnotherPortWithTheUsersJvmOptions() throws Exception {
     // Seen: the demo's warm driver opened a socket on the port chosen for the listener before the
     // listener bound it, and the demo failed ("Port 127.0.0.1:45815 already in use").
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put(ListenerProcess.JAVA_OPTS_ENV, " -Xmx200m  -Dfiles2iceberg.test.option=listener ");
     try (java.net.ServerSocket taken = new java.net.ServerSocket()) {
       taken.setReuseAddress(false);
       taken.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
       int takenPort = taken.getLocalPort();
       java.util.Iterator<Integer> ports = java.util.List.of(takenPort, ListenerProcess.freePort()).iterator();
       try (ListenerProcess listener = ListenerProcess.start(target, profiles, java.util.Optional.empty(), home, START,
-          ports::next)) {
+          ports::next, env)) {
         assertThat(listener.baseUri().getPort()).isNotEqualTo(takenPort);
         assertThat(Files.readString(listener.log())).contains(takenPort + " already in use");
+        // FILES2ICEBERG_LISTENER_JAVA_OPTS, after the bind address and before the main class.
+        java.util.List<String> arguments = java.util.List.of(
+            Files.readString(Path.of("/proc", Long.toString(listener.pid()), "cmdline")).split("\0"));
+        assertThat(arguments).containsSubsequence("-Dmicronaut.server.host=127.0.0.1", "-Xmx200m",
+            "-Dfiles2iceberg.test.option=listener", ListenerProcess.MAIN_CLASS);
 
         // It serves the push route on the port it took: a notification is recorded in the home's ledger.
         Path file = dir.resolve("landing/clicks/dt=2026-11-27/part-0.json");
