@@ -231,7 +231,7 @@ class RecoveryRunTest {
           .start();
       ProcessHandle job = null;
       try {
-        job = startedJob(batcher, dir.resolve("batcher.out"));
+        job = startedJob(batcher, dir.resolve("batcher.out"), landing.home.metadata("orphan").resolve("logs"));
         batcher.destroyForcibly().waitFor();
         assertThat(job.isAlive()).as("the job outlives its batcher").isTrue();
         BatchRecord orphan = landing.ledger.tableStatus(ORPHAN).inFlight().get(0);
@@ -375,13 +375,20 @@ class RecoveryRunTest {
   }
 
   /** The Spark job the batcher started, once it runs; its batcher's output is in {@code out}. */
-  private static ProcessHandle startedJob(Process batcher, Path out) throws Exception {
+  /**
+   * The batcher's job once the batcher has recorded it: the process is up and its pid is in the
+   * attempt's {@code .pid} file in {@code logs}, where recovery looks for a job still running. (A
+   * batcher killed before it writes that file leaves a job recovery cannot see: it launches the
+   * batch again beside it. Seen here as a flaky run: the second job failed on the SQLite catalog's
+   * lock while the first committed.)
+   */
+  private static ProcessHandle startedJob(Process batcher, Path out, Path logs) throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (System.nanoTime() < deadline) {
       Optional<ProcessHandle> job = batcher.descendants()
           .filter(p -> commandLine(p).contains("io.files2iceberg.sparkjob.BatchJob"))
           .findFirst();
-      if (job.isPresent()) {
+      if (job.isPresent() && pidRecorded(logs, job.get().pid())) {
         return job.get();
       }
       if (!batcher.isAlive()) {
@@ -390,6 +397,21 @@ class RecoveryRunTest {
       Thread.sleep(20);
     }
     throw new AssertionError("the batcher started no job: " + Files.readString(out));
+  }
+
+  private static boolean pidRecorded(Path logs, long pid) throws java.io.IOException {
+    if (!Files.isDirectory(logs)) {
+      return false;
+    }
+    try (java.util.stream.Stream<Path> files = Files.list(logs)) {
+      return files.filter(file -> file.getFileName().toString().endsWith("-attempt1.pid")).anyMatch(file -> {
+        try {
+          return Files.readString(file).strip().equals(Long.toString(pid));
+        } catch (java.io.IOException e) {
+          return false;
+        }
+      });
+    }
   }
 
   /** Runs the batch's job without a checkpoint: it commits to Iceberg, the ledger never hears. */
