@@ -49,15 +49,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 
-/**
- * The ledger contract on Firestore (the emulator), plus what only the Firestore ledger has to show.
- * Its tests run a few at a time: each has collections of its own, and most of a test's time is the
- * emulator's replies.
- */
-@Execution(ExecutionMode.CONCURRENT)
+/** The ledger contract on Firestore (the emulator), plus what only the Firestore ledger has to show. */
 class FirestoreLedgerTest extends SettlingContractTest {
   @RegisterExtension static final FirestoreEmulatorExtension FIRESTORE = new FirestoreEmulatorExtension();
 
