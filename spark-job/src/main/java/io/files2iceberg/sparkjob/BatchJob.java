@@ -3,6 +3,7 @@ package io.files2iceberg.sparkjob;
 import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;
+import io.files2iceberg.core.logging.Causes;
 import io.files2iceberg.core.logging.LogLabels;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
@@ -367,14 +368,13 @@ public final class BatchJob {
     }
   }
 
-  /** The error as one bounded line; Spark's "Driver stacktrace:" tail is left to the log. */
+  /**
+   * The error as one bounded line: the messages along its cause chain (a wrapper such as Iceberg's
+   * "Unknown failure" says nothing without its cause); Spark's "Driver stacktrace:" tail is left to the log.
+   */
   private static String oneLine(Throwable error) {
-    String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
-    int stack = message.indexOf("Driver stacktrace:");
-    if (stack > 0) {
-      message = message.substring(0, stack);
-    }
-    message = message.replaceAll("\\s*\\R\\s*", " ").trim();
+    String message = Causes.chain(error);
     return message.length() <= MAX_ERROR_LENGTH ? message : message.substring(0, MAX_ERROR_LENGTH) + "...";
   }
+
 }

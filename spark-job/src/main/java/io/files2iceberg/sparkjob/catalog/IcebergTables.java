@@ -1,5 +1,6 @@
 package io.files2iceberg.sparkjob.catalog;
 
+import io.files2iceberg.core.logging.Causes;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
@@ -110,12 +111,9 @@ public final class IcebergTables {
   }
 
   private static String rootCause(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + ": " + root.getMessage();
+    return Causes.chain(e);
   }
+
 
   /** Runs the write with the properties in the summary of every snapshot it commits. */
   public static void writeMarked(Map<String, String> summary, Callable<?> write) {

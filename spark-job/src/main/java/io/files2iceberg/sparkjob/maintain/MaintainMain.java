@@ -1,5 +1,6 @@
 package io.files2iceberg.sparkjob.maintain;
 
+import io.files2iceberg.core.logging.Causes;
 import io.files2iceberg.sparkjob.BatchJob;
 import io.files2iceberg.sparkjob.JobHadoopConf;
 import io.files2iceberg.sparkjob.OwnSession;
@@ -67,16 +68,9 @@ public final class MaintainMain {
 
   /** The messages along the cause chain, each once, on one line: the root cause is often what says why. */
   static String describe(Throwable error) {
-    StringBuilder text = new StringBuilder();
-    int depth = 0;
-    for (Throwable t = error; t != null && depth < 10; t = t.getCause(), depth++) {
-      String message = t.getMessage() == null ? t.toString() : t.getMessage().replaceAll("\\s*\\R\\s*", " ");
-      if (text.indexOf(message) < 0) {
-        text.append(text.length() == 0 ? "" : ": ").append(message);
-      }
-    }
-    return text.toString();
+    return Causes.chain(error);
   }
+
 
   /** The result, for a caller that cannot read the driver's stdout (Dataproc keeps it in a bucket). */
   private static void write(String uri, String line) throws IOException {

@@ -224,30 +224,34 @@ public final class LocalSparkLauncher implements Launcher {
   /**
    * The child of an earlier attempt, when it still runs: the process its {@code .pid} file names
    * is alive and is this build's job on this manifest and attempt (a pid reused by another process
-   * does not count). Its batcher died, so its exit code is lost; its result file says how it ended.
+   * does not count). Without a readable pid file (a batcher killed between starting the child and
+   * writing its pid), the running processes are searched for that job's command line, so that
+   * recovery never starts a second job beside a live one. Its batcher died, so its exit code is
+   * lost; its result file says how it ended.
    */
   @Override
   public Optional<LaunchedJob> reattach(BatchManifest manifest, String manifestUri, int attempt) {
     Path log = logFile(manifest, attempt);
     Path pidFile = pidFile(log);
-    long pid;
+    Optional<ProcessHandle> process;
     try {
-      pid = Long.parseLong(Files.readString(pidFile).strip());
+      long pid = Long.parseLong(Files.readString(pidFile).strip());
+      process = ProcessHandle.of(pid)
+          .filter(ProcessHandle::isAlive)
+          .filter(handle -> isJobOf(handle, manifestUri, attempt));
     } catch (NoSuchFileException e) {
-      return Optional.empty();
+      process = runningJobOf(manifestUri, attempt);
+      process.ifPresent(found -> writePid(pidFile, found.pid(), manifest.table(), manifest.batchId()));
     } catch (IOException | NumberFormatException e) {
-      LOG.warn("Table {} batch {}: cannot read the pid of attempt {} from {}: {}", manifest.table(),
-          manifest.batchId(), attempt, pidFile, e.toString());
-      return Optional.empty();
+      LOG.warn("Table {} batch {}: cannot read the pid of attempt {} from {} ({}); looking for the job among the "
+          + "running processes", manifest.table(), manifest.batchId(), attempt, pidFile, e.toString());
+      process = runningJobOf(manifestUri, attempt);
     }
-    Optional<ProcessHandle> process = ProcessHandle.of(pid)
-        .filter(ProcessHandle::isAlive)
-        .filter(handle -> isJobOf(handle, manifestUri, attempt));
     if (process.isEmpty()) {
       return Optional.empty();
     }
     LOG.info("Table {} batch {}: attempt {} is still running as process {}, log {}", manifest.table(),
-        manifest.batchId(), attempt, pid, log);
+        manifest.batchId(), attempt, process.get().pid(), log);
     return Optional.of(new LocalJob(manifest.table(), manifest.batchId(), process.get(), Optional.empty(), log,
         Optional.of(AttemptResult.locationBeside(manifestUri, attempt)), resultsOf(manifest)));
   }
@@ -255,6 +259,15 @@ public final class LocalSparkLauncher implements Launcher {
   /** The results beside a manifest, read through its deployment's Storage client where they are on {@code gs://}. */
   static AttemptResults resultsOf(BatchManifest manifest) {
     return AttemptResults.of(manifest.deployment().storage());
+  }
+
+  /** A live process of this user that runs the job on exactly this manifest and attempt. */
+  static Optional<ProcessHandle> runningJobOf(String manifestUri, int attempt) {
+    try (java.util.stream.Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+      return all.filter(ProcessHandle::isAlive)
+          .filter(handle -> isJobOf(handle, manifestUri, attempt))
+          .findFirst();
+    }
   }
 
   /** Whether the process runs {@value #MAIN_CLASS} with exactly this manifest and attempt. */

@@ -222,6 +222,37 @@ class LocalSparkLauncherTest {
     assertThat(launcher.reattach(manifest, dir.resolve("b-reused.json").toString(), 2)).as("no pid file").isEmpty();
   }
 
+  @Test
+  void reattachFindsTheRunningJobByItsCommandLineWhenItsBatcherDiedBeforeWritingThePid() throws Exception {
+    LocalSparkLauncher launcher = new LocalSparkLauncher(SPARK_JOB_TARGET, new Home(dir));
+    BatchManifest manifest = manifest(profile("clicks", ""), "b-nopid");
+    String manifestUri = dir.resolve("b-nopid.json").toString();
+    // The job's command line as the launcher starts it, in a process that outlives its starter;
+    // the batcher was killed before it wrote the pid file.
+    Process orphan = new ProcessBuilder("bash", "-c", "sleep 120; :", LocalSparkLauncher.MAIN_CLASS,
+        "--manifest", manifestUri, "--attempt", "1").start();
+    try {
+      // Its log was opened before it started.
+      Path log = Files.createDirectories(launcher.logFile(manifest, 1).getParent()).resolve("b-nopid-attempt1.log");
+      Files.writeString(log, "");
+      Path pidFile = log.resolveSibling("b-nopid-attempt1.pid");
+      assertThat(pidFile).doesNotExist();
+
+      LaunchedJob found = launcher.reattach(manifest, manifestUri, 1).orElseThrow();
+
+      assertThat(found.jobId()).isEqualTo("pid " + orphan.pid());
+      assertThat(Files.readString(pidFile).strip()).as("written for the next recovery").isEqualTo(
+          String.valueOf(orphan.pid()));
+      assertThat(launcher.reattach(manifest, manifestUri, 2)).as("another attempt's job").isEmpty();
+      assertThat(launcher.reattach(manifest(profile("other", ""), "b-nopid"), dir.resolve("other.json").toString(), 1))
+          .as("another manifest's job").isEmpty();
+    } finally {
+      orphan.destroyForcibly().waitFor();
+    }
+    Files.delete(launcher.logFile(manifest, 1).resolveSibling("b-nopid-attempt1.pid"));
+    assertThat(launcher.reattach(manifest, manifestUri, 1)).as("it has ended").isEmpty();
+  }
+
   private TableProfile profile(String name, String extra) throws Exception {
     Path config = Files.createDirectories(dir.resolve("profiles-" + name));
     Files.writeString(config.resolve(name + ".conf"), """
