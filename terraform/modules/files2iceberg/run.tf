@@ -263,11 +263,12 @@ resource "google_cloud_run_v2_service" "batcher" {
 # the batcher's account with the profiles mounted; only their command, timeout and schedule differ.
 locals {
   batcher_image_jobs = {
-    # run-once recovers, loads what is READY and exits. No retries: the next scheduled run
+    # run-once recovers, loads what is READY and exits once every batch it claimed is settled
+    # (--wait: the execution fails when a batch did). No retries: the next scheduled run
     # recovers whatever a failed one left.
     batcher = {
       args = [
-        "batch", "run-once",
+        "batch", "run-once", "--wait",
         "--config", local.profiles_dir,
         "--concurrency", tostring(var.batcher_concurrency),
         "--job-timeout", "${local.batcher_job_timeout_seconds}s",
@@ -315,7 +316,7 @@ locals {
     [for table in keys(var.listing_table_schedules) : "table-${substr(sha1(table), 0, 10)}"],
     [for table in keys(var.listing_table_schedules) : {
       args = [
-        "batch", "run-once",
+        "batch", "run-once", "--wait",
         "--config", local.profiles_dir,
         "--table", table,
         "--job-timeout", "${local.batcher_job_timeout_seconds}s",

@@ -153,7 +153,7 @@ class PipelineWiringTest {
             env ->
                 assertThat(env)
                     .isEqualTo(Map.of("name", "FILES2ICEBERG_CONFIG", "value", "local.profiles_dir")));
-    assertThat(Hcl.list(jobArgs("batcher"))).containsSubsequence("batch", "run-once", "--config", "local.profiles_dir");
+    assertThat(Hcl.list(jobArgs("batcher"))).containsSubsequence("batch", "run-once", "--wait", "--config", "local.profiles_dir");
     assertThat(Hcl.list(jobArgs("maintenance"))).containsSubsequence("maintain", "--config", "local.profiles_dir");
     assertThat(Hcl.at(batcher, "template", "template", "containers", "args")).isEqualTo("each.value.args");
   }
@@ -199,7 +199,7 @@ class PipelineWiringTest {
     String run = Repository.read(Repository.MODULE.resolve("run.tf"));
     assertThat(run)
         .contains("[for table in keys(var.listing_table_schedules) : \"table-${substr(sha1(table), 0, 10)}\"]")
-        .containsPattern("\"batch\", \"run-once\",\\s+\"--config\", local.profiles_dir,\\s+\"--table\", table,")
+        .containsPattern("\"batch\", \"run-once\", \"--wait\",\\s+\"--config\", local.profiles_dir,\\s+\"--table\", table,")
         .contains("schedule        = var.listing_table_schedules[table]");
     assertThat(Hcl.at(module.variables(), "listing_table_schedules", "default")).isEqualTo(Map.of());
   }

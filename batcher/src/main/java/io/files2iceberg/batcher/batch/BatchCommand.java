@@ -18,6 +18,7 @@ import io.files2iceberg.batcher.metrics.MetricsEndpoint;
 import io.files2iceberg.batcher.output.EventJson;
 import io.files2iceberg.batcher.engine.BatchEvent;
 import io.files2iceberg.batcher.engine.BatchRunner;
+import io.files2iceberg.batcher.engine.RunOptions;
 import io.files2iceberg.batcher.engine.RunSummary;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.Ledgers;
@@ -62,8 +63,9 @@ public final class BatchCommand extends CommandGroup {
       implements AutoCloseable {
 
     /** With each event printed on {@code out} as a line for people. */
-    static Optional<Planner> open(BatcherOptions settings, Home home, PrintWriter out, PrintWriter err) {
-      return open(settings, home, event -> {
+    static Optional<Planner> open(BatcherOptions settings, RunOptions options, Home home, PrintWriter out,
+        PrintWriter err) {
+      return open(settings, options, home, event -> {
         synchronized (out) {
           out.println(event.describe());
           out.flush();
@@ -71,7 +73,8 @@ public final class BatchCommand extends CommandGroup {
       }, err);
     }
 
-    static Optional<Planner> open(BatcherOptions settings, Home home, Consumer<BatchEvent> events, PrintWriter err) {
+    static Optional<Planner> open(BatcherOptions settings, RunOptions options, Home home, Consumer<BatchEvent> events,
+        PrintWriter err) {
       if (settings.concurrency() < 1) {
         ConfigProblems.print(err, "the options", List.of("--concurrency: must be at least 1, got "
             + settings.concurrency()));
@@ -97,7 +100,7 @@ public final class BatchCommand extends CommandGroup {
         return Optional.empty();
       }
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
-          .options(settings.runOptions())
+          .options(options)
           .events(events)
           .build();
       return Optional.of(new Planner(profiles, ledger, launchers, runner));
@@ -128,8 +131,9 @@ public final class BatchCommand extends CommandGroup {
       description = {
         "Recovers expired batches, then loads every READY partition of every table and exits: the trigger for",
         "Cloud Scheduler or a Cloud Run job. A table that lists storage (ingestion-type = full, save-checkpoint =",
-        "false) runs only when named with --table. Exits 0 when nothing failed, 1 when a batch failed, 2 on",
-        "configuration errors (all of them listed)."
+        "false) runs only when named with --table. Without --wait it returns once the batches' jobs are launched;",
+        "with it, once every batch it claimed is settled. Exits 0 when nothing failed (also when there was nothing",
+        "to do), 1 when a batch failed, 2 on configuration errors (all of them listed)."
       })
   static final class RunOnce extends Subcommand {
     @Option(
@@ -139,15 +143,24 @@ public final class BatchCommand extends CommandGroup {
             + " table that lists storage.")
     List<String> tables = new ArrayList<>();
 
+    @Option(
+        names = "--wait",
+        description = "Wait for every batch this run claims to be settled (committed, failed or rejected) before"
+            + " exiting, as a scheduler's task that reports the outcome needs. Without it, the run returns once the"
+            + " jobs are launched: a job settles the batch it commits, and a later run settles one it does not once"
+            + " its lease (job.lease-timeout) expires. A table that lists storage is always waited for.")
+    boolean waitForJobs;
+
     @Mixin JsonEventsOption json;
 
     @Override
     public Integer call() {
       PrintWriter out = out();
       PrintWriter err = err();
+      RunOptions options = settings.runOptions().waitingForJobs(waitForJobs);
       Optional<Planner> opened = json.json()
-          ? Planner.open(settings, home(), event -> EventJson.print(out, EventJson.batch(event)), err)
-          : Planner.open(settings, home(), out, err);
+          ? Planner.open(settings, options, home(), event -> EventJson.print(out, EventJson.batch(event)), err)
+          : Planner.open(settings, options, home(), out, err);
       if (opened.isEmpty()) {
         return ExitCode.INVALID;
       }
@@ -224,7 +237,7 @@ public final class BatchCommand extends CommandGroup {
     public Integer call() throws InterruptedException {
       PrintWriter out = out();
       PrintWriter err = err();
-      Optional<Planner> opened = Planner.open(settings, home(), out, err);
+      Optional<Planner> opened = Planner.open(settings, settings.runOptions(), home(), out, err);
       if (opened.isEmpty()) {
         return ExitCode.INVALID;
       }

@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.engine;
 
 import io.files2iceberg.core.profile.JobSettings;
 import io.files2iceberg.batcher.engine.launch.JobResult;
+import io.files2iceberg.batcher.engine.launch.LaunchedJob;
 import io.files2iceberg.batcher.engine.Launch.Launched;
 import io.files2iceberg.batcher.engine.Launch.Refused;
 import io.files2iceberg.batcher.engine.Launch.SettledElsewhere;
@@ -35,14 +36,31 @@ final class BatchAttempts {
   private final SettlementWriter writer;
   private final String table;
   private final Duration lease;
+  private final boolean waitForJobs;
 
-  BatchAttempts(Ledger ledger, TableProfile profile, JobSettings job, Launch launch, JobWatcher watcher, SettlementWriter writer) {
+  /** @param waitForJobs false: a launched job is left running ({@link RunOptions#waitForJobs()}) */
+  BatchAttempts(Ledger ledger, TableProfile profile, JobSettings job, Launch launch, JobWatcher watcher, SettlementWriter writer,
+      boolean waitForJobs) {
     this.ledger = ledger;
     this.launch = launch;
     this.watcher = watcher;
     this.writer = writer;
     this.table = profile.table();
     this.lease = job.leaseTimeout();
+    this.waitForJobs = waitForJobs;
+  }
+
+  /**
+   * Whether the job is left running: without waiting for jobs, the run records it as in flight and
+   * the table's turn ends there (its lease is not renewed; the job settles a batch it commits, and a
+   * later run's recovery one it does not).
+   */
+  boolean leavesRunning(String batchId, LaunchedJob job) {
+    if (waitForJobs) {
+      return false;
+    }
+    launch.events().leftRunning(new RunSummary.InFlight(table, batchId, job.jobId()));
+    return true;
   }
 
   /**
@@ -89,6 +107,9 @@ final class BatchAttempts {
           attempts = ledger.batch(batchId).map(BatchRecord::attempts).orElse(0);
         } else {
           Launched launched = (Launched) started;
+          if (leavesRunning(batchId, launched.job())) {
+            return false;
+          }
           ended = new Ended.JobEnded(watcher.watch(launched.job(), table, batchId, Optional.of(lease)));
           attempts = launched.attempts();
         }

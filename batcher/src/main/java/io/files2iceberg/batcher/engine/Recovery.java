@@ -115,6 +115,9 @@ final class Recovery {
       LOG.info("Table {} batch {}: lease expired at {}, but attempt {} still runs as {}; watching it", table,
           batchId, batch.leaseUntil().orElse(null), latest, job.jobId());
       events.emit(new BatchReattached(table, batchId, latest, job.jobId(), job.log()));
+      if (attempts.leavesRunning(batchId, job)) {
+        return false;
+      }
       JobResult watched = watcher.watch(job, table, batchId, Optional.of(lease));
       return attempts.settleWatched(manifest, watched, batch.attempts());
     }

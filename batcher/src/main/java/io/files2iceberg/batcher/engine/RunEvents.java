@@ -24,6 +24,7 @@ final class RunEvents {
   private final List<BatchFailed> failed = Collections.synchronizedList(new ArrayList<>());
   private final List<BatchRecovered> recovered = Collections.synchronizedList(new ArrayList<>());
   private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
+  private final List<RunSummary.InFlight> inFlight = Collections.synchronizedList(new ArrayList<>());
 
   RunEvents(Consumer<BatchEvent> listener) {
     this.listener = listener;
@@ -50,9 +51,17 @@ final class RunEvents {
     errors.add(error);
   }
 
+  /** A batch whose job this run launched or found running, and leaves running. */
+  void leftRunning(RunSummary.InFlight batch) {
+    LOG.info("Table {} batch {}: {} left running; the job settles the batch it commits, and a later run settles one"
+        + " it does not once its lease expires", batch.table(), batch.batchId(), batch.jobId());
+    inFlight.add(batch);
+  }
+
   RunSummary summary(Duration elapsed) {
     synchronized (this) {
       return new RunSummary(List.copyOf(committed), List.copyOf(failed), List.copyOf(recovered), List.copyOf(errors),
+          List.copyOf(inFlight),
           elapsed);
     }
   }

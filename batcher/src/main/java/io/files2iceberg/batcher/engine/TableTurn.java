@@ -80,7 +80,8 @@ final class TableTurn {
     this.launch = new Launch(shared.ledger(), shared.manifests(), launcher, events);
     this.watcher = new JobWatcher(shared.ledger(), shared.clock(), shared.options().jobTimeout());
     SettlementWriter writer = new SettlementWriter(shared.ledger(), profile, shared.deployment().job(), events);
-    this.attempts = new BatchAttempts(shared.ledger(), profile, shared.deployment().job(), launch, watcher, writer);
+    this.attempts = new BatchAttempts(shared.ledger(), profile, shared.deployment().job(), launch, watcher, writer,
+        shared.options().waitForJobs());
     this.recovery = new Recovery(shared.ledger(), profile, shared.deployment().job(), launcher, shared.results(), planner, watcher, attempts,
         writer, events);
   }

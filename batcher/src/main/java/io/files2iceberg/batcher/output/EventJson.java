@@ -26,7 +26,7 @@ import java.util.Optional;
  * {"event":"claimed","table":"local.demo.clicks","batchId":"20261130T143844-bef3ca80","mode":"incremental","saveCheckpoint":true,"partitions":["2026-11-27"],"files":3}
  * {"event":"launched","table":"local.demo.clicks","batchId":"20261130T143844-bef3ca80","attempt":1,"jobId":"warm driver pid 5189","log":...}
  * {"event":"committed","table":"local.demo.clicks","batchId":"20261130T143844-bef3ca80","alreadyCommitted":false,"snapshotId":"7321991787168455437","checkpoint":"committed","files":3,...,"rowsInserted":290,...}
- * {"event":"run_finished","committed":1,"failed":0,"recovered":0,"rowsWritten":290,"errors":[],"elapsedMillis":20415}
+ * {"event":"run_finished","committed":1,"failed":0,"recovered":0,"inFlight":0,"rowsWritten":290,"errors":[],"elapsedMillis":20415}
  * }</pre>
  */
 public final class EventJson {
@@ -106,6 +106,7 @@ public final class EventJson {
     node.put("committed", summary.committed().size());
     node.put("failed", summary.failed().size());
     node.put("recovered", summary.recovered().size());
+    node.put("inFlight", summary.inFlight().size());
     node.put("rowsWritten", summary.rowsWritten());
     RecordJson.strings(node.putArray("errors"), summary.errors());
     return node.put("elapsedMillis", summary.elapsed().toMillis());

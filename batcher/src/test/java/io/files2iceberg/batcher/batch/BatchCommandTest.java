@@ -91,6 +91,7 @@ class BatchCommandTest {
     assertThat(run.get("committed").asInt()).isZero();
     assertThat(run.get("failed").asInt()).isZero();
     assertThat(run.get("recovered").asInt()).isZero();
+    assertThat(run.get("inFlight").asInt()).isZero();
     assertThat(run.get("rowsWritten").asLong()).isZero();
     assertThat(run.get("errors").isArray() && run.get("errors").isEmpty()).isTrue();
     assertThat(run.get("elapsedMillis").canConvertToLong()).isTrue();

@@ -151,7 +151,7 @@ class OperatorCommandsEndToEndTest {
     var commandLine = Files2Iceberg.newCommandLine();
     commandLine.setOut(new PrintWriter(out, true));
     commandLine.setErr(new PrintWriter(err, true));
-    List<String> args = new ArrayList<>(List.of("batch", "run-once", "--config",
+    List<String> args = new ArrayList<>(List.of("batch", "run-once", "--wait", "--config",
         deployment.profiles.resolve(profile + ".conf").toString(), "--home", deployment.home.root().toString()));
     args.addAll(List.of(more));
     int code = commandLine.execute(args.toArray(String[]::new));

@@ -22,6 +22,16 @@ class RunSummaryTest {
         .isEqualTo("0 committed (0 rows), 0 failed, 0 recovered in 0s");
   }
 
+  @Test
+  void batchesLeftRunningCountAsBatchesAndAreSaidInTheLine() {
+    RunSummary launched = new RunSummary(List.of(), List.of(), List.of(), List.of(),
+        List.of(new RunSummary.InFlight("lake.web.clicks", "b-1", "pid 42")), Duration.ofSeconds(2));
+
+    assertThat(launched.batches()).isEqualTo(1);
+    assertThat(launched.isClean()).isTrue();
+    assertThat(launched.describe()).isEqualTo("0 committed (0 rows), 0 failed, 0 recovered, 1 still running in 2s");
+  }
+
   /** A run that committed one batch per count, each inserting that many rows. */
   private static RunSummary summary(long... inserted) {
     List<BatchCommitted> committed = new ArrayList<>();

@@ -211,7 +211,7 @@ class WarmRunTest {
       Process batcher = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-cp", System.getProperty("java.class.path"), "-Xmx256m", "-XX:TieredStopAtLevel=1",
           "-D" + LocalSparkLauncher.SPARK_JOB_DIR_PROPERTY + "=" + Landing.SPARK_JOB_TARGET.toAbsolutePath().normalize(),
-          "io.files2iceberg.batcher.cli.Files2Iceberg", "batch", "run-once", "--config", landing.config.toString(),
+          "io.files2iceberg.batcher.cli.Files2Iceberg", "batch", "run-once", "--wait", "--config", landing.config.toString(),
           "--home", landing.home.root().toString())
           .redirectErrorStream(true)
           .redirectOutput(dir.resolve("batcher.out").toFile())
