@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.engine.launch.Launcher;
 import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
 import io.files2iceberg.batcher.testing.IcebergRows;
 import io.files2iceberg.core.ledger.BatchState;
@@ -57,7 +58,9 @@ class RunOnceContractTest {
   @Test
   void withoutWaitTheJobSettlesTheBatchItselfWithWaitTheRunDoesAndAnIdleRunSaysNothingToDo() throws Exception {
     try (Landing landing = new Landing(dir)) {
-      landing.profile("contract", "job.mode = per-batch\n");
+      // The local default, job.mode = warm: the run hands the batch to the home's warm driver,
+      // which outlives the run that started it.
+      landing.profile("contract", "");
       landing.land("contract", "p1", 2, 1);
 
       Run launched = runOnce(landing, "--table", "local.test.contract", "--json");
@@ -72,7 +75,8 @@ class RunOnceContractTest {
       // still running, takes the batch over and leaves it running: no second job.
       landing.clock.advance(Duration.ofHours(1));
       List<BatchEvent> recovery = new CopyOnWriteArrayList<>();
-      LocalSparkLauncher launcher = landing.launcher();
+      // The recovering batcher's launcher for the profile's mode; closing the landing stops the driver.
+      Launcher launcher = landing.warmLauncher(Duration.ofMinutes(1));
       RunSummary recovered = BatchRunner.builder(landing.registry(), landing.ledger, profile -> launcher)
           .options(new RunOptions(1, Duration.ofMinutes(5), false))
           .events(recovery::add)
