@@ -37,10 +37,14 @@ final class BatchAttempts {
   private final String table;
   private final Duration lease;
   private final boolean waitForJobs;
+  private final Runnable keepPermit;
 
-  /** @param waitForJobs false: a launched job is left running ({@link RunOptions#waitForJobs()}) */
+  /**
+   * @param waitForJobs false: a launched job is left running ({@link RunOptions#waitForJobs()})
+   * @param keepPermit keeps the table's catalog permit taken for a job left running ({@link CatalogPermits#keep})
+   */
   BatchAttempts(Ledger ledger, TableProfile profile, JobSettings job, Launch launch, JobWatcher watcher, SettlementWriter writer,
-      boolean waitForJobs) {
+      boolean waitForJobs, Runnable keepPermit) {
     this.ledger = ledger;
     this.launch = launch;
     this.watcher = watcher;
@@ -48,6 +52,7 @@ final class BatchAttempts {
     this.table = profile.table();
     this.lease = job.leaseTimeout();
     this.waitForJobs = waitForJobs;
+    this.keepPermit = keepPermit;
   }
 
   /**
@@ -60,6 +65,7 @@ final class BatchAttempts {
       return false;
     }
     launch.events().leftRunning(new RunSummary.InFlight(table, batchId, job.jobId()));
+    keepPermit.run();
     return true;
   }
 

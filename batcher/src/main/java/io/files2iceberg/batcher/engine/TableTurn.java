@@ -57,7 +57,7 @@ final class TableTurn {
         }
       };
       return new Shared(ledger, deployment, new ManifestStore(once), new AttemptResults(once), new StorageListing(once), clock,
-          options, new CatalogPermits());
+          options, new CatalogPermits(options.waitForJobs()));
     }
   }
 
@@ -81,7 +81,7 @@ final class TableTurn {
     this.watcher = new JobWatcher(shared.ledger(), shared.clock(), shared.options().jobTimeout());
     SettlementWriter writer = new SettlementWriter(shared.ledger(), profile, shared.deployment().job(), events);
     this.attempts = new BatchAttempts(shared.ledger(), profile, shared.deployment().job(), launch, watcher, writer,
-        shared.options().waitForJobs());
+        shared.options().waitForJobs(), () -> permits.keep(profile));
     this.recovery = new Recovery(shared.ledger(), profile, shared.deployment().job(), launcher, shared.results(), planner, watcher, attempts,
         writer, events);
   }
