@@ -137,7 +137,8 @@ final class LoadKeys {
           does not have (or no file of the batch has): `keep` leaves the stored value, `null`
           sets it NULL (the update replaces the whole row). An inserted row gets NULL there
           either way, and a NULL the file holds is always written. Spell it `null` quoted or
-          not. Not used by Append, Overwrite, `last` or `full`, which store no row to keep.
+          not. Not used by Append, Overwrite, `last` or `full`, which store no row to keep
+          (unless `load.snapshot-deletes` makes `last` and `full` MERGE).
           """,
           codes(Load.MissingColumns.values(), Load.MissingColumns::code)));
   static final Key<String> LOAD_WRITE_MODE =

@@ -29,6 +29,16 @@ class SnapshotDeletesProfileTest {
       }
       """;
 
+  /** {@link #SNAPSHOTS} in YAML, its load section open for more keys. */
+  static final String SNAPSHOTS_YAML = """
+      extract:
+        path: "gs://bucket/raw/customers/*/*.parquet"
+        batch-file.ingestion-type: full
+      load:
+        iceberg.table: prod.raw.customers
+        primary-key: [customer_id]
+      """;
+
   @TempDir Path dir;
   private Path file;
 
@@ -130,32 +140,14 @@ class SnapshotDeletesProfileTest {
 
   @Test
   void yamlSettingTheBooleanAndAKeyBelowItIsRefused() {
-    String yaml = """
-        extract:
-          path: "gs://bucket/raw/customers/*/*.parquet"
-          batch-file.ingestion-type: full
-        load:
-          iceberg.table: prod.raw.customers
-          primary-key: [customer_id]
-          snapshot-deletes: true
-          snapshot-deletes.max-fraction: 0.3
-        """;
+    String yaml = SNAPSHOTS_YAML + "  snapshot-deletes: true\n  snapshot-deletes.max-fraction: 0.3\n";
     assertThat(errors("customers.yaml", yaml)).singleElement().asString()
         .isEqualTo(file + ": load.snapshot-deletes: is set twice, as a value and as an object (again on line 8)");
   }
 
   @Test
   void yamlObjectInPlaceOfTheBooleanIsRefusedNamingTheGuardsKey() {
-    String yaml = """
-        extract:
-          path: "gs://bucket/raw/customers/*/*.parquet"
-          batch-file.ingestion-type: full
-        load:
-          iceberg.table: prod.raw.customers
-          primary-key: [customer_id]
-          snapshot-deletes:
-            max-fraction: 0.3
-        """;
+    String yaml = SNAPSHOTS_YAML + "  snapshot-deletes:\n    max-fraction: 0.3\n";
     assertThat(errors("customers.yaml", yaml)).containsExactly(error("load.snapshot-deletes", "expected true or"
         + " false, got an object: the guard is the key load.snapshot-deletes-max-fraction, beside"
         + " load.snapshot-deletes; a key below it, such as load.snapshot-deletes.max-fraction, replaces the boolean"
