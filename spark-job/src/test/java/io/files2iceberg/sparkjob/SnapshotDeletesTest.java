@@ -77,6 +77,18 @@ class SnapshotDeletesTest {
     return fixture.load(fixture.unrecordedBatch(profile, batchId, files));
   }
 
+  /** The table's first snapshot: customers 1..{@code count}, loaded as batch {@code <table>-1}. */
+  static void loadMonday(TableProfile profile, String table, int count) {
+    loadFull(profile, table + "-1", snapshotFile(table, "2024-01-01", "a.parquet", customers(1, count, "monday")));
+  }
+
+  /** Runs a listed snapshot that the job must reject; returns its stderr, stripped. */
+  static String rejected(TableProfile profile, String batchId, Landed... files) {
+    int exit = fixture.runJob(fixture.writeManifest(fixture.unrecordedBatch(profile, batchId, files)));
+    assertThat(exit).as(fixture.stderr).isEqualTo(BatchJob.EXIT_REJECTED);
+    return fixture.stderr.strip();
+  }
+
   private List<String> rows(String table) {
     return fixture.rows("SELECT id, name FROM local.snap." + table + " ORDER BY id");
   }
@@ -87,7 +99,7 @@ class SnapshotDeletesTest {
 
   private void absentKeysAreDeletedAndTheRestMerged(String table, String extra) {
     TableProfile profile = snapshots(table, "full", extra);
-    loadFull(profile, table + "-1", snapshotFile(table, "2024-01-01", "a.parquet", customers(1, 10, "monday")));
+    loadMonday(profile, table, 10);
 
     // Tuesday's snapshot: 1..8 renamed, 9 and 10 gone upstream, 11 new.
     List<Row> tuesday = new ArrayList<>(customers(1, 8, "tuesday"));
@@ -124,16 +136,14 @@ class SnapshotDeletesTest {
   @Test
   void truncatedSnapshotIsRejectedByTheGuardAndCommitsNothing() {
     TableProfile profile = snapshots("truncated", "full", "");
-    loadFull(profile, "truncated-1", snapshotFile("truncated", "2024-01-01", "a.parquet", customers(1, 10, "monday")));
+    loadMonday(profile, "truncated", 10);
     long snapshots = fixture.snapshotCount("local.snap.truncated");
 
     // Only 3 of 10 customers arrived: 7 of the 10 stored rows would go, more than half.
-    BatchManifest batch = fixture.unrecordedBatch(profile, "truncated-2",
+    String stderr = rejected(profile, "truncated-2",
         snapshotFile("truncated", "2024-01-02", "a.parquet", customers(1, 3, "tuesday")));
-    int exit = fixture.runJob(fixture.writeManifest(batch));
 
-    assertThat(exit).isEqualTo(BatchJob.EXIT_REJECTED);
-    assertThat(fixture.stderr.strip()).isEqualTo("files2iceberg: table local.snap.truncated batch truncated-2"
+    assertThat(stderr).isEqualTo("files2iceberg: table local.snap.truncated batch truncated-2"
         + " rejected: load.snapshot-deletes: table local.snap.truncated: the batch would delete 7 of the 10 stored"
         + " rows of the table (a share of 0.7000), more than load.snapshot-deletes-max-fraction = 0.5 allows;"
         + " nothing is committed. An empty or truncated snapshot looks like this: check the batch's files, or raise"
@@ -145,13 +155,10 @@ class SnapshotDeletesTest {
   @Test
   void emptySnapshotHitsTheGuardUnlessItAllowsEveryRowToGo() {
     TableProfile guarded = snapshots("empty", "full", "");
-    loadFull(guarded, "empty-1", snapshotFile("empty", "2024-01-01", "a.parquet", customers(1, 4, "monday")));
+    loadMonday(guarded, "empty", 4);
     Landed empty = snapshotFile("empty", "2024-01-02", "a.parquet", List.of());
 
-    int exit = fixture.runJob(fixture.writeManifest(fixture.unrecordedBatch(guarded, "empty-2", empty)));
-
-    assertThat(exit).isEqualTo(BatchJob.EXIT_REJECTED);
-    assertThat(fixture.stderr).contains("the batch would delete 4 of the 4 stored rows of the table (a share of"
+    assertThat(rejected(guarded, "empty-2", empty)).contains("the batch would delete 4 of the 4 stored rows of the table (a share of"
         + " 1.0000), more than load.snapshot-deletes-max-fraction = 0.5 allows");
     assertThat(rows("empty")).hasSize(4);
 
@@ -163,15 +170,14 @@ class SnapshotDeletesTest {
   }
 
   @Test
-  void theGuardCountsOnlyTheRowsInScopeAndAStricterGuardRefusesFewerDeletes() {
+  void aStricterGuardRefusesFewerDeletes() {
     TableProfile strict = snapshots("strict", "full", "load.snapshot-deletes-max-fraction = 0.1");
-    loadFull(strict, "strict-1", snapshotFile("strict", "2024-01-01", "a.parquet", customers(1, 10, "monday")));
+    loadMonday(strict, "strict", 10);
 
-    int exit = fixture.runJob(fixture.writeManifest(fixture.unrecordedBatch(strict, "strict-2",
-        snapshotFile("strict", "2024-01-02", "a.parquet", customers(1, 8, "tuesday")))));
+    String stderr = rejected(strict, "strict-2",
+        snapshotFile("strict", "2024-01-02", "a.parquet", customers(1, 8, "tuesday")));
 
-    assertThat(exit).isEqualTo(BatchJob.EXIT_REJECTED);
-    assertThat(fixture.stderr).contains("would delete 2 of the 10 stored rows of the table (a share of 0.2000), more"
+    assertThat(stderr).contains("would delete 2 of the 10 stored rows of the table (a share of 0.2000), more"
         + " than load.snapshot-deletes-max-fraction = 0.1 allows");
     assertThat(rows("strict")).containsExactlyElementsOf(expected(customers(1, 10, "monday")));
   }
@@ -179,7 +185,7 @@ class SnapshotDeletesTest {
   @Test
   void rerunOfACommittedSnapshotDeletesNothingAgain() {
     TableProfile profile = snapshots("rerun", "full", "");
-    loadFull(profile, "rerun-1", snapshotFile("rerun", "2024-01-01", "a.parquet", customers(1, 10, "monday")));
+    loadMonday(profile, "rerun", 10);
     BatchManifest tuesday = fixture.unrecordedBatch(profile, "rerun-2",
         snapshotFile("rerun", "2024-01-02", "a.parquet", customers(1, 8, "tuesday")));
     fixture.load(tuesday);
@@ -197,7 +203,7 @@ class SnapshotDeletesTest {
   @Test
   void theNewestPrecombineValueOfAKeyInTheSnapshotWinsAndAbsentKeysAreStillDeleted() {
     TableProfile profile = snapshots("precombine", "full", "load.iceberg.precombine-field = ts");
-    loadFull(profile, "precombine-1", snapshotFile("precombine", "2024-01-01", "a.parquet", customers(1, 4, "monday")));
+    loadMonday(profile, "precombine", 4);
 
     // Key 1 twice in the snapshot, across two files: the newer ts wins whatever the file order.
     BatchLoadReport report = loadFull(profile, "precombine-2",
@@ -261,11 +267,8 @@ class SnapshotDeletesTest {
     loadFull(profile, "wide-1", regionFile("wide", "eu", "a.parquet", customers(1, 3, "eu")),
         regionFile("wide", "us", "a.parquet", customers(4, 6, "us")));
 
-    int exit = fixture.runJob(fixture.writeManifest(fixture.unrecordedBatch(profile, "wide-2",
-        regionFile("wide", "eu", "b.parquet", customers(1, 2, "eu again")))));
-
-    assertThat(exit).isEqualTo(BatchJob.EXIT_REJECTED);
-    assertThat(fixture.stderr).contains("would delete 4 of the 6 stored rows of the table");
+    assertThat(rejected(profile, "wide-2", regionFile("wide", "eu", "b.parquet", customers(1, 2, "eu again"))))
+        .contains("would delete 4 of the 6 stored rows of the table");
   }
 
   @Test
@@ -287,7 +290,7 @@ class SnapshotDeletesTest {
   @Test
   void aSnapshotWithAFileThatWasNotReadIsMergedWithoutDeletingAnyKey() {
     TableProfile profile = snapshots("partial", "full", "extract.quarantine-bad-files = true");
-    loadFull(profile, "partial-1", snapshotFile("partial", "2024-01-01", "a.parquet", customers(1, 10, "monday")));
+    loadMonday(profile, "partial", 10);
     Landed good = snapshotFile("partial", "2024-01-02", "a.parquet", customers(1, 8, "tuesday"));
     Landed corrupt = Landed.of(fixture.writeText("partial/dt=2024-01-02/b.parquet", "not parquet"), "2024-01-02");
 
