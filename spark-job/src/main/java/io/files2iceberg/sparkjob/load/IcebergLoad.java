@@ -84,7 +84,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The counts ({@link WriteCounts}) come from the write itself: the rows written are counted on
  * the source side, once, and the commit's snapshot summary says what the table gained. A MERGE
- * deletes only the rows its {@code load.cdc} deletes match, counted by the join below, so its inserts are the
+ * deletes only the rows its {@code load.cdc} deletes match, counted by the join below, and the
+ * stored rows whose key a snapshot lacks, counted by {@link AbsentKeys}, so its inserts are the
  * records it added net of those it deleted (a rewritten file's copies, position deletes) plus
  * those deleted rows; with merge-on-read its updates are its position deletes less its deletes; with
  * copy-on-write they are the other matched rows, all of them without a precombine field, else
