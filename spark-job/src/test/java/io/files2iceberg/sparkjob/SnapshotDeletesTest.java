@@ -262,6 +262,19 @@ class SnapshotDeletesTest {
   }
 
   @Test
+  void withPartitionsScopeAnEmptySnapshotIsRefusedToo() {
+    TableProfile profile = byRegion("noregion", "partitions");
+    loadFull(profile, "noregion-1", regionFile("noregion", "eu", "a.parquet", customers(1, 3, "eu")));
+
+    assertThat(rejected(profile, "noregion-2", regionFile("noregion", "eu", "b.parquet", List.of())))
+        .endsWith("rejected: load.snapshot-deletes: table local.snap.noregion: the batch has no rows; with"
+            + " load.merge-scope = partitions it names no partition to delete in, but an empty snapshot is refused"
+            + " unless load.snapshot-deletes-max-fraction = 1.0 (it is 0.5); nothing is committed. Check the batch's"
+            + " files");
+    assertThat(fixture.rows("SELECT count(*) FROM local.snap.noregion")).containsExactly("[3]");
+  }
+
+  @Test
   void withTableScopeTheSameSnapshotWouldDeleteTheOtherPartitionsRowsAndTheGuardCountsThem() {
     TableProfile profile = byRegion("wide", "table");
     loadFull(profile, "wide-1", regionFile("wide", "eu", "a.parquet", customers(1, 3, "eu")),

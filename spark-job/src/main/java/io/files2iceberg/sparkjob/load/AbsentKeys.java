@@ -61,7 +61,17 @@ record AbsentKeys(long inScope, long absent, Optional<String> scope) {
             + " reach the whole table. Use load.merge-scope = table, or partition the table by a column");
       }
       if (side.rows() == 0) {
-        return NONE;  // an empty batch has no partition, so nothing is in scope
+        // An empty batch names no partition, so it would delete nothing; but an empty snapshot is
+        // what the guard is for, so it is refused as one that deletes every stored row.
+        long stored = WriteCounts.storedKeys(spark, table, load.primaryKey(), Optional.empty(), Optional.empty())
+            .count();
+        if (!guard.allows(stored, stored)) {
+          throw new BatchFailedException("load.snapshot-deletes: table " + table + ": the batch has no rows; with"
+              + " load.merge-scope = partitions it names no partition to delete in, but an empty snapshot is refused"
+              + " unless load.snapshot-deletes-max-fraction = 1.0 (it is " + guard.maxFraction() + "); nothing is"
+              + " committed. Check the batch's files");
+        }
+        return NONE;
       }
       scope = side.restriction();
     }
