@@ -99,6 +99,29 @@ class ValidateCommandTest {
   }
 
   @Test
+  void snapshotDeletesOfAnIncrementalOrAKeylessTableExitTwoNamingTheKeyAndTheReason() throws IOException {
+    String example = Files.readString(EXAMPLE);
+    Files.writeString(work.resolve("clicks.conf"), example + "load.snapshot-deletes = true\n");
+    Files.writeString(work.resolve("keyless.conf"), example
+        .replace("\"incremental\"", "\"full\"")
+        .replace("primary-key = [\"click_id\"]", "primary-key = []")
+        .replace("iceberg.precombine-field = \"click_time\"", "")
+        .replace("raw/clicks/", "raw/keyless/")
+        .replace("raw.clickstream", "raw.keyless") + "load.snapshot-deletes = true\n");
+
+    int exit = run("validate", "--config", work.toString(), "--home", home.toString());
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(out.toString()).isEmpty();
+    assertThat(err.toString())
+        .contains(work.resolve("clicks.conf") + ": load.snapshot-deletes: requires"
+            + " extract.batch-file.ingestion-type = last or full: with incremental a batch holds only the files that"
+            + " arrived since the last one, not the table's whole content, so a key absent from it was not deleted")
+        .contains(work.resolve("keyless.conf") + ": load.snapshot-deletes: requires a non-empty load.primary-key: a"
+            + " stored row is deleted when its key is absent from the batch");
+  }
+
+  @Test
   void brokenProfileExitsTwoListingEveryErrorWithFileAndKeyPath() throws IOException {
     String broken =
         Files.readString(EXAMPLE)

@@ -244,9 +244,13 @@ public record BatchFile(
 
     /**
      * Whether the mode refuses a setting: a delete of {@code load.cdc} removes a stored row, and a
-     * mode whose batch replaces the table has none.
+     * mode whose batch replaces the table has none; {@code load.snapshot-deletes} deletes the keys a
+     * batch lacks, which only a batch holding the table's whole content may do.
      */
     public boolean refuses(SettingKey<?> key) {
+      if (key == LoadKeys.LOAD_SNAPSHOT_DELETES) {
+        return !replacesTable();
+      }
       return replacesTable() && (key == LoadKeys.LOAD_CDC_OP_COLUMN || key == LoadKeys.LOAD_CDC_DELETE_FLAG);
     }
 

@@ -25,6 +25,9 @@ import java.util.Optional;
  * @param mergeScope which of the table's rows a MERGE may match
  * @param cdc the column that marks a row as a delete of its key ({@code load.cdc}); empty: every
  *     row is an insert or an update
+ * @param snapshotDeletes with {@code load.snapshot-deletes = true} (a keyed table fed whole
+ *     snapshots, mode {@code last} or {@code full}): a batch MERGEs its snapshot and deletes the
+ *     stored rows whose key it lacks; empty: the batch replaces the whole table
  */
 public record Load(
     TableId table,
@@ -37,16 +40,26 @@ public record Load(
     MissingColumns missingColumns,
     WriteMode writeMode,
     MergeScope mergeScope,
-    Optional<Cdc> cdc) {
+    Optional<Cdc> cdc,
+    Optional<SnapshotDeletes> snapshotDeletes) {
 
   public Load {
     Objects.requireNonNull(schemaEvolution, "schemaEvolution");
     Objects.requireNonNull(writeMode, "writeMode");
     Objects.requireNonNull(mergeScope, "mergeScope");
     Objects.requireNonNull(cdc, "cdc");
+    Objects.requireNonNull(snapshotDeletes, "snapshotDeletes");
     primaryKey = List.copyOf(primaryKey);
     partitionBy = List.copyOf(partitionBy);
     tableProperties = Collections.unmodifiableMap(new LinkedHashMap<>(tableProperties));
+  }
+
+  /** Without snapshot deletes. */
+  public Load(TableId table, SaveMode saveMode, List<String> primaryKey, List<String> partitionBy,
+      Optional<String> precombineField, SchemaEvolution schemaEvolution, Map<String, String> tableProperties,
+      MissingColumns missingColumns, WriteMode writeMode, MergeScope mergeScope, Optional<Cdc> cdc) {
+    this(table, saveMode, primaryKey, partitionBy, precombineField, schemaEvolution, tableProperties, missingColumns,
+        writeMode, mergeScope, cdc, Optional.empty());
   }
 
   /** Without change-data deletes. */
@@ -230,6 +243,32 @@ public record Load(
     public enum Style {
       OP_COLUMN,
       DELETE_FLAG
+    }
+  }
+
+  /**
+   * {@code load.snapshot-deletes}: each batch is the whole of the table's rows (within the MERGE's
+   * scope), so a stored key the batch lacks was deleted upstream. The batch MERGEs its rows and
+   * deletes those stored rows, unless they are more than {@code maxFraction} of the rows in scope:
+   * then the batch fails and nothing is committed (an empty or truncated snapshot must not wipe a
+   * table).
+   *
+   * @param maxFraction {@code load.snapshot-deletes-max-fraction}: the largest share, from 0 to 1,
+   *     of the stored rows in scope that one batch may delete
+   */
+  public record SnapshotDeletes(double maxFraction) {
+    /** The guard of a profile that sets none. */
+    public static final double DEFAULT_MAX_FRACTION = 0.5;
+
+    public SnapshotDeletes {
+      if (!(maxFraction >= 0 && maxFraction <= 1)) {
+        throw new IllegalArgumentException("maxFraction must be from 0 to 1, got " + maxFraction);
+      }
+    }
+
+    /** Whether deleting {@code deleted} of {@code inScope} stored rows stays within the guard. */
+    public boolean allows(long deleted, long inScope) {
+      return deleted == 0 || (double) deleted / inScope <= maxFraction;
     }
   }
 

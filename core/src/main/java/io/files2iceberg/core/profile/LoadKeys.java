@@ -2,6 +2,8 @@ package io.files2iceberg.core.profile;
 
 import static io.files2iceberg.core.profile.ProfileKeys.codes;
 import static io.files2iceberg.core.profile.ProfileKeys.doc;
+import static io.files2iceberg.core.profile.ValueType.BOOLEAN;
+import static io.files2iceberg.core.profile.ValueType.FRACTION;
 import static io.files2iceberg.core.profile.ValueType.LIST;
 import static io.files2iceberg.core.profile.ValueType.MAP;
 import static io.files2iceberg.core.profile.ValueType.NON_BLANK;
@@ -135,7 +137,8 @@ final class LoadKeys {
           does not have (or no file of the batch has): `keep` leaves the stored value, `null`
           sets it NULL (the update replaces the whole row). An inserted row gets NULL there
           either way, and a NULL the file holds is always written. Spell it `null` quoted or
-          not. Not used by Append, Overwrite, `last` or `full`, which store no row to keep.
+          not. Not used by Append, Overwrite, `last` or `full`, which store no row to keep
+          (unless `load.snapshot-deletes` makes `last` and `full` MERGE).
           """,
           codes(Load.MissingColumns.values(), Load.MissingColumns::code)));
   static final Key<String> LOAD_WRITE_MODE =
@@ -197,6 +200,46 @@ final class LoadKeys {
           style): true deletes the key, false or NULL writes the row. Same rules as
           `load.cdc.op-column`, which it excludes.
           """));
+
+  static final Key<Boolean> LOAD_SNAPSHOT_DELETES =
+      key("load.snapshot-deletes", BOOLEAN, p -> p.load().snapshotDeletes().isPresent(),
+        doc("`false`",
+          """
+          For a keyed table fed whole snapshots (`extract.batch-file.ingestion-type = last` or
+          `full`): `true` MERGEs each batch on the key instead of replacing the table, and deletes
+          the stored rows whose key the batch does not have, within the merge scope: the whole
+          table, or with `load.merge-scope = partitions` only the partitions the batch has rows in
+          (`auto` deletes across the whole table here). Rows of the batch are updated and inserted
+          as a MERGE does (precombine field, `load.missing-columns`, `load.write-mode`); the
+          snapshot keeps the table's history, and with `merge-on-read` a batch writes delete files
+          instead of rewriting the table. Guarded by `load.snapshot-deletes-max-fraction`. Requires
+          `load.primary-key`; refused with `incremental`, whose batches hold new files only (see
+          [Snapshot deletes](../spark-job.md#snapshot-deletes)). `false`: a batch replaces the whole table.
+          """));
+  static final Key<Double> LOAD_SNAPSHOT_DELETES_MAX_FRACTION =
+      key("load.snapshot-deletes-max-fraction", FRACTION, p -> p.load().snapshotDeletes()
+          .map(Load.SnapshotDeletes::maxFraction).orElse(null),
+        doc("`0.5`",
+          """
+          With `load.snapshot-deletes = true`, the largest share of the stored rows in the merge
+          scope that one batch may delete, from 0 to 1. A batch that would delete more fails
+          before anything is committed (exit 4, REJECTED: its partitions end FAILED), naming the
+          table, the counts, the share and this key: an empty or truncated snapshot cannot wipe
+          the table. Set `1.0` to let a batch delete every row in scope, an empty batch included.
+          A key of its own, beside `load.snapshot-deletes`: `load.snapshot-deletes.max-fraction` is
+          refused, as a key below `load.snapshot-deletes` and the boolean replace each other in
+          HOCON, whichever is written last.
+          """));
+
+  /**
+   * Keys that are not keys, below a key whose value is a boolean, each with what to write instead.
+   * In HOCON such a key and the boolean replace each other, whichever is written last, so the
+   * loader looks for them in the text itself ({@link ProfileTree}): neither order may lose a
+   * setting unseen.
+   */
+  static final Map<String, String> BELOW_A_BOOLEAN = Map.of(
+      "load.snapshot-deletes.max-fraction", "load.snapshot-deletes-max-fraction",
+      "load.snapshot-deletes.enabled", "load.snapshot-deletes");
 
   private LoadKeys() {}
 

@@ -13,6 +13,8 @@ import static io.files2iceberg.core.profile.LoadKeys.LOAD_PRECOMBINE_FIELD;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_PRIMARY_KEY;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_SAVE_MODE;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_SCHEMA_EVOLUTION;
+import static io.files2iceberg.core.profile.LoadKeys.LOAD_SNAPSHOT_DELETES;
+import static io.files2iceberg.core.profile.LoadKeys.LOAD_SNAPSHOT_DELETES_MAX_FRACTION;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_TABLE;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_TABLE_PROPERTIES;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_WRITE_MODE;
@@ -27,6 +29,7 @@ import io.files2iceberg.core.profile.Load.MergeScope;
 import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.SchemaEvolution;
+import io.files2iceberg.core.profile.Load.SnapshotDeletes;
 import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.Load.WriteMode;
 import io.files2iceberg.core.profile.ProfileValues.Rule;
@@ -108,7 +111,50 @@ final class LoadReader {
         missingColumns(v),
         writeMode.orElse(WriteMode.COPY_ON_WRITE),
         mergeScope.orElse(MergeScope.AUTO),
-        cdc(v, batchFile, primaryKey));
+        cdc(v, batchFile, primaryKey),
+        snapshotDeletes(v, batchFile, primaryKey));
+  }
+
+  /**
+   * {@code load.snapshot-deletes} and its guard. A stored row is deleted when its key is absent
+   * from the batch, so the batch must hold the table's whole content (ingestion type last or full)
+   * and rows must have a key. The guard is a key beside the boolean, never below it: in HOCON
+   * {@code load.snapshot-deletes.max-fraction} would replace {@code load.snapshot-deletes = true}
+   * written before it, which then reads as an object here and is refused.
+   */
+  private static Optional<SnapshotDeletes> snapshotDeletes(ProfileValues v, BatchFile batchFile,
+      Optional<List<String>> primaryKey) {
+    if (v.isObject(LOAD_SNAPSHOT_DELETES)) {
+      // A key below it that the text shows was reported already, with what to write instead.
+      if (!v.isValid(LOAD_SNAPSHOT_DELETES)) {
+        return Optional.empty();
+      }
+      v.reject(LOAD_SNAPSHOT_DELETES, "expected true or false, got an object: the guard is the key"
+          + " load.snapshot-deletes-max-fraction, beside load.snapshot-deletes; a key below it, such as"
+          + " load.snapshot-deletes.max-fraction, replaces the boolean (HOCON keeps whichever is written last)");
+      return Optional.empty();
+    }
+    boolean enabled = v.get(LOAD_SNAPSHOT_DELETES, false);
+    Optional<Double> maxFraction = v.optional(LOAD_SNAPSHOT_DELETES_MAX_FRACTION);
+    if (!enabled) {
+      if (maxFraction.isPresent() && v.isValid(LOAD_SNAPSHOT_DELETES)) {
+        v.warn(LOAD_SNAPSHOT_DELETES_MAX_FRACTION, "has no effect: load.snapshot-deletes is not true, so no batch"
+            + " deletes the keys it lacks");
+      }
+      return Optional.empty();
+    }
+    if (primaryKey.map(List::isEmpty).orElse(false)) {
+      v.reject(LOAD_SNAPSHOT_DELETES, "requires a non-empty load.primary-key: a stored row is deleted when its key"
+          + " is absent from the batch");
+      return Optional.empty();
+    }
+    if (batchFile.ingestionType().refuses(LOAD_SNAPSHOT_DELETES) && v.isValid(BATCH_FILE_INGESTION_TYPE)) {
+      v.reject(LOAD_SNAPSHOT_DELETES, "requires extract.batch-file.ingestion-type = last or full: with "
+          + batchFile.ingestionType().code() + " a batch holds only the files that arrived since the last one, not"
+          + " the table's whole content, so a key absent from it was not deleted");
+      return Optional.empty();
+    }
+    return Optional.of(new SnapshotDeletes(maxFraction.orElse(SnapshotDeletes.DEFAULT_MAX_FRACTION)));
   }
 
   /**

@@ -107,6 +107,9 @@ public final class ProfileJson {
     if (value instanceof Long number) {
       return NODES.numberNode(number);
     }
+    if (value instanceof Double number) {
+      return NODES.numberNode(number);
+    }
     if (value instanceof Duration duration) {
       return NODES.textNode(ValueType.format(duration));
     }

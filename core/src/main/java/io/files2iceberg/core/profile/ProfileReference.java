@@ -203,6 +203,9 @@ final class ProfileReference {
       doc.minimum().ifPresent(least -> integer.put("minimum", least));
       anyOf.addObject().put("type", "string").put("pattern", doc.minimum().equals(Optional.of(1L))
           ? "^\\s*0*[1-9][0-9]*\\s*$" : "^\\s*-?[0-9]+\\s*$");
+    } else if (type == ValueType.FRACTION) {
+      anyOf.addObject().put("type", "number").put("minimum", 0).put("maximum", 1);
+      anyOf.addObject().put("type", "string").put("pattern", "^\\s*[0-9]*\\.?[0-9]+\\s*$");
     } else if (type == ValueType.BYTES) {
       ObjectNode integer = anyOf.addObject().put("type", "integer");
       doc.minimum().ifPresent(least -> integer.put("minimum", least));
@@ -269,7 +272,8 @@ final class ProfileReference {
     }
     String text = literal.group(1);
     try {
-      if (type == ValueType.BOOLEAN || type == ValueType.WHOLE_NUMBER || type == ValueType.LIST
+      if (type == ValueType.BOOLEAN || type == ValueType.WHOLE_NUMBER || type == ValueType.FRACTION
+          || type == ValueType.LIST
           || type == ValueType.MAP || type == ValueType.NON_BLANK_MAP) {
         return Optional.of(JSON.readTree(text));
       }

@@ -2,6 +2,8 @@ package io.files2iceberg.core.profile;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import com.typesafe.config.parser.ConfigDocument;
+import com.typesafe.config.parser.ConfigDocumentFactory;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigList;
 import com.typesafe.config.ConfigObject;
@@ -111,7 +113,9 @@ final class ProfileTree {
   private static Optional<Map<String, Object>> hocon(Supplier<Config> parse, Supplier<String> text,
       Problems problems) {
     try {
-      return Optional.of(object(parse.get().resolve().root()));
+      Map<String, Object> tree = object(parse.get().resolve().root());
+      belowABoolean(text.get(), problems);
+      return Optional.of(tree);
     } catch (ConfigException e) {
       Optional<Bracket> unclosed = e instanceof ConfigException.Parse && e.getMessage().contains("end of file")
           ? unclosedBracket(text.get()) : Optional.empty();
@@ -125,6 +129,26 @@ final class ProfileTree {
       }
       return Optional.empty();
     }
+  }
+
+  /**
+   * Reports the keys of {@link LoadKeys#BELOW_A_BOOLEAN} that the text writes: HOCON's parsed tree
+   * no longer shows one written before its boolean, which replaced it. The text's syntax tree
+   * keeps every key as written, nested or dotted.
+   */
+  private static void belowABoolean(String text, Problems problems) {
+    if (text.isEmpty()) {
+      return;
+    }
+    ConfigDocument document = ConfigDocumentFactory.parseString(text, hoconOptions());
+    LoadKeys.BELOW_A_BOOLEAN.entrySet().stream().sorted(Map.Entry.comparingByKey())
+        .filter(misplaced -> document.hasPath(misplaced.getKey()))
+        .forEach(misplaced -> {
+          String parent = misplaced.getKey().substring(0, misplaced.getKey().lastIndexOf('.'));
+          problems.add(misplaced.getKey(), "is not a key: write " + misplaced.getValue() + " instead; " + parent
+              + " is true or false, and in HOCON a key below it and " + parent + " itself replace each other,"
+              + " whichever is written last");
+        });
   }
 
   /** A bracket of HOCON text, and the line it is on. */

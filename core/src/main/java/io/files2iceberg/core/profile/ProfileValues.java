@@ -61,6 +61,14 @@ final class ProfileValues {
     return root.containsKey(name);
   }
 
+  /**
+   * Whether the key holds an object where its type is a single value: in HOCON a dotted key below
+   * it ({@code a.b = 1} after {@code a = true}) replaced its value.
+   */
+  boolean isObject(SettingKey<?> key) {
+    return raw(key) instanceof Map;
+  }
+
   /** Whether the key is set to something other than null. */
   boolean isSet(SettingKey<?> key) {
     return raw(key) != null;

@@ -37,6 +37,9 @@ final class ValueType<T> {
   /** An int, as a number or a numeric string. */
   static final ValueType<Integer> WHOLE_NUMBER = new ValueType<>("whole number", false, ValueType::wholeNumber);
 
+  /** A number from 0 to 1, such as {@code 0.5}, as a number or a numeric string. */
+  static final ValueType<Double> FRACTION = new ValueType<>("number from 0 to 1", false, ValueType::fraction);
+
   /**
    * A size in bytes: a whole number of bytes, or a HOCON size with a unit ({@code 512MB}, {@code
    * 2GiB}, {@code 1g}).
@@ -161,6 +164,16 @@ final class ValueType<T> {
   private static Optional<Integer> wholeNumber(Object raw, String path, Problems problems) {
     return number(raw, path, problems, "expected a whole number", BigDecimal::intValueExact,
         text -> new BigDecimal(text).intValueExact());
+  }
+
+  private static Optional<Double> fraction(Object raw, String path, Problems problems) {
+    Optional<BigDecimal> number = number(raw, path, problems, "expected a number from 0 to 1, such as 0.5",
+        n -> n, BigDecimal::new);
+    if (number.isPresent() && (number.get().signum() < 0 || number.get().compareTo(BigDecimal.ONE) > 0)) {
+      problems.add(path, "must be from 0 to 1, got " + number.get().toPlainString());
+      return Optional.empty();
+    }
+    return number.map(BigDecimal::doubleValue);
   }
 
   private static Optional<Long> bytes(Object raw, String path, Problems problems) {

@@ -71,6 +71,8 @@ final class ProfileFixtures {
         missing-columns = "null"
         write-mode = merge-on-read
         merge-scope = partitions
+        snapshot-deletes = true
+        snapshot-deletes-max-fraction = 0.25
       }
       metadata.path = "gs://sales-bucket/metadata/orders/"
       catalog {
@@ -137,6 +139,8 @@ final class ProfileFixtures {
         missing-columns: null
         write-mode: merge-on-read
         merge-scope: partitions
+        snapshot-deletes: true
+        snapshot-deletes-max-fraction: 0.25
       metadata.path: gs://sales-bucket/metadata/orders/
       catalog:
         type: rest

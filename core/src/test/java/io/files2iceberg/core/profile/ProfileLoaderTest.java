@@ -111,7 +111,9 @@ class ProfileLoaderTest {
                     "format-version", "2"),
                 MissingColumns.NULL,
                 Load.WriteMode.MERGE_ON_READ,
-                Load.MergeScope.PARTITIONS));
+                Load.MergeScope.PARTITIONS,
+                Optional.empty(),
+                Optional.of(new Load.SnapshotDeletes(0.25))));
     assertThat(profile.load().tableProperties().keySet())
         .containsExactly("write.merge.mode", "write.update.mode", "format-version");
     assertThat(profile.metadata()).isEqualTo(new Metadata("gs://sales-bucket/metadata/orders/"));

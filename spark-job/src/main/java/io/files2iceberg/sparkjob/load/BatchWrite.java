@@ -31,9 +31,12 @@ final class BatchWrite {
    * @param keepMissing with {@code load.missing-columns = keep}, the batch's columns
    * @param restriction the MERGE's condition on the stored rows ({@link SourceSide})
    * @param deletes whether the rows carry {@link RowsToWrite#DELETE}
+   * @param absentKeys with {@code load.snapshot-deletes}, when the MERGE deletes the stored rows whose
+   *     key the batch lacks: the condition ({@code t.}) that bounds those deletes, empty for the whole table
    */
   static void write(LoadBatch batch, WriteMode mode, Dataset<Row> source, Load load,
-      Optional<Set<String>> keepMissing, Optional<String> restriction, boolean deletes) throws Exception {
+      Optional<Set<String>> keepMissing, Optional<String> restriction, boolean deletes,
+      Optional<Optional<String>> absentKeys) throws Exception {
     String name = batch.table();
     switch (mode) {
       case MERGE -> {
@@ -41,9 +44,11 @@ final class BatchWrite {
         batch.scope().view(view, source);
         List<String> tableColumns = List.of(source.columns()).stream().filter(c -> !InternalColumns.isInternal(c))
             .toList();
-        batch.spark().sql(keepMissing.isPresent()
+        String merge = keepMissing.isPresent()
             ? mergeKeepingMissing(name, view, load, restriction, tableColumns, keepMissing.get(), deletes)
-            : mergeStatement(name, view, load, restriction, tableColumns, deletes));
+            : mergeStatement(name, view, load, restriction, tableColumns, deletes);
+        batch.spark().sql(merge + absentKeys.map(scope -> " WHEN NOT MATCHED BY SOURCE"
+            + scope.map(s -> " AND " + s).orElse("") + " THEN DELETE").orElse(""));
       }
       case APPEND -> source.writeTo(name).append();
       case OVERWRITE_PARTITIONS -> source.writeTo(name).overwritePartitions();

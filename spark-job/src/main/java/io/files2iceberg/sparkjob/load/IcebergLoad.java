@@ -7,6 +7,7 @@ import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.core.profile.Load.Cdc;
 import io.files2iceberg.core.profile.Load.MissingColumns;
 import io.files2iceberg.core.profile.Load.SaveMode;
+import io.files2iceberg.core.profile.Load.SnapshotDeletes;
 import io.files2iceberg.sparkjob.catalog.CommitDurations;
 import io.files2iceberg.sparkjob.catalog.IcebergTables;
 import io.files2iceberg.sparkjob.extract.GenerationCheck;
@@ -62,7 +63,14 @@ import org.slf4j.LoggerFactory;
  *             the same precombine condition and inserts nothing; with a precombine field the
  *             deletes are first committed to the tombstone table ({@link Tombstones}), and rows
  *             older than a tombstone of their key are left out;
- *         <li>key, mode last or full: the whole table is replaced by the batch's rows;
+ *         <li>key, mode last or full: the whole table is replaced by the batch's rows; with {@code
+ *             load.snapshot-deletes}, the batch's rows are MERGEd as above and the stored rows whose
+ *             key they lack are deleted ({@code WHEN NOT MATCHED BY SOURCE}), within the whole
+ *             table or, with {@code load.merge-scope = partitions}, the batch's partitions. Those
+ *             rows are counted first ({@link AbsentKeys}); more than {@code
+ *             load.snapshot-deletes-max-fraction} of the rows in scope fail the batch before any
+ *             commit; a batch that did not read every file of its snapshot (quarantined, or a
+ *             generation gone) deletes nothing;
  *         <li>no key: {@code Append}, or {@code Overwrite} of the batch's partitions (incremental;
  *             dynamic partition overwrite) or of the whole table (last, full).
  *       </ul>
@@ -70,12 +78,14 @@ import org.slf4j.LoggerFactory;
  *       insert; on a MERGE update it keeps the stored value ({@code load.missing-columns =
  *       keep}, the default) or becomes NULL ({@code null}: the update replaces the whole row).
  *   <li>A batch with no rows to write commits an empty snapshot carrying the marker, and deletes
- *       nothing, whatever the mode.
+ *       nothing, whatever the mode; with {@code load.snapshot-deletes} it deletes every stored row
+ *       in scope, which only {@code load.snapshot-deletes-max-fraction = 1.0} allows.
  * </ol>
  *
  * <p>The counts ({@link WriteCounts}) come from the write itself: the rows written are counted on
  * the source side, once, and the commit's snapshot summary says what the table gained. A MERGE
- * deletes only the rows its {@code load.cdc} deletes match, counted by the join below, so its inserts are the
+ * deletes only the rows its {@code load.cdc} deletes match, counted by the join below, and the
+ * stored rows whose key a snapshot lacks, counted by {@link AbsentKeys}, so its inserts are the
  * records it added net of those it deleted (a rewritten file's copies, position deletes) plus
  * those deleted rows; with merge-on-read its updates are its position deletes less its deletes; with
  * copy-on-write they are the other matched rows, all of them without a precombine field, else
@@ -136,6 +146,18 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
       }
     }
     Map<String, String> marker = CommitMarker.properties(batch.manifest());
+    WriteMode mode = WriteMode.of(load, batch.manifest().mode());
+    // Only a batch that is the table's whole content (last, full) may delete the keys it lacks.
+    List<String> unread = AbsentKeys.unreadFiles(input.extracted(), batch.manifest().files());
+    boolean deletesAbsentKeys = WriteMode.deletesAbsentKeys(load, batch.manifest().mode());
+    if (deletesAbsentKeys && !unread.isEmpty()) {
+      // A truncated snapshot: its rows are merged, and no key is deleted until a whole one loads.
+      LOG.warn("Table {} batch {}: load.snapshot-deletes: {} file(s) of the snapshot were not read {} (quarantined, or"
+          + " their generation is gone); the batch's rows are merged and no stored row is deleted", name,
+          batch.batchId(), unread.size(), unread);
+    }
+    Optional<SnapshotDeletes> snapshotDeletes = deletesAbsentKeys && unread.isEmpty()
+        ? load.snapshotDeletes() : Optional.empty();
     if (input.extracted().filesRead().isEmpty() && existing.isEmpty() && input.extracted().quarantined().isEmpty()) {
       // Every file was left out (its generation gone, or an ignored rewrite) before the table's
       // first rows: there are no columns to create it with, and nothing to write.
@@ -148,9 +170,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
       Table table = existing.orElseThrow(() -> new BatchFailedException("no file of the batch could be read, so there"
           + " are no columns to create table " + name + " with; quarantined: "
           + input.extracted().quarantined().stream().map(q -> q.uri()).toList()));
-      return commitMarkerOnly(batch, table, marker, WriteMode.of(load, batch.manifest().mode()), WriteCounts.inserted(0));
+      return commitMarkerOnly(batch, table, marker, mode, WriteCounts.inserted(0));
     }
-    WriteMode mode = WriteMode.of(load, batch.manifest().mode());
     // The profile allows load.cdc only with a MERGE; the column that marks a delete is not a table column.
     Optional<Cdc> cdc = load.cdc().filter(c -> mode == WriteMode.MERGE);
     List<SourceColumn> columns = cdc.isEmpty() ? input.columns()
@@ -171,7 +192,14 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     SourceSide side = chosen.side();
     long olderThanTombstones = chosen.olderThanTombstones();
 
-    if (side.rows() == 0) {
+    // Counted before anything of the batch is committed: a batch whose deletes the guard refuses commits nothing.
+    AbsentKeys absent = snapshotDeletes.map(guard -> AbsentKeys.counted(spark, name, source, load, side,
+        SourceSide.scopeColumns(table, load), guard)).orElse(AbsentKeys.NONE);
+    if (absent.deletes()) {
+      LOG.info("Table {} batch {}: the snapshot lacks the keys of {} of the {} stored rows in scope; the MERGE deletes"
+          + " them", name, batch.batchId(), absent.absent(), absent.inScope());
+    }
+    if (side.rows() == 0 && !absent.deletes()) {
       return commitMarkerOnly(batch, table, marker, mode, new WriteCounts(0, 0, olderThanTombstones, 0));
     }
     // Copy-on-write keeps no trace of a matched row that lost to a newer stored one, so with a
@@ -181,13 +209,14 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         && (cdc.isPresent() || load.precombineField().isPresent() && !isMergeOnRead(table))
         ? Optional.of(WriteCounts.matchedSplit(spark, name, source, load, side.restriction(), cdc.isPresent()))
         : Optional.empty();
-    if (split.isPresent() && split.get().written() == 0) {
+    if (split.isPresent() && split.get().written() == 0 && !absent.deletes()) {
       return commitMarkerOnly(batch, table, marker, mode, split.get().plusUnchanged(olderThanTombstones));
     }
     long start = System.nanoTime();
     Dataset<Row> rowsToWrite = source;
     IcebergTables.writeMarked(marker, () -> {
-      BatchWrite.write(batch, mode, rowsToWrite, load, keepMissing, side.restriction(), cdc.isPresent());
+      BatchWrite.write(batch, mode, rowsToWrite, load, keepMissing, side.restriction(), cdc.isPresent(),
+          absent.deletes() ? Optional.of(absent.scope()) : Optional.empty());
       return null;
     });
     Duration mergeTime = Duration.ofNanos(System.nanoTime() - start);
@@ -198,7 +227,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
       // Iceberg commits nothing for it.
       return commitMarkerOnly(batch, table, marker, mode, new WriteCounts(0, 0, side.rows() + olderThanTombstones, 0));
     }
-    WriteCounts counts = written.map(s -> WriteCounts.of(mode, isMergeOnRead(table), s.summary(), side.rows(), split))
+    WriteCounts counts = written.map(s -> WriteCounts.of(mode, isMergeOnRead(table), s.summary(), side.rows(), split,
+        absent.absent()))
         .orElseGet(() -> WriteCounts.inserted(side.rows())).plusUnchanged(olderThanTombstones);
     return committed(batch, table, mode, counts, mergeTime);
   }
@@ -276,12 +306,21 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     static WriteMode of(Load load, IngestionType mode) {
       boolean whole = mode.replacesTable();
       if (!load.primaryKey().isEmpty()) {
-        return whole ? OVERWRITE_TABLE : MERGE;
+        return whole && !deletesAbsentKeys(load, mode) ? OVERWRITE_TABLE : MERGE;
       }
       if (whole) {
         return OVERWRITE_TABLE;
       }
       return load.saveMode() == SaveMode.OVERWRITE ? OVERWRITE_PARTITIONS : APPEND;
+    }
+
+    /**
+     * Whether a batch MERGEs its snapshot and deletes the stored keys it lacks ({@code
+     * load.snapshot-deletes}): a keyed table's batch that is the table's whole content. A batch of
+     * another mode (a ledger batch recovered incrementally, a replay) deletes nothing.
+     */
+    static boolean deletesAbsentKeys(Load load, IngestionType mode) {
+      return load.snapshotDeletes().isPresent() && !load.primaryKey().isEmpty() && mode.replacesTable();
     }
   }
 }

@@ -19,8 +19,9 @@ import org.apache.spark.sql.functions;
 
 /**
  * What a write did to the table's rows. A MERGE deletes only the rows its deletes ({@code
- * load.cdc}) match, so the rows it adds net of those it deletes (rewritten files' rows, position
- * deletes), plus those deleted rows, are its inserts.
+ * load.cdc}) match and, with {@code load.snapshot-deletes}, the stored rows whose key the batch
+ * lacks ({@link AbsentKeys}), so the rows it adds net of those it deletes (rewritten files' rows,
+ * position deletes), plus those deleted rows, are its inserts.
  */
 record WriteCounts(long inserted, long updated, long unchanged, long deleted) {
   private static final String TARGET_PREFIX = InternalColumns.PREFIX + "t_";
@@ -39,19 +40,21 @@ record WriteCounts(long inserted, long updated, long unchanged, long deleted) {
    * delete is one position delete; with copy-on-write a rewritten file's copied rows are both
    * added and deleted, so the matched rows are split by {@code split} (a precombine field) or
    * are all updates (none: every matched row is updated). The deleted rows are the split's
-   * (there is one whenever the rows carry deletes).
+   * (there is one whenever the rows carry deletes) plus the stored rows whose key a snapshot
+   * lacks ({@code absent}), which are no row of the batch's.
    */
   static WriteCounts of(WriteMode mode, boolean mergeOnRead, Map<String, String> summary, long rows,
-      Optional<WriteCounts> split) {
+      Optional<WriteCounts> split, long absent) {
     long added = number(summary, "added-records");
     if (mode != WriteMode.MERGE) {
       return inserted(added);
     }
     long positionDeletes = number(summary, "added-position-deletes") - number(summary, "removed-position-deletes");
     long deleted = split.map(WriteCounts::deleted).orElse(0L);
-    long inserted = added - number(summary, "deleted-records") - positionDeletes + deleted;
-    long updated = mergeOnRead ? positionDeletes - deleted : split.map(WriteCounts::updated).orElse(rows - inserted);
-    return new WriteCounts(inserted, updated, rows - inserted - updated - deleted, deleted);
+    long inserted = added - number(summary, "deleted-records") - positionDeletes + deleted + absent;
+    long updated = mergeOnRead ? positionDeletes - deleted - absent
+        : split.map(WriteCounts::updated).orElse(rows - inserted);
+    return new WriteCounts(inserted, updated, rows - inserted - updated - deleted, deleted + absent);
   }
 
   private static long number(Map<String, String> summary, String property) {
@@ -78,22 +81,9 @@ record WriteCounts(long inserted, long updated, long unchanged, long deleted) {
       needed.add(RowsToWrite.DELETE);
     }
     Dataset<Row> incoming = source.select(needed.stream().map(c -> column(c)).toArray(Column[]::new));
-    List<Column> stored = new ArrayList<>();
-    for (int i = 0; i < keys.size(); i++) {
-      stored.add(column(keys.get(i)).as(TARGET_PREFIX + i));
-    }
-    precombine.ifPresent(p -> stored.add(column(p).as(TARGET_PREFIX + "pre")));
-    stored.add(functions.lit(true).as(MATCHED));
-    Dataset<Row> scope = spark.table(quoteTable(table)).as("t");
-    if (restriction.isPresent()) {
-      scope = scope.where(functions.expr(restriction.get()));
-    }
-    Dataset<Row> target = scope.select(stored.toArray(Column[]::new));
-    Column on = null;
-    for (int i = 0; i < keys.size(); i++) {
-      Column equal = incoming.col(quote(keys.get(i))).equalTo(target.col(TARGET_PREFIX + i));
-      on = on == null ? equal : on.and(equal);
-    }
+    Dataset<Row> target = storedKeys(spark, table, keys, precombine, restriction)
+        .withColumn(MATCHED, functions.lit(true));
+    Column on = keysMatch(incoming, target, keys);
     Column newer = precombine.isEmpty() ? functions.lit(true)
         : functions.coalesce(target.col(TARGET_PREFIX + "pre").isNull()
             .or(incoming.col(quote(precombine.get())).geq(target.col(TARGET_PREFIX + "pre"))), functions.lit(false));
@@ -108,6 +98,39 @@ record WriteCounts(long inserted, long updated, long unchanged, long deleted) {
             functions.sum(functions.when(matched.and(newer).and(delete), 1).otherwise(0)))
         .first();
     return new WriteCounts(longOrZero(counts, 0), longOrZero(counts, 1), longOrZero(counts, 2), longOrZero(counts, 3));
+  }
+
+  /**
+   * The stored rows' keys (and precombine value), renamed apart from the batch's columns, within
+   * the restriction ({@code t.}) when there is one.
+   */
+  static Dataset<Row> storedKeys(SparkSession spark, String table, List<String> keys, Optional<String> precombine,
+      Optional<String> restriction) {
+    List<Column> stored = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      stored.add(column(keys.get(i)).as(TARGET_PREFIX + i));
+    }
+    precombine.ifPresent(p -> stored.add(column(p).as(TARGET_PREFIX + "pre")));
+    Dataset<Row> scope = spark.table(quoteTable(table)).as("t");
+    if (restriction.isPresent()) {
+      scope = scope.where(functions.expr(restriction.get()));
+    }
+    return scope.select(stored.toArray(Column[]::new));
+  }
+
+  /** The batch's key columns. */
+  static Column[] keyColumns(List<String> keys) {
+    return keys.stream().map(k -> column(k)).toArray(Column[]::new);
+  }
+
+  /** The MERGE's match on the key, between the batch's rows and {@link #storedKeys}. */
+  static Column keysMatch(Dataset<Row> incoming, Dataset<Row> stored, List<String> keys) {
+    Column on = null;
+    for (int i = 0; i < keys.size(); i++) {
+      Column equal = incoming.col(quote(keys.get(i))).equalTo(stored.col(TARGET_PREFIX + i));
+      on = on == null ? equal : on.and(equal);
+    }
+    return on;
   }
 
   static long longOrZero(Row row, int i) {
