@@ -365,7 +365,7 @@ variable "maintenance_orphan_older_than" {
   default     = "3d"
 
   validation {
-    condition     = can(regex("^[0-9]+ ?(d|h)$", var.maintenance_orphan_older_than))
+    condition     = can(regex("^[0-9]+ ?(d|h)$", var.maintenance_orphan_older_than)) && try(tonumber(regex("^[0-9]+", var.maintenance_orphan_older_than)) * (endswith(var.maintenance_orphan_older_than, "h") ? 1 : 24) >= 24, false)
     error_message = "maintenance_orphan_older_than: a duration in days or hours such as 3d or 36h, at least 1d."
   }
 }
