@@ -2,15 +2,12 @@ package io.files2iceberg.sparkjob.maintain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.files2iceberg.core.profile.Catalog;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.SparkJavaOptions;
-import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import io.files2iceberg.sparkjob.load.CommitMarker;
-import io.files2iceberg.sparkjob.sql.TestSessions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -51,10 +48,7 @@ class MaintainKilledTest {
   @BeforeAll
   static void session() {
     home = new Home(root);
-    Catalog embedded = new Catalog(Catalog.CatalogType.JDBC, "jdbc:sqlite:" + home.catalogDb(),
-        home.warehouse().toString(), Optional.empty(), Optional.empty(), Optional.empty(), false, Map.of());
-    spark = TestSessions.newSession(CatalogConf.sparkProperties("local", embedded));
-    SparkSession.setActiveSession(spark);
+    spark = TableMaintenanceTest.embeddedSession(home);
     spark.sql("CREATE NAMESPACE IF NOT EXISTS local.k");
   }
 
@@ -72,19 +66,7 @@ class MaintainKilledTest {
   @Test
   void aPositionDeleteRewriteKilledMidwayRunsAgainToTheEnd() throws Exception {
     String table = "local.k.deletes";
-    spark.sql("CREATE TABLE " + table + " (id INT, v STRING) USING iceberg"
-        + " TBLPROPERTIES ('format-version' = '2', 'write.merge.mode' = 'merge-on-read',"
-        + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read',"
-        + " 'write.delete.granularity' = 'partition')");
-    for (int id = 1; id <= 4; id++) {
-      spark.sql("INSERT INTO " + table + " VALUES (" + id + ", 'v" + id + "')");
-    }
-    for (int id = 1; id <= 3; id++) {
-      String sql = "MERGE INTO " + table + " t USING (SELECT " + id + " AS id, 'new' AS v) s ON t.id = s.id"
-          + " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
-      CommitMetadata.withCommitProperties(Map.of(CommitMarker.BATCH_ID, "k" + id), () -> spark.sql(sql).collectAsList(),
-          RuntimeException.class);
-    }
+    TableMaintenanceTest.tableWithPositionDeletes(spark, table, "k");
 
     Table after = killThenRunAgain(table, "", "rewriting position delete files", "--rewrite-position-deletes");
 

@@ -46,10 +46,46 @@ class TableMaintenanceTest {
   @BeforeAll
   static void session() {
     home = new Home(root);
+    spark = embeddedSession(home);
+  }
+
+  /** A session whose catalog {@code local} is the home's embedded one (JDBC on SQLite), made active. */
+  static SparkSession embeddedSession(Home home) {
     Catalog embedded = new Catalog(Catalog.CatalogType.JDBC, "jdbc:sqlite:" + home.catalogDb(),
         home.warehouse().toString(), Optional.empty(), Optional.empty(), Optional.empty(), false, Map.of());
-    spark = TestSessions.newSession(CatalogConf.sparkProperties("local", embedded));
-    SparkSession.setActiveSession(spark);
+    SparkSession session = TestSessions.newSession(CatalogConf.sparkProperties("local", embedded));
+    SparkSession.setActiveSession(session);
+    return session;
+  }
+
+  /**
+   * Creates a format-2 table whose MERGE, UPDATE and DELETE write position delete files.
+   *
+   * @param definition its columns and partitioning, such as {@code (id INT, dt STRING) USING iceberg PARTITIONED BY (dt)}
+   * @param properties more table properties, such as {@code , 'write.delete.granularity' = 'partition'}
+   */
+  static void createMergeOnReadTable(SparkSession spark, String table, String definition, String properties) {
+    spark.sql("CREATE TABLE " + table + " " + definition
+        + " TBLPROPERTIES ('format-version' = '2', 'write.merge.mode' = 'merge-on-read',"
+        + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read'" + properties + ")");
+  }
+
+  /**
+   * A merge-on-read table of four rows, a data file each, then three MERGEs updating rows 1 to 3
+   * with batch ids {@code <prefix>1..3}: three position delete files, one per MERGE (delete files
+   * per partition, not per data file).
+   */
+  static void tableWithPositionDeletes(SparkSession spark, String table, String batchPrefix) {
+    createMergeOnReadTable(spark, table, "(id INT, v STRING) USING iceberg", ", 'write.delete.granularity' = 'partition'");
+    for (String row : List.of("(1, 'one')", "(2, 'two')", "(3, 'three')", "(4, 'four')")) {
+      spark.sql("INSERT INTO " + table + " VALUES " + row);
+    }
+    for (int id = 1; id <= 3; id++) {
+      String sql = "MERGE INTO " + table + " t USING (SELECT " + id + " AS id, 'new' AS v) s ON t.id = s.id"
+          + " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
+      CommitMetadata.withCommitProperties(Map.of(CommitMarker.BATCH_ID, batchPrefix + id),
+          () -> spark.sql(sql).collectAsList(), RuntimeException.class);
+    }
   }
 
   /** A table with one snapshot per batch id, each appending one row (one small file). */
@@ -254,20 +290,7 @@ class TableMaintenanceTest {
   void positionDeleteFilesAreRewrittenAndTheRowsAndBatchMarkersStay() throws Exception {
     String table = "local.m.deletes";
     spark.sql("CREATE NAMESPACE IF NOT EXISTS local.m");
-    spark.sql("CREATE TABLE " + table + " (id INT, v STRING) USING iceberg"
-        + " TBLPROPERTIES ('format-version' = '2', 'write.merge.mode' = 'merge-on-read',"
-        + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read',"
-        // Delete files per partition, not per data file: each MERGE adds one beside the last.
-        + " 'write.delete.granularity' = 'partition')");
-    for (String row : List.of("(1, 'one')", "(2, 'two')", "(3, 'three')", "(4, 'four')")) {
-      spark.sql("INSERT INTO " + table + " VALUES " + row); // a data file each: a delete file each below
-    }
-    for (int id = 1; id <= 3; id++) {
-      String sql = "MERGE INTO " + table + " t USING (SELECT " + id + " AS id, 'new' AS v) s ON t.id = s.id"
-          + " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *";
-      CommitMetadata.withCommitProperties(Map.of(CommitMarker.BATCH_ID, "d" + id), () -> spark.sql(sql).collectAsList(),
-          RuntimeException.class);
-    }
+    tableWithPositionDeletes(spark, table, "d");
     Table loaded = load(table);
     List<String> rowsBefore = icebergRows(loaded);
     int deleteFilesBefore = Set.copyOf(deleteFiles(loaded)).size();
@@ -363,9 +386,7 @@ class TableMaintenanceTest {
   void compactionAppliesAndDropsTheDeleteFilesOfAMergeOnReadTable() throws Exception {
     String table = "local.m.mor";
     spark.sql("CREATE NAMESPACE IF NOT EXISTS local.m");
-    spark.sql("CREATE TABLE " + table + " (id INT, v STRING, dt STRING) USING iceberg PARTITIONED BY (dt)"
-        + " TBLPROPERTIES ('format-version' = '2', 'write.merge.mode' = 'merge-on-read',"
-        + " 'write.update.mode' = 'merge-on-read', 'write.delete.mode' = 'merge-on-read')");
+    createMergeOnReadTable(spark, table, "(id INT, v STRING, dt STRING) USING iceberg PARTITIONED BY (dt)", "");
     spark.sql("INSERT INTO " + table + " VALUES (1, 'one', 'a'), (2, 'two', 'a'), (3, 'three', 'b')");
     spark.sql("MERGE INTO " + table + " t USING (SELECT 2 AS id, 'TWO' AS v, 'a' AS dt) s"
         + " ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *");
