@@ -90,12 +90,13 @@ public final class MaintainCommand extends CliCommand {
   String targetFileSize;
 
   @Option(names = "--min-input-files", paramLabel = "N", defaultValue = "5",
-      description = "Compaction and the sort rewrite a partition's small files when it has at least N (default:"
-          + " ${DEFAULT-VALUE}).")
+      description = "Compaction and the sort rewrite a partition's small files, and --rewrite-position-deletes its"
+          + " delete files, when it has at least N (default: ${DEFAULT-VALUE}).")
   int minInputFiles;
 
   @Option(names = "--rewrite-position-deletes", description = "Rewrite the position delete files of merge-on-read"
-      + " tables (rewrite_position_delete_files): merged per partition, without deletes of files gone (default: off).")
+      + " tables (rewrite_position_delete_files): a partition's, once it has --min-input-files of them, merged and"
+      + " without deletes of files gone (default: off).")
   boolean rewritePositionDeletes;
 
   @Option(names = "--rewrite-manifests", description = "Rewrite the data manifests, grouped by partition"

@@ -42,7 +42,8 @@ public final class MaintainRun {
    * @param retention snapshots younger than this are kept
    * @param compact {@code rewrite_data_files} binpack
    * @param sort {@code rewrite_data_files} in the table's order (instead of binpack where it has one)
-   * @param sizing the target size and minimum group of either rewrite of data files
+   * @param sizing the target size and minimum group of either rewrite of data files; the minimum
+   *     group of the rewrite of position delete files
    * @param orphanOlderThan {@code remove_orphan_files} of files older than this, if asked for
    */
   public record Options(Duration retention, int retainLast, boolean compact, boolean sort, Compaction sizing,
@@ -82,7 +83,7 @@ public final class MaintainRun {
     if (options.sort()) {
       args.add("--sort");
     }
-    if (options.compact() || options.sort()) {
+    if (options.compact() || options.sort() || options.rewritePositionDeletes()) {
       args.addAll(List.of("--target-file-size", Long.toString(options.sizing().targetFileSizeBytes()),
           "--min-input-files", Integer.toString(options.sizing().minInputFiles())));
     }

@@ -41,7 +41,8 @@ import java.util.Optional;
  * @param compaction the rewrite of small data files, when asked for
  * @param sort the rewrite of data files in the table's order (the profile's {@code maintain.sort-by}
  *     or {@code maintain.z-order-by}, else the table's sort order), with this sizing, when asked for
- * @param rewritePositionDeletes {@code rewrite_position_delete_files}, when asked for
+ * @param positionDeletes {@code rewrite_position_delete_files}, when asked for: a partition's
+ *     delete files are rewritten once it has at least the sizing's min-input-files of them
  * @param rewriteManifests {@code rewrite_manifests}, when asked for
  * @param orphansOlderThan {@code remove_orphan_files} of files last modified before this instant,
  *     when asked for; at least {@link #ORPHAN_FLOOR} before the run's start
@@ -58,7 +59,7 @@ record MaintainRequest(
     int protectNewest,
     Optional<Compaction> compaction,
     Optional<Compaction> sort,
-    boolean rewritePositionDeletes,
+    Optional<Compaction> positionDeletes,
     boolean rewriteManifests,
     Optional<Instant> orphansOlderThan,
     boolean dryRun,
@@ -104,6 +105,7 @@ record MaintainRequest(
       throw new IllegalArgumentException("--protect-newest must not be negative, was " + protectNewest);
     }
     Objects.requireNonNull(sort, "sort");
+    Objects.requireNonNull(positionDeletes, "positionDeletes");
     Objects.requireNonNull(orphansOlderThan, "orphansOlderThan");
   }
 
@@ -183,7 +185,7 @@ record MaintainRequest(
     Compaction sizing = new Compaction(targetFileSize, minInputFiles);
     return new MaintainRequest(profile(profileJson), deployment(deploymentJson), cutoff, retainLast, protect,
         protectNewest, compact ? Optional.of(sizing) : Optional.empty(), sort ? Optional.of(sizing) : Optional.empty(),
-        rewritePositionDeletes, rewriteManifests, Optional.ofNullable(orphans), dryRun, Optional.ofNullable(resultUri));
+        rewritePositionDeletes ? Optional.of(sizing) : Optional.empty(), rewriteManifests, Optional.ofNullable(orphans), dryRun, Optional.ofNullable(resultUri));
   }
 
   private static TableProfile profile(String json) {

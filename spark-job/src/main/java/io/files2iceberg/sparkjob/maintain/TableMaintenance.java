@@ -100,9 +100,10 @@ final class TableMaintenance {
       return dry ? smallFiles(table, c) : rewrite(table, SparkActions.get(spark).rewriteDataFiles(table).binPack(), c);
     });
     Optional<Rewritten> deletes = Optional.empty();
-    if (request.rewritePositionDeletes()) {
+    if (request.positionDeletes().isPresent()) {
       LOG.info("Table {}: rewriting position delete files", name);
-      deletes = Optional.of(dry ? positionDeleteFiles(table) : rewritePositionDeletes(table));
+      int minInputFiles = request.positionDeletes().get().minInputFiles();
+      deletes = Optional.of(dry ? positionDeleteFiles(table, minInputFiles) : rewritePositionDeletes(table, minInputFiles));
     }
     Optional<Rewritten> manifests = Optional.empty();
     if (request.rewriteManifests()) {
@@ -183,10 +184,15 @@ final class TableMaintenance {
         committed(table, previous));
   }
 
-  private Rewritten rewritePositionDeletes(Table table) {
+  /**
+   * Iceberg's selection: a partition's delete files once it has {@code minInputFiles} of them (or
+   * one too large), so a table with a delete file per partition is left as it is, and a run with
+   * nothing to merge commits nothing.
+   */
+  private Rewritten rewritePositionDeletes(Table table, int minInputFiles) {
     Long previous = currentId(table);
     RewritePositionDeleteFiles.Result result = SparkActions.get(spark).rewritePositionDeletes(table)
-        .option("rewrite-all", "true")
+        .option("min-input-files", Integer.toString(minInputFiles))
         .execute();
     table.refresh();
     return new Rewritten(result.rewrittenDeleteFilesCount(), result.addedDeleteFilesCount(),
@@ -270,21 +276,33 @@ final class TableMaintenance {
     return new Rewritten(files, 0, bytes, Optional.empty());
   }
 
-  /** Dry run: the position delete files the current snapshot's data files have. */
-  private static Rewritten positionDeleteFiles(Table table) {
+  /**
+   * Dry run: the position delete files of the partitions that have at least {@code minInputFiles}
+   * of them (an estimate: Iceberg also rewrites a lone file that is too large).
+   */
+  private static Rewritten positionDeleteFiles(Table table, int minInputFiles) {
     if (table.currentSnapshot() == null) {
       return new Rewritten(0, 0, 0, Optional.empty());
     }
-    Map<String, Long> files = new HashMap<>();
+    Map<Object, Map<String, Long>> byPartition = new HashMap<>();
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
         task.deletes().stream().filter(d -> d.content() == FileContent.POSITION_DELETES)
-            .forEach(d -> files.put(d.location(), d.fileSizeInBytes()));
+            .forEach(d -> byPartition.computeIfAbsent(List.of(d.specId(), String.valueOf(d.partition())),
+                k -> new HashMap<>()).put(d.location(), d.fileSizeInBytes()));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot plan the files of " + table.name(), e);
     }
-    return new Rewritten(files.size(), 0, files.values().stream().mapToLong(Long::longValue).sum(), Optional.empty());
+    long files = 0;
+    long bytes = 0;
+    for (Map<String, Long> partition : byPartition.values()) {
+      if (partition.size() >= minInputFiles) {
+        files += partition.size();
+        bytes += partition.values().stream().mapToLong(Long::longValue).sum();
+      }
+    }
+    return new Rewritten(files, 0, bytes, Optional.empty());
   }
 
   /** Dry run: the data manifests of the current snapshot. */

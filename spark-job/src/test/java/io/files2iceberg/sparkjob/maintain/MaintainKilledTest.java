@@ -68,7 +68,8 @@ class MaintainKilledTest {
     String table = "local.k.deletes";
     TableMaintenanceTest.tableWithPositionDeletes(spark, table, "k");
 
-    Table after = killThenRunAgain(table, "", "rewriting position delete files", "--rewrite-position-deletes");
+    Table after = killThenRunAgain(table, "", "rewriting position delete files", "--rewrite-position-deletes",
+        "--min-input-files", "2");
 
     assertThat(deleteFiles(after)).hasSize(1);
   }

@@ -296,11 +296,19 @@ class TableMaintenanceTest {
     int deleteFilesBefore = Set.copyOf(deleteFiles(loaded)).size();
     assertThat(deleteFilesBefore).isEqualTo(3);
 
-    MaintainReport dry = maintained(request(table, "--rewrite-position-deletes", "--dry-run"));
+    MaintainReport dry = maintained(request(table, "--rewrite-position-deletes", "--min-input-files", "3",
+        "--dry-run"));
     assertThat(dry.positionDeletes().orElseThrow().rewrittenFiles()).isEqualTo(3);
     assertThat(load(table).currentSnapshot().snapshotId()).isEqualTo(loaded.currentSnapshot().snapshotId());
 
-    MaintainReport report = maintained(request(table, "--rewrite-position-deletes", "--protect-newest", "3"));
+    // Fewer delete files in the partition than --min-input-files: nothing to merge, nothing committed.
+    MaintainReport fewer = maintained(request(table, "--rewrite-position-deletes", "--min-input-files", "4",
+        "--protect-newest", "3"));
+    assertThat(fewer.positionDeletes()).contains(new MaintainReport.Rewritten(0, 0, 0, Optional.empty()));
+    assertThat(load(table).currentSnapshot().snapshotId()).isEqualTo(loaded.currentSnapshot().snapshotId());
+
+    MaintainReport report = maintained(request(table, "--rewrite-position-deletes", "--min-input-files", "3",
+        "--protect-newest", "3"));
 
     MaintainReport.Rewritten rewritten = report.positionDeletes().orElseThrow();
     assertThat(rewritten.rewrittenFiles()).isEqualTo(3);
