@@ -343,6 +343,11 @@ class TableMaintenanceTest {
           .contains(before.get(i).snapshotId());
     }
     assertThat(report.toLine()).contains("\"manifests\":{\"rewrittenFiles\":4,\"addedFiles\":1,");
+
+    // A scheduled run again: one manifest has nothing to regroup, and no snapshot is committed.
+    MaintainReport again = maintained(request(table, "--rewrite-manifests", "--protect-newest", "4"));
+    assertThat(again.manifests()).contains(new MaintainReport.Rewritten(0, 0, 0, Optional.empty()));
+    assertThat(load(table).currentSnapshot().snapshotId()).isEqualTo(after.currentSnapshot().snapshotId());
   }
 
   /** A file under the table's data folder that no snapshot references, last modified {@code age} ago. */
