@@ -37,7 +37,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code maintain}: snapshot expiry and compaction of the tables, through {@link MaintainRun}, with
+ * {@code maintain}: snapshot expiry, compaction or sort, the rewrites of delete files and manifests
+ * and orphan removal of the tables, through {@link MaintainRun}, with
  * what the ledger protects ({@link MaintenanceGuard}), then the pruning of the files settled
  * batches left beside their manifests ({@link BatchFilePruning}). A table the main skipped (not
  * created yet) is reported and does not fail the run.
