@@ -141,8 +141,9 @@ class MaintainEndToEndTest {
     Instant leaseEnd = deployment.ledger.markRunning(claimed.batchId(), Duration.ofSeconds(4)).leaseUntil()
         .orElseThrow();
 
-    // While its lease holds, its job may still be writing: maintain refuses, naming the batch.
-    String[] refused = maintain("--retention", "0");
+    // While its lease holds, its job may still be writing (files not committed yet, which orphan
+    // removal must not touch): maintain refuses, naming the batch.
+    String[] refused = maintain("--retention", "0", "--remove-orphan-files", "--orphan-older-than", "1d");
     assertThat(refused[0]).as(refused[2]).isEqualTo("1");
     assertThat(refused[2]).contains("error: table " + TABLE + ": batch " + claimed.batchId() + " is RUNNING with its"
         + " lease until ");
