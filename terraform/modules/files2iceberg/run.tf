@@ -262,6 +262,23 @@ resource "google_cloud_run_v2_service" "batcher" {
 # between runs (batcher_serve trades that for the batcher's metrics: the service above). All run as
 # the batcher's account with the profiles mounted; only their command, timeout and schedule differ.
 locals {
+  # The scheduled maintain of every table and of each table with a schedule of its own:
+  # maintenance_base_args, then the actions the maintenance_* variables turn on.
+  maintenance_base_args = [
+    "maintain",
+    "--config", local.profiles_dir,
+    "--retention", var.maintenance_retention,
+    local.maintenance_compaction,
+    "--timeout", "${local.maintenance_table_timeout_seconds}s",
+  ]
+  maintenance_action_args = concat(
+    var.maintenance_sort ? ["--sort"] : [],
+    var.maintenance_rewrite_position_deletes ? ["--rewrite-position-deletes"] : [],
+    var.maintenance_rewrite_manifests ? ["--rewrite-manifests"] : [],
+    var.maintenance_remove_orphan_files ? ["--remove-orphan-files", "--orphan-older-than", var.maintenance_orphan_older_than] : [],
+  )
+  maintenance_args = concat(local.maintenance_base_args, local.maintenance_action_args)
+
   batcher_image_jobs = {
     # run-once recovers, loads what is READY and exits once every batch it claimed is settled
     # (--wait: the execution fails when a batch did). No retries: the next scheduled run
@@ -279,14 +296,11 @@ locals {
     # maintain expires snapshots and compacts each table on Dataproc. No retries: a table with a
     # batch in flight is refused (exit 1) and an immediate retry would most likely be refused
     # again; the next scheduled run maintains it, and the other tables were maintained anyway.
+    # The tables of maintenance_table_schedules are left to their own jobs (--skip-table).
     maintenance = {
-      args = [
-        "maintain",
-        "--config", local.profiles_dir,
-        "--retention", var.maintenance_retention,
-        local.maintenance_compaction,
-        "--timeout", "${local.maintenance_table_timeout_seconds}s",
-      ]
+      args = concat(local.maintenance_args, flatten([
+        for table in keys(var.maintenance_table_schedules) : ["--skip-table", table]
+      ]))
       timeout_seconds = var.maintenance_task_timeout_seconds
       schedule        = var.maintenance_schedule
     }
@@ -325,8 +339,18 @@ locals {
       schedule        = var.listing_table_schedules[table]
     }]
   )
+  # A table of maintenance_table_schedules is maintained on its own schedule, with the same
+  # actions, by a job of its own running `maintain --table` (when maintenance is enabled).
+  maintenance_table_jobs = var.maintenance_enabled ? zipmap(
+    [for table in keys(var.maintenance_table_schedules) : "maintain-${substr(sha1(table), 0, 10)}"],
+    [for table in keys(var.maintenance_table_schedules) : {
+      args            = concat(local.maintenance_args, ["--table", table])
+      timeout_seconds = var.maintenance_task_timeout_seconds
+      schedule        = var.maintenance_table_schedules[table]
+    }]
+  ) : {}
   image_jobs   = { for key, job in local.batcher_image_jobs : key => job if local.image_job_enabled[key] }
-  batcher_jobs = merge(local.image_jobs, local.listing_table_jobs)
+  batcher_jobs = merge(local.image_jobs, local.listing_table_jobs, local.maintenance_table_jobs)
 }
 
 resource "google_cloud_run_v2_job" "batcher" {

@@ -266,7 +266,7 @@ variable "listing_table_schedules" {
 }
 
 variable "batcher_time_zone" {
-  description = "Time zone of batcher_schedule and maintenance_schedule."
+  description = "Time zone of batcher_schedule, maintenance_schedule and the crons of listing_table_schedules and maintenance_table_schedules."
   type        = string
   default     = "Etc/UTC"
 }
@@ -327,6 +327,47 @@ variable "maintenance_compact" {
   description = "maintain --compact: rewrite small data files before expiring snapshots; false: --no-compact (expiry only)."
   type        = bool
   default     = true
+}
+
+variable "maintenance_table_schedules" {
+  description = "Cloud Scheduler cron by Iceberg table (catalog.namespace.table) for tables maintained on a schedule of their own, with the same actions: each gets a job running maintain --table, and the maintenance job (maintenance_schedule, the default for every other table) skips it."
+  type        = map(string)
+  default     = {}
+}
+
+variable "maintenance_sort" {
+  description = "maintain --sort: rewrite data files in each table's order (its profile's maintain.sort-by or maintain.z-order-by, else the table's sort order) instead of binpack; a table with no order is reported and compacted."
+  type        = bool
+  default     = false
+}
+
+variable "maintenance_rewrite_position_deletes" {
+  description = "maintain --rewrite-position-deletes: merge the position delete files of merge-on-read tables (rewrite_position_delete_files)."
+  type        = bool
+  default     = true
+}
+
+variable "maintenance_rewrite_manifests" {
+  description = "maintain --rewrite-manifests: regroup each table's data manifests by partition (rewrite_manifests)."
+  type        = bool
+  default     = true
+}
+
+variable "maintenance_remove_orphan_files" {
+  description = "maintain --remove-orphan-files: delete the files under each table's location that no snapshot references and that are older than maintenance_orphan_older_than (remove_orphan_files)."
+  type        = bool
+  default     = true
+}
+
+variable "maintenance_orphan_older_than" {
+  description = "maintain --orphan-older-than: only files older than this are removed as orphans; at least 1d (maintain refuses less), far beyond the longest batch job."
+  type        = string
+  default     = "3d"
+
+  validation {
+    condition     = can(regex("^[0-9]+ ?(d|h)$", var.maintenance_orphan_older_than)) && try(tonumber(regex("^[0-9]+", var.maintenance_orphan_older_than)) * (endswith(var.maintenance_orphan_older_than, "h") ? 1 : 24) >= 24, false)
+    error_message = "maintenance_orphan_older_than: a duration in days or hours such as 3d or 36h, at least 1d."
+  }
 }
 
 variable "maintenance_task_timeout_seconds" {

@@ -69,7 +69,8 @@ class ContainersTest {
   @Test
   void theMaintenanceJobsArgumentsAreAMaintainCommandTheCliAccepts() {
     for (String compaction : List.of("--compact", "--no-compact")) {
-      ParseResult parsed = parseJobArgs("maintenance", compaction);
+      ParseResult parsed = Files2Iceberg.newCommandLine().parseArgs(maintenanceArgs(compaction, List.of())
+          .toArray(String[]::new));
 
       assertThat(parsed.asCommandLineList())
           .extracting(CommandLine::getCommandName)
@@ -82,6 +83,40 @@ class ContainersTest {
           .isEqualTo(compaction.equals("--compact"));
       assertThat(maintain.hasMatchedOption("--timeout")).isTrue();
     }
+  }
+
+  @Test
+  void everyMaintenanceActionAndTheTableOptionsAreOptionsMaintainAccepts() {
+    // What maintenance_action_args gives with every variable on, the orphan age at its default,
+    // then what the per-table jobs and the skipping add.
+    String olderThan = String.valueOf(Hcl.at(Hcl.parse(Repository.MODULE).variables(), "maintenance_orphan_older_than",
+        "default"));
+    List<String> actions = List.of("--sort", "--rewrite-position-deletes", "--rewrite-manifests",
+        "--remove-orphan-files", "--orphan-older-than", olderThan, "--skip-table", "lake.sales.orders",
+        "--table", "lake.sales.clicks");
+
+    ParseResult maintain = Files2Iceberg.newCommandLine().parseArgs(maintenanceArgs("--compact", actions)
+        .toArray(String[]::new)).subcommand();
+
+    for (String flag : List.of("--sort", "--rewrite-position-deletes", "--rewrite-manifests", "--remove-orphan-files")) {
+      assertThat(maintain.matchedOptionValue(flag, false)).as(flag).isTrue();
+    }
+    assertThat(maintain.matchedOptionValue("--orphan-older-than", (Object) null)).hasToString("PT72H");
+    assertThat(maintain.matchedOptionValue("--skip-table", List.of())).isEqualTo(List.of("lake.sales.orders"));
+  }
+
+  /** {@code local.maintenance_base_args}, parsed values in place of expressions, then {@code actions}. */
+  private static List<String> maintenanceArgs(String compaction, List<String> actions) {
+    List<String> terraform = Hcl.list(Hcl.at(Hcl.parse(Repository.MODULE).blocks("locals"), "maintenance_base_args"))
+        .stream().map(String::valueOf).toList();
+    List<String> args = new ArrayList<>();
+    for (int i = 0; i < terraform.size(); i++) {
+      String arg = terraform.get(i);
+      args.add(arg.equals("local.maintenance_compaction") ? compaction
+          : i > 0 ? sampleValue(terraform.get(i - 1), arg) : arg);
+    }
+    args.addAll(actions);
+    return args;
   }
 
   @Test

@@ -154,7 +154,8 @@ class PipelineWiringTest {
                 assertThat(env)
                     .isEqualTo(Map.of("name", "FILES2ICEBERG_CONFIG", "value", "local.profiles_dir")));
     assertThat(Hcl.list(jobArgs("batcher"))).containsSubsequence("batch", "run-once", "--wait", "--config", "local.profiles_dir");
-    assertThat(Hcl.list(jobArgs("maintenance"))).containsSubsequence("maintain", "--config", "local.profiles_dir");
+    assertThat(Hcl.list(Hcl.at(module.blocks("locals"), "maintenance_base_args")))
+        .containsSubsequence("maintain", "--config", "local.profiles_dir");
     assertThat(Hcl.at(batcher, "template", "template", "containers", "args")).isEqualTo("each.value.args");
   }
 
@@ -175,7 +176,7 @@ class PipelineWiringTest {
         .contains(
             "image_jobs   = { for key, job in local.batcher_image_jobs : key => job if local.image_job_enabled[key] }")
         .contains("maintenance = var.maintenance_enabled")
-        .contains("batcher_jobs = merge(local.image_jobs, local.listing_table_jobs)");
+        .contains("batcher_jobs = merge(local.image_jobs, local.listing_table_jobs, local.maintenance_table_jobs)");
     // The scheduler of an entry runs that entry's job, as the scheduler account, which may
     // invoke exactly those jobs.
     assertThat((String) Hcl.at(scheduler, "http_target", "uri"))
@@ -202,6 +203,41 @@ class PipelineWiringTest {
         .containsPattern("\"batch\", \"run-once\", \"--wait\",\\s+\"--config\", local.profiles_dir,\\s+\"--table\", table,")
         .contains("schedule        = var.listing_table_schedules[table]");
     assertThat(Hcl.at(module.variables(), "listing_table_schedules", "default")).isEqualTo(Map.of());
+  }
+
+  @Test
+  void aTableWithAMaintenanceScheduleOfItsOwnIsMaintainedByItsOwnJobAndSkippedByTheOther() {
+    // Each entry of maintenance_table_schedules gets a job running maintain --table with the
+    // same actions, on its cron; the maintenance job (maintenance_schedule, every other table)
+    // passes --skip-table for each. hcl4j does not evaluate for expressions: check the source.
+    String run = Repository.read(Repository.MODULE.resolve("run.tf"));
+    assertThat(run)
+        .contains("maintenance_table_jobs = var.maintenance_enabled ? zipmap(")
+        .contains("[for table in keys(var.maintenance_table_schedules) : \"maintain-${substr(sha1(table), 0, 10)}\"]")
+        .contains("args            = concat(local.maintenance_args, [\"--table\", table])")
+        .contains("schedule        = var.maintenance_table_schedules[table]")
+        .containsPattern("args = concat\\(local.maintenance_args, flatten\\(\\[\\s+for table in"
+            + " keys\\(var.maintenance_table_schedules\\) : \\[\"--skip-table\", table\\]");
+    assertThat(jobSetting("maintenance", "schedule")).isEqualTo("var.maintenance_schedule");
+    assertThat(Hcl.at(module.variables(), "maintenance_table_schedules", "default")).isEqualTo(Map.of());
+    assertThat(Hcl.at(module.variables(), "maintenance_schedule", "default")).isEqualTo("0 3 * * *");
+  }
+
+  @Test
+  void eachMaintenanceActionIsTurnedOnByItsVariable() {
+    String main = Repository.read(Repository.MODULE.resolve("run.tf"));
+    assertThat(main)
+        .contains("var.maintenance_sort ? [\"--sort\"] : []")
+        .contains("var.maintenance_rewrite_position_deletes ? [\"--rewrite-position-deletes\"] : []")
+        .contains("var.maintenance_rewrite_manifests ? [\"--rewrite-manifests\"] : []")
+        .contains("var.maintenance_remove_orphan_files ? [\"--remove-orphan-files\", \"--orphan-older-than\","
+            + " var.maintenance_orphan_older_than] : []")
+        .contains("maintenance_args = concat(local.maintenance_base_args, local.maintenance_action_args)");
+    assertThat(Hcl.at(module.variables(), "maintenance_sort", "default")).isEqualTo(false);
+    assertThat(Hcl.at(module.variables(), "maintenance_rewrite_position_deletes", "default")).isEqualTo(true);
+    assertThat(Hcl.at(module.variables(), "maintenance_rewrite_manifests", "default")).isEqualTo(true);
+    assertThat(Hcl.at(module.variables(), "maintenance_remove_orphan_files", "default")).isEqualTo(true);
+    assertThat(Hcl.at(module.variables(), "maintenance_orphan_older_than", "default")).isEqualTo("3d");
   }
 
   @Test

@@ -37,7 +37,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code maintain}: snapshot expiry and compaction of the tables, through {@link MaintainRun}, with
+ * {@code maintain}: snapshot expiry, compaction or sort, the rewrites of delete files and manifests
+ * and orphan removal of the tables, through {@link MaintainRun}, with
  * what the ledger protects ({@link MaintenanceGuard}), then the pruning of the files settled
  * batches left beside their manifests ({@link BatchFilePruning}). A table the main skipped (not
  * created yet) is reported and does not fail the run.
@@ -47,7 +48,9 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Expires old snapshots and compacts small files of each table (Iceberg's expire_snapshots and",
-      "rewrite_data_files), where the table's jobs run (locally, or as a Dataproc Serverless batch).",
+      "rewrite_data_files), where the table's jobs run (locally, or as a Dataproc Serverless batch); on",
+      "request also sorts (--sort), rewrites position delete files and manifests, and removes orphan files",
+      "older than --orphan-older-than under the table's location (--remove-orphan-files).",
       "Keeps exactly-once intact: the newest snapshot carrying the batch id of every batch that may run",
       "again (in flight with an expired lease, FAILED, and the extract.keep-checkpoints newest batches),",
       "and every snapshot after it, is never expired. Refuses (exit 1, naming the batch) while a batch",
@@ -58,6 +61,8 @@ import picocli.CommandLine.Option;
       "PLANNED, RUNNING or FAILED batch."
     })
 public final class MaintainCommand extends CliCommand {
+  /** The youngest orphan file removed: the spark job's floor too (far beyond the longest job, 2h by default). */
+  static final Duration ORPHAN_FLOOR = Duration.ofDays(1);
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);
 
   @Mixin ConfigOption.Required config;
@@ -76,13 +81,43 @@ public final class MaintainCommand extends CliCommand {
       description = "Rewrite small data files (binpack) before expiring; --no-compact skips it (default: on).")
   boolean compact;
 
+  @Option(names = "--sort", description = "Rewrite data files in the table's order instead of binpack: the profile's"
+      + " maintain.sort-by or maintain.z-order-by, else the table's sort order; a table with none is reported, and"
+      + " compacted if --compact (default: off).")
+  boolean sort;
+
   @Option(names = "--target-file-size", paramLabel = "SIZE", defaultValue = "512MB",
-      description = "Compaction's target file size: 512MB, 128m, 1g or bytes (default: ${DEFAULT-VALUE}).")
+      description = "Compaction's and the sort's target file size: 512MB, 128m, 1g or bytes (default: ${DEFAULT-VALUE}).")
   String targetFileSize;
 
   @Option(names = "--min-input-files", paramLabel = "N", defaultValue = "5",
-      description = "Compaction rewrites a partition's small files when it has at least N (default: ${DEFAULT-VALUE}).")
+      description = "Compaction and the sort rewrite a partition's small files, and --rewrite-position-deletes its"
+          + " delete files, when it has at least N (default: ${DEFAULT-VALUE}).")
   int minInputFiles;
+
+  @Option(names = "--rewrite-position-deletes", description = "Rewrite the position delete files of merge-on-read"
+      + " tables (rewrite_position_delete_files): a partition's, once it has --min-input-files of them, merged and"
+      + " without deletes of files gone (default: off).")
+  boolean rewritePositionDeletes;
+
+  @Option(names = "--rewrite-manifests", description = "Rewrite the data manifests, grouped by partition"
+      + " (rewrite_manifests), for faster planning (default: off).")
+  boolean rewriteManifests;
+
+  @Option(names = "--remove-orphan-files", description = "After the expiry, delete the files under the table's"
+      + " location that no snapshot references and that are older than --orphan-older-than (remove_orphan_files)"
+      + " (default: off).")
+  boolean removeOrphanFiles;
+
+  @Option(names = "--orphan-older-than", paramLabel = "DURATION", defaultValue = "3d",
+      converter = DurationConverter.class,
+      description = "Only files older than this are removed as orphans, at least 1d: a batch's job writes its files"
+          + " before it commits them (default: ${DEFAULT-VALUE}).")
+  Duration orphanOlderThan;
+
+  @Option(names = "--skip-table", paramLabel = "TABLE",
+      description = "A table to leave alone (repeatable): one maintained on a schedule of its own.")
+  List<String> skipTables = new ArrayList<>();
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "2h", converter = DurationConverter.class,
       description = "The longest one table's maintenance may run before it is cancelled (default: ${DEFAULT-VALUE}).")
@@ -117,7 +152,8 @@ public final class MaintainCommand extends CliCommand {
     }
     try (LedgerAccess.Opened access = ((LedgerAccess.Ok) opened).opened()) {
       List<TableProfile> profiles = access.registry().profiles().stream()
-          .filter(p -> only.table() == null || p.table().equals(only.table())).toList();
+          .filter(p -> only.table() == null || p.table().equals(only.table()))
+          .filter(p -> !skipTables.contains(p.table())).toList();
       if (profiles.isEmpty()) {
         ErrorOutput.print(err, "no profile of " + config.path() + " loads table " + only.table());
         return ExitCode.INVALID;
@@ -194,9 +230,14 @@ public final class MaintainCommand extends CliCommand {
     if (minInputFiles < 1) {
       throw new IllegalArgumentException("--min-input-files: must be at least 1, got " + minInputFiles);
     }
-    Optional<MaintainRun.Compaction> compaction = compact
-        ? Optional.of(new MaintainRun.Compaction(bytes(targetFileSize), minInputFiles)) : Optional.empty();
-    return new MaintainRun.Options(kept, retainLast, compaction, dryRun.dryRun(), timeout);
+    if (orphanOlderThan.compareTo(ORPHAN_FLOOR) < 0) {
+      throw new IllegalArgumentException("--orphan-older-than: must be at least 1d, got " + orphanOlderThan.toHours()
+          + "h: a batch's job writes its data files before it commits them, and a job in flight or relaunched by"
+          + " recovery may still commit files that old");
+    }
+    return new MaintainRun.Options(kept, retainLast, compact, sort,
+        new MaintainRun.Compaction(bytes(targetFileSize), minInputFiles), rewritePositionDeletes, rewriteManifests,
+        removeOrphanFiles ? Optional.of(orphanOlderThan) : Optional.empty(), dryRun.dryRun(), timeout);
   }
 
   private Duration retentionDuration() {

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.maintain;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.output.JsonLines;
 import java.util.ArrayList;
@@ -31,19 +32,17 @@ public final class MaintainFormat {
         .append(p.path("reason").asText()).append('\n'));
     body.path("notInTable").forEach(b -> text.append("    batch ").append(b.asText())
         .append(": not in the table, nothing to protect\n"));
-    var compaction = body.path("compaction");
-    if (compaction.isObject()) {
-      if (dry) {
-        text.append("  would compact ").append(compaction.path("rewrittenFiles").asLong()).append(" small file(s), ")
-            .append(compaction.path("rewrittenBytes").asLong()).append(" bytes\n");
-      } else {
-        text.append("  compacted ").append(compaction.path("rewrittenFiles").asLong()).append(" file(s) into ")
-            .append(compaction.path("addedFiles").asLong()).append(" (").append(compaction.path("rewrittenBytes")
-                .asLong()).append(" bytes)")
-            .append(compaction.path("snapshotId").isNull() ? "" : ", snapshot "
-                + compaction.path("snapshotId").asLong()).append('\n');
-      }
+    rewrite(text, dry, body.path("compaction"), "compact", "small file(s)", "compacted", "file(s)");
+    var sort = body.path("sort");
+    if (sort.has("skipped")) {
+      text.append("  sort skipped: ").append(sort.path("skipped").asText()).append('\n');
+    } else {
+      rewrite(text, dry, sort, "sort", "file(s) by " + sort.path("order").asText() + " (" + sort.path("from").asText()
+          + ")", "sorted by " + sort.path("order").asText() + " (" + sort.path("from").asText() + "):", "file(s)");
     }
+    rewrite(text, dry, body.path("positionDeletes"), "rewrite", "position delete file(s)", "rewrote",
+        "position delete file(s)");
+    rewrite(text, dry, body.path("manifests"), "rewrite", "manifest(s)", "rewrote", "manifest(s)");
     var expired = body.path("expiredSnapshots");
     text.append(dry ? "  would expire " : "  expired ").append(expired.size())
         .append(" snapshot(s) older than ").append(body.path("olderThan").asText())
@@ -61,7 +60,41 @@ public final class MaintainFormat {
     if (!dry) {
       text.append("; ").append(body.path("deletedFiles").asLong()).append(" file(s) deleted");
     }
-    return text.append('\n').toString();
+    text.append('\n');
+    var orphans = body.path("orphanFiles");
+    if (orphans.isObject()) {
+      long removed = orphans.path("removedFiles").asLong();
+      text.append(dry ? "  would remove " : "  removed ").append(removed).append(" orphan file(s) older than ")
+          .append(orphans.path("olderThan").asText()).append('\n');
+      if (dry) {
+        orphans.path("files").forEach(f -> text.append("    ").append(f.asText()).append('\n'));
+        if (removed > orphans.path("files").size()) {
+          text.append("    ... and ").append(removed - orphans.path("files").size()).append(" more\n");
+        }
+      }
+    }
+    return text.toString();
+  }
+
+  /**
+   * One rewrite action's line, when it ran: {@code compacted 4 file(s) into 1 (1234 bytes),
+   * snapshot 42}, or on a dry run {@code would compact 4 small file(s), 1234 bytes}.
+   */
+  private static void rewrite(StringBuilder text, boolean dry, JsonNode action, String would, String what,
+      String done, String files) {
+    if (!action.isObject()) {
+      return;
+    }
+    if (dry) {
+      text.append("  would ").append(would).append(' ').append(action.path("rewrittenFiles").asLong()).append(' ')
+          .append(what).append(", ").append(action.path("rewrittenBytes").asLong()).append(" bytes\n");
+    } else {
+      text.append("  ").append(done).append(' ').append(action.path("rewrittenFiles").asLong()).append(' ')
+          .append(files).append(" into ").append(action.path("addedFiles").asLong()).append(" (")
+          .append(action.path("rewrittenBytes").asLong()).append(" bytes)")
+          .append(action.path("snapshotId").isNull() ? "" : ", snapshot " + action.path("snapshotId").asLong())
+          .append('\n');
+    }
   }
 
   /**

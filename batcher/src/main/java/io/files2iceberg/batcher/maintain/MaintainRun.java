@@ -40,9 +40,14 @@ public final class MaintainRun {
    * What the operator asked for.
    *
    * @param retention snapshots younger than this are kept
-   * @param compaction {@code rewrite_data_files} binpack with this target size and minimum group, if asked for
+   * @param compact {@code rewrite_data_files} binpack
+   * @param sort {@code rewrite_data_files} in the table's order (instead of binpack where it has one)
+   * @param sizing the target size and minimum group of either rewrite of data files; the minimum
+   *     group of the rewrite of position delete files
+   * @param orphanOlderThan {@code remove_orphan_files} of files older than this, if asked for
    */
-  public record Options(Duration retention, int retainLast, Optional<Compaction> compaction, boolean dryRun,
+  public record Options(Duration retention, int retainLast, boolean compact, boolean sort, Compaction sizing,
+      boolean rewritePositionDeletes, boolean rewriteManifests, Optional<Duration> orphanOlderThan, boolean dryRun,
       Duration timeout) {}
 
   public record Compaction(long targetFileSizeBytes, int minInputFiles) {}
@@ -72,9 +77,24 @@ public final class MaintainRun {
       args.add("--protect");
       args.add(batch.getKey() + "=" + batch.getValue());
     }
-    options.compaction().ifPresent(c -> args.addAll(List.of("--compact",
-        "--target-file-size", Long.toString(c.targetFileSizeBytes()),
-        "--min-input-files", Integer.toString(c.minInputFiles()))));
+    if (options.compact()) {
+      args.add("--compact");
+    }
+    if (options.sort()) {
+      args.add("--sort");
+    }
+    if (options.compact() || options.sort() || options.rewritePositionDeletes()) {
+      args.addAll(List.of("--target-file-size", Long.toString(options.sizing().targetFileSizeBytes()),
+          "--min-input-files", Integer.toString(options.sizing().minInputFiles())));
+    }
+    if (options.rewritePositionDeletes()) {
+      args.add("--rewrite-position-deletes");
+    }
+    if (options.rewriteManifests()) {
+      args.add("--rewrite-manifests");
+    }
+    options.orphanOlderThan().ifPresent(age -> args.addAll(List.of("--remove-orphans-older-than",
+        now.minus(age).toString())));
     if (options.dryRun()) {
       args.add("--dry-run");
     }

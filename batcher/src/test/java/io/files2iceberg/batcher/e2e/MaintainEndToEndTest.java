@@ -141,8 +141,9 @@ class MaintainEndToEndTest {
     Instant leaseEnd = deployment.ledger.markRunning(claimed.batchId(), Duration.ofSeconds(4)).leaseUntil()
         .orElseThrow();
 
-    // While its lease holds, its job may still be writing: maintain refuses, naming the batch.
-    String[] refused = maintain("--retention", "0");
+    // While its lease holds, its job may still be writing (files not committed yet, which orphan
+    // removal must not touch): maintain refuses, naming the batch.
+    String[] refused = maintain("--retention", "0", "--remove-orphan-files", "--orphan-older-than", "1d");
     assertThat(refused[0]).as(refused[2]).isEqualTo("1");
     assertThat(refused[2]).contains("error: table " + TABLE + ": batch " + claimed.batchId() + " is RUNNING with its"
         + " lease until ");
@@ -204,5 +205,25 @@ class MaintainEndToEndTest {
     assertThat(rows).hasSize(6);
     assertThat(IcebergRows.distinct(rows, "id")).isEqualTo(6);
     assertThat(IcebergRows.sum(rows, "amount")).isEqualTo(316);
+
+    // The other actions, asked for as a user asks: each comes back on the table's line; the table
+    // has no sort order, so the sort is a line saying what to set; the rows stay.
+    Instant asked = Instant.now();
+    String[] all = maintain("--no-compact", "--sort", "--rewrite-position-deletes", "--rewrite-manifests",
+        "--remove-orphan-files", "--orphan-older-than", "3d", "--json");
+    assertThat(all[0]).as(all[2]).isEqualTo("0");
+    JsonNode actions = JsonLinesOutput.one("maintained", JsonLinesOutput.parse(all[1]));
+    assertThat(actions.path("sort").path("skipped").asText()).isEqualTo("table " + TABLE + " has no sort order: set"
+        + " maintain.sort-by (or maintain.z-order-by) in its profile, or give the table one with ALTER TABLE " + TABLE
+        + " WRITE ORDERED BY ...");
+    assertThat(actions.path("compaction").isNull()).isTrue();
+    assertThat(actions.path("positionDeletes").path("rewrittenFiles").isIntegralNumber()).isTrue();
+    assertThat(actions.path("manifests").path("rewrittenFiles").isIntegralNumber()).isTrue();
+    assertThat(actions.at("/orphanFiles/removedFiles").asLong()).isZero();
+    assertThat(Instant.parse(actions.at("/orphanFiles/olderThan").asText()))
+        .isBetween(asked.minus(Duration.ofDays(3)).minusSeconds(5), Instant.now().minus(Duration.ofDays(3)));
+    List<Map<String, Object>> after = IcebergRows.rows(deployment.home, TABLE);
+    assertThat(after).hasSize(6);
+    assertThat(IcebergRows.sum(after, "amount")).isEqualTo(316);
   }
 }

@@ -50,7 +50,8 @@ class MaintainCommandTest {
     assertThat(run("maintain", "--help")).isZero();
     assertThat(out.toString()).contains("--config", "--table", "--retention", "--retain-last", "--[no-]compact",
         "--target-file-size", "--min-input-files", "--timeout", "--batch-files-retention", "--dry-run", "--json",
-        "--home");
+        "--home", "--sort", "--rewrite-position-deletes", "--rewrite-manifests", "--remove-orphan-files",
+        "--orphan-older-than", "--skip-table");
   }
 
   @Test
@@ -76,6 +77,41 @@ class MaintainCommandTest {
     assertThat(code).isEqualTo(ExitCode.INVALID);
     assertThat(err.toString()).contains("error: invalid value for option '--batch-files-retention': must be longer"
         + " than zero, got '0s'");
+  }
+
+  @Test
+  void anOrphanAgeBelowADayIsAUsageErrorSayingWhy() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--remove-orphan-files",
+        "--orphan-older-than", "2h");
+
+    assertThat(code).isEqualTo(ExitCode.INVALID);
+    assertThat(err.toString()).contains("--orphan-older-than: must be at least 1d, got 2h: a batch's job writes its"
+        + " data files before it commits them, and a job in flight or relaunched by recovery may still commit files"
+        + " that old");
+  }
+
+  @Test
+  void theMainIsAskedForEveryActionWithTheOrphanCutoffFromNow() {
+    Instant now = Instant.parse("2026-12-06T03:00:00Z");
+    MaintainRun.Options options = new MaintainRun.Options(Duration.ofDays(7), 1, false, true,
+        new MaintainRun.Compaction(1 << 20, 2), true, true, java.util.Optional.of(Duration.ofDays(3)), false,
+        Duration.ofHours(2));
+
+    List<String> args = MaintainRun.arguments(profileOf(), io.files2iceberg.core.profile.DeploymentLoader.defaults(
+        new io.files2iceberg.core.profile.Home(home)), new MaintenanceGuard.Allowed(java.util.Map.of(), 2), options,
+        now, "file:///r.json");
+
+    assertThat(args).doesNotContain("--compact").containsSubsequence("--sort", "--target-file-size", "1048576",
+        "--min-input-files", "2", "--rewrite-position-deletes", "--rewrite-manifests", "--remove-orphans-older-than",
+        "2026-12-03T03:00:00Z");
+  }
+
+  private io.files2iceberg.core.profile.TableProfile profileOf() {
+    try {
+      return io.files2iceberg.core.profile.ProfileLoader.load(profile(), new io.files2iceberg.core.profile.Home(home));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test

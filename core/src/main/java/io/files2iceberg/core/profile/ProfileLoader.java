@@ -157,7 +157,8 @@ public final class ProfileLoader {
         transform,
         load,
         new Metadata(v.get(METADATA_PATH, home.metadata(name) + File.separator)),
-        catalog(v, home));
+        catalog(v, home),
+        MaintainKeys.read(v));
   }
 
   /**

@@ -19,7 +19,8 @@ public record TableProfile(
     Transform transform,
     Load load,
     Metadata metadata,
-    Catalog catalog) {
+    Catalog catalog,
+    Maintain maintain) {
 
   public TableProfile {
     Objects.requireNonNull(name, "name");
@@ -28,6 +29,7 @@ public record TableProfile(
     Objects.requireNonNull(load, "load");
     Objects.requireNonNull(metadata, "metadata");
     Objects.requireNonNull(catalog, "catalog");
+    Objects.requireNonNull(maintain, "maintain");
   }
 
   /** The fully qualified Iceberg table this profile loads, {@code catalog.namespace.table}. */

@@ -116,6 +116,7 @@ final class ProfileFixture {
             Optional.empty(),
             Optional.empty(),
             false,
-            Map.of()));
+            Map.of()),
+        io.files2iceberg.core.profile.Maintain.NONE);
   }
 }

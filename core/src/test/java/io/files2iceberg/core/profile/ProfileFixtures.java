@@ -85,6 +85,7 @@ final class ProfileFixtures {
         vended-credentials = true
         properties { "header.X-Iceberg-Access-Delegation" = "vended-credentials" }
       }
+      maintain.sort-by = ["order_ts DESC NULLS LAST", region]
       """;
 
   /** {@link #EVERY_KEY_HOCON} in YAML: dotted keys nest, except inside free-form maps. */
@@ -152,6 +153,8 @@ final class ProfileFixtures {
         vended-credentials: true
         properties:
           header.X-Iceberg-Access-Delegation: vended-credentials
+      maintain:
+        sort-by: ["order_ts DESC NULLS LAST", region]
       """;
 
   /**
@@ -281,6 +284,7 @@ final class ProfileFixtures {
         profile.transform(),
         profile.load(),
         profile.metadata(),
-        profile.catalog());
+        profile.catalog(),
+        profile.maintain());
   }
 }

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * Iceberg table maintenance that keeps exactly-once intact: what {@code bin/files2iceberg
  * maintain} starts, as a child JVM locally or as a Dataproc Serverless batch. The command line is
  * {@link MaintainRequest}'s; the batcher decides from the ledger which batches to protect, this
- * main finds their markers in the table ({@link SnapshotProtection}), compacts and expires
- * ({@link TableMaintenance}).
+ * main finds their markers in the table ({@link SnapshotProtection}), rewrites (compaction or sort,
+ * delete files, manifests), expires and removes orphan files ({@link TableMaintenance}).
  *
  * <p>stdout's only line is the {@link MaintainOutcome} ({@code {"files2iceberg-maintain":...}}):
  * the {@link MaintainReport}, or the {@link SkippedTable} of a table not created yet; it is also

@@ -25,7 +25,9 @@ import java.util.Optional;
  * <pre>{@code
  * MaintainMain --profile JSON [--deployment JSON] --retention-cutoff ISO-INSTANT [--retain-last N]
  *   [--protect BATCH_ID=REASON]... [--protect-newest N]
- *   [--compact --target-file-size BYTES --min-input-files N] [--dry-run] [--result URI]
+ *   [--compact] [--sort] [--target-file-size BYTES] [--min-input-files N]
+ *   [--rewrite-position-deletes] [--rewrite-manifests] [--remove-orphans-older-than ISO-INSTANT]
+ *   [--dry-run] [--result URI]
  * }</pre>
  *
  * @param profile the table's resolved profile, as {@code ProfileJson} renders it (its catalog)
@@ -37,6 +39,13 @@ import java.util.Optional;
  * @param protectNewest how many of the newest other batch markers of the ancestry are kept: the
  *     COMMITTED batches the ledger still holds ({@code extract.keep-checkpoints})
  * @param compaction the rewrite of small data files, when asked for
+ * @param sort the rewrite of data files in the table's order (the profile's {@code maintain.sort-by}
+ *     or {@code maintain.z-order-by}, else the table's sort order), with this sizing, when asked for
+ * @param positionDeletes {@code rewrite_position_delete_files}, when asked for: a partition's
+ *     delete files are rewritten once it has at least the sizing's min-input-files of them
+ * @param rewriteManifests {@code rewrite_manifests}, when asked for
+ * @param orphansOlderThan {@code remove_orphan_files} of files last modified before this instant,
+ *     when asked for; at least {@link #ORPHAN_FLOOR} before the run's start
  * @param dryRun report what would be done and change nothing
  * @param resultUri where the result line is also written (a Dataproc driver's stdout is not
  *     returned to the caller)
@@ -49,8 +58,19 @@ record MaintainRequest(
     Map<String, String> protect,
     int protectNewest,
     Optional<Compaction> compaction,
+    Optional<Compaction> sort,
+    Optional<Compaction> positionDeletes,
+    boolean rewriteManifests,
+    Optional<Instant> orphansOlderThan,
     boolean dryRun,
     Optional<String> resultUri) {
+
+  /**
+   * The youngest file orphan removal may delete: a batch's job writes its data files before it
+   * commits them, and a job in flight, or one recovery relaunches, may still commit them. A day is
+   * far beyond the longest job ({@code --job-timeout}, 2h by default); the batcher defaults to 3 days.
+   */
+  static final java.time.Duration ORPHAN_FLOOR = java.time.Duration.ofDays(1);
 
   /** Iceberg's binpack defaults: 512 MiB files, groups of at least 5 files. */
   static final long DEFAULT_TARGET_FILE_SIZE = 512L * 1024 * 1024;
@@ -84,6 +104,22 @@ record MaintainRequest(
     if (protectNewest < 0) {
       throw new IllegalArgumentException("--protect-newest must not be negative, was " + protectNewest);
     }
+    Objects.requireNonNull(sort, "sort");
+    Objects.requireNonNull(positionDeletes, "positionDeletes");
+    Objects.requireNonNull(orphansOlderThan, "orphansOlderThan");
+  }
+
+  /**
+   * Refuses an orphan cutoff closer to {@code now} than {@link #ORPHAN_FLOOR}: the files of a
+   * batch that may still commit would be deleted under it.
+   */
+  static Instant orphanCutoff(Instant cutoff, Instant now) {
+    if (cutoff.isAfter(now.minus(ORPHAN_FLOOR))) {
+      throw new IllegalArgumentException("--remove-orphans-older-than " + cutoff + " is less than "
+          + ORPHAN_FLOOR.toHours() + "h before now (" + now + "): the data files of a batch still in flight, or"
+          + " of one recovery relaunches, would be deleted before they are committed");
+    }
+    return cutoff;
   }
 
   String table() {
@@ -103,6 +139,10 @@ record MaintainRequest(
     Map<String, String> protect = new LinkedHashMap<>();
     int protectNewest = 0;
     boolean compact = false;
+    boolean sort = false;
+    boolean rewritePositionDeletes = false;
+    boolean rewriteManifests = false;
+    Instant orphans = null;
     long targetFileSize = DEFAULT_TARGET_FILE_SIZE;
     int minInputFiles = DEFAULT_MIN_INPUT_FILES;
     boolean dryRun = false;
@@ -112,6 +152,10 @@ record MaintainRequest(
       String option = rest.remove(0);
       switch (option) {
         case "--compact" -> compact = true;
+        case "--sort" -> sort = true;
+        case "--rewrite-position-deletes" -> rewritePositionDeletes = true;
+        case "--rewrite-manifests" -> rewriteManifests = true;
+        case "--remove-orphans-older-than" -> orphans = orphanCutoff(instant(option, value(option, rest)), Instant.now());
         case "--dry-run" -> dryRun = true;
         case "--profile" -> profileJson = value(option, rest);
         case "--deployment" -> deploymentJson = value(option, rest);
@@ -138,10 +182,10 @@ record MaintainRequest(
     if (cutoff == null) {
       throw new IllegalArgumentException("--retention-cutoff is required");
     }
-    Optional<Compaction> compaction =
-        compact ? Optional.of(new Compaction(targetFileSize, minInputFiles)) : Optional.empty();
-    return new MaintainRequest(profile(profileJson), deployment(deploymentJson), cutoff, retainLast, protect, protectNewest, compaction, dryRun,
-        Optional.ofNullable(resultUri));
+    Compaction sizing = new Compaction(targetFileSize, minInputFiles);
+    return new MaintainRequest(profile(profileJson), deployment(deploymentJson), cutoff, retainLast, protect,
+        protectNewest, compact ? Optional.of(sizing) : Optional.empty(), sort ? Optional.of(sizing) : Optional.empty(),
+        rewritePositionDeletes ? Optional.of(sizing) : Optional.empty(), rewriteManifests, Optional.ofNullable(orphans), dryRun, Optional.ofNullable(resultUri));
   }
 
   private static TableProfile profile(String json) {
