@@ -61,6 +61,11 @@ public final class LedgerSchema {
   public static final String ROWS_RESCUED = "rowsRescued";
   /** {@link FileRows#ignoredColumns}; absent on a file loaded before version 6 (read as 0). */
   public static final String COLUMNS_IGNORED = "columnsIgnored";
+  /**
+   * {@link FileRows#expectationsFailed}: an object of expectation names to counts (SQLite: its JSON
+   * text); absent on a file loaded before version 7, or that violated no expectation.
+   */
+  public static final String EXPECTATIONS_FAILED = "expectationsFailed";
 
   // partitions (also TABLE, PARTITION, STATE, BATCH_ID)
   public static final String PARTITION_ID = "partitionId";

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.FileRows;
+import io.files2iceberg.core.ledger.LedgerSchema;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -25,7 +26,9 @@ import java.util.Optional;
  *  "rowsRead":10,"rowsFiltered":1,"rowsInserted":7,"rowsUpdated":2,"rowsUnchanged":0,
  *  "rowsRejected":0,"readMillis":900,"mergeMillis":1500,"commitMillis":40,"lagMillis":61000,"rowsDeleted":0,
  *  "quarantinedFiles":[],"rejectedTable":null,
- *  "fileRows":[{"fileId":"9f2c...","rowsRead":6,"rowsRejected":1,"rowsRescued":0,"columnsIgnored":0},...]}}
+ *  "fileRows":[{"fileId":"9f2c...","rowsRead":6,"rowsRejected":1,"rowsRescued":0,"columnsIgnored":0,
+ *    "expectationsFailed":{"amount_positive":1}},...],
+ *  "quality":{"amount_positive":{"onViolation":"reject","passed":9,"failed":1}}}}
  * }</pre>
  *
  * @param alreadyCommitted the table held the batch already; nothing was written and the metrics
@@ -37,6 +40,8 @@ import java.util.Optional;
  * @param rejectedTable where this run put bad records, when there were any
  * @param fileRows what the run counted per file it read, by file id (none when it wrote nothing,
  *     or was written before files were counted)
+ * @param quality by expectation name ({@code quality.expectations}), in the profile's order, what
+ *     each found; empty without expectations (or for a run that wrote nothing)
  */
 public record BatchLoadReport(
     String table,
@@ -48,12 +53,15 @@ public record BatchLoadReport(
     BatchMetrics metrics,
     List<QuarantinedFile> quarantinedFiles,
     Optional<String> rejectedTable,
-    Map<String, FileRows> fileRows) {
+    Map<String, FileRows> fileRows,
+    Map<String, ExpectationCounts> quality) {
 
   /** The key of the one-line JSON object. */
   public static final String METRICS_KEY = "files2iceberg-metrics";
   /** The key of the per-file counts in the report. */
   private static final String FILE_ROWS = "fileRows";
+  /** The key of the per-expectation counts in the report. */
+  private static final String QUALITY = "quality";
 
 
   public BatchLoadReport {
@@ -65,6 +73,15 @@ public record BatchLoadReport(
     quarantinedFiles = List.copyOf(quarantinedFiles);
     Objects.requireNonNull(rejectedTable, "rejectedTable");
     fileRows = Collections.unmodifiableMap(new LinkedHashMap<>(fileRows));
+    quality = Collections.unmodifiableMap(new LinkedHashMap<>(quality));
+  }
+
+  /** A report without expectations. */
+  public BatchLoadReport(String table, String batchId, boolean alreadyCommitted, long snapshotId,
+      Checkpoint checkpoint, Optional<String> checkpointError, BatchMetrics metrics,
+      List<QuarantinedFile> quarantinedFiles, Optional<String> rejectedTable, Map<String, FileRows> fileRows) {
+    this(table, batchId, alreadyCommitted, snapshotId, checkpoint, checkpointError, metrics, quarantinedFiles,
+        rejectedTable, fileRows, Map.of());
   }
 
   /** A report without per-file counts. */
@@ -78,7 +95,7 @@ public record BatchLoadReport(
   /** This report with its checkpoint (and the checkpoint's error) replaced. */
   public BatchLoadReport withCheckpoint(Checkpoint checkpoint, Optional<String> checkpointError) {
     return new BatchLoadReport(table, batchId, alreadyCommitted, snapshotId, checkpoint, checkpointError, metrics,
-        quarantinedFiles, rejectedTable, fileRows);
+        quarantinedFiles, rejectedTable, fileRows, quality);
   }
 
   /** What became of the ledger checkpoint after the Iceberg commit. Codes are what the line says. */
@@ -148,7 +165,14 @@ public record BatchLoadReport(
     fileRows.forEach((fileId, rows) -> {
       ObjectNode file = counted.addObject().put("fileId", fileId);
       rows.toMap().forEach(file::put);
+      if (!rows.expectationsFailed().isEmpty()) {
+        ObjectNode failed = file.putObject(LedgerSchema.EXPECTATIONS_FAILED);
+        rows.expectationsFailed().forEach(failed::put);
+      }
     });
+    ObjectNode expectations = node.putObject(QUALITY);
+    quality.forEach((name, counts) -> expectations.putObject(name).put("onViolation", counts.onViolation())
+        .put("passed", counts.passed()).put("failed", counts.failed()));
   }
 
   /** The report on a line of the job's stdout; empty for any other line. */
@@ -195,10 +219,18 @@ public record BatchLoadReport(
       file.fields().forEachRemaining(field -> {
         if (field.getValue().isNumber()) {
           counts.put(field.getKey(), field.getValue().longValue());
+        } else if (field.getKey().equals(LedgerSchema.EXPECTATIONS_FAILED) && field.getValue().isObject()) {
+          Map<String, Long> failed = new LinkedHashMap<>();
+          field.getValue().fields().forEachRemaining(e -> failed.put(e.getKey(), e.getValue().asLong()));
+          counts.put(field.getKey(), failed);
         }
       });
       FileRows.fromMap(counts).ifPresent(rows -> fileRows.put(file.path("fileId").asText(), rows));
     }
+    Map<String, ExpectationCounts> quality = new LinkedHashMap<>();
+    node.path(QUALITY).fields().forEachRemaining(e -> quality.put(e.getKey(), new ExpectationCounts(
+        e.getValue().path("onViolation").asText(), e.getValue().path("passed").asLong(),
+        e.getValue().path("failed").asLong())));
     JsonNode rejected = node.get("rejectedTable");
     JsonNode error = node.get("checkpointError");
     return new BatchLoadReport(
@@ -211,6 +243,7 @@ public record BatchLoadReport(
         metrics,
         quarantined,
         rejected == null || rejected.isNull() ? Optional.empty() : Optional.of(rejected.asText()),
-        fileRows);
+        fileRows,
+        quality);
   }
 }

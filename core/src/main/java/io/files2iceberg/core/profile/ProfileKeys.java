@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 /**
  * Every key a table profile may set: its dotted path, its value type and where the resolved value
  * lives in a {@link TableProfile}, declared section by section in {@link ExtractKeys}, {@link
- * LoadKeys}, {@link CatalogKeys} and {@link MaintainKeys}. The one list that the parser's unknown-key check, the JSON
+ * LoadKeys}, {@link QualityKeys}, {@link CatalogKeys} and {@link MaintainKeys}. The one list that the parser's unknown-key check, the JSON
  * rendering, the reference page and the JSON Schema ({@link ProfileReference}) all read. The deployment's keys ({@code ledger}, {@code listener},
  * {@code job}) are {@link DeploymentKeys}.
  */
@@ -113,7 +113,8 @@ final class ProfileKeys {
 
   /** Every table key in documentation order: the sections in the order a profile lists them. */
   static List<Key<?>> keys() {
-    return Stream.of(ExtractKeys.keys(), LoadKeys.keys(), CatalogKeys.keys(), MaintainKeys.keys()).flatMap(List::stream).toList();
+    return Stream.of(ExtractKeys.keys(), LoadKeys.keys(), QualityKeys.keys(), CatalogKeys.keys(),
+        MaintainKeys.keys()).flatMap(List::stream).toList();
   }
 
   /** The table keys, for the unknown-key check. */

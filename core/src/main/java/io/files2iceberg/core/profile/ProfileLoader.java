@@ -150,6 +150,7 @@ public final class ProfileLoader {
     Load load = LoadReader.load(v, extract.batchFile(), transform);
     checkBackfillLoadsOnce(v, extract, load);
     checkRescuedDataColumn(v, extract, transform, load);
+    Quality quality = QualityKeys.read(v);
     return new TableProfile(
         name,
         file.toAbsolutePath().normalize(),
@@ -158,7 +159,8 @@ public final class ProfileLoader {
         load,
         new Metadata(v.get(METADATA_PATH, home.metadata(name) + File.separator)),
         catalog(v, home),
-        MaintainKeys.read(v));
+        MaintainKeys.read(v),
+        quality);
   }
 
   /**

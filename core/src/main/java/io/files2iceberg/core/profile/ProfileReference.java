@@ -191,6 +191,10 @@ final class ProfileReference {
       ObjectNode array = anyOf.addObject();
       array.put("type", "array");
       array.set("items", doc.values().isEmpty() ? scalar(false) : codes(doc.values()));
+    } else if (type == ValueType.OBJECTS) {
+      ObjectNode array = anyOf.addObject();
+      array.put("type", "array");
+      array.set("items", QualityKeys.elementSchema(JSON));
     } else if (type == ValueType.MAP || type == ValueType.NON_BLANK_MAP) {
       ObjectNode map = anyOf.addObject();
       map.put("type", "object");
@@ -273,7 +277,7 @@ final class ProfileReference {
     String text = literal.group(1);
     try {
       if (type == ValueType.BOOLEAN || type == ValueType.WHOLE_NUMBER || type == ValueType.FRACTION
-          || type == ValueType.LIST
+          || type == ValueType.LIST || type == ValueType.OBJECTS
           || type == ValueType.MAP || type == ValueType.NON_BLANK_MAP) {
         return Optional.of(JSON.readTree(text));
       }

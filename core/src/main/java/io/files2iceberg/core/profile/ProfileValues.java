@@ -247,6 +247,14 @@ final class ProfileValues {
     problems.add(key.path(), reason);
   }
 
+  /**
+   * A field inside a key's value (an element of a list of objects) read as {@code type}: empty,
+   * with the problem recorded at {@code path}, when it is not one.
+   */
+  <T> Optional<T> field(ValueType<T> type, Object raw, String path) {
+    return type.read(raw, path, problems);
+  }
+
   /** A problem at a key path that is not one of the known keys' own, such as a provider's. */
   void reject(String keyPath, String reason) {
     problems.add(keyPath, reason);

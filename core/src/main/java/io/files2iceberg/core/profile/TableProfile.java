@@ -11,6 +11,7 @@ import java.util.Objects;
  *
  * @param name the profile's name: its file name without the extension
  * @param source the file the profile was read from
+ * @param quality its expectations ({@code quality.expectations})
  */
 public record TableProfile(
     String name,
@@ -20,7 +21,8 @@ public record TableProfile(
     Load load,
     Metadata metadata,
     Catalog catalog,
-    Maintain maintain) {
+    Maintain maintain,
+    Quality quality) {
 
   public TableProfile {
     Objects.requireNonNull(name, "name");
@@ -30,6 +32,13 @@ public record TableProfile(
     Objects.requireNonNull(metadata, "metadata");
     Objects.requireNonNull(catalog, "catalog");
     Objects.requireNonNull(maintain, "maintain");
+    Objects.requireNonNull(quality, "quality");
+  }
+
+  /** A profile without expectations. */
+  public TableProfile(String name, Path source, Extract extract, Transform transform, Load load, Metadata metadata,
+      Catalog catalog, Maintain maintain) {
+    this(name, source, extract, transform, load, metadata, catalog, maintain, Quality.NONE);
   }
 
   /** The fully qualified Iceberg table this profile loads, {@code catalog.namespace.table}. */

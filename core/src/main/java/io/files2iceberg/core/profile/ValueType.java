@@ -60,6 +60,13 @@ final class ValueType<T> {
   static final ValueType<Map<String, String>> NON_BLANK_MAP =
       new ValueType<>("map of non-blank strings", true, (raw, path, p) -> map(raw, path, p, false));
 
+  /**
+   * A list of objects, each a map of its fields as the tree holds them; the section that owns the
+   * key checks the fields ({@link QualityKeys}).
+   */
+  static final ValueType<List<Map<String, Object>>> OBJECTS =
+      new ValueType<>("list of objects", false, ValueType::objects);
+
   @FunctionalInterface
   private interface Conversion<T> {
     Optional<T> read(Object raw, String path, Problems problems);
@@ -234,6 +241,25 @@ final class ValueType<T> {
       Optional<String> value = text(items.get(i), ProfileKeys.element(path, i), problems, false);
       value.ifPresent(values::add);
       valid &= value.isPresent();
+    }
+    return valid ? Optional.of(List.copyOf(values)) : Optional.empty();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Optional<List<Map<String, Object>>> objects(Object raw, String path, Problems problems) {
+    if (!(raw instanceof List<?> items)) {
+      problems.add(path, "expected a list of objects, got " + describe(raw));
+      return Optional.empty();
+    }
+    List<Map<String, Object>> values = new ArrayList<>();
+    boolean valid = true;
+    for (int i = 0; i < items.size(); i++) {
+      if (items.get(i) instanceof Map<?, ?> object) {
+        values.add(Collections.unmodifiableMap(new LinkedHashMap<>((Map<String, Object>) object)));
+      } else {
+        problems.add(ProfileKeys.element(path, i), "expected an object, got " + describe(items.get(i)));
+        valid = false;
+      }
     }
     return valid ? Optional.of(List.copyOf(values)) : Optional.empty();
   }

@@ -86,6 +86,11 @@ final class ProfileFixtures {
         properties { "header.X-Iceberg-Access-Delegation" = "vended-credentials" }
       }
       maintain.sort-by = ["order_ts DESC NULLS LAST", region]
+      quality.expectations = [
+        { name = amount_positive, check = "amount > 0", on-violation = reject }
+        { name = enough_rows, min-rows = 10, on-violation = warn }
+        { name = sku_set, column = sku, max-null-fraction = 0.1, on-violation = fail }
+      ]
       """;
 
   /** {@link #EVERY_KEY_HOCON} in YAML: dotted keys nest, except inside free-form maps. */
@@ -155,6 +160,13 @@ final class ProfileFixtures {
           header.X-Iceberg-Access-Delegation: vended-credentials
       maintain:
         sort-by: ["order_ts DESC NULLS LAST", region]
+      quality:
+        expectations:
+          - { name: amount_positive, check: "amount > 0", on-violation: reject }
+          - name: enough_rows
+            min-rows: 10
+            on-violation: warn
+          - { name: sku_set, column: sku, max-null-fraction: 0.1, on-violation: fail }
       """;
 
   /**
@@ -285,6 +297,7 @@ final class ProfileFixtures {
         profile.load(),
         profile.metadata(),
         profile.catalog(),
-        profile.maintain());
+        profile.maintain(),
+        profile.quality());
   }
 }

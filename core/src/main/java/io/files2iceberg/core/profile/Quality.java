@@ -1,0 +1,32 @@
+package io.files2iceberg.core.profile;
+
+import java.util.List;
+
+/**
+ * A table's {@code quality} section: the expectations its batches are checked against after the
+ * transforms.
+ *
+ * @param expectations in the profile's order, names unique
+ */
+public record Quality(List<Expectation> expectations) {
+  /** No expectations. */
+  public static final Quality NONE = new Quality(List.of());
+
+  public Quality {
+    expectations = List.copyOf(expectations);
+  }
+
+  /** The per-row checks, in order. */
+  public List<Expectation> rowChecks() {
+    return expectations.stream().filter(Expectation::isRowLevel).toList();
+  }
+
+  /** The per-partition aggregates, in order. */
+  public List<Expectation> aggregates() {
+    return expectations.stream().filter(e -> !e.isRowLevel()).toList();
+  }
+
+  public boolean isEmpty() {
+    return expectations.isEmpty();
+  }
+}
