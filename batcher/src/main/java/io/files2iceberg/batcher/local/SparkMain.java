@@ -17,12 +17,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a main class of the Spark job's build in a child JVM, exactly as the local launcher runs the
- * job ({@link LocalSparkLauncher#commandFor}): the demo's data writer ({@value #WRITE_DEMO_LANDING})
- * and the SQL runner ({@value #SQL}).
+ * job ({@link LocalSparkLauncher#commandFor}): the demo's data writer ({@value #WRITE_DEMO_LANDING}),
+ * the SQL runner ({@value #SQL}) and {@code validate}'s check of expectations ({@value
+ * #EXPECTATION_CHECKS}).
  */
 public final class SparkMain {
   public static final String WRITE_DEMO_LANDING = "io.files2iceberg.sparkjob.demo.WriteDemoLanding";
   public static final String SQL = "io.files2iceberg.sparkjob.sql.SqlMain";
+  public static final String EXPECTATION_CHECKS = "io.files2iceberg.sparkjob.validate.ExpectationCheckMain";
 
   /**
    * These mains are short-lived and read little: the client compiler alone starts them about twice

@@ -24,7 +24,10 @@ import picocli.CommandLine.Option;
     description = {
       "Checks table profiles and prints them as JSON with every default filled in.",
       "Exits 0 when valid; exits 2 and lists every error (file, key path, reason) when not.",
-      "Warns (stderr) about an extract.path whose '[' or '\\' meant itself before globs had classes and escapes."
+      "Warns (stderr) about an extract.path whose '[' or '\\' meant itself before globs had classes and escapes.",
+      "Checks each quality.expectations check with Spark's SQL parser against the table's columns (the",
+      "profile's typed columns when the table does not exist yet), in a Spark child JVM: a column the",
+      "table lacks is an error; one only the files can tell is a warning (checked when a batch reads them)."
     })
 public final class ValidateCommand extends CliCommand {
 
@@ -40,7 +43,7 @@ public final class ValidateCommand extends CliCommand {
   @Mixin HomeOption home;
 
   @Override
-  public Integer call() {
+  public Integer call() throws InterruptedException {
     PrintWriter out = out();
     PrintWriter err = err();
     Optional<ProfileRegistry> registry = ConfigProblems.load(config.path(), home.resolve(), err);
@@ -55,6 +58,14 @@ public final class ValidateCommand extends CliCommand {
       }
     }
     ConfigProblems.warn(registry.get(), err);
+    if (ExpectationCheckRun.isNeeded(registry.get())) {
+      ExpectationCheckRun checks = ExpectationCheckRun.run(config.path(), home.resolve(), System.getenv());
+      checks.warnings().forEach(warning -> err.println("warning: " + warning));
+      if (!checks.errors().isEmpty()) {
+        ConfigProblems.print(err, config.path().toString(), checks.errors());
+        return ExitCode.INVALID;
+      }
+    }
     out.println(ProfileJson.render(registry.get().profiles()));
     out.flush();
     DeploymentHintText.print(registry.get(), err);

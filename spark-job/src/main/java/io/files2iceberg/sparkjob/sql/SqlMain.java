@@ -47,7 +47,7 @@ public final class SqlMain {
   static final String DEFAULT_CATALOG_KEY = "spark.sql.defaultCatalog";
   private static final String CATALOG_PREFIX = "spark.sql.catalog.";
   /** A log4j2 configuration on the job's classpath that keeps Spark's INFO and WARN lines away. */
-  static final String QUIET_LOGGING = "files2iceberg/log4j2-quiet.properties";
+  public static final String QUIET_LOGGING = "files2iceberg/log4j2-quiet.properties";
 
   private static final String USAGE =
       "usage: SqlMain [--home DIR] [--config DIR] [--ledger-tables DIR] [--json] [--echo] [--max-rows N] "
@@ -134,7 +134,7 @@ public final class SqlMain {
    * catalog. Iceberg's catalogs are {@link TablesOnlyCatalog}s, so a missing table is reported by
    * Spark with its name.
    */
-  static Map<String, String> catalogProperties(Home home, Optional<Path> config) throws ProfileException {
+  public static Map<String, String> catalogProperties(Home home, Optional<Path> config) throws ProfileException {
     Map<String, String> properties = new LinkedHashMap<>();
     boolean hasLocal = false;
     if (config.isPresent()) {
@@ -167,7 +167,7 @@ public final class SqlMain {
         Optional.empty(), Optional.empty(), Optional.empty(), false, Map.of());
   }
 
-  static SparkSession session(Map<String, String> catalogs) {
+  public static SparkSession session(Map<String, String> catalogs) {
     SparkSession.Builder builder = SparkSession.builder()
         .appName("files2iceberg sql")
         .master(System.getProperty("spark.master", "local[*]"))
