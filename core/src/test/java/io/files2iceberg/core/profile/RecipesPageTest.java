@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every ```hocon block of docs/recipes.md is a whole profile that loads, the CSV recipe is the
- * example profile examples/csv/orders.conf, and the README's profile loads: the recipes stay true
+ * example profile examples/csv/orders.conf, and the profiles of the README and docs/quality.md load: the recipes stay true
  * to the loader.
  */
 class RecipesPageTest {
@@ -53,6 +53,18 @@ class RecipesPageTest {
 
     Path profile = ProfileFixtures.write(dir, "orders.conf", readme.get(0));
     assertThatCode(() -> ProfileLoader.load(profile, new Home(dir.resolve("home")))).doesNotThrowAnyException();
+  }
+
+  @Test
+  void theQualityPagesProfileLoadsWithEveryKindOfExpectation() throws Exception {
+    List<String> blocks = HOCON_BLOCK.matcher(Files.readString(Path.of("../docs/quality.md"))).results()
+        .map(m -> m.group(2)).toList();
+    assertThat(blocks).hasSize(1);
+
+    TableProfile profile = ProfileLoader.load(ProfileFixtures.write(dir, "orders.conf", blocks.get(0)),
+        new Home(dir.resolve("home")));
+    assertThat(profile.quality().expectations()).extracting(Expectation::kind).containsExactly(
+        Expectation.Kind.CHECK, Expectation.Kind.CHECK, Expectation.Kind.MIN_ROWS, Expectation.Kind.MAX_NULL_FRACTION);
   }
 
   @Test
