@@ -51,25 +51,14 @@ class QualityKeysTest {
   }
 
   @Test
-  void eachMistakeIsNamedByItsElementAndField() {
+  void anElementThatIsNotAnObjectIsNamed() throws Exception {
+    assertThat(errors("quality.expectations = [{ name = ok, check = \"a > 0\" }, \"a > 0\"]"))
+        .anySatisfy(e -> assertThat(e).contains("quality.expectations[1]: expected an object, got \"a > 0\""));
+  }
+
+  @Test
+  void eachMistakeIsNamedByItsElementAndField() throws Exception {
     List<String> errors = errors("""
-        quality.expectations = [
-          { name = "amount positive", check = "amount > 0" }
-          { name = ok, check = "a > 0", min-rows = 3 }
-          { name = no_rule, on-violation = warn }
-          { name = bad_action, check = "a > 0", on-violation = quarantine }
-          { name = few, min-rows = 0 }
-          { name = nulls, max-null-fraction = 1.5, column = c }
-          { name = nulls_no_column, max-null-fraction = 0.5 }
-          { name = col_on_check, check = "a > 0", column = a }
-          { name = typo, check = "a > 0", on_violation = drop }
-          { check = "a > 0" }
-          "a > 0"
-        ]
-        """);
-    assertThat(errors).anySatisfy(e -> assertThat(e).contains("quality.expectations[10]").contains("expected an object"));
-    // An element that is not an object stops the list there: the others are checked once it is mended.
-    errors = errors("""
         quality.expectations = [
           { name = "amount positive", check = "amount > 0" }
           { name = ok, check = "a > 0", min-rows = 3 }
