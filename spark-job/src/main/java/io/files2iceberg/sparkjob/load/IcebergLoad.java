@@ -16,8 +16,10 @@ import io.files2iceberg.sparkjob.extract.SourceColumn;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Loaded;
 import io.files2iceberg.sparkjob.stage.Sink;
+import io.files2iceberg.sparkjob.transform.CdcDeletes;
 import io.files2iceberg.sparkjob.transform.TransformedBatch;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -145,7 +147,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         return IcebergCommitted.already(name, done.get().snapshotId());
       }
     }
-    Map<String, String> marker = CommitMarker.properties(batch.manifest());
+    Map<String, String> marker = new LinkedHashMap<>(CommitMarker.properties(batch.manifest()));
+    marker.putAll(CommitMarker.quality(input.quality().byExpectation()));
     WriteMode mode = WriteMode.of(load, batch.manifest().mode());
     // Only a batch that is the table's whole content (last, full) may delete the keys it lacks.
     List<String> unread = AbsentKeys.unreadFiles(input.extracted(), batch.manifest().files());
@@ -156,7 +159,14 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
           + " their generation is gone); the batch's rows are merged and no stored row is deleted", name,
           batch.batchId(), unread.size(), unread);
     }
-    Optional<SnapshotDeletes> snapshotDeletes = deletesAbsentKeys && unread.isEmpty()
+    boolean heldBack = input.quality().isAnyRowHeldBack();
+    if (deletesAbsentKeys && unread.isEmpty() && heldBack) {
+      // A key whose row an expectation kept out is in the snapshot: its stored row must stay.
+      LOG.warn("Table {} batch {}: load.snapshot-deletes: quality.expectations rejected {} and dropped {} row(s) of"
+          + " the snapshot; the batch's rows are merged and no stored row is deleted", name, batch.batchId(),
+          input.quality().rejected(), input.quality().dropped());
+    }
+    Optional<SnapshotDeletes> snapshotDeletes = deletesAbsentKeys && unread.isEmpty() && !heldBack
         ? load.snapshotDeletes() : Optional.empty();
     if (input.extracted().filesRead().isEmpty() && existing.isEmpty() && input.extracted().quarantined().isEmpty()) {
       // Every file was left out (its generation gone, or an ignored rewrite) before the table's
@@ -178,7 +188,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         : input.columns().stream().filter(c -> !c.name().equals(cdc.get().column())).toList();
     // Checked before the table is created: a batch that cannot say which rows are deletes commits nothing.
     Dataset<Row> rows = cdc.isEmpty() ? input.rows() : input.rows().withColumn(RowsToWrite.DELETE,
-        RowsToWrite.isDelete(input.rows(), cdc.get()));
+        CdcDeletes.isDelete(input.rows(), cdc.get()));
     Table table = existingOrCreated(batch, existing, columns, mode);
 
     StructType target = SparkSchemaUtil.convert(table.schema());
