@@ -58,6 +58,12 @@ import org.slf4j.LoggerFactory;
  * to rescue has NULL there. A primary key column's failed cast stays a bad record (its NULL key
  * could never load), as do a malformed line and a NULL key.
  *
+ * <p>Then the rows left (kept, no bad record, no {@code load.cdc} delete) are checked against
+ * {@code quality.expectations} ({@link Expectations}): each check is a column of the same
+ * projection, and the aggregates are decided per partition from sums of the same per-file
+ * aggregate. A row a check (or its partition's aggregate) rejects joins the rejected rows, named by
+ * its expectation; one it drops is not loaded and is not counted as filtered.
+ *
  * <p>{@link InternalColumns#ABSENT} follows the renames: it names the columns a row's file lacks
  * by their target names, and also lists the cast columns no file has.
  *
