@@ -271,7 +271,7 @@ class QualityExpectationsTest {
   }
 
   @Test
-  void aRowDroppedFromASnapshotKeepsItsStoredRow() {
+  void aRowDroppedFromASnapshotKeepsItsStoredRowAndAPartitionDroppedWholeDeletesNothing() {
     String table = "snap";
     TableProfile profile = fixture.profile(table, """
         extract {
@@ -289,21 +289,36 @@ class QualityExpectationsTest {
           primary-key = [id]
           snapshot-deletes = true
         }
-        quality.expectations = [{ name = named, check = "name IS NOT NULL", on-violation = drop }]
+        quality.expectations = [
+          { name = named, check = "name IS NOT NULL", on-violation = drop }
+          { name = two_rows, min-rows = 2, on-violation = drop }
+        ]
         """.formatted(fixture.landing(table), table));
     fixture.load(fixture.unrecordedBatch(profile, "snap-1", json(table, "2024-01-01", "a.json",
-        "{\"id\": 1, \"name\": \"monday\"}", "{\"id\": 2, \"name\": \"monday\"}", "{\"id\": 3, \"name\": \"monday\"}",
-        "{\"id\": 4, \"name\": \"monday\"}")));
+        "{\"id\": 1, \"name\": \"monday\"}", "{\"id\": 2, \"name\": \"monday\"}",
+        "{\"id\": 3, \"name\": \"monday\"}", "{\"id\": 4, \"name\": \"monday\"}")));
 
-    // Tuesday: 3's new row is dropped; 4 is gone upstream.
-    BatchLoadReport report = fixture.load(fixture.unrecordedBatch(profile, "snap-2", json(table, "2024-01-02",
-        "a.json", "{\"id\": 1, \"name\": \"tuesday\"}", "{\"id\": 2, \"name\": \"tuesday\"}", "{\"id\": 3}")));
+    // Tuesday: 3's new row is dropped, so 3 keeps its stored row; 4 is gone upstream.
+    BatchLoadReport tuesday = fixture.load(fixture.unrecordedBatch(profile, "snap-2", json(table, "2024-01-02",
+        "a.json", "{\"id\": 1, \"name\": \"tuesday\"}", "{\"id\": 2, \"name\": \"tuesday\"}",
+        "{\"id\": 3}")));
 
-    // 3 keeps its stored row; so does 4: a snapshot with dropped rows deletes no stored row.
     assertThat(fixture.rows("SELECT id, name FROM local.q.snap ORDER BY id"))
-        .containsExactly("[1,tuesday]", "[2,tuesday]", "[3,monday]", "[4,monday]");
-    assertThat(report.metrics().rowsDeleted()).isZero();
-    assertThat(report.quality()).containsExactly(Map.entry("named", new ExpectationCounts("drop", 2, 1)));
+        .containsExactly("[1,tuesday]", "[2,tuesday]", "[3,monday]");
+    assertThat(tuesday.metrics().rowsDeleted()).isEqualTo(1);
+    assertThat(tuesday.metrics().rowsUpdated()).isEqualTo(2);
+    assertThat(tuesday.metrics().rowsInserted()).isZero();
+    assertThat(tuesday.quality()).containsExactly(Map.entry("named", new ExpectationCounts("drop", 2, 1)),
+        Map.entry("two_rows", new ExpectationCounts("drop", 1, 0)));
+
+    // Wednesday: one row, so min-rows drops the whole snapshot partition: nothing loads, nothing is deleted.
+    BatchLoadReport wednesday = fixture.load(fixture.unrecordedBatch(profile, "snap-3", json(table, "2024-01-03",
+        "a.json", "{\"id\": 1, \"name\": \"wednesday\"}")));
+
+    assertThat(fixture.rows("SELECT id, name FROM local.q.snap ORDER BY id"))
+        .containsExactly("[1,tuesday]", "[2,tuesday]", "[3,monday]");
+    assertThat(wednesday.metrics().rowsDeleted()).isZero();
+    assertThat(wednesday.quality()).containsEntry("two_rows", new ExpectationCounts("drop", 0, 1));
   }
 
   @Test

@@ -210,6 +210,9 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     Column loads = applies.and(Expectations.loads());
     Dataset<Row> rows = staged.filter(loads.and(functions.not(verdict.isPartitionHeld())))
         .select(good.toArray(Column[]::new));
+    Dataset<Row> heldBack = staged.filter(applies.and(functions.not(Expectations.loads())
+            .or(verdict.isPartitionHeld())))
+        .select(good.toArray(Column[]::new));
     Column partitionRejected = loads.and(verdict.isPartitionRejected());
     Dataset<Row> rejected = staged.filter(isBad.or(Expectations.rejectedByCheck()).or(partitionRejected))
         .select(
@@ -232,7 +235,7 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
         read - filtered - rowsRejected - quality.dropped(), rescued,
         rescuedColumn.map(name -> " in " + name).orElse(" (no rescued data column)"), Expectations.logText(quality));
     return new TransformedBatch(extracted, rows, targets.stream().map(TargetColumn::column).toList(), rejected,
-        read, filtered, rowsRejected, readTime, fileRows, quality);
+        read, filtered, rowsRejected, readTime, fileRows, quality, heldBack);
   }
 
   private static long longOrZero(Row row, int i) {

@@ -393,7 +393,9 @@ final class Expectations {
       rejected += fileRejected;
       dropped += fileDropped;
     }
-    return new Verdict(new QualityOutcome(counts, rejected, dropped), failedByFile, heldRows, held);
+    List<String> heldPartitions = partitions.values().stream()
+        .filter(p -> p.orders().stream().anyMatch(held::containsKey)).map(Partition::name).toList();
+    return new Verdict(new QualityOutcome(counts, rejected, dropped, heldPartitions), failedByFile, heldRows, held);
   }
 
   private boolean meets(Expectation aggregate, Partition partition) {

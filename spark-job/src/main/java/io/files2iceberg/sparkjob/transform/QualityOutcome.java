@@ -3,6 +3,7 @@ package io.files2iceberg.sparkjob.transform;
 import io.files2iceberg.core.manifest.ExpectationCounts;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,13 +15,15 @@ import java.util.Map;
  *     partition's whose aggregate rejected it)
  * @param dropped the rows an expectation kept from the table (likewise); never in {@code
  *     rowsFiltered}, which is {@code transform.filter}'s alone
+ * @param heldPartitions the partitions of the batch whose rows an aggregate rejected or dropped, in
+ *     manifest order
  */
-public record QualityOutcome(Map<String, ExpectationCounts> byExpectation, long rejected, long dropped) {
-  /** No expectations. */
-  public static final QualityOutcome NONE = new QualityOutcome(Map.of(), 0, 0);
+public record QualityOutcome(Map<String, ExpectationCounts> byExpectation, long rejected, long dropped,
+    List<String> heldPartitions) {
 
   public QualityOutcome {
     byExpectation = Collections.unmodifiableMap(new LinkedHashMap<>(byExpectation));
+    heldPartitions = List.copyOf(heldPartitions);
   }
 
   /** Whether an expectation kept rows of the batch out of the table (rejected or dropped). */

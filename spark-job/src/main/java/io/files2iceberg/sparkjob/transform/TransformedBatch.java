@@ -31,6 +31,8 @@ import org.apache.spark.sql.Row;
  * @param fileRows the counts of each file read, by file id: rows read, rejected, rescued, and
  *     those that violated each expectation
  * @param quality what the expectations found, and the rows they rejected and dropped
+ * @param heldBack the rows an expectation rejected or dropped, shaped as {@code rows}: with {@code
+ *     load.snapshot-deletes}, their keys are in the snapshot although their rows do not load
  */
 public record TransformedBatch(
     ExtractedBatch extracted,
@@ -42,7 +44,8 @@ public record TransformedBatch(
     long rowsRejected,
     Duration readTime,
     Map<String, FileRows> fileRows,
-    QualityOutcome quality) {
+    QualityOutcome quality,
+    Dataset<Row> heldBack) {
 
   /** The column of {@code rejected} that names the expectation that rejected a row. */
   public static final String REJECTED_BY_EXPECTATION = "expectation";
