@@ -5,6 +5,7 @@ import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.ExpectationCounts;
 import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.manifest.QuarantinedFile;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
@@ -68,7 +69,7 @@ public final class BatchLoadMetricsPublisher implements Sink<TransformedBatch, B
         lag(batch.manifest()),
         committed.rowsDeleted());
     return publish(batch, false, committed.snapshotId(), metrics, input.extracted().quarantined(),
-        rejects.flatMap(RejectsWritten::table), input.fileRows());
+        rejects.flatMap(RejectsWritten::table), input.fileRows(), input.quality().byExpectation());
   }
 
   /**
@@ -76,14 +77,15 @@ public final class BatchLoadMetricsPublisher implements Sink<TransformedBatch, B
    * zero metrics, and the checkpoint with the snapshot that holds it.
    */
   public BatchLoadReport publishAlreadyCommitted(LoadBatch batch, long snapshotId) {
-    return publish(batch, true, snapshotId, BatchMetrics.EMPTY, List.of(), Optional.empty(), Map.of());
+    return publish(batch, true, snapshotId, BatchMetrics.EMPTY, List.of(), Optional.empty(), Map.of(), Map.of());
   }
 
   private BatchLoadReport publish(LoadBatch batch, boolean alreadyCommitted, long snapshotId, BatchMetrics metrics,
-      List<QuarantinedFile> quarantined, Optional<String> rejectedTable, Map<String, FileRows> fileRows) {
+      List<QuarantinedFile> quarantined, Optional<String> rejectedTable, Map<String, FileRows> fileRows,
+      Map<String, ExpectationCounts> quality) {
     LedgerCheckpoint.Result result = checkpoint.commit(batch.table(), batch.batchId(), snapshotId, metrics, fileRows);
     BatchLoadReport report = new BatchLoadReport(batch.table(), batch.batchId(), alreadyCommitted, snapshotId,
-        result.checkpoint(), result.error(), metrics, quarantined, rejectedTable, fileRows);
+        result.checkpoint(), result.error(), metrics, quarantined, rejectedTable, fileRows, quality);
     String line = report.toMetricsLine();
     LOG.info("Table {} batch {}: {}", batch.table(), batch.batchId(), line);
     out.println(line);

@@ -44,9 +44,10 @@ final class BatchWrite {
         batch.scope().view(view, source);
         List<String> tableColumns = List.of(source.columns()).stream().filter(c -> !InternalColumns.isInternal(c))
             .toList();
+        boolean keeps = List.of(source.columns()).contains(HeldBackKeys.KEEP);
         String merge = keepMissing.isPresent()
-            ? mergeKeepingMissing(name, view, load, restriction, tableColumns, keepMissing.get(), deletes)
-            : mergeStatement(name, view, load, restriction, tableColumns, deletes);
+            ? mergeKeepingMissing(name, view, load, restriction, tableColumns, keepMissing.get(), deletes, keeps)
+            : mergeStatement(name, view, load, restriction, tableColumns, deletes, keeps);
         batch.spark().sql(merge + absentKeys.map(scope -> " WHEN NOT MATCHED BY SOURCE"
             + scope.map(s -> " AND " + s).orElse("") + " THEN DELETE").orElse(""));
       }
@@ -58,9 +59,9 @@ final class BatchWrite {
 
   /** {@code load.missing-columns = null}: an update replaces the whole row. */
   private static String mergeStatement(String table, String view, Load load, Optional<String> restriction,
-      List<String> tableColumns, boolean deletes) {
+      List<String> tableColumns, boolean deletes, boolean keeps) {
     List<String> set = tableColumns.stream().map(c -> "t." + quote(c) + " = s." + quote(c)).toList();
-    return mergeInto(table, view, load, restriction, deletes, "UPDATE SET " + String.join(", ", set),
+    return mergeInto(table, view, load, restriction, deletes, keeps, "UPDATE SET " + String.join(", ", set),
         insert(tableColumns));
   }
 
@@ -76,7 +77,7 @@ final class BatchWrite {
    * batch has alone; an insert writes every column (the aligned NULL where the file has none).
    */
   private static String mergeKeepingMissing(String table, String view, Load load, Optional<String> restriction,
-      List<String> tableColumns, Set<String> batchColumns, boolean deletes) {
+      List<String> tableColumns, Set<String> batchColumns, boolean deletes, boolean keeps) {
     List<String> set = new ArrayList<>();
     for (String key : load.primaryKey()) {
       set.add("t." + quote(key) + " = s." + quote(key));
@@ -87,7 +88,7 @@ final class BatchWrite {
             + literal(column) + ") THEN t." + quote(column) + " ELSE s." + quote(column) + " END");
       }
     }
-    return mergeInto(table, view, load, restriction, deletes, "UPDATE SET " + String.join(", ", set),
+    return mergeInto(table, view, load, restriction, deletes, keeps, "UPDATE SET " + String.join(", ", set),
         insert(tableColumns));
   }
 
@@ -95,18 +96,31 @@ final class BatchWrite {
    * The statement: the key, the batch's partitions when the MERGE is restricted to them ({@link
    * SourceSide}), and the precombine condition on the matched actions. With deletes, a matched
    * delete that is not older than the stored row deletes it (the first matched clause wins), and a
-   * delete without a stored row inserts nothing.
+   * delete without a stored row inserts nothing. With {@code keeps} ({@link HeldBackKeys}), a row
+   * marked {@link HeldBackKeys#KEEP} matches its stored row and no clause acts on it.
    */
   private static String mergeInto(String table, String view, Load load, Optional<String> restriction,
-      boolean deletes, String update, String insert) {
+      boolean deletes, boolean keeps, String update, String insert) {
     String on = MergeSql.keysMatch(load.primaryKey()) + restriction.map(r -> " AND " + r).orElse("");
     String matched = load.precombineField()
         .map(field -> " AND (t." + quote(field) + " IS NULL OR s." + quote(field) + " >= t." + quote(field) + ")")
         .orElse("");
+    if (keeps) {
+      // A row that only keeps its key's stored row matches it, and no clause acts on it.
+      matched += " AND NOT s." + quote(HeldBackKeys.KEEP);
+    }
     String delete = "s." + quote(RowsToWrite.DELETE);
+    List<String> insertWhen = new ArrayList<>();
+    if (deletes) {
+      insertWhen.add("NOT " + delete);
+    }
+    if (keeps) {
+      insertWhen.add("NOT s." + quote(HeldBackKeys.KEEP));
+    }
     return "MERGE INTO " + quoteTable(table) + " AS t USING " + quote(view) + " AS s ON " + on
         + (deletes ? " WHEN MATCHED" + matched + " AND " + delete + " THEN DELETE" : "")
         + " WHEN MATCHED" + matched + " THEN " + update
-        + " WHEN NOT MATCHED" + (deletes ? " AND NOT " + delete : "") + " THEN " + insert;
+        + " WHEN NOT MATCHED" + (insertWhen.isEmpty() ? "" : " AND " + String.join(" AND ", insertWhen))
+        + " THEN " + insert;
   }
 }

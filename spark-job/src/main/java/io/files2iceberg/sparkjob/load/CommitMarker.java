@@ -1,6 +1,7 @@
 package io.files2iceberg.sparkjob.load;
 
 import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.ExpectationCounts;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -26,6 +27,8 @@ public final class CommitMarker {
   /** The summary property naming the batch a snapshot committed. */
   public static final String BATCH_ID = "files2iceberg.batch-id";
   static final String EVENT_DIGEST = "files2iceberg.event-digest";
+  /** The prefix of the summary properties that count each expectation's rows (or partitions). */
+  public static final String QUALITY_PREFIX = "files2iceberg.quality.";
 
   private CommitMarker() {}
 
@@ -34,6 +37,19 @@ public final class CommitMarker {
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put(BATCH_ID, manifest.batchId());
     properties.put(EVENT_DIGEST, digest(manifest.eventIds()));
+    return properties;
+  }
+
+  /**
+   * The summary properties of what the batch's expectations found: {@code
+   * files2iceberg.quality.<name>.failed} and {@code .passed} for each, in the profile's order.
+   */
+  static Map<String, String> quality(Map<String, ExpectationCounts> counts) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    counts.forEach((name, found) -> {
+      properties.put(QUALITY_PREFIX + name + ".failed", Long.toString(found.failed()));
+      properties.put(QUALITY_PREFIX + name + ".passed", Long.toString(found.passed()));
+    });
     return properties;
   }
 

@@ -16,8 +16,10 @@ import io.files2iceberg.sparkjob.extract.SourceColumn;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Loaded;
 import io.files2iceberg.sparkjob.stage.Sink;
+import io.files2iceberg.sparkjob.transform.CdcDeletes;
 import io.files2iceberg.sparkjob.transform.TransformedBatch;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -70,7 +72,9 @@ import org.slf4j.LoggerFactory;
  *             rows are counted first ({@link AbsentKeys}); more than {@code
  *             load.snapshot-deletes-max-fraction} of the rows in scope fail the batch before any
  *             commit; a batch that did not read every file of its snapshot (quarantined, or a
- *             generation gone) deletes nothing;
+ *             generation gone), or whose partition an aggregate of {@code quality.expectations}
+ *             rejected or dropped, deletes nothing; the keys whose rows a check rejected or dropped
+ *             keep their stored rows ({@link HeldBackKeys});
  *         <li>no key: {@code Append}, or {@code Overwrite} of the batch's partitions (incremental;
  *             dynamic partition overwrite) or of the whole table (last, full).
  *       </ul>
@@ -145,7 +149,8 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         return IcebergCommitted.already(name, done.get().snapshotId());
       }
     }
-    Map<String, String> marker = CommitMarker.properties(batch.manifest());
+    Map<String, String> marker = new LinkedHashMap<>(CommitMarker.properties(batch.manifest()));
+    marker.putAll(CommitMarker.quality(input.quality().byExpectation()));
     WriteMode mode = WriteMode.of(load, batch.manifest().mode());
     // Only a batch that is the table's whole content (last, full) may delete the keys it lacks.
     List<String> unread = AbsentKeys.unreadFiles(input.extracted(), batch.manifest().files());
@@ -156,7 +161,13 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
           + " their generation is gone); the batch's rows are merged and no stored row is deleted", name,
           batch.batchId(), unread.size(), unread);
     }
-    Optional<SnapshotDeletes> snapshotDeletes = deletesAbsentKeys && unread.isEmpty()
+    List<String> heldPartitions = input.quality().heldPartitions();
+    if (deletesAbsentKeys && unread.isEmpty() && !heldPartitions.isEmpty()) {
+      // A partition an aggregate held back is as good as unread: what its files lack says nothing.
+      LOG.warn("Table {} batch {}: load.snapshot-deletes: quality.expectations held back the rows of partition(s) {};"
+          + " the batch's other rows are merged and no stored row is deleted", name, batch.batchId(), heldPartitions);
+    }
+    Optional<SnapshotDeletes> snapshotDeletes = deletesAbsentKeys && unread.isEmpty() && heldPartitions.isEmpty()
         ? load.snapshotDeletes() : Optional.empty();
     if (input.extracted().filesRead().isEmpty() && existing.isEmpty() && input.extracted().quarantined().isEmpty()) {
       // Every file was left out (its generation gone, or an ignored rewrite) before the table's
@@ -178,7 +189,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
         : input.columns().stream().filter(c -> !c.name().equals(cdc.get().column())).toList();
     // Checked before the table is created: a batch that cannot say which rows are deletes commits nothing.
     Dataset<Row> rows = cdc.isEmpty() ? input.rows() : input.rows().withColumn(RowsToWrite.DELETE,
-        RowsToWrite.isDelete(input.rows(), cdc.get()));
+        CdcDeletes.isDelete(input.rows(), cdc.get()));
     Table table = existingOrCreated(batch, existing, columns, mode);
 
     StructType target = SparkSchemaUtil.convert(table.schema());
@@ -191,9 +202,25 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     Dataset<Row> source = chosen.source();
     SourceSide side = chosen.side();
     long olderThanTombstones = chosen.olderThanTombstones();
+    // The MERGE's source: the rows to write and, with snapshot deletes, the keys whose rows a check
+    // held back, which keep their stored rows (and the partitions they name stay in the MERGE's scope).
+    Dataset<Row> mergeSource = source;
+    Optional<String> restriction = side.restriction();
+    if (snapshotDeletes.isPresent() && input.quality().isAnyRowHeldBack()) {
+      mergeSource = HeldBackKeys.withKept(source, input.heldBack(), load.primaryKey());
+      List<String> scope = SourceSide.scopeColumns(table, load);
+      if (!scope.isEmpty()) {
+        restriction = SourceSide.of(mergeSource, scope).restriction();
+      }
+      LOG.info("Table {} batch {}: load.snapshot-deletes: the keys of the {} row(s) quality.expectations rejected or"
+          + " dropped keep their stored rows", name, batch.batchId(), input.quality().rejected()
+          + input.quality().dropped());
+    }
+    Dataset<Row> merged = mergeSource;
+    SourceSide merging = new SourceSide(side.rows(), restriction);
 
     // Counted before anything of the batch is committed: a batch whose deletes the guard refuses commits nothing.
-    AbsentKeys absent = snapshotDeletes.map(guard -> AbsentKeys.counted(spark, name, source, load, side,
+    AbsentKeys absent = snapshotDeletes.map(guard -> AbsentKeys.counted(spark, name, merged, load, merging,
         SourceSide.scopeColumns(table, load), guard)).orElse(AbsentKeys.NONE);
     if (absent.deletes()) {
       LOG.info("Table {} batch {}: the snapshot lacks the keys of {} of the {} stored rows in scope; the MERGE deletes"
@@ -207,15 +234,14 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     // so it is with deletes, which neither write mode's summary tells from updates.
     Optional<WriteCounts> split = mode == WriteMode.MERGE
         && (cdc.isPresent() || load.precombineField().isPresent() && !isMergeOnRead(table))
-        ? Optional.of(WriteCounts.matchedSplit(spark, name, source, load, side.restriction(), cdc.isPresent()))
+        ? Optional.of(WriteCounts.matchedSplit(spark, name, source, load, merging.restriction(), cdc.isPresent()))
         : Optional.empty();
     if (split.isPresent() && split.get().written() == 0 && !absent.deletes()) {
       return commitMarkerOnly(batch, table, marker, mode, split.get().plusUnchanged(olderThanTombstones));
     }
     long start = System.nanoTime();
-    Dataset<Row> rowsToWrite = source;
     IcebergTables.writeMarked(marker, () -> {
-      BatchWrite.write(batch, mode, rowsToWrite, load, keepMissing, side.restriction(), cdc.isPresent(),
+      BatchWrite.write(batch, mode, merged, load, keepMissing, merging.restriction(), cdc.isPresent(),
           absent.deletes() ? Optional.of(absent.scope()) : Optional.empty());
       return null;
     });

@@ -1,5 +1,8 @@
 package io.files2iceberg.sparkjob.load;
 
+import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
+
+import io.files2iceberg.core.profile.Load.SchemaEvolution;
 import io.files2iceberg.sparkjob.catalog.IcebergTables;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SourceColumn;
@@ -17,9 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Appends the batch's bad records ({@code transform.on-bad-record = reject}) to {@code
- * <catalog>.<namespace>.<table>__rejected}, created on first use, with the batch id in the
- * snapshot summary.
+ * Appends the batch's bad records ({@code transform.on-bad-record = reject}) and the rows its
+ * expectations rejected ({@code quality.expectations}, whatever {@code transform.on-bad-record}
+ * says) to {@code <catalog>.<namespace>.<table>__rejected}, created on first use, with the batch id
+ * in the snapshot summary. A rejected table created before a column of the rejected rows existed
+ * ({@code expectation}) gets it, optional, before the append: its older rows read NULL there.
  *
  * <p>It runs before the table's own commit, and skips the write when the rejected table's
  * ancestry already holds the batch: a batch that died between the two commits and runs again
@@ -50,6 +55,12 @@ public final class RejectedRowsLoad implements Sink<TransformedBatch, RejectsWri
       }
     }
     Table table = existing.orElseGet(() -> IcebergTables.create(batch.spark(), name, columns(input), List.of(), Map.of()));
+    List<String> changes = TableSchemaSync.sync(table, columns(input), SchemaEvolution.ADD_NEW_COLUMNS);
+    if (!changes.isEmpty()) {
+      LOG.info("Table {} batch {}: {} schema changed: {}", batch.table(), batch.batchId(), name, changes);
+      batch.spark().sql("REFRESH TABLE " + quoteTable(name));
+      table.refresh();
+    }
     IcebergTables.writeMarked(CommitMarker.properties(batch.manifest()), () -> {
       input.rejected().writeTo(name).append();
       return null;

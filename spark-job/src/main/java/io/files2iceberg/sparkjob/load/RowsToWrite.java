@@ -9,7 +9,6 @@ import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SafeWidening;
 import io.files2iceberg.sparkjob.load.IcebergLoad.WriteMode;
-import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.transform.TransformedBatch;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,7 +23,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.sql.expressions.WindowSpec;
 import org.apache.spark.sql.functions;
-import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -75,7 +73,7 @@ record RowsToWrite(Dataset<Row> source, SourceSide side, long olderThanTombstone
       // The transform's cache fixed the rows and counted them; no key means no window, and every
       // row is written.
       source = alignTo(input.rows(), target, false, false);
-      side = new SourceSide(input.rowsRead() - input.rowsFiltered() - input.rowsRejected(), Optional.empty());
+      side = new SourceSide(input.rowsToLoad(), Optional.empty());
     } else if (tombstones) {
       // The tombstones are committed first: they must hold before any row they guard against can
       // reach the table.
@@ -118,32 +116,6 @@ record RowsToWrite(Dataset<Row> source, SourceSide side, long olderThanTombstone
       generations.requireUnchanged(batch, input.extracted().filesRead());
     }
     return new RowsToWrite(source, side, olderThanTombstones);
-  }
-
-  /**
-   * Whether a row is a delete: its op column's value (as a string) is one of the delete values,
-   * or its delete flag is true. NULL is neither.
-   */
-  static Column isDelete(Dataset<Row> rows, Cdc cdc) {
-    Optional<StructField> field = List.of(rows.schema().fields()).stream()
-        .filter(f -> f.name().equals(cdc.column())).findFirst();
-    if (field.isEmpty()) {
-      throw new BatchFailedException(cdc.key() + ": column \"" + cdc.column() + "\" is not among the batch's columns "
-          + List.of(rows.columns()).stream().filter(c -> !InternalColumns.isInternal(c)).toList()
-          + " (after transform.rename-columns)");
-    }
-    Column value = column(cdc.column());
-    Column delete = switch (cdc.style()) {
-      case OP_COLUMN -> value.cast("string").isin(cdc.deleteValues().toArray());
-      case DELETE_FLAG -> {
-        if (!(field.get().dataType() instanceof BooleanType)) {
-          throw new BatchFailedException(cdc.key() + ": column \"" + cdc.column() + "\" has type "
-              + field.get().dataType().simpleString() + ", not boolean");
-        }
-        yield value;
-      }
-    };
-    return functions.coalesce(delete, functions.lit(false));
   }
 
   /**

@@ -116,11 +116,16 @@ final class BadRecords {
     return result;
   }
 
-  /** The row as the files had it (source names, before casts), as JSON: what a reject keeps. */
-  static Column sourceRecord(ExtractedBatch extracted) {
+  /**
+   * The row as the files had it (source names, before casts), as JSON: what a reject keeps.
+   *
+   * @param sources the source columns' names, in order; column {@code i} is read from {@code
+   *     prefix + i}
+   */
+  static Column sourceRecord(List<String> sources, String prefix) {
     List<Column> fields = new ArrayList<>();
-    for (SourceColumn column : extracted.columns()) {
-      fields.add(column(column.name()));
+    for (int i = 0; i < sources.size(); i++) {
+      fields.add(column(prefix + i).as(sources.get(i)));
     }
     return functions.to_json(functions.struct(fields.toArray(Column[]::new)));
   }

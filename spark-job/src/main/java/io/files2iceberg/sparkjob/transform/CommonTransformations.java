@@ -10,6 +10,7 @@ import io.files2iceberg.sparkjob.extract.DeclaredTypes;
 import io.files2iceberg.sparkjob.extract.ExtractedBatch;
 import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
+import io.files2iceberg.sparkjob.extract.SourceColumn;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import io.files2iceberg.sparkjob.stage.Stage;
 import io.files2iceberg.sparkjob.transform.BadRecords.BadRecordCheck;
@@ -57,6 +58,12 @@ import org.slf4j.LoggerFactory;
  * to rescue has NULL there. A primary key column's failed cast stays a bad record (its NULL key
  * could never load), as do a malformed line and a NULL key.
  *
+ * <p>Then the rows left (kept, no bad record, no {@code load.cdc} delete) are checked against
+ * {@code quality.expectations} ({@link Expectations}): each check is a column of the same
+ * projection, and the aggregates are decided per partition from sums of the same per-file
+ * aggregate. A row a check (or its partition's aggregate) rejects joins the rejected rows, named by
+ * its expectation; one it drops is not loaded and is not counted as filtered.
+ *
  * <p>{@link InternalColumns#ABSENT} follows the renames: it names the columns a row's file lacks
  * by their target names, and also lists the cast columns no file has.
  *
@@ -71,6 +78,8 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
   private static final String BAD_VALUE = InternalColumns.PREFIX + "bad_value";
   private static final String BAD_REASON = InternalColumns.PREFIX + "bad_reason";
   private static final String BAD_RECORD = InternalColumns.PREFIX + "bad_record";
+  /** The prefix of the source columns' copies, which the rejected rows' record is made of. */
+  private static final String SOURCE = InternalColumns.PREFIX + "source_";
 
   @Override
   public TransformedBatch apply(ExtractedBatch extracted) {
@@ -102,26 +111,58 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     select.add(functions.when(pass, BadRecords.firstMatching(checks, BadRecordCheck::column)).as(BAD_COLUMN));
     select.add(functions.when(pass, BadRecords.firstMatching(checks, BadRecordCheck::value)).as(BAD_VALUE));
     select.add(functions.when(pass, badReason).as(BAD_REASON));
-    select.add(functions.when(pass.and(badReason.isNotNull()), BadRecords.sourceRecord(extracted)).as(BAD_RECORD));
-    Dataset<Row> staged = batch.scope().cache(input.select(select.toArray(Column[]::new)));
+    // The source columns ride along under internal names until the rows a reject keeps are known.
+    List<String> sources = new ArrayList<>();
+    for (SourceColumn source : extracted.columns()) {
+      select.add(column(source.name()).as(SOURCE + sources.size()));
+      sources.add(source.name());
+    }
+    Dataset<Row> projected = input.select(select.toArray(Column[]::new));
+
+    // The expectations are columns of the same projection: the rows are still read once.
+    Expectations expectations = Expectations.of(batch, projected);
+    Column isBad = column(PASS).and(column(BAD_REASON).isNotNull());
+    Column applies = column(PASS).and(column(BAD_REASON).isNull());
+    Dataset<Row> evaluated = expectations.evaluated(projected, applies);
+    Column rejectedRow = isBad.or(Expectations.rejectedByCheck());
+    if (expectations.mayRejectPartitions()) {
+      // Which partitions an aggregate rejects is known after the pass: keep every row's record.
+      rejectedRow = rejectedRow.or(applies);
+    }
+    List<Column> kept = new ArrayList<>();
+    for (String name : evaluated.columns()) {
+      if (!name.startsWith(SOURCE)) {
+        kept.add(column(name));
+      }
+    }
+    kept.add(functions.when(rejectedRow, BadRecords.sourceRecord(sources, SOURCE)).as(BAD_RECORD));
+    Dataset<Row> staged = batch.scope().cache(evaluated.select(kept.toArray(Column[]::new)));
 
     // The one pass over the cached rows counts per file (a row per file, keyed by its manifest
     // order); the batch's counts are their sums.
-    List<Row> perFile = staged.groupBy(column(InternalColumns.ORDER)).agg(
-            functions.count(functions.lit(1)),
-            functions.sum(functions.when(column(PASS), 0).otherwise(1)),
-            functions.sum(functions.when(column(PASS).and(column(BAD_REASON).isNotNull()), 1).otherwise(0)),
-            functions.sum(rescuedColumn.map(name -> functions.when(column(PASS).and(column(BAD_REASON).isNull())
-                .and(column(name).isNotNull()), 1).otherwise(0)).orElse(functions.lit(0))))
+    List<Column> sums = new ArrayList<>(List.of(
+        functions.sum(functions.when(column(PASS), 0).otherwise(1)),
+        functions.sum(functions.when(isBad, 1).otherwise(0)),
+        functions.sum(rescuedColumn.map(name -> functions.when(applies.and(column(name).isNotNull()), 1).otherwise(0))
+            .orElse(functions.lit(0)))));
+    sums.addAll(expectations.perFileSums(applies));
+    List<Row> perFile = staged.groupBy(column(InternalColumns.ORDER))
+        .agg(functions.count(functions.lit(1)), sums.toArray(Column[]::new))
         .collectAsList();
     long read = 0;
     long filtered = 0;
     long bad = 0;
     long rescued = 0;
-    Map<String, FileRows> fileRows = new LinkedHashMap<>();
     // A file read with no row has no group: it read nothing.
+    Map<Integer, ManifestFile> files = new LinkedHashMap<>();
+    Map<Integer, FileRows> counted = new LinkedHashMap<>();
+    Map<Integer, Expectations.FileCounts> checked = new LinkedHashMap<>();
+    List<ManifestFile> toRead = batch.filesToRead();
     for (ManifestFile file : extracted.filesRead()) {
-      fileRows.put(file.fileId(), new FileRows(0, 0, 0, extracted.ignoredColumns().getOrDefault(file.fileId(), 0)));
+      int order = toRead.indexOf(file);
+      files.put(order, file);
+      counted.put(order, new FileRows(0, 0, 0, extracted.ignoredColumns().getOrDefault(file.fileId(), 0)));
+      checked.put(order, expectations.noRows());
     }
     for (Row counts : perFile) {
       long fileRead = counts.getLong(1);
@@ -132,12 +173,14 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
       bad += fileBad;
       rescued += fileRescued;
       if (!counts.isNullAt(0)) {
-        String fileId = batch.filesToRead().get(counts.getInt(0)).fileId();
-        fileRows.put(fileId, new FileRows(fileRead, fileBad, fileRescued,
+        int order = counts.getInt(0);
+        String fileId = toRead.get(order).fileId();
+        files.putIfAbsent(order, toRead.get(order));
+        counted.put(order, new FileRows(fileRead, fileBad, fileRescued,
             extracted.ignoredColumns().getOrDefault(fileId, 0)));
+        checked.put(order, expectations.fileCounts(counts, 5));
       }
     }
-    Column isBad = column(PASS).and(column(BAD_REASON).isNotNull());
     if (bad > 0 && transform.onBadRecord() == BadRecordPolicy.FAIL) {
       Row first = staged.filter(isBad)
           .orderBy(column(InternalColumns.ORDER), column(InternalColumns.ROW))
@@ -148,6 +191,14 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
           + "; " + bad + " bad record(s) in the batch; transform.on-bad-record = reject would route them to "
           + batch.table() + "__rejected");
     }
+    Expectations.Verdict verdict = expectations.decide(staged, files, checked);
+    QualityOutcome quality = verdict.outcome();
+    Map<String, FileRows> fileRows = new LinkedHashMap<>();
+    counted.forEach((order, rows) -> {
+      long[] held = verdict.heldRows().getOrDefault(order, new long[2]);
+      fileRows.put(files.get(order).fileId(), new FileRows(rows.read(), rows.rejected() + held[0], rows.rescued(),
+          rows.ignoredColumns(), verdict.failedByFile().getOrDefault(order, Map.of())));
+    });
 
     List<Column> good = new ArrayList<>();
     for (TargetColumn target : targets) {
@@ -156,22 +207,35 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     for (String internal : InternalColumns.ALL) {
       good.add(column(internal));
     }
-    Dataset<Row> rows = staged.filter(column(PASS).and(column(BAD_REASON).isNull()))
+    Column loads = applies.and(Expectations.loads());
+    Dataset<Row> rows = staged.filter(loads.and(functions.not(verdict.isPartitionHeld())))
         .select(good.toArray(Column[]::new));
-    Dataset<Row> rejected = staged.filter(isBad).select(
-        functions.lit(batch.batchId()).as("batch_id"),
-        column(InternalColumns.FILE).as("source_file"),
-        column(BAD_COLUMN).as("column_name"),
-        column(BAD_VALUE).as("value"),
-        column(BAD_REASON).as("reason"),
-        column(BAD_RECORD).as("record"),
-        functions.lit(Timestamp.from(batch.startedAt())).as("rejected_at"));
+    Dataset<Row> heldBack = staged.filter(applies.and(functions.not(Expectations.loads())
+            .or(verdict.isPartitionHeld())))
+        .select(good.toArray(Column[]::new));
+    Column partitionRejected = loads.and(verdict.isPartitionRejected());
+    Dataset<Row> rejected = staged.filter(isBad.or(Expectations.rejectedByCheck()).or(partitionRejected))
+        .select(
+            functions.lit(batch.batchId()).as("batch_id"),
+            column(InternalColumns.FILE).as("source_file"),
+            functions.when(partitionRejected, verdict.ofPartitionReject(h -> h.by().column().orElse(null)))
+                .otherwise(column(BAD_COLUMN)).as("column_name"),
+            column(BAD_VALUE).as("value"),
+            functions.coalesce(column(BAD_REASON), expectations.checkReason(),
+                verdict.ofPartitionReject(Expectations.Held::reason)).as("reason"),
+            column(BAD_RECORD).as("record"),
+            functions.lit(Timestamp.from(batch.startedAt())).as("rejected_at"),
+            functions.when(isBad, functions.lit(null).cast("string")).otherwise(functions.coalesce(
+                column(Expectations.REJECTED_BY), verdict.ofPartitionReject(h -> h.by().name())))
+                .as(TransformedBatch.REJECTED_BY_EXPECTATION));
     Duration readTime = extracted.openTime().plusNanos(System.nanoTime() - start);
+    long rowsRejected = bad + quality.rejected();
     LOG.info("Table {} batch {}: {} row(s) read, {} filtered, {} bad record(s) ({}), {} to load, {} of them with"
-        + " rescued data{}", batch.table(), batch.batchId(), read, filtered, bad, transform.onBadRecord().code(),
-        read - filtered - bad, rescued, rescuedColumn.map(name -> " in " + name).orElse(" (no rescued data column)"));
+        + " rescued data{}; {}", batch.table(), batch.batchId(), read, filtered, bad, transform.onBadRecord().code(),
+        read - filtered - rowsRejected - quality.dropped(), rescued,
+        rescuedColumn.map(name -> " in " + name).orElse(" (no rescued data column)"), Expectations.logText(quality));
     return new TransformedBatch(extracted, rows, targets.stream().map(TargetColumn::column).toList(), rejected,
-        read, filtered, bad, readTime, fileRows);
+        read, filtered, rowsRejected, readTime, fileRows, quality, heldBack);
   }
 
   private static long longOrZero(Row row, int i) {

@@ -18,15 +18,21 @@ import org.apache.spark.sql.Row;
  * @param rows the rows to load: the {@code columns}, then the {@link
  *     io.files2iceberg.sparkjob.extract.InternalColumns}; cached for the rest of the batch
  * @param columns the target columns in order, after renames and casts
- * @param rejected the bad records, shaped as the {@code <table>__rejected} table: {@code batch_id},
+ * @param rejected the rows for the {@code <table>__rejected} table, shaped as it is: {@code batch_id},
  *     {@code source_file}, {@code column_name}, {@code value}, {@code reason}, {@code record} (the
- *     source row as JSON), {@code rejected_at}; empty unless {@code transform.on-bad-record = reject}
+ *     source row as JSON), {@code rejected_at}, {@code expectation} (the expectation that rejected
+ *     the row; NULL for a bad record): the bad records with {@code transform.on-bad-record =
+ *     reject}, and the rows an expectation rejected
  * @param rowsRead every row of the files read
  * @param rowsFiltered rows {@code transform.filter} dropped
- * @param rowsRejected bad records: a failed cast, a null primary key, a line the reader could not
- *     parse
+ * @param rowsRejected the rows of {@code rejected}: bad records (a failed cast, a null primary key,
+ *     a line the reader could not parse) and the rows an expectation rejected
  * @param readTime opening the files, reading, transforming and counting every row
- * @param fileRows the counts of each file read, by file id: rows read, rejected, rescued
+ * @param fileRows the counts of each file read, by file id: rows read, rejected, rescued, and
+ *     those that violated each expectation
+ * @param quality what the expectations found, and the rows they rejected and dropped
+ * @param heldBack the rows an expectation rejected or dropped, shaped as {@code rows}: with {@code
+ *     load.snapshot-deletes}, their keys are in the snapshot although their rows do not load
  */
 public record TransformedBatch(
     ExtractedBatch extracted,
@@ -37,11 +43,21 @@ public record TransformedBatch(
     long rowsFiltered,
     long rowsRejected,
     Duration readTime,
-    Map<String, FileRows> fileRows) {
+    Map<String, FileRows> fileRows,
+    QualityOutcome quality,
+    Dataset<Row> heldBack) {
+
+  /** The column of {@code rejected} that names the expectation that rejected a row. */
+  public static final String REJECTED_BY_EXPECTATION = "expectation";
 
   public TransformedBatch {
     columns = List.copyOf(columns);
     fileRows = Collections.unmodifiableMap(new LinkedHashMap<>(fileRows));
+  }
+
+  /** The rows to load: read, less those filtered, rejected and dropped. */
+  public long rowsToLoad() {
+    return rowsRead - rowsFiltered - rowsRejected - quality.dropped();
   }
 
   public LoadBatch batch() {
