@@ -4,6 +4,8 @@ import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
+import io.files2iceberg.core.profile.Expectation.OnViolation;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -123,7 +125,37 @@ public sealed interface BatchEvent {
           + report.metrics().files() + " file(s), " + report.metrics().rowsInserted() + " row(s) inserted, "
           + report.metrics().rowsUpdated() + " updated"
           + (report.quarantinedFiles().isEmpty() ? "" : ", " + report.quarantinedFiles().size() + " file(s) quarantined")
-          + (report.metrics().rowsRejected() == 0 ? "" : ", " + report.metrics().rowsRejected() + " row(s) rejected");
+          + (report.metrics().rowsRejected() == 0 ? "" : ", " + report.metrics().rowsRejected() + " row(s) rejected")
+          + expectationsFailed(report);
+    }
+
+    /**
+     * {@code ; expectation amount_positive: 3 of 16 failed, rejected} for each expectation that
+     * some rows (partitions, for min-rows and max-null-fraction) failed, in the profile's order;
+     * empty text when all passed.
+     */
+    private static String expectationsFailed(BatchLoadReport report) {
+      StringBuilder text = new StringBuilder();
+      report.quality().forEach((name, counts) -> {
+        if (counts.failed() > 0) {
+          text.append("; expectation ").append(name).append(": ").append(counts.failed()).append(" of ")
+              .append(counts.passed() + counts.failed()).append(" failed").append(action(counts.onViolation()));
+        }
+      });
+      return text.toString();
+    }
+
+    /** What the action did with the failed rows, as the line says it. */
+    private static String action(String onViolation) {
+      return Arrays.stream(OnViolation.values()).filter(action -> action.code().equals(onViolation)).findFirst()
+          .map(action -> switch (action) {
+            case REJECT -> ", rejected";
+            case DROP -> ", dropped";
+            case WARN -> ", loaded (warn)";
+            // Fails the batch: a committed batch has none of these failed.
+            case FAIL -> " (on-violation fail)";
+          })
+          .orElse(" (on-violation " + onViolation + ")");
     }
   }
 

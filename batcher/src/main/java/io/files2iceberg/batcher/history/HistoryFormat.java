@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.output.RecordJson;
+import io.files2iceberg.batcher.output.RecordText;
 import io.files2iceberg.core.ledger.FileRows;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,7 +25,11 @@ public final class HistoryFormat {
 
   private HistoryFormat() {}
 
-  /** One line per load under a header, then the detail lines of those not loaded. */
+  /**
+   * One line per load under a header, then the detail lines: why a file was not loaded, and
+   * which expectations a loaded file's rows violated ({@code expectations failed: amount_positive
+   * 3, email_set 1}).
+   */
   public static String human(String table, Instant since, List<FileLoad> loads) {
     StringBuilder out = new StringBuilder();
     out.append("HISTORY ").append(table).append(" since ").append(since).append(" (").append(loads.size())
@@ -55,10 +60,16 @@ public final class HistoryFormat {
       out.append(line.toString().stripTrailing()).append('\n');
     }
     for (FileLoad load : loads) {
-      load.detail().ifPresent(detail -> out.append("  ").append(load.outcome().code()).append(' ').append(load.uri())
-          .append(" generation ").append(load.generation()).append(": ").append(detail).append('\n'));
+      load.detail().ifPresent(detail -> detailLine(out, load, detail));
+      load.rows().map(RecordText::expectationsFailed).filter(text -> !text.isEmpty())
+          .ifPresent(text -> detailLine(out, load, text));
     }
     return out.toString();
+  }
+
+  private static void detailLine(StringBuilder out, FileLoad load, String detail) {
+    out.append("  ").append(load.outcome().code()).append(' ').append(load.uri()).append(" generation ")
+        .append(load.generation()).append(": ").append(detail).append('\n');
   }
 
   /**

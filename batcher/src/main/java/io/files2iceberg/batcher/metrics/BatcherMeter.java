@@ -26,6 +26,13 @@ public enum BatcherMeter {
           + " The file at fault is in the ledger, never in a label."),
   ROWS("files2iceberg_batcher_rows_total", "counter", List.of("table", "change"),
       "Rows of committed batches since the batcher started, by change (inserted, updated, deleted, rejected)."),
+  EXPECTATION_OUTCOMES("files2iceberg_batcher_expectation_outcomes_total", "counter",
+      List.of("table", "expectation", "on_violation", "outcome"),
+      "What each expectation of the table's quality.expectations found in committed batches since the batcher"
+          + " started, by outcome (passed, failed): rows for a check, partitions for min-rows and"
+          + " max-null-fraction. on_violation is the expectation's action (fail, reject, drop, warn); a batch that"
+          + " an expectation with fail failed is not committed, so fail counts what passed. A batch finalized from"
+          + " the table's snapshot is not counted again."),
   LAG("files2iceberg_batcher_lag_seconds", "histogram", List.of("table"),
       "Time from the oldest event of a committed batch to its commit (the batch's lagMillis); batches"
           + " without an event time (ingestion-type full) are not observed. Buckets (le, seconds): "

@@ -46,7 +46,10 @@ public final class BatcherMetrics {
     this.clock = clock;
   }
 
-  /** Counts the batches a run settled, their rows, and observes each committed batch's lag. */
+  /**
+   * Counts the batches a run settled, their rows and their expectations' outcomes, and observes
+   * each committed batch's lag.
+   */
   public void record(RunSummary summary) {
     for (BatchCommitted committed : summary.committed()) {
       batches(committed.table(), "committed").increment();
@@ -62,6 +65,10 @@ public final class BatcherMetrics {
       if (metrics.lagMillis() > 0) {
         lag(committed.table()).record(Duration.ofMillis(metrics.lagMillis()));
       }
+      committed.report().quality().forEach((expectation, counts) -> {
+        expectationOutcomes(committed.table(), expectation, counts.onViolation(), "passed").increment(counts.passed());
+        expectationOutcomes(committed.table(), expectation, counts.onViolation(), "failed").increment(counts.failed());
+      });
     }
     for (BatchFailed failed : summary.failed()) {
       batches(failed.table(), "failed").increment();
@@ -105,6 +112,16 @@ public final class BatcherMetrics {
 
   private Counter rows(String table, String change) {
     return counter(BatcherMeter.ROWS, table, "change", change);
+  }
+
+  private Counter expectationOutcomes(String table, String expectation, String onViolation, String outcome) {
+    return Counter.builder(BatcherMeter.EXPECTATION_OUTCOMES.micrometerName())
+        .description(BatcherMeter.EXPECTATION_OUTCOMES.meaning())
+        .tag("table", table)
+        .tag("expectation", expectation)
+        .tag("on_violation", onViolation)
+        .tag("outcome", outcome)
+        .register(registry);
   }
 
   /** A counter of the table with one more tag. */

@@ -65,8 +65,9 @@ public final class RecordJson {
 
   /**
    * A file's counts: {@code rowsRead}, {@code rowsRejected}, {@code rowsRescued}, {@code
-   * columnsIgnored}, each {@code
-   * null} when unknown (never 0 for unknown).
+   * columnsIgnored}, and {@code expectationsFailed} (an object of expectation names to the rows
+   * that violated them, {@code {}} when none did), each {@code null} when unknown (never 0 or
+   * {@code {}} for unknown).
    */
   public static ObjectNode rows(ObjectNode node, Optional<FileRows> rows) {
     for (String field : List.of(LedgerSchema.ROWS_READ, LedgerSchema.ROWS_REJECTED, LedgerSchema.ROWS_RESCUED,
@@ -76,6 +77,12 @@ public final class RecordJson {
       } else {
         node.putNull(field);
       }
+    }
+    if (rows.isPresent()) {
+      ObjectNode failed = node.putObject(LedgerSchema.EXPECTATIONS_FAILED);
+      rows.get().expectationsFailed().forEach(failed::put);
+    } else {
+      node.putNull(LedgerSchema.EXPECTATIONS_FAILED);
     }
     return node;
   }

@@ -8,6 +8,7 @@ import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.StringJoiner;
 
 /**
  * The ledger's records as lines for people, the same wherever an operator command prints them.
@@ -73,10 +74,27 @@ public final class RecordText {
         + metrics.rowsUpdated() + " rejected " + metrics.rowsRejected() + ", lag " + metrics.lagMillis() + " ms";
   }
 
-  /** {@code , rows read 10 rejected 1 rescued 0}, then {@code , 2 column(s) ignored} when some were. */
+  /**
+   * {@code , rows read 10 rejected 1 rescued 0}, then {@code , 2 column(s) ignored} when some were
+   * and {@code , expectations failed: amount_positive 3, email_set 1} when rows violated some.
+   */
   private static String rows(FileRows rows) {
     return ", rows read " + rows.read() + " rejected " + rows.rejected() + " rescued " + rows.rescued()
-        + (rows.ignoredColumns() > 0 ? ", " + rows.ignoredColumns() + " column(s) ignored" : "");
+        + (rows.ignoredColumns() > 0 ? ", " + rows.ignoredColumns() + " column(s) ignored" : "")
+        + (rows.expectationsFailed().isEmpty() ? "" : ", " + expectationsFailed(rows));
+  }
+
+  /**
+   * {@code expectations failed: amount_positive 3, email_set 1}: a file's rows that violated each
+   * expectation, by name; empty text when they violated none.
+   */
+  public static String expectationsFailed(FileRows rows) {
+    if (rows.expectationsFailed().isEmpty()) {
+      return "";
+    }
+    StringJoiner text = new StringJoiner(", ", "expectations failed: ", "");
+    rows.expectationsFailed().forEach((name, count) -> text.add(name + " " + count));
+    return text.toString();
   }
 
   private static String time(Optional<Instant> time) {

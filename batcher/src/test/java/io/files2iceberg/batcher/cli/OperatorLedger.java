@@ -22,8 +22,8 @@ import picocli.CommandLine;
 
 /**
  * The operator command tests' ledger, written through the ledger's own API in a temp home:
- * partition d1 committed (snapshot 4242; its part-0 with 3 rows read and 1 rejected, its part-1
- * with counts unknown), d2 FAILED by batch {@link #failedBatch} (its error
+ * partition d1 committed (snapshot 4242; its part-0 with 3 rows read and 1 rejected, its rows
+ * failing expectations {@link #EXPECTATIONS_FAILED}; its part-1 with counts unknown), d2 FAILED by batch {@link #failedBatch} (its error
  * {@link #ERROR}), d3 READY; and a command line capturing out and err.
  */
 public final class OperatorLedger {
@@ -32,6 +32,9 @@ public final class OperatorLedger {
   /** The failed batch's cause: its second file is at fault. */
   public static final FailureCause CAUSE = new FailureCause("org.apache.parquet.io.ParquetDecodingException",
       Optional.of(uri("d2", 1)));
+
+  /** What d1's part-0 violated: 1 row amount_positive (rejected), 2 rows email_set. */
+  public static final Map<String, Long> EXPECTATIONS_FAILED = Map.of("amount_positive", 1L, "email_set", 2L);
 
   public final Path home;
   public final StringWriter out = new StringWriter();
@@ -66,7 +69,7 @@ public final class OperatorLedger {
       ledger.markRunning(first.batchId(), Duration.ofMinutes(5));
       // part-0 counted by the job (one row rejected); part-1 as a file loaded before files were counted.
       ledger.commitBatch(new CommitBatch(first.batchId(), 4242, new BatchMetrics(2, 20, 4, 0, 3, 1, 0, 1, 1, 1, 1, 1),
-          Map.of(first.fileIds().get(0), new FileRows(3, 1, 0))));
+          Map.of(first.fileIds().get(0), new FileRows(3, 1, 0, 0, EXPECTATIONS_FAILED))));
       committedBatch = first.batchId();
       BatchRecord second = ledger.claimPartitions(new ClaimPartitions(TABLE, 2, Duration.ofMinutes(5), true)).orElseThrow();
       ledger.failBatch(new FailBatch(second.batchId(), ERROR, 1, false, Optional.of(CAUSE)));

@@ -27,6 +27,7 @@ import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.manifest.AttemptResult;
 import io.files2iceberg.core.manifest.BatchLoadReport;
 import io.files2iceberg.core.manifest.BatchManifest;
+import io.files2iceberg.core.manifest.ExpectationCounts;
 import io.files2iceberg.core.manifest.JobExit;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.TableProfile;
@@ -333,7 +334,8 @@ class RecoveryRunTest {
       BatchLoadReport report = new BatchLoadReport(LOCKED, committed.batchId(), false, 4242L,
           BatchLoadReport.Checkpoint.FAILED, Optional.of("SQLITE_BUSY"),
           new io.files2iceberg.core.ledger.BatchMetrics(1, 10, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1), List.of(), Optional.empty(),
-          Map.of(committed.fileIds().get(0), new FileRows(1, 0, 0)));
+          Map.of(committed.fileIds().get(0), new FileRows(1, 0, 0, 0, Map.of("amount_positive", 1L))),
+          Map.of("amount_positive", new ExpectationCounts("warn", 0, 1)));
       writeResult(landing, "locked", new AttemptResult(LOCKED, committed.batchId(), 1, 3, JobExit.CHECKPOINT_FAILED,
           Optional.of(report), Optional.of("files2iceberg: table " + LOCKED + " batch " + committed.batchId()
               + " is committed to Iceberg as snapshot 4242 but its ledger checkpoint failed: SQLITE_BUSY"), 1,
@@ -353,10 +355,12 @@ class RecoveryRunTest {
       BatchRecord settled = landing.ledger.batch(committed.batchId()).orElseThrow();
       assertThat(settled.state()).isEqualTo(BatchState.COMMITTED);
       assertThat(settled.snapshotId()).contains(4242L);
-      // The file's counts come from the result too.
+      // The file's counts come from the result too, with the rows that failed its expectations.
       FileRecord file = landing.ledger.file(committed.fileIds().get(0)).orElseThrow();
       assertThat(file.snapshotId()).contains(4242L);
-      assertThat(file.rows()).contains(new FileRows(1, 0, 0));
+      assertThat(file.rows()).contains(new FileRows(1, 0, 0, 0, Map.of("amount_positive", 1L)));
+      assertThat(committed(summary, LOCKED).report().quality())
+          .containsExactly(Map.entry("amount_positive", new ExpectationCounts("warn", 0, 1)));
       assertThat(landing.ledger.partition(LOCKED, "p1").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
       BatchFailed failed = (BatchFailed) events.stream().filter(BatchFailed.class::isInstance).findFirst().orElseThrow();
       assertThat(failed.batchId()).isEqualTo(rejected.batchId());

@@ -9,9 +9,22 @@ import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.cli.OperatorLedger;
 import io.files2iceberg.batcher.status.StatusCommand;
+import io.files2iceberg.core.ledger.BatchMetrics;
+import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ClaimPartitions;
+import io.files2iceberg.core.ledger.CommitBatch;
+import io.files2iceberg.core.ledger.FileRows;
+import io.files2iceberg.core.ledger.MarkReady;
+import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.sqlite.SqliteLedger;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +78,10 @@ class HistoryCommandTest {
         assertThat(file.get("rowsRescued").asLong()).isZero();
         assertThat(file.get("columnsIgnored").isNumber()).isTrue();
         assertThat(file.get("columnsIgnored").asLong()).isZero();
+        assertThat(file.get("expectationsFailed").toString()).isEqualTo("{\"amount_positive\":1,\"email_set\":2}");
+      } else {
+        // Counts unknown (loaded before files were counted, or failed): not an empty object.
+        assertThat(file.get("expectationsFailed").isNull()).as(file.toString()).isTrue();
       }
     }
   }
@@ -82,7 +99,36 @@ class HistoryCommandTest {
         .containsPattern("ingested +" + fixture.committedBatch + " +4242 +unknown +unknown +unknown +unknown +1 +"
             + OperatorLedger.uri("d1", 1).replace(".", "\\.") + "\n")
         .contains("  failed " + OperatorLedger.uri("d2", 0) + " generation 1: [org.apache.parquet.io.ParquetDecodingException;"
-            + " file at fault: " + OperatorLedger.uri("d2", 1) + "] " + ERROR + "\n");
+            + " file at fault: " + OperatorLedger.uri("d2", 1) + "] " + ERROR + "\n")
+        .contains("  ingested " + OperatorLedger.uri("d1", 0) + " generation 1: expectations failed: amount_positive 1,"
+            + " email_set 2\n")
+        .doesNotContain(OperatorLedger.uri("d1", 1) + " generation 1: expectations");
+  }
+
+  @Test
+  void aFileLoadThatMetEveryExpectationHasAnEmptyObjectAndNoLineForPeople() throws Exception {
+    // d3 (READY) and a new d4 loaded by one batch whose files violated nothing.
+    try (SqliteLedger ledger = fixture.open()) {
+      for (int i = 0; i < 2; i++) {
+        ledger.recordFile(new RecordFile(TABLE, "d4", "", "landing/clicks/d4/part-" + i + ".csv", 1,
+            OperatorLedger.uri("d4", i), 10, "evt-d4" + i, Instant.now(), Optional.empty(), false));
+      }
+      ledger.markReady(new MarkReady(TABLE, "d4", "file:///landing/clicks/d4/", "md4", Instant.now()));
+      BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(TABLE, 10, Duration.ofMinutes(5), true))
+          .orElseThrow();
+      Map<String, FileRows> counts = new HashMap<>();
+      batch.fileIds().forEach(id -> counts.put(id, new FileRows(4, 0, 0)));
+      ledger.commitBatch(new CommitBatch(batch.batchId(), 4343, BatchMetrics.EMPTY, counts));
+    }
+
+    assertThat(fixture.run("history", "--table", TABLE, "--json")).isZero();
+    List<JsonNode> met = JsonLinesOutput.of("file_load", JsonLinesOutput.parse(fixture.out.toString())).stream()
+        .filter(file -> file.get("snapshotId").asText().equals("4343")).toList();
+    assertThat(met).hasSize(4).allSatisfy(file -> assertThat(file.get("expectationsFailed").toString()).isEqualTo("{}"));
+    assertThat(fixture.run("history", "--table", TABLE)).isZero();
+    assertThat(fixture.out.toString()).doesNotContain(OperatorLedger.uri("d4", 0) + " generation 1:")
+        .containsPattern("ingested +\\S+ +4343 +4 +0 +0 +0 +1 +" + OperatorLedger.uri("d4", 0).replace(".", "\\.")
+            + "\n");
   }
 
   @Test
@@ -129,8 +175,10 @@ class HistoryCommandTest {
     assertThat(table.get("table").asText()).isEqualTo(TABLE);
     assertThat(table.get("fileLoads")).hasSize(4);
     List<String> counts = new ArrayList<>();
-    table.get("fileLoads").forEach(load -> counts.add(load.get("uri").asText() + " " + load.get("rowsRejected")));
-    assertThat(counts).contains(OperatorLedger.uri("d1", 0) + " 1", OperatorLedger.uri("d1", 1) + " null");
+    table.get("fileLoads").forEach(load -> counts.add(load.get("uri").asText() + " " + load.get("rowsRejected") + " "
+        + load.get("expectationsFailed")));
+    assertThat(counts).contains(OperatorLedger.uri("d1", 0) + " 1 {\"amount_positive\":1,\"email_set\":2}",
+        OperatorLedger.uri("d1", 1) + " null null");
 
     assertThat(fixture.run("status", "--json", "--exit-zero")).isZero();
     assertThat(JsonLinesOutput.one("table_status", JsonLinesOutput.parse(fixture.out.toString())).has("fileLoads"))

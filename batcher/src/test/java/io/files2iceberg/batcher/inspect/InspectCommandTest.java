@@ -88,9 +88,11 @@ class InspectCommandTest {
     assertThat(first.get("snapshotId").textValue()).isEqualTo("4242");
     assertThat(first.get("rowsRead").asLong()).isEqualTo(3);
     assertThat(first.get("rowsRejected").asLong()).isEqualTo(1);
+    assertThat(first.get("expectationsFailed").toString()).isEqualTo("{\"amount_positive\":1,\"email_set\":2}");
     JsonNode second = json.get(1);
     assertThat(second.get("snapshotId").isNull()).isTrue();
     assertThat(second.get("rowsRead").isNull()).isTrue();
+    assertThat(second.get("expectationsFailed").isNull()).isTrue();
     assertThat(second.get("generation").asLong()).isEqualTo(2);
     assertThat(second.get("overwroteGeneration").asLong()).isEqualTo(1);
     assertThat(second.get("state").asText()).isEqualTo("recorded");
@@ -105,7 +107,8 @@ class InspectCommandTest {
   void eachLoadedGenerationShowsItsBatchSnapshotAndRowsAndUnknownCountsSayUnknown() {
     assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 0))).isZero();
     assertThat(fixture.out.toString()).contains(OperatorLedger.uri("d1", 0) + " generation 1: INGESTED")
-        .contains(", batch " + fixture.committedBatch + ", snapshot 4242, rows read 3 rejected 1 rescued 0\n");
+        .contains(", batch " + fixture.committedBatch + ", snapshot 4242, rows read 3 rejected 1 rescued 0,"
+            + " expectations failed: amount_positive 1, email_set 2\n");
 
     assertThat(fixture.run("inspect", "--file", OperatorLedger.uri("d1", 1))).isZero();
     assertThat(fixture.out.toString()).contains(", snapshot 4242, rows unknown\n").doesNotContain("rows read 0");

@@ -11,6 +11,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
+import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.MarkReady;
 import io.files2iceberg.core.ledger.RecordFile;
@@ -36,7 +37,7 @@ import picocli.CommandLine;
 /**
  * {@code sql} on the ledger's tables, end to end on the embedded SQLite ledger: the CLI in its own
  * process, the statements in its Spark child JVM. The ledger: local.demo.clicks with an INGESTED
- * and a QUARANTINED file (committed by one batch) and a RECORDED file in an OPEN partition;
+ * file (3 rows failed expectation amount_positive, 1 email_set) and a QUARANTINED file (committed by one batch) and a RECORDED file in an OPEN partition;
  * local.demo.views with a QUARANTINED file and a partition FAILED by a batch.
  */
 class LedgerTablesTest {
@@ -48,6 +49,7 @@ class LedgerTablesTest {
   @TempDir static Path root;
   static Path home;
   static String quarantinedClickId;
+  static String ingestedClickId;
   static String committedBatch;
   static String failedBatch;
 
@@ -61,13 +63,14 @@ class LedgerTablesTest {
 
   /** The two tables' records, written through the ledger's own API. */
   static void seed(Ledger ledger) {
-    record(ledger, CLICKS, "2026-11-27", "part-0.csv");
+    ingestedClickId = record(ledger, CLICKS, "2026-11-27", "part-0.csv");
     quarantinedClickId = record(ledger, CLICKS, "2026-11-27", "part-1.csv");
     ledger.quarantineFile(quarantinedClickId, REASON);
     ledger.markReady(new MarkReady(CLICKS, "2026-11-27", uri(CLICKS, "2026-11-27", ""), "m1", Instant.now()));
     BatchRecord committed = ledger.claimPartitions(new ClaimPartitions(CLICKS, 10, Duration.ofMinutes(5), true))
         .orElseThrow();
-    ledger.commitBatch(new CommitBatch(committed.batchId(), 4242, BatchMetrics.EMPTY));
+    ledger.commitBatch(new CommitBatch(committed.batchId(), 4242, BatchMetrics.EMPTY, Map.of(ingestedClickId,
+        new FileRows(5, 3, 0, 0, Map.of("amount_positive", 3L, "email_set", 1L)))));
     committedBatch = committed.batchId();
     record(ledger, CLICKS, "2026-11-28", "part-0.csv");
 
@@ -107,10 +110,14 @@ class LedgerTablesTest {
     Run run = SqlProcess.sql(root, Map.of(), "--home", home.toString(), "--json",
         "SELECT * FROM files2iceberg.files WHERE table = 'local.demo.clicks' AND state = 'QUARANTINED'",
         "SELECT table, state, count(*) AS n FROM files2iceberg.partitions GROUP BY table, state ORDER BY table, state",
-        "SELECT batch_id, table, state, snapshot_id, error, partitions FROM files2iceberg.batches ORDER BY created_at");
+        "SELECT batch_id, table, state, snapshot_id, error, partitions FROM files2iceberg.batches ORDER BY created_at",
+        "SELECT file_id, rows_rejected, expectations_failed['amount_positive'] AS amount_positive, expectations_failed"
+            + " FROM files2iceberg.files WHERE state = 'INGESTED'");
 
     List<JsonNode> rows = rows(run);
-    assertThat(rows).hasSize(1 + 3 + 2);
+    assertThat(rows).hasSize(1 + 3 + 2 + 1);
+    assertThat(rows.get(6).toString()).isEqualTo("{\"file_id\":\"" + ingestedClickId + "\",\"rows_rejected\":3,"
+        + "\"amount_positive\":3,\"expectations_failed\":{\"amount_positive\":3,\"email_set\":1}}");
     JsonNode quarantined = rows.get(0);
     assertThat(quarantined.get("file_id").asText()).isEqualTo(quarantinedClickId);
     assertThat(quarantined.get("uri").asText()).isEqualTo(uri(CLICKS, "2026-11-27", "part-1.csv"));

@@ -15,7 +15,7 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 6;
+  public static final int VERSION = 7;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";

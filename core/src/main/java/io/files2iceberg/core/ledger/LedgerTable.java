@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -17,7 +18,8 @@ import java.util.stream.Collectors;
  * line ({@link #writeRow}) into {@link #fileName()}, and the SQL runner reads those lines with
  * {@link #ddl()} as the explicit schema, so a column is named, typed and valued here only. Times
  * are written as ISO-8601 instants (read as {@code TIMESTAMP}), ids and counts as JSON numbers
- * (read as {@code BIGINT}, exact above 2^53), an absent value as {@code null}, states by the names
+ * (read as {@code BIGINT}, exact above 2^53), counts by name as a JSON object of numbers (read as
+ * {@code MAP<STRING, BIGINT>}), an absent value as {@code null}, states by the names
  * {@code status} and {@code inspect} print ({@code QUARANTINED}, not the stored code).
  *
  * @param name the table's name under {@code files2iceberg}
@@ -45,6 +47,8 @@ public record LedgerTable<R>(String name, List<Column<R>> columns) {
       bigint("rows_rejected", file -> file.rows().map(FileRows::rejected).orElse(null)),
       bigint("rows_rescued", file -> file.rows().map(FileRows::rescued).orElse(null)),
       bigint("columns_ignored", file -> file.rows().map(FileRows::ignoredColumns).orElse(null)),
+      new Column<>("expectations_failed", "MAP<STRING, BIGINT>",
+          file -> file.rows().map(FileRows::expectationsFailed).orElse(null)),
       text("event_id", FileRecord::eventId),
       timestamp("event_time", FileRecord::eventTime),
       bigint("overwrote_generation", file -> file.overwroteGeneration().orElse(null)),
@@ -97,6 +101,12 @@ public record LedgerTable<R>(String name, List<Column<R>> columns) {
         json.writeBoolean(flag);
       } else if (value instanceof Instant instant) {
         json.writeString(instant.toString());
+      } else if (value instanceof Map<?, ?> counts) {
+        json.writeStartObject();
+        for (Map.Entry<?, ?> count : counts.entrySet()) {
+          json.writeNumberField(String.valueOf(count.getKey()), ((Number) count.getValue()).longValue());
+        }
+        json.writeEndObject();
       } else if (value instanceof List<?> items) {
         json.writeStartArray();
         for (Object item : items) {

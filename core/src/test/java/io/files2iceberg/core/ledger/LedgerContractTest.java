@@ -705,6 +705,42 @@ public abstract class LedgerContractTest {
   }
 
   @Test
+  void aCommittedBatchsFilesKeepTheirExpectationCountsAndAFileThatViolatedNoneHasNone() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord claimed = claim(10).orElseThrow();
+    ledger.markRunning(claimed.batchId(), LEASE);
+    FileRows violated = new FileRows(6, 3, 0, 0, Map.of("amount_positive", 3L, "email_set", 1L));
+
+    ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS,
+        Map.of(files.get(0), violated, files.get(1), new FileRows(4, 0, 0))));
+
+    FileRecord read = openAnother(clock).file(files.get(0)).orElseThrow();
+    assertThat(read.state()).isEqualTo(FileState.INGESTED);
+    assertThat(read.rows()).contains(violated);
+    assertThat(read.rows().orElseThrow().expectationsFailed())
+        .containsExactly(Map.entry("amount_positive", 3L), Map.entry("email_set", 1L));
+    assertThat(ledger.file(files.get(1)).orElseThrow().rows().orElseThrow().expectationsFailed()).isEmpty();
+    assertThat(ledger.filesOfBatch(claimed.batchId())).extracting(FileRecord::rows)
+        .containsExactly(Optional.of(violated), Optional.of(new FileRows(4, 0, 0)));
+  }
+
+  @Test
+  void replayForgetsTheExpectationCountsOfTheFilesItReopens() {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord claimed = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(claimed.batchId(), 42L, METRICS,
+        Map.of(files.get(0), new FileRows(6, 0, 0, 0, Map.of("amount_positive", 2L)))));
+
+    ledger.reopenPartition(TABLE, "2024-01-01");
+    BatchRecord again = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(again.batchId(), 43L, METRICS, Map.of(files.get(0), new FileRows(6, 0, 0))));
+
+    FileRecord file = openAnother(clock).file(files.get(0)).orElseThrow();
+    assertThat(file.snapshotId()).contains(43L);
+    assertThat(file.rows()).contains(new FileRows(6, 0, 0));
+  }
+
+  @Test
   void aFileNotLoadedYetHasNoSnapshotAndNoCounts() {
     List<String> files = readyPartition(TABLE, "2024-01-01", 1);
     BatchRecord claimed = claim(10).orElseThrow();

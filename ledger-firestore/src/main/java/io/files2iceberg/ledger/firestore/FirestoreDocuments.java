@@ -40,6 +40,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
 import static io.files2iceberg.core.ledger.LedgerSchema.COLUMNS_IGNORED;
+import static io.files2iceberg.core.ledger.LedgerSchema.EXPECTATIONS_FAILED;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLED_FILES;
 import static io.files2iceberg.core.ledger.LedgerSchema.SETTLING_MAX_ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
@@ -190,6 +191,9 @@ final class FirestoreDocuments {
     for (String field : List.of(ROWS_READ, ROWS_REJECTED, ROWS_RESCUED, COLUMNS_IGNORED)) {
       putOrClear(doc, field, f.rows().map(rows -> rows.toMap().get(field)));
     }
+    // A map of expectation names to counts; absent (cleared) when the file violated none.
+    putOrClear(doc, EXPECTATIONS_FAILED, f.rows().map(FileRows::expectationsFailed).filter(failed -> !failed.isEmpty())
+        .map(HashMap::new));
     return doc;
   }
 

@@ -257,7 +257,8 @@ final class SqliteQueries {
         bind(statement, file.state().code(), batchId, batchId, positions == null ? null : positions.get(i),
             file.quarantineReason().orElse(null), file.snapshotId().orElse(null),
             rows.map(FileRows::read).orElse(null), rows.map(FileRows::rejected).orElse(null),
-            rows.map(FileRows::rescued).orElse(null), rows.map(FileRows::ignoredColumns).orElse(null), file.fileId());
+            rows.map(FileRows::rescued).orElse(null), rows.map(FileRows::ignoredColumns).orElse(null),
+            rows.map(FileRows::expectationsFailedJson).orElse(null), file.fileId());
         statement.addBatch();
       }
       for (int count : statement.executeBatch()) {

@@ -36,6 +36,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
 import static io.files2iceberg.core.ledger.LedgerSchema.COLUMNS_IGNORED;
+import static io.files2iceberg.core.ledger.LedgerSchema.EXPECTATIONS_FAILED;
 import static io.files2iceberg.core.ledger.LedgerSchema.SIZE;
 import static io.files2iceberg.core.ledger.LedgerSchema.SNAPSHOT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
@@ -98,6 +99,8 @@ final class SqliteRows {
     for (String column : List.of(ROWS_READ, ROWS_REJECTED, ROWS_RESCUED, COLUMNS_IGNORED)) {
       optionalLong(rs, column).ifPresent(value -> counts.put(column, value));
     }
+    // JSON text, read by the codec of FileRows.
+    counts.put(EXPECTATIONS_FAILED, rs.getString(EXPECTATIONS_FAILED));
     return FileRows.fromMap(counts);
   }
 

@@ -13,6 +13,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_IDS;
 import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_TIME;
+import static io.files2iceberg.core.ledger.LedgerSchema.EXPECTATIONS_FAILED;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILES;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.FILE_IDS;
@@ -98,7 +99,8 @@ final class SqliteSchema {
             + q(ROWS_READ) + " INTEGER, "
             + q(ROWS_REJECTED) + " INTEGER, "
             + q(ROWS_RESCUED) + " INTEGER, "
-            + q(COLUMNS_IGNORED) + " INTEGER)",
+            + q(COLUMNS_IGNORED) + " INTEGER, "
+            + q(EXPECTATIONS_FAILED) + " TEXT)",
         // The claim walk: a partition's pending files in claim order, without a sort.
         index(FILES, TABLE, PARTITION, STATE, URI, GENERATION),
         // Status counts by state.
@@ -164,7 +166,9 @@ final class SqliteSchema {
    * an earlier batch has it when its error says so ({@link LedgerSchema#legacyOutcomeUnknown}).
    * Version 4 added the files' load (snapshot and row counts): an earlier file has none (unknown).
    * Version 5 added the batches' failure cause (error class, file at fault): an earlier batch has
-   * none, its error alone says why.
+   * none, its error alone says why. Version 6 added the files' ignored columns count: an earlier
+   * loaded file reads 0. Version 7 added the files' expectation counts (JSON text): an earlier
+   * loaded file has none, as a file that violated no expectation.
    */
   static List<String> upgrade(int fromVersion) {
     List<String> statements = new ArrayList<>();
@@ -190,6 +194,9 @@ final class SqliteSchema {
     }
     if (fromVersion < 6) {
       statements.add("ALTER TABLE " + q(FILES) + " ADD COLUMN " + q(COLUMNS_IGNORED) + " INTEGER");
+    }
+    if (fromVersion < 7) {
+      statements.add("ALTER TABLE " + q(FILES) + " ADD COLUMN " + q(EXPECTATIONS_FAILED) + " TEXT");
     }
     return statements;
   }

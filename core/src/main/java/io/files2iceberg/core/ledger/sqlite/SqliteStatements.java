@@ -39,6 +39,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_READ;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_REJECTED;
 import static io.files2iceberg.core.ledger.LedgerSchema.ROWS_RESCUED;
 import static io.files2iceberg.core.ledger.LedgerSchema.COLUMNS_IGNORED;
+import static io.files2iceberg.core.ledger.LedgerSchema.EXPECTATIONS_FAILED;
 import static io.files2iceberg.core.ledger.LedgerSchema.RAW_PAYLOAD;
 import static io.files2iceberg.core.ledger.LedgerSchema.READY_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.REASON;
@@ -80,7 +81,8 @@ final class SqliteStatements {
       "UPDATE " + q(FILES) + " SET " + q(STATE) + " = ?, " + q(BATCH_ID) + " = ?, " + q(BATCH_POSITION)
           + " = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(?, " + q(BATCH_POSITION) + ") END, "
           + q(QUARANTINE_REASON) + " = ?, " + q(SNAPSHOT_ID) + " = ?, " + q(ROWS_READ) + " = ?, " + q(ROWS_REJECTED)
-          + " = ?, " + q(ROWS_RESCUED) + " = ?, " + q(COLUMNS_IGNORED) + " = ? WHERE " + q(FILE_ID) + " = ?";
+          + " = ?, " + q(ROWS_RESCUED) + " = ?, " + q(COLUMNS_IGNORED) + " = ?, " + q(EXPECTATIONS_FAILED) + " = ? WHERE "
+          + q(FILE_ID) + " = ?";
   // Claim order: URI, then generation. The index on (table, partition, state, uri, generation)
   // serves it, so consecutive claims of one partition take consecutive ranges.
   static final String SELECT_FILES_IN_STATE =

@@ -247,11 +247,47 @@ class SqliteLedgerTest extends LedgerContractTest {
     }
   }
 
+  @Test
+  void aVersionSixLedgerIsUpgradedWithItsLoadedFilesViolatingNoExpectation() throws SQLException {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 9L, METRICS, Map.of(files.get(0), new FileRows(3, 1, 0, 2))));
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord next = claim(10).orElseThrow();
+    ledger.close();
+    // A version-6 build stored no expectation counts on its files.
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      dropExpectationsColumn(statement);
+      statement.execute("PRAGMA user_version = 6");
+    }
+
+    Ledger upgraded = openAnother(clock);
+
+    assertThat(upgraded.file(files.get(0)).orElseThrow().rows()).contains(new FileRows(3, 1, 0, 2));
+    String nextFile = next.fileIds().get(0);
+    FileRows violated = new FileRows(5, 2, 0, 0, Map.of("amount_positive", 2L));
+    upgraded.commitBatch(new CommitBatch(next.batchId(), 10L, METRICS, Map.of(nextFile, violated)));
+    assertThat(upgraded.file(nextFile).orElseThrow().rows()).contains(violated);
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+      assertThat(single(statement, "SELECT \"" + LedgerSchema.EXPECTATIONS_FAILED + "\" FROM \"files\" WHERE \""
+          + LedgerSchema.FILE_ID + "\" = '" + nextFile + "'")).isEqualTo("{\"amount_positive\":2}");
+    }
+  }
+
+  /** The files as every build before version 7 left them: no expectation counts. */
+  private static void dropExpectationsColumn(Statement statement) throws SQLException {
+    statement.execute("ALTER TABLE \"files\" DROP COLUMN \"" + LedgerSchema.EXPECTATIONS_FAILED + "\"");
+  }
+
   /**
    * The batches as a build before version 5 left them: no failure cause; and the files, as every
-   * build before version 6 left them, without an ignored columns count.
+   * build before version 6 left them, without an ignored columns count (nor expectation counts).
    */
   private static void dropBatchCauseColumns(Statement statement) throws SQLException {
+    dropExpectationsColumn(statement);
     statement.execute("ALTER TABLE \"files\" DROP COLUMN \"" + LedgerSchema.COLUMNS_IGNORED + "\"");
     for (String column : List.of(LedgerSchema.ERROR_CLASS, LedgerSchema.ERROR_FILE)) {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"" + column + "\"");
