@@ -105,7 +105,9 @@ class FirestoreIndexesTest {
         LedgerSchema.BATCHES + "." + LedgerSchema.EVENT_IDS,
         LedgerSchema.BATCHES + "." + LedgerSchema.PARTITIONS_FIELD,
         LedgerSchema.BATCHES + "." + LedgerSchema.SUPERSEDING,
-        LedgerSchema.BATCHES + "." + LedgerSchema.METRICS);
+        LedgerSchema.BATCHES + "." + LedgerSchema.METRICS,
+        // a map of expectation names to counts: one index entry per expectation, read with its file only
+        LedgerSchema.FILES + "." + LedgerSchema.EXPECTATIONS_FAILED);
   }
 
   /**
