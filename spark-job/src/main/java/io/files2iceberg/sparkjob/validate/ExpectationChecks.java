@@ -68,6 +68,9 @@ public final class ExpectationChecks {
    */
   record Columns(StructType schema, boolean mayGrow, String origin) {}
 
+  /** A column beside the condition, so that an aggregate function is refused. */
+  private static final String PROBE = "_f2i_probe";
+
   private ExpectationChecks() {}
 
   /** Every finding of one profile's expectations, in their order. */
@@ -141,9 +144,10 @@ public final class ExpectationChecks {
     }
     DataType type;
     try {
+      // Beside a per-row column, an aggregate function is refused, as the job refuses it.
       Column condition = functions.expr(check);
-      type = spark.createDataFrame(List.<Row>of(), columns.schema()).select(condition).schema().fields()[0]
-          .dataType();
+      type = spark.createDataFrame(List.<Row>of(), columns.schema().add(PROBE, DataTypes.LongType))
+          .select(functions.col(PROBE), condition).schema().fields()[1].dataType();
     } catch (Exception e) { // Scala code throws AnalysisException, a checked exception, undeclared
       if (e instanceof AnalysisException analysis && analysis.getErrorClass() != null
           && analysis.getErrorClass().startsWith("UNRESOLVED_COLUMN")) {

@@ -93,9 +93,11 @@ class ExpectationChecksTest {
         quality.expectations = [
           { name = broken, check = "amount >> > 0" }
           { name = not_a_condition, check = "1 + 1" }
+          { name = an_aggregate, check = "count(*) > 0" }
         ]
         """);
-    assertThat(findings).extracting(Finding::outcome).containsExactly(Outcome.ERROR, Outcome.ERROR);
+    assertThat(findings).extracting(Finding::outcome).containsExactly(Outcome.ERROR, Outcome.ERROR, Outcome.ERROR);
+    assertThat(findings.get(2).reason()).contains("expectation an_aggregate", "\"count(*) > 0\" does not apply");
     assertThat(findings.get(0).reason()).contains("expectation broken", "is not Spark SQL");
     assertThat(findings.get(1).reason()).contains("\"1 + 1\" is of type int, not a condition");
   }
