@@ -322,6 +322,42 @@ class QualityExpectationsTest {
   }
 
   @Test
+  void aBadRecordRejectedFromASnapshotKeepsItsKeysStoredRow() {
+    String table = "snapbad";
+    TableProfile profile = fixture.profile(table, """
+        extract {
+          path = "file://%s/dt=*/*.json"
+          format = json
+          batch-file {
+            ingestion-type = full
+            partition-type = date
+            pattern = ".+/dt=([0-9-]+)/.+"
+            date-format = yyyy-MM-dd
+          }
+        }
+        transform { cast.columns { amount = INT }, on-bad-record = reject }
+        load {
+          iceberg.table = "local.q.%s"
+          primary-key = [id]
+          snapshot-deletes = true
+        }
+        """.formatted(fixture.landing(table), table));
+    fixture.load(fixture.unrecordedBatch(profile, "snapbad-1", json(table, "2024-01-01", "a.json",
+        "{\"id\": 1, \"amount\": \"10\"}", "{\"id\": 2, \"amount\": \"20\"}",
+        "{\"id\": 3, \"amount\": \"30\"}")));
+
+    // 2's new amount does not cast: a bad record, rejected. 2 is in the snapshot: its stored row stays.
+    // 3 is gone upstream.
+    BatchLoadReport second = fixture.load(fixture.unrecordedBatch(profile, "snapbad-2", json(table, "2024-01-02",
+        "a.json", "{\"id\": 1, \"amount\": \"11\"}", "{\"id\": 2, \"amount\": \"twenty\"}")));
+
+    assertThat(fixture.rows("SELECT id, amount FROM local.q.snapbad ORDER BY id"))
+        .containsExactly("[1,11]", "[2,20]");
+    assertThat(second.metrics().rowsRejected()).isEqualTo(1);
+    assertThat(second.metrics().rowsDeleted()).isEqualTo(1);
+  }
+
+  @Test
   void anOlderRejectedTableGainsTheExpectationColumn() {
     String table = "olderrejects";
     fixture.spark.sql("CREATE NAMESPACE IF NOT EXISTS local.q");

@@ -13,8 +13,8 @@ import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructField;
 
 /**
- * With {@code load.snapshot-deletes}: the keys whose every row of the snapshot a check of {@code
- * quality.expectations} rejected or dropped. They are in the snapshot, so their stored rows must
+ * With {@code load.snapshot-deletes}: the keys whose every row of the snapshot was a bad record or
+ * was rejected or dropped by a check of {@code quality.expectations}. They are in the snapshot, so their stored rows must
  * stay: they join the MERGE's source as rows marked {@link #KEEP}, which match their stored row
  * (so {@code WHEN NOT MATCHED BY SOURCE} leaves it) and that no clause of the MERGE acts on, and
  * {@link AbsentKeys} counts them as present.
@@ -31,7 +31,8 @@ final class HeldBackKeys {
    * {@code heldBack} that they lack: the key in the rows' type, every other column NULL.
    *
    * @param rows the rows to write, one per key
-   * @param heldBack the rows the expectations rejected or dropped, by the batch's column names
+   * @param heldBack the bad records and the rows the expectations rejected or dropped, by the batch's
+   *     column names
    */
   static Dataset<Row> withKept(Dataset<Row> rows, Dataset<Row> heldBack, List<String> keys) {
     List<Column> present = new ArrayList<>();
@@ -39,7 +40,13 @@ final class HeldBackKeys {
       present.add(column(keys.get(i)).as(PRESENT + i));
     }
     Dataset<Row> written = rows.select(present.toArray(Column[]::new));
-    Dataset<Row> held = heldBack.select(keys.stream().map(k -> column(k)).toArray(Column[]::new)).distinct();
+    // A bad record whose key did not cast has no key to keep.
+    Column keyed = functions.lit(true);
+    for (String key : keys) {
+      keyed = keyed.and(column(key).isNotNull());
+    }
+    Dataset<Row> held = heldBack.filter(keyed).select(keys.stream().map(k -> column(k)).toArray(Column[]::new))
+        .distinct();
     Column on = null;
     for (int i = 0; i < keys.size(); i++) {
       Column equal = held.col(quote(keys.get(i))).equalTo(written.col(PRESENT + i));

@@ -206,7 +206,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     // held back, which keep their stored rows (and the partitions they name stay in the MERGE's scope).
     Dataset<Row> mergeSource = source;
     Optional<String> restriction = side.restriction();
-    if (snapshotDeletes.isPresent() && input.quality().isAnyRowHeldBack()) {
+    if (snapshotDeletes.isPresent() && input.isAnyRowHeldBack()) {
       mergeSource = HeldBackKeys.withKept(source, input.heldBack(), load.primaryKey());
       List<String> scope = SourceSide.scopeColumns(table, load);
       if (!scope.isEmpty()) {

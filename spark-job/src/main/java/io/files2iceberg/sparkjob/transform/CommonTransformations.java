@@ -210,8 +210,9 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
     Column loads = applies.and(Expectations.loads());
     Dataset<Row> rows = staged.filter(loads.and(functions.not(verdict.isPartitionHeld())))
         .select(good.toArray(Column[]::new));
-    Dataset<Row> heldBack = staged.filter(applies.and(functions.not(Expectations.loads())
-            .or(verdict.isPartitionHeld())))
+    // Bad records too: with snapshot deletes, a key whose row did not load is in the snapshot all the same.
+    Dataset<Row> heldBack = staged.filter(isBad.or(applies.and(functions.not(Expectations.loads())
+            .or(verdict.isPartitionHeld()))))
         .select(good.toArray(Column[]::new));
     Column partitionRejected = loads.and(verdict.isPartitionRejected());
     Dataset<Row> rejected = staged.filter(isBad.or(Expectations.rejectedByCheck()).or(partitionRejected))

@@ -31,8 +31,9 @@ import org.apache.spark.sql.Row;
  * @param fileRows the counts of each file read, by file id: rows read, rejected, rescued, and
  *     those that violated each expectation
  * @param quality what the expectations found, and the rows they rejected and dropped
- * @param heldBack the rows an expectation rejected or dropped, shaped as {@code rows}: with {@code
- *     load.snapshot-deletes}, their keys are in the snapshot although their rows do not load
+ * @param heldBack the bad records and the rows an expectation rejected or dropped, shaped as {@code
+ *     rows}: with {@code load.snapshot-deletes}, their keys are in the snapshot although their rows
+ *     do not load
  */
 public record TransformedBatch(
     ExtractedBatch extracted,
@@ -49,6 +50,14 @@ public record TransformedBatch(
 
   /** The column of {@code rejected} that names the expectation that rejected a row. */
   public static final String REJECTED_BY_EXPECTATION = "expectation";
+
+  /**
+   * Whether rows of the batch do not load although they were read and kept by {@code
+   * transform.filter}: bad records, and rows an expectation rejected or dropped ({@link #heldBack}).
+   */
+  public boolean isAnyRowHeldBack() {
+    return rowsRejected > 0 || quality.isAnyRowHeldBack();
+  }
 
   public TransformedBatch {
     columns = List.copyOf(columns);
