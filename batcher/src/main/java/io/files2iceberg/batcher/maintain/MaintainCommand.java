@@ -116,7 +116,8 @@ public final class MaintainCommand extends CliCommand {
   Duration orphanOlderThan;
 
   @Option(names = "--skip-table", paramLabel = "TABLE",
-      description = "A table to leave alone (repeatable): one maintained on a schedule of its own.")
+      description = "A table to leave alone (repeatable): one maintained on a schedule of its own; a table no profile"
+          + " loads is an error.")
   List<String> skipTables = new ArrayList<>();
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "2h", converter = DurationConverter.class,
@@ -151,9 +152,20 @@ public final class MaintainCommand extends CliCommand {
       return failed.exitCode();
     }
     try (LedgerAccess.Opened access = ((LedgerAccess.Ok) opened).opened()) {
+      Optional<String> skipProblem = skipProblem(access.registry().profiles());
+      if (skipProblem.isPresent()) {
+        ErrorOutput.print(err, skipProblem.get());
+        return ExitCode.INVALID;
+      }
       List<TableProfile> profiles = access.registry().profiles().stream()
           .filter(p -> only.table() == null || p.table().equals(only.table()))
           .filter(p -> !skipTables.contains(p.table())).toList();
+      if (profiles.isEmpty() && only.table() == null) {
+        // Every table is maintained on a schedule of its own: this run has nothing to do, and that is no error.
+        err.println("nothing to maintain: --skip-table leaves out every table of " + config.path());
+        err.flush();
+        return 0;
+      }
       if (profiles.isEmpty()) {
         ErrorOutput.print(err, "no profile of " + config.path() + " loads table " + only.table());
         return ExitCode.INVALID;
@@ -167,6 +179,22 @@ public final class MaintainCommand extends CliCommand {
         return maintain(access, launchers, profiles, options, resolvedHome.root().resolve("logs"), out, err);
       }
     }
+  }
+
+  /**
+   * Why {@code --skip-table} cannot be taken as given: a table no profile loads (a typo would
+   * maintain the table a schedule meant to spare), or the one table {@code --table} names.
+   */
+  private Optional<String> skipProblem(List<TableProfile> all) {
+    for (String skipped : skipTables) {
+      if (all.stream().noneMatch(p -> p.table().equals(skipped))) {
+        return Optional.of("--skip-table " + skipped + ": no profile of " + config.path() + " loads that table");
+      }
+    }
+    if (only.table() != null && skipTables.contains(only.table())) {
+      return Optional.of("--table " + only.table() + " is also given to --skip-table: nothing to maintain");
+    }
+    return Optional.empty();
   }
 
   /** @param fallbackLogs where the local launcher logs a profile whose metadata path is not local */

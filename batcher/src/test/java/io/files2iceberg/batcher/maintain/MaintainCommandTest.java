@@ -133,6 +133,38 @@ class MaintainCommandTest {
   }
 
   @Test
+  void aSkippedTableNoProfileLoadsIsAUsageErrorNamingIt() throws Exception {
+    // A typo in a schedule's --skip-table would otherwise maintain the very table it meant to spare.
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--skip-table",
+        "local.demo.clickz");
+
+    assertThat(code).isEqualTo(ExitCode.INVALID);
+    assertThat(err.toString()).contains("error: --skip-table local.demo.clickz: no profile of "
+        + config.resolve("clicks.conf") + " loads that table");
+  }
+
+  @Test
+  void theSameTableToMaintainAndToSkipIsAUsageErrorSayingSo() throws Exception {
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--table",
+        "local.demo.clicks", "--skip-table", "local.demo.clicks");
+
+    assertThat(code).isEqualTo(ExitCode.INVALID);
+    assertThat(err.toString()).contains("error: --table local.demo.clicks is also given to --skip-table: nothing"
+        + " to maintain");
+  }
+
+  @Test
+  void skippingEveryTableDoesNothingAndSaysSo() throws Exception {
+    // Every table on a schedule of its own: the default schedule's run has nothing to do, and is no failure.
+    int code = run("maintain", "--config", profile().toString(), "--home", home.toString(), "--skip-table",
+        "local.demo.clicks");
+
+    assertThat(code).isZero();
+    assertThat(err.toString()).contains("nothing to maintain: --skip-table leaves out every table of "
+        + config.resolve("clicks.conf"));
+  }
+
+  @Test
   void aCatalogThatCannotBeReachedFailsNamingTheTableTheJobsErrorAndItsLog() throws Exception {
     // A real child JVM: the maintenance main cannot open the catalog's database (its folder does
     // not exist); that is a failure, not a table not created yet.
