@@ -3,7 +3,6 @@ package io.files2iceberg.batcher.validate;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.batcher.local.SparkMain;
-import io.files2iceberg.core.profile.Expectation;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileError;
 import io.files2iceberg.core.profile.ProfileRegistry;
@@ -30,8 +29,7 @@ record ExpectationCheckRun(List<String> errors, List<String> warnings) {
 
   /** Whether any profile has something to check before files are read. */
   static boolean isNeeded(ProfileRegistry registry) {
-    return registry.profiles().stream().flatMap(p -> p.quality().expectations().stream())
-        .anyMatch(e -> e.kind() != Expectation.Kind.MIN_ROWS);
+    return registry.profiles().stream().anyMatch(p -> p.quality().namesColumns());
   }
 
   /** Runs the check; what cannot run (no job build, a child that fails) is a warning, never silent. */

@@ -26,6 +26,14 @@ public record Quality(List<Expectation> expectations) {
     return expectations.stream().filter(e -> !e.isRowLevel()).toList();
   }
 
+  /**
+   * Whether an expectation names columns that can be checked before any file is read (a {@code
+   * check}, a {@code max-null-fraction} column): what {@code validate} starts Spark for.
+   */
+  public boolean namesColumns() {
+    return expectations.stream().anyMatch(e -> e.kind() != Expectation.Kind.MIN_ROWS);
+  }
+
   public boolean isEmpty() {
     return expectations.isEmpty();
   }

@@ -2,7 +2,6 @@ package io.files2iceberg.sparkjob.validate;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.files2iceberg.core.profile.Expectation;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileRegistry;
@@ -63,8 +62,7 @@ public final class ExpectationCheckMain {
     Map<String, String> catalogs;
     try {
       profiles = ProfileRegistry.load(config, resolved).profiles().stream()
-          .filter(profile -> profile.quality().expectations().stream()
-              .anyMatch(e -> e.kind() != Expectation.Kind.MIN_ROWS))
+          .filter(profile -> profile.quality().namesColumns())
           .toList();
       catalogs = SqlMain.catalogProperties(resolved, Optional.of(config));
     } catch (ProfileException e) {
