@@ -273,27 +273,12 @@ class QualityExpectationsTest {
   @Test
   void aRowDroppedFromASnapshotKeepsItsStoredRowAndAPartitionDroppedWholeDeletesNothing() {
     String table = "snap";
-    TableProfile profile = fixture.profile(table, """
-        extract {
-          path = "file://%s/dt=*/*.json"
-          format = json
-          batch-file {
-            ingestion-type = full
-            partition-type = date
-            pattern = ".+/dt=([0-9-]+)/.+"
-            date-format = yyyy-MM-dd
-          }
-        }
-        load {
-          iceberg.table = "local.q.%s"
-          primary-key = [id]
-          snapshot-deletes = true
-        }
+    TableProfile profile = snapshotProfile(table, """
         quality.expectations = [
           { name = named, check = "name IS NOT NULL", on-violation = drop }
           { name = two_rows, min-rows = 2, on-violation = drop }
         ]
-        """.formatted(fixture.landing(table), table));
+        """);
     fixture.load(fixture.unrecordedBatch(profile, "snap-1", json(table, "2024-01-01", "a.json",
         "{\"id\": 1, \"name\": \"monday\"}", "{\"id\": 2, \"name\": \"monday\"}",
         "{\"id\": 3, \"name\": \"monday\"}", "{\"id\": 4, \"name\": \"monday\"}")));
@@ -324,24 +309,9 @@ class QualityExpectationsTest {
   @Test
   void aBadRecordRejectedFromASnapshotKeepsItsKeysStoredRow() {
     String table = "snapbad";
-    TableProfile profile = fixture.profile(table, """
-        extract {
-          path = "file://%s/dt=*/*.json"
-          format = json
-          batch-file {
-            ingestion-type = full
-            partition-type = date
-            pattern = ".+/dt=([0-9-]+)/.+"
-            date-format = yyyy-MM-dd
-          }
-        }
+    TableProfile profile = snapshotProfile(table, """
         transform { cast.columns { amount = INT }, on-bad-record = reject }
-        load {
-          iceberg.table = "local.q.%s"
-          primary-key = [id]
-          snapshot-deletes = true
-        }
-        """.formatted(fixture.landing(table), table));
+        """);
     fixture.load(fixture.unrecordedBatch(profile, "snapbad-1", json(table, "2024-01-01", "a.json",
         "{\"id\": 1, \"amount\": \"10\"}", "{\"id\": 2, \"amount\": \"20\"}",
         "{\"id\": 3, \"amount\": \"30\"}")));
@@ -355,6 +325,27 @@ class QualityExpectationsTest {
         .containsExactly("[1,11]", "[2,20]");
     assertThat(second.metrics().rowsRejected()).isEqualTo(1);
     assertThat(second.metrics().rowsDeleted()).isEqualTo(1);
+  }
+
+  /** A keyed table fed whole snapshots (mode full, one JSON folder a day) with snapshot deletes, and {@code extra}. */
+  private TableProfile snapshotProfile(String table, String extra) {
+    return fixture.profile(table, """
+        extract {
+          path = "file://%s/dt=*/*.json"
+          format = json
+          batch-file {
+            ingestion-type = full
+            partition-type = date
+            pattern = ".+/dt=([0-9-]+)/.+"
+            date-format = yyyy-MM-dd
+          }
+        }
+        load {
+          iceberg.table = "local.q.%s"
+          primary-key = [id]
+          snapshot-deletes = true
+        }
+        """.formatted(fixture.landing(table), table) + extra);
   }
 
   @Test
