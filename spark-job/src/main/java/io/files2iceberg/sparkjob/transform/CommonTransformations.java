@@ -239,7 +239,8 @@ public final class CommonTransformations implements Stage<ExtractedBatch, Transf
         read, filtered, rowsRejected, readTime, fileRows, quality, heldBack);
   }
 
-  private static long longOrZero(Row row, int i) {
+  /** A sum of the per-file aggregate: NULL (no row summed) is 0. */
+  static long longOrZero(Row row, int i) {
     return row.isNullAt(i) ? 0 : row.getLong(i);
   }
 

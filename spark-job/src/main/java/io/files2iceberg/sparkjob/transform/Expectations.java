@@ -242,22 +242,18 @@ final class Expectations {
   FileCounts fileCounts(Row row, int at) {
     long[] violated = new long[checks.size()];
     for (int i = 0; i < violated.length; i++) {
-      violated[i] = longOrZero(row, at++);
+      violated[i] = CommonTransformations.longOrZero(row, at++);
     }
-    long checked = longOrZero(row, at++);
-    long rejected = longOrZero(row, at++);
-    long dropped = longOrZero(row, at++);
-    long loading = longOrZero(row, at++);
-    long loadingChecked = longOrZero(row, at++);
+    long checked = CommonTransformations.longOrZero(row, at++);
+    long rejected = CommonTransformations.longOrZero(row, at++);
+    long dropped = CommonTransformations.longOrZero(row, at++);
+    long loading = CommonTransformations.longOrZero(row, at++);
+    long loadingChecked = CommonTransformations.longOrZero(row, at++);
     long[] nulls = new long[nullColumns.size()];
     for (int i = 0; i < nulls.length; i++) {
-      nulls[i] = longOrZero(row, at++);
+      nulls[i] = CommonTransformations.longOrZero(row, at++);
     }
     return new FileCounts(checked, violated, rejected, dropped, loading, loadingChecked, nulls);
-  }
-
-  private static long longOrZero(Row row, int i) {
-    return row.isNullAt(i) ? 0 : row.getLong(i);
   }
 
   /**
