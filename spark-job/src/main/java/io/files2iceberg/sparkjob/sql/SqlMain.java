@@ -113,7 +113,7 @@ public final class SqlMain {
    * Spark's message (with the names and the position it gives), without the query plan an
    * analysis error appends.
    */
-  static String message(Exception error) {
+  public static String message(Exception error) {
     if (error instanceof AnalysisException analysis) {
       return analysis.getSimpleMessage().strip();
     }

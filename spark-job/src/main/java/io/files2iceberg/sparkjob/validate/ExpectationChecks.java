@@ -4,6 +4,7 @@ import io.files2iceberg.core.profile.Expectation;
 import io.files2iceberg.core.profile.Load.SchemaEvolution;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.core.profile.Transform;
+import io.files2iceberg.sparkjob.sql.SqlMain;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -195,13 +196,8 @@ public final class ExpectationChecks {
     return String.join(", ", schema.fieldNames());
   }
 
+  /** The first line of Spark's message, as {@code sql} reports it (without the plan or the stack trace). */
   private static String firstLine(Exception e) {
-    String message = e instanceof AnalysisException analysis ? analysis.getSimpleMessage() : e.getMessage();
-    if (message == null) {
-      return e.toString();
-    }
-    message = message.strip();
-    int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
+    return SqlMain.message(e).lines().findFirst().orElse(e.toString());
   }
 }
