@@ -8,7 +8,12 @@ public enum BatchState {
   PLANNED("planned"),
   RUNNING("running"),
   COMMITTED("committed"),
-  FAILED("failed");
+  FAILED("failed"),
+  /**
+   * Committed, then undone by {@code rollback}: the table no longer holds its rows and its files are
+   * RECORDED again (or its partitions HELD). Final: its files load again in new batches.
+   */
+  ROLLED_BACK("rolled-back");
 
   private final String code;
 
@@ -25,7 +30,8 @@ public enum BatchState {
     return switch (this) {
       case PLANNED -> EnumSet.of(RUNNING, COMMITTED, FAILED);
       case RUNNING -> EnumSet.of(RUNNING, COMMITTED, FAILED);
-      case COMMITTED -> EnumSet.noneOf(BatchState.class);
+      case COMMITTED -> EnumSet.of(ROLLED_BACK);
+      case ROLLED_BACK -> EnumSet.noneOf(BatchState.class);
       // FAILED to PLANNED: retry revives a batch that gave up with an unknown outcome, so that it is
       // relaunched under its own id (Ledger#reviveBatch).
       case FAILED -> EnumSet.of(PLANNED);

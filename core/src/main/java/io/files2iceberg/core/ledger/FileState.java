@@ -23,7 +23,12 @@ public enum FileState {
    * A new generation of an object whose older generation is INGESTED, left out because the table
    * says {@code extract.on-overwrite = ignore}. Kept with the reason; settled for its partition.
    */
-  IGNORED("ignored");
+  IGNORED("ignored"),
+  /**
+   * Its rows were deleted from the table by {@code drop-partition}. Kept with its batch; read again
+   * only when asked ({@code replay --force}), or INGESTED again when a rollback undoes the drop.
+   */
+  DROPPED("dropped");
 
   private final String code;
 
@@ -39,9 +44,13 @@ public enum FileState {
     return switch (this) {
       case RECORDED -> EnumSet.of(CLAIMED, QUARANTINED, SUPERSEDED, IGNORED);
       case CLAIMED -> EnumSet.of(RECORDED, INGESTED, QUARANTINED, SUPERSEDED, IGNORED);
-      // INGESTED to RECORDED: replay --force loads a partition again. INGESTED to SUPERSEDED: a
-      // re-read of the partition (an Overwrite) finds the loaded generation gone.
-      case INGESTED -> EnumSet.of(RECORDED, SUPERSEDED);
+      // INGESTED to RECORDED: replay --force loads a partition again, or a rollback undid its batch.
+      // INGESTED to SUPERSEDED: a re-read of the partition (an Overwrite) finds the loaded
+      // generation gone. INGESTED to DROPPED: drop-partition deleted its rows.
+      case INGESTED -> EnumSet.of(RECORDED, SUPERSEDED, DROPPED);
+      // DROPPED to RECORDED: replay --force, or a rollback undid its batch as well as the drop.
+      // DROPPED to INGESTED: a rollback undid the drop alone, so its rows are back.
+      case DROPPED -> EnumSet.of(RECORDED, INGESTED);
       case QUARANTINED -> EnumSet.of(RECORDED);
       // A generation never comes back, and an ignored one stays ignored: both are final.
       case SUPERSEDED, IGNORED -> EnumSet.noneOf(FileState.class);

@@ -172,8 +172,8 @@ public interface Ledger extends LedgerListings, AutoCloseable {
 
 
   /**
-   * {@code replay --force}: loads an INGESTED partition again. Its INGESTED files become RECORDED
-   * and the partition READY, so the next claim takes them into a new batch (MERGE keeps the table
+   * {@code replay --force}: loads an INGESTED, DROPPED or HELD partition again. Its INGESTED and
+   * DROPPED files become RECORDED and the partition READY, so the next claim takes them into a new batch (MERGE keeps the table
    * correct). A READY partition is returned unchanged; any other state fails with {@link
    * IllegalTransitionException}.
    */
@@ -181,7 +181,8 @@ public interface Ledger extends LedgerListings, AutoCloseable {
 
   /**
    * {@code retry}: a FAILED partition becomes READY with its attempts reset to 0 (its last error is
-   * kept for {@code inspect}); a READY partition only has its attempts reset. Other states fail with
+   * kept for {@code inspect}); a READY partition only has its attempts reset; a HELD one is released
+   * ({@link #releasePartition}). Other states fail with
    * {@link IllegalTransitionException}, an unknown partition with {@link IllegalArgumentException}.
    */
   PartitionRecord retryPartition(String table, String partition);
@@ -220,6 +221,41 @@ public interface Ledger extends LedgerListings, AutoCloseable {
 
   /** Deletes a quarantined message once it has been dealt with; false when it is not known. */
   boolean releaseMessage(String messageId);
+
+  // Operators' changes: rollback and drop-partition ({@link TableChange}).
+
+  /**
+   * Writes an operator's change down, INTENDED, before its table or ledger is touched; from then on
+   * no batch of the table is claimed until it is applied or abandoned. The same change id again
+   * returns the stored change (a re-run). Refused ({@link IllegalTransitionException}, naming what
+   * stands in the way) while the table has another INTENDED change or a batch PLANNED or RUNNING; a
+   * drop also while its partition is OPEN or CLAIMED, or unknown ({@link IllegalArgumentException}).
+   */
+  TableChange intendChange(TableChange change);
+
+  /**
+   * The ledger side of an INTENDED change, once its table side is done; in steps that each fit one
+   * commit, so that a re-run after a kill finishes it. A rollback: every INGESTED (or DROPPED) file
+   * of its batches becomes RECORDED, forgetting its batch; the files a drop it undoes left out
+   * become INGESTED again; each partition with files to load again becomes READY (HELD with {@code
+   * hold}), with its attempts reset, and a dropped one with nothing to load INGESTED; its batches
+   * still stored go from COMMITTED to ROLLED_BACK. A drop: the partition's INGESTED files become
+   * DROPPED, and the partition DROPPED. Last, the change becomes APPLIED with what it did. An
+   * APPLIED change is returned as it is; an ABANDONED one fails with {@link
+   * IllegalTransitionException}.
+   */
+  TableChange applyChange(String changeId);
+
+  /** INTENDED to ABANDONED with why: the table was not changed (it had moved on, or the operator gave up). */
+  TableChange abandonChange(String changeId, String why);
+
+  Optional<TableChange> change(String changeId);
+
+  /**
+   * {@code release}: a HELD partition becomes READY with its attempts reset, so the next batch
+   * loads its files. Other states fail with {@link IllegalTransitionException}.
+   */
+  PartitionRecord releasePartition(String table, String partition);
 
 
 

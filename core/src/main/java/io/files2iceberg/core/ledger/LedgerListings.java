@@ -47,4 +47,7 @@ public interface LedgerListings {
    * reaches back as far as the committed batches the ledger keeps.
    */
   List<BatchRecord> batchesSettledSince(String table, Instant since);
+
+  /** The operators' changes of the table ({@code rollback}, {@code drop-partition}), oldest first. */
+  List<TableChange> changes(String table);
 }

@@ -15,12 +15,14 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 7;
+  public static final int VERSION = 8;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";
   public static final String BATCHES = "batches";
   public static final String QUARANTINE = "quarantine";
+  /** Operators' changes ({@link TableChange}): rollbacks and dropped partitions. Since version 8. */
+  public static final String CHANGES = "changes";
   /** Health checks' write probe: nothing reads it. */
   public static final String PROBE = "probe";
 
@@ -106,6 +108,17 @@ public final class LedgerSchema {
   public static final String SETTLING_MAX_ATTEMPTS = "settlingMaxAttempts";
   /** Firestore, with {@link #SETTLING}: the older READY partitions a newest claim still supersedes. */
   public static final String SUPERSEDING = "superseding";
+
+  // changes (also TABLE, STATE, PARTITIONS_FIELD, REASON, CREATED_AT, UPDATED_AT)
+  public static final String CHANGE_ID = "changeId";
+  public static final String KIND = "kind";
+  public static final String FROM_SNAPSHOT = "fromSnapshot";
+  public static final String TO_SNAPSHOT = "toSnapshot";
+  public static final String BATCH_IDS = "batchIds";
+  public static final String UNDONE_CHANGES = "undoneChanges";
+  public static final String HOLD = "hold";
+  public static final String ACTOR = "actor";
+  public static final String OUTCOME = "outcome";
 
   // quarantine
   public static final String MESSAGE_ID = "messageId";

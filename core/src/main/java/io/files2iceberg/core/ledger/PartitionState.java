@@ -17,7 +17,18 @@ public enum PartitionState {
   /** Attempts exhausted; the last error is kept. */
   FAILED("failed"),
   /** Mode {@code last}: a newer partition was loaded instead. */
-  SUPERSEDED("superseded");
+  SUPERSEDED("superseded"),
+  /**
+   * Held back by {@code rollback --hold}: its files wait as RECORDED, and no batch takes it until
+   * {@code release} (or {@code retry --partition}) makes it READY, so a broken profile can be fixed
+   * first.
+   */
+  HELD("held"),
+  /**
+   * Its rows were deleted by {@code drop-partition} and its loaded files are DROPPED. A late file
+   * re-opens it for just that file, as for INGESTED; {@code replay --force} loads it all again.
+   */
+  DROPPED("dropped");
 
   /**
    * What an operator's retry takes back into the queue (attempts reset): FAILED, and READY (only
@@ -40,11 +51,15 @@ public enum PartitionState {
       case OPEN -> EnumSet.of(READY);
       // READY to INGESTED: a claim finds nothing pending (its files were quarantined, or the marker
       // landed for a folder without data files).
-      case READY -> EnumSet.of(CLAIMED, INGESTED, SUPERSEDED);
+      case READY -> EnumSet.of(CLAIMED, INGESTED, SUPERSEDED, HELD, DROPPED);
       case CLAIMED -> EnumSet.of(READY, INGESTED, FAILED);
-      case INGESTED -> EnumSet.of(READY);
-      case FAILED -> EnumSet.of(READY);
-      case SUPERSEDED -> EnumSet.of(READY);
+      // INGESTED, READY or FAILED to HELD: rollback --hold. To DROPPED: drop-partition.
+      case INGESTED -> EnumSet.of(READY, HELD, DROPPED);
+      case FAILED -> EnumSet.of(READY, HELD, DROPPED);
+      case SUPERSEDED -> EnumSet.of(READY, HELD);
+      case HELD -> EnumSet.of(READY, DROPPED);
+      // DROPPED to INGESTED: a rollback undid the drop.
+      case DROPPED -> EnumSet.of(READY, INGESTED, HELD);
     };
   }
 

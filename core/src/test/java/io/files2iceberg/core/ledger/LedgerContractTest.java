@@ -1309,7 +1309,7 @@ public abstract class LedgerContractTest {
   void unknownStateCodeNamesTheKnownCodes() {
     assertThatThrownBy(() -> BatchState.fromCode("done"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Unknown BatchState code 'done'; known: planned, running, committed, failed");
+        .hasMessage("Unknown BatchState code 'done'; known: planned, running, committed, failed, rolled-back");
   }
 
   @Test
@@ -1396,10 +1396,10 @@ public abstract class LedgerContractTest {
 
     assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-01-01"))
         .isInstanceOf(IllegalTransitionException.class)
-        .hasMessage("Cannot reopen partition lake.clicks/2024-01-01: expected state READY or INGESTED, actual CLAIMED");
+        .hasMessage("Cannot reopen partition lake.clicks/2024-01-01: expected state READY or INGESTED or HELD or DROPPED, actual CLAIMED");
     assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-01-02"))
         .isInstanceOf(IllegalTransitionException.class)
-        .hasMessage("Cannot reopen partition lake.clicks/2024-01-02: expected state READY or INGESTED, actual OPEN");
+        .hasMessage("Cannot reopen partition lake.clicks/2024-01-02: expected state READY or INGESTED or HELD or DROPPED, actual OPEN");
     assertThatThrownBy(() -> ledger.reopenPartition(TABLE, "2024-09-09"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot reopen partition lake.clicks/2024-09-09: no such partition");
@@ -1545,6 +1545,258 @@ public abstract class LedgerContractTest {
   }
 
   // --- fixtures ----------------------------------------------------------------------------------
+
+  // --- operators' changes: rollback and drop-partition ------------------------------------------
+
+  /** Loads one partition of {@code files} files in a batch of its own, committed as snapshot {@code snapshot}. */
+  private BatchRecord loaded(String partition, int files, long snapshot) {
+    readyPartition(TABLE, partition, files);
+    BatchRecord batch = claim(100).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), snapshot, METRICS));
+    clock.advance(Duration.ofMinutes(1));
+    return batch;
+  }
+
+  private TableChange rollback(String changeId, long from, long to, List<String> batchIds, List<String> undone,
+      List<String> partitions, boolean hold) {
+    return new TableChange(changeId, TABLE, TableChange.ChangeKind.ROLLBACK, TableChange.ChangeState.INTENDED,
+        Optional.of(from), Optional.of(to), batchIds, undone, partitions, hold, "ops@example.com",
+        Optional.of("bad profile change"), Optional.empty(), clock.instant(), clock.instant());
+  }
+
+  private TableChange drop(String changeId, String partition, long from) {
+    return new TableChange(changeId, TABLE, TableChange.ChangeKind.DROP_PARTITION, TableChange.ChangeState.INTENDED,
+        Optional.of(from), Optional.empty(), List.of(), List.of(), List.of(partition), false, "ops@example.com",
+        Optional.empty(), Optional.empty(), clock.instant(), clock.instant());
+  }
+
+  @Test
+  void rollbackOfTwoBatchesLoadsTheirFilesAgainAndMarksThemRolledBack() {
+    BatchRecord first = loaded("2024-01-01", 2, 1L);
+    BatchRecord second = loaded("2024-01-02", 2, 2L);
+    BatchRecord third = loaded("2024-01-03", 1, 3L);
+
+    TableChange intended = ledger.intendChange(rollback("rollback-1", 3L, 1L,
+        List.of(second.batchId(), third.batchId()), List.of(), List.of("2024-01-02", "2024-01-03"), false));
+    assertThat(intended.state()).isEqualTo(TableChange.ChangeState.INTENDED);
+    assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    clock.advance(Duration.ofMinutes(1));
+    TableChange applied = ledger.applyChange("rollback-1");
+
+    assertThat(applied.state()).isEqualTo(TableChange.ChangeState.APPLIED);
+    assertThat(applied.outcome()).contains("3 file(s) to load again, 2 batch(es) rolled back");
+    assertThat(applied.actor()).isEqualTo("ops@example.com");
+    assertThat(applied.reason()).contains("bad profile change");
+    assertThat(ledger.change("rollback-1")).contains(applied);
+    assertThat(ledger.changes(TABLE)).containsExactly(applied);
+    assertThat(ledger.batch(first.batchId()).orElseThrow().state()).isEqualTo(BatchState.COMMITTED);
+    assertThat(ledger.batch(second.batchId()).orElseThrow().state()).isEqualTo(BatchState.ROLLED_BACK);
+    assertThat(ledger.batch(third.batchId()).orElseThrow().state()).isEqualTo(BatchState.ROLLED_BACK);
+    assertThat(ledger.filesOfPartition(TABLE, "2024-01-01")).extracting(FileRecord::state)
+        .containsOnly(FileState.INGESTED);
+    assertThat(ledger.filesOfPartition(TABLE, "2024-01-02")).allSatisfy(file -> {
+      assertThat(file.state()).isEqualTo(FileState.RECORDED);
+      assertThat(file.batchId()).isEmpty();
+      assertThat(file.snapshotId()).isEmpty();
+    });
+    PartitionRecord again = ledger.partition(TABLE, "2024-01-02").orElseThrow();
+    assertThat(again.state()).isEqualTo(PartitionState.READY);
+    assertThat(again.readyAt()).contains(clock.instant());
+    BatchRecord reload = claim(100).orElseThrow();
+    assertThat(reload.partitions()).containsExactly("2024-01-02", "2024-01-03");
+    assertThat(reload.fileIds()).hasSize(3);
+  }
+
+  @Test
+  void noBatchIsClaimedWhileAChangeOfTheTableIsIntended() {
+    BatchRecord first = loaded("2024-01-01", 1, 1L);
+    ledger.intendChange(rollback("rollback-1", 1L, 0L, List.of(first.batchId()), List.of(), List.of("2024-01-01"),
+        false));
+    readyPartition(TABLE, "2024-01-02", 1);
+
+    assertThat(claim(100)).isEmpty();
+    assertThat(ledger.claimNewestPartition(new ClaimNewestPartition(TABLE, LEASE))).isEmpty();
+
+    ledger.abandonChange("rollback-1", "the table moved on");
+    assertThat(ledger.change("rollback-1").orElseThrow().state()).isEqualTo(TableChange.ChangeState.ABANDONED);
+    assertThat(ledger.change("rollback-1").orElseThrow().outcome()).contains("the table moved on");
+    assertThat(claim(100).orElseThrow().partitions()).containsExactly("2024-01-02");
+  }
+
+  @Test
+  void aChangeIsRefusedWhileABatchIsInFlightOrAnotherChangeIsUnfinished() {
+    BatchRecord first = loaded("2024-01-01", 1, 1L);
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord running = claim(100).orElseThrow();
+
+    assertThatThrownBy(() -> ledger.intendChange(rollback("rollback-1", 1L, 0L, List.of(first.batchId()), List.of(),
+        List.of("2024-01-01"), false)))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot rollback table lake.clicks: batch " + running.batchId()
+            + " is PLANNED; wait for it to settle (status --table lake.clicks)");
+    assertThat(ledger.changes(TABLE)).isEmpty();
+
+    ledger.commitBatch(new CommitBatch(running.batchId(), 2L, METRICS));
+    ledger.intendChange(drop("drop-1", "2024-01-01", 2L));
+    assertThatThrownBy(() -> ledger.intendChange(rollback("rollback-1", 2L, 1L, List.of(running.batchId()),
+        List.of(), List.of("2024-01-02"), false)))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageStartingWith("Cannot rollback table lake.clicks: drop-partition drop-1 (asked by ops@example.com at ")
+        .hasMessageEndingWith(") is unfinished; run it again to finish it, or abandon it first");
+    assertThat(ledger.intendChange(drop("drop-1", "2024-01-01", 2L)).changeId())
+        .as("the same change again is a re-run").isEqualTo("drop-1");
+  }
+
+  @Test
+  void rollbackWithHoldKeepsItsPartitionsOutOfBatchesUntilReleased() {
+    loaded("2024-01-01", 1, 1L);
+    BatchRecord second = loaded("2024-01-02", 2, 2L);
+    ledger.intendChange(rollback("rollback-1", 2L, 1L, List.of(second.batchId()), List.of(), List.of("2024-01-02"),
+        true));
+
+    TableChange applied = ledger.applyChange("rollback-1");
+
+    assertThat(applied.outcome()).contains("2 file(s) to load again, 1 batch(es) rolled back, partitions held");
+    assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().state()).isEqualTo(PartitionState.HELD);
+    ledger.recordFile(file(TABLE, "2024-01-02", "late.parquet"));
+    ledger.markReady(marker(TABLE, "2024-01-02"));
+    assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().state()).as("a late file and marker")
+        .isEqualTo(PartitionState.HELD);
+    assertThat(claim(100)).isEmpty();
+    assertThat(ledger.tableStatus(TABLE).partitionsByState()).containsEntry(PartitionState.HELD, 1L);
+
+    PartitionRecord released = ledger.releasePartition(TABLE, "2024-01-02");
+
+    assertThat(released.state()).isEqualTo(PartitionState.READY);
+    assertThat(claim(100).orElseThrow().fileIds()).hasSize(3);
+    assertThatThrownBy(() -> ledger.releasePartition(TABLE, "2024-01-01"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot release partition lake.clicks/2024-01-01: expected state HELD, actual INGESTED");
+  }
+
+  @Test
+  void retryOfAHeldPartitionReleasesIt() {
+    BatchRecord first = loaded("2024-01-01", 1, 1L);
+    ledger.intendChange(rollback("rollback-1", 1L, 0L, List.of(first.batchId()), List.of(), List.of("2024-01-01"),
+        true));
+    ledger.applyChange("rollback-1");
+
+    assertThat(ledger.retryPartition(TABLE, "2024-01-01").state()).isEqualTo(PartitionState.READY);
+  }
+
+  @Test
+  void applyingAChangeAgainChangesNothingAndAnAbandonedOneIsNotApplied() {
+    BatchRecord first = loaded("2024-01-01", 1, 1L);
+    ledger.intendChange(rollback("rollback-1", 1L, 0L, List.of(first.batchId()), List.of(), List.of("2024-01-01"),
+        false));
+    TableChange applied = ledger.applyChange("rollback-1");
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThat(ledger.applyChange("rollback-1")).isEqualTo(applied);
+    assertThatThrownBy(() -> ledger.abandonChange("rollback-1", "too late"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot move rollback rollback-1 of table lake.clicks: expected state INTENDED, actual APPLIED");
+
+    ledger.intendChange(drop("drop-1", "2024-01-01", 1L));
+    ledger.abandonChange("drop-1", "operator gave up");
+    assertThatThrownBy(() -> ledger.applyChange("drop-1"))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessage("Cannot apply drop-partition drop-1 of table lake.clicks: expected state INTENDED, actual ABANDONED");
+    assertThatThrownBy(() -> ledger.applyChange("nope"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("No change nope in the ledger");
+  }
+
+  @Test
+  void rollbackReachesTheFilesOfAPrunedBatch() {
+    BatchRecord first = loaded("2024-01-01", 2, 1L);
+    loaded("2024-01-02", 1, 2L);
+    loaded("2024-01-03", 1, 3L);
+    assertThat(ledger.pruneCommitted(TABLE, 2)).isEqualTo(1);
+    assertThat(ledger.batch(first.batchId())).isEmpty();
+
+    ledger.intendChange(rollback("rollback-1", 3L, 0L, List.of(first.batchId()), List.of(), List.of(), false));
+    TableChange applied = ledger.applyChange("rollback-1");
+
+    assertThat(applied.outcome()).contains("2 file(s) to load again, 0 batch(es) rolled back");
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    assertThat(ledger.filesOfPartition(TABLE, "2024-01-01")).extracting(FileRecord::state)
+        .containsOnly(FileState.RECORDED);
+  }
+
+  @Test
+  void droppedPartitionKeepsItsFilesDroppedUntilAReplayLoadsThemAgain() {
+    BatchRecord first = loaded("2024-01-01", 2, 1L);
+    loaded("2024-01-02", 1, 2L);
+    ledger.intendChange(drop("drop-1", "2024-01-01", 2L));
+
+    TableChange applied = ledger.applyChange("drop-1");
+
+    assertThat(applied.outcome()).contains("2 file(s) dropped in 1 partition(s)");
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.DROPPED);
+    assertThat(ledger.filesOfPartition(TABLE, "2024-01-01")).allSatisfy(file -> {
+      assertThat(file.state()).isEqualTo(FileState.DROPPED);
+      assertThat(file.batchId()).contains(first.batchId());
+      assertThat(file.quarantineReason()).contains("dropped by drop-partition drop-1");
+    });
+    assertThat(claim(100)).isEmpty();
+
+    // A late file loads alone; the dropped ones stay out.
+    String late = ledger.recordFile(file(TABLE, "2024-01-01", "late.parquet")).file().fileId();
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    BatchRecord lateBatch = claim(100).orElseThrow();
+    assertThat(lateBatch.fileIds()).containsExactly(late);
+    ledger.commitBatch(new CommitBatch(lateBatch.batchId(), 3L, METRICS));
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+
+    // replay --force loads everything again, the dropped files too.
+    ledger.reopenPartition(TABLE, "2024-01-01");
+    assertThat(claim(100).orElseThrow().fileIds()).hasSize(3);
+  }
+
+  @Test
+  void dropOfAPartitionInFlightOrUnknownIsRefused() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    claim(100).orElseThrow();
+
+    assertThatThrownBy(() -> ledger.intendChange(drop("drop-1", "2024-01-01", 1L)))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageContaining("is PLANNED; wait for it to settle");
+    ledger.recordFile(file(TABLE, "2024-01-02", "part-0.parquet"));
+    assertThatThrownBy(() -> ledger.intendChange(new TableChange("drop-2", "lake.other",
+        TableChange.ChangeKind.DROP_PARTITION, TableChange.ChangeState.INTENDED, Optional.empty(), Optional.empty(),
+        List.of(), List.of(), List.of("2024-01-09"), false, "ops", Optional.empty(), Optional.empty(), clock.instant(),
+        clock.instant())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot drop-partition table lake.other: no partition 2024-01-09 in the ledger");
+  }
+
+  @Test
+  void rollbackAcrossADropBringsTheDroppedFilesBack() {
+    loaded("2024-01-01", 2, 1L);
+    BatchRecord second = loaded("2024-01-02", 1, 2L);
+    ledger.intendChange(drop("drop-1", "2024-01-01", 2L));
+    ledger.applyChange("drop-1");
+    clock.advance(Duration.ofMinutes(1));
+    ledger.intendChange(drop("drop-2", "2024-01-02", 3L));
+    ledger.applyChange("drop-2");
+    clock.advance(Duration.ofMinutes(1));
+
+    // Back to snapshot 1: batch 2 and both drops are undone.
+    ledger.intendChange(rollback("rollback-1", 4L, 1L, List.of(second.batchId()), List.of("drop-1", "drop-2"),
+        List.of("2024-01-02"), false));
+    TableChange applied = ledger.applyChange("rollback-1");
+
+    assertThat(applied.outcome()).contains("1 file(s) to load again, 2 dropped file(s) back in the table, "
+        + "1 batch(es) rolled back");
+    assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
+    assertThat(ledger.filesOfPartition(TABLE, "2024-01-01")).allSatisfy(file -> {
+      assertThat(file.state()).isEqualTo(FileState.INGESTED);
+      assertThat(file.quarantineReason()).isEmpty();
+    });
+    assertThat(ledger.partition(TABLE, "2024-01-02").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    assertThat(ledger.filesOfPartition(TABLE, "2024-01-02")).extracting(FileRecord::state)
+        .containsOnly(FileState.RECORDED);
+  }
 
   protected RecordFile file(String table, String partition, String name) {
     return file(table, partition, name, 1, false);

@@ -1,5 +1,15 @@
 package io.files2iceberg.ledger.firestore;
 
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME;
+import static io.files2iceberg.core.ledger.LedgerSchema.ACTOR;
+import static io.files2iceberg.core.ledger.LedgerSchema.HOLD;
+import static io.files2iceberg.core.ledger.LedgerSchema.UNDONE_CHANGES;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.TO_SNAPSHOT;
+import static io.files2iceberg.core.ledger.LedgerSchema.FROM_SNAPSHOT;
+import static io.files2iceberg.core.ledger.LedgerSchema.KIND;
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE_ID;
+import io.files2iceberg.core.ledger.TableChange;
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_KEY;
@@ -151,7 +161,47 @@ final class FirestoreDocuments {
         instant(doc, RECEIVED_AT));
   }
 
+  static TableChange change(Map<String, Object> doc) {
+    return new TableChange(
+        string(doc, CHANGE_ID),
+        string(doc, TABLE),
+        TableChange.ChangeKind.fromCode(string(doc, KIND)),
+        TableChange.ChangeState.fromCode(string(doc, STATE)),
+        optionalNumber(doc, FROM_SNAPSHOT),
+        optionalNumber(doc, TO_SNAPSHOT),
+        strings(doc, BATCH_IDS),
+        strings(doc, UNDONE_CHANGES),
+        strings(doc, PARTITIONS_FIELD),
+        cast(require(doc, HOLD), Boolean.class, HOLD),
+        string(doc, ACTOR),
+        optionalString(doc, REASON),
+        optionalString(doc, OUTCOME),
+        instant(doc, CREATED_AT),
+        instant(doc, UPDATED_AT));
+  }
+
   // --- to documents ----------------------------------------------------------------------------
+
+  /** An operator's change's document. */
+  static Map<String, Object> change(TableChange c) {
+    Map<String, Object> doc = new HashMap<>();
+    doc.put(CHANGE_ID, c.changeId());
+    doc.put(TABLE, c.table());
+    doc.put(KIND, c.kind().code());
+    doc.put(STATE, c.state().code());
+    c.fromSnapshot().ifPresent(id -> doc.put(FROM_SNAPSHOT, id));
+    c.toSnapshot().ifPresent(id -> doc.put(TO_SNAPSHOT, id));
+    doc.put(BATCH_IDS, c.batchIds());
+    doc.put(UNDONE_CHANGES, c.undoneChanges());
+    doc.put(PARTITIONS_FIELD, c.partitions());
+    doc.put(HOLD, c.hold());
+    doc.put(ACTOR, c.actor());
+    c.reason().ifPresent(r -> doc.put(REASON, r));
+    c.outcome().ifPresent(o -> doc.put(OUTCOME, o));
+    doc.put(CREATED_AT, timestamp(c.createdAt()));
+    doc.put(UPDATED_AT, timestamp(c.updatedAt()));
+    return doc;
+  }
 
   /** A new file's document. */
   static Map<String, Object> file(FileRecord f) {

@@ -1,5 +1,6 @@
 package io.files2iceberg.ledger.firestore;
 
+import io.files2iceberg.core.ledger.TableChange;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_POSITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
@@ -174,6 +175,16 @@ abstract class FirestoreListings implements LedgerListings {
       List<FileRecord> found = new ArrayList<>(
           records(LedgerQuery.FILES_OF_PARTITION.on(store.files, table, partition), FirestoreDocuments::file));
       found.sort(Comparator.comparing(FileRecord::uri).thenComparingLong(FileRecord::generation));
+      return found;
+    });
+  }
+
+  @Override
+  public List<TableChange> changes(String table) {
+    return read("changes", store.changes.getPath() + " (table " + table + ")", () -> {
+      List<TableChange> found = new ArrayList<>(
+          records(LedgerQuery.CHANGES_OF_TABLE.on(store.changes, table), FirestoreDocuments::change));
+      found.sort(Comparator.comparing(TableChange::createdAt).thenComparing(TableChange::changeId));
       return found;
     });
   }

@@ -61,6 +61,7 @@ final class FirestoreStore {
   final CollectionReference partitions;
   final CollectionReference batches;
   final CollectionReference quarantine;
+  final CollectionReference changes;
   /** This process's probe document: one per ledger, so health checks of many instances never share one. */
   private final DocumentReference probe;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -76,6 +77,7 @@ final class FirestoreStore {
     this.partitions = db.collection(prefix + PARTITIONS);
     this.batches = db.collection(prefix + BATCHES);
     this.quarantine = db.collection(prefix + QUARANTINE);
+    this.changes = db.collection(prefix + io.files2iceberg.core.ledger.LedgerSchema.CHANGES);
     byte[] random = new byte[8];
     RANDOM.nextBytes(random);
     this.probe = db.collection(prefix + PROBE).document(HexFormat.of().formatHex(random));

@@ -1,5 +1,6 @@
 package io.files2iceberg.ledger.firestore;
 
+import io.files2iceberg.core.ledger.TableChange;
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
@@ -237,6 +238,11 @@ final class FirestoreTransaction extends FirestoreListings implements StoreTrans
     return document(messageRef(messageId)).map(FirestoreDocuments::quarantined);
   }
 
+  @Override
+  public Optional<TableChange> change(String changeId) {
+    return document(store.changes.document(changeId)).map(FirestoreDocuments::change);
+  }
+
   private DocumentReference messageRef(String messageId) {
     return store.quarantine.document(LedgerSchema.quarantineId(messageId));
   }
@@ -357,6 +363,12 @@ final class FirestoreTransaction extends FirestoreListings implements StoreTrans
     FirestoreDocuments.putOrClear(doc, OBJECT_URI, message.objectUri());
     doc.put(RECEIVED_AT, FirestoreDocuments.timestamp(message.receivedAt()));
     t.create(messageRef(message.messageId()), doc);
+  }
+
+  @Override
+  public TableChange putChange(TableChange change) {
+    t.set(store.changes.document(change.changeId()), FirestoreDocuments.change(change));
+    return change;
   }
 
   @Override

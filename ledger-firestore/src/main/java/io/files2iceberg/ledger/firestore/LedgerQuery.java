@@ -81,7 +81,12 @@ enum LedgerQuery {
    * {@code inspect --partition}: a table's stored batches, filtered by partition in memory (the
    * partitions array is kept out of the indexes; committed batches are pruned, so they are few).
    */
-  BATCHES_OF_TABLE(BATCHES, List.of(eq(TABLE)), List.of());
+  BATCHES_OF_TABLE(BATCHES, List.of(eq(TABLE)), List.of()),
+  /**
+   * {@code rollback}, {@code drop-partition} and claims (is one INTENDED): a table's operators'
+   * changes, sorted in memory (a table has few).
+   */
+  CHANGES_OF_TABLE(io.files2iceberg.core.ledger.LedgerSchema.CHANGES, List.of(eq(TABLE)), List.of());
 
   /** The pseudo-field of the document id; every index ends with it implicitly. */
   static final String DOCUMENT_ID = FieldPath.documentId().toString();

@@ -93,10 +93,31 @@ public final class FileRules {
         ? Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason())) : Optional.empty();
   }
 
-  /** {@code replay --force}: INGESTED becomes RECORDED and forgets its batch; others stay. */
+  /**
+   * {@code replay --force}, or a rollback that undid its batch: INGESTED or DROPPED becomes RECORDED
+   * and forgets its batch (and a drop's reason); others stay.
+   */
   public static Optional<FileRecord> reopened(FileRecord file) {
+    return switch (file.state()) {
+      case INGESTED -> Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason()));
+      case DROPPED -> Optional.of(with(file, FileState.RECORDED, Optional.empty(), Optional.empty()));
+      default -> Optional.empty();
+    };
+  }
+
+  /**
+   * {@code drop-partition}: INGESTED becomes DROPPED with the reason, keeping its batch and load (a
+   * rollback of the drop makes it INGESTED again); others stay.
+   */
+  public static Optional<FileRecord> dropped(FileRecord file, String reason) {
     return file.state() == FileState.INGESTED
-        ? Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason())) : Optional.empty();
+        ? Optional.of(with(file, FileState.DROPPED, file.batchId(), Optional.of(reason))) : Optional.empty();
+  }
+
+  /** A rollback undid the drop but not the file's batch: DROPPED is INGESTED again, its reason cleared. */
+  public static Optional<FileRecord> undropped(FileRecord file) {
+    return file.state() == FileState.DROPPED
+        ? Optional.of(with(file, FileState.INGESTED, file.batchId(), Optional.empty())) : Optional.empty();
   }
 
   /**

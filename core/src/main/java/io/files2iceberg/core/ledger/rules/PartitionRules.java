@@ -26,9 +26,10 @@ public final class PartitionRules {
 
   /**
    * A new file of the partition was recorded. Unknown: created (READY with {@code readyOnArrival},
-   * else OPEN). INGESTED re-opens for just this file (the files already ingested stay INGESTED and
-   * are never claimed again), as OPEN does with {@code readyOnArrival}; READY and CLAIMED pick the
-   * file up on the next claim; FAILED and SUPERSEDED keep it RECORDED until an operator acts.
+   * else OPEN). INGESTED (or DROPPED) re-opens for just this file (the files already ingested, or
+   * dropped, stay so and are never claimed again), as OPEN does with {@code readyOnArrival}; READY
+   * and CLAIMED pick the file up on the next claim; FAILED, SUPERSEDED and HELD keep it RECORDED
+   * until an operator acts.
    */
   public static Optional<PartitionRecord> onFileRecorded(Optional<PartitionRecord> stored, RecordFile file,
       Instant now) {
@@ -37,7 +38,7 @@ public final class PartitionRules {
       return Optional.of(created(file.table(), file.partition(), Optional.empty(), state, false, now));
     }
     PartitionRecord partition = stored.get();
-    if (partition.state() == PartitionState.INGESTED
+    if (isSettled(partition)
         || (partition.state() == PartitionState.OPEN && file.readyOnArrival())) {
       return Optional.of(ready(partition, "Cannot re-open partition " + name(partition), now));
     }
@@ -61,11 +62,11 @@ public final class PartitionRules {
       case OPEN -> Optional.of(ready(marked(partition, marker, now), "Cannot mark partition " + name(partition), now));
       case READY, CLAIMED -> partition.markerSeen() && partition.prefix().equals(Optional.of(marker.prefix()))
           ? Optional.empty() : Optional.of(marked(partition, marker, now));
-      case INGESTED -> pending
+      case INGESTED, DROPPED -> pending
           ? Optional.of(ready(marked(partition, marker, now), "Cannot mark partition " + name(partition), now))
           : Optional.empty();
-      // An operator decides; a repeated marker does not retry a failed partition.
-      case FAILED, SUPERSEDED -> Optional.empty();
+      // An operator decides; a repeated marker does not retry a failed partition, nor releases a held one.
+      case FAILED, SUPERSEDED, HELD -> Optional.empty();
     };
   }
 
@@ -116,21 +117,30 @@ public final class PartitionRules {
         attempts, Optional.of(error), exhausted ? partition.readyAt() : Optional.of(now), now));
   }
 
-  /** {@code retry}: FAILED to READY (or READY kept) with the attempts reset; the last error stays. */
+  /**
+   * {@code retry}: FAILED to READY (or READY kept) with the attempts reset; the last error stays.
+   * A HELD partition is released ({@link #released}).
+   */
   public static PartitionRecord retried(PartitionRecord partition, String action, Instant now) {
+    if (partition.state() == PartitionState.HELD) {
+      return released(partition, now);
+    }
     States.requireOneOf(action, partition.state(), PartitionState.RETRYABLE);
     Optional<Instant> readyAt = partition.state() == PartitionState.FAILED
         ? Optional.of(now) : Optional.of(partition.readyAt().orElse(now));
     return with(partition, PartitionState.READY, partition.batchId(), 0, partition.lastError(), readyAt, now);
   }
 
-  /** {@code replay --force}: an INGESTED partition READY again; a READY one unchanged (empty). */
+  /**
+   * {@code replay --force}: an INGESTED, DROPPED or HELD partition READY again; a READY one
+   * unchanged (empty).
+   */
   public static Optional<PartitionRecord> reopened(PartitionRecord partition, Instant now) {
     if (partition.state() == PartitionState.READY) {
       return Optional.empty();
     }
     States.requireOneOf("Cannot reopen partition " + name(partition), partition.state(),
-        EnumSet.of(PartitionState.INGESTED, PartitionState.READY));
+        EnumSet.of(PartitionState.INGESTED, PartitionState.DROPPED, PartitionState.HELD, PartitionState.READY));
     return Optional.of(with(partition, PartitionState.READY, partition.batchId(), partition.attempts(),
         partition.lastError(), Optional.of(now), now));
   }
@@ -142,12 +152,65 @@ public final class PartitionRules {
         partition.readyAt(), now);
   }
 
-  /** A file released from the quarantine: an INGESTED partition READY again for it, like a late file. */
+  /**
+   * A rollback undid batches that loaded the partition's files, which are RECORDED again: READY for
+   * the next batch, or HELD with {@code hold}. INGESTED, READY, FAILED, SUPERSEDED or DROPPED (its
+   * drop undone too) move; a HELD one stays HELD; OPEN (never loaded) and CLAIMED (a batch in
+   * flight, which a rollback refuses) are left alone (empty). Its attempts are reset: the rollback is
+   * an operator's decision to load it again.
+   */
+  public static Optional<PartitionRecord> rolledBack(PartitionRecord partition, boolean hold, Instant now) {
+    PartitionState target = hold ? PartitionState.HELD : PartitionState.READY;
+    if (partition.state() == target || partition.state() == PartitionState.OPEN
+        || partition.state() == PartitionState.CLAIMED || partition.state() == PartitionState.HELD) {
+      return Optional.empty();
+    }
+    States.requireTransition("Cannot roll back partition " + name(partition), partition.state(), target,
+        PartitionState::next);
+    return Optional.of(with(partition, target, partition.batchId(), 0, partition.lastError(),
+        target == PartitionState.READY ? Optional.of(now) : partition.readyAt(), now));
+  }
+
+  /**
+   * A rollback undid the drop of a partition and no batch of it: DROPPED to INGESTED (its dropped
+   * files are INGESTED again). Any other state is left alone (empty).
+   */
+  public static Optional<PartitionRecord> undropped(PartitionRecord partition, Instant now) {
+    return partition.state() == PartitionState.DROPPED
+        ? Optional.of(moved(partition, "Cannot undo the drop of partition " + name(partition),
+            PartitionState.INGESTED, now))
+        : Optional.empty();
+  }
+
+  /**
+   * {@code drop-partition}: INGESTED, READY, FAILED or HELD to DROPPED; a DROPPED one unchanged
+   * (empty). OPEN and CLAIMED are refused.
+   */
+  public static Optional<PartitionRecord> dropped(PartitionRecord partition, Instant now) {
+    if (partition.state() == PartitionState.DROPPED) {
+      return Optional.empty();
+    }
+    return Optional.of(moved(partition, "Cannot drop partition " + name(partition), PartitionState.DROPPED, now));
+  }
+
+  /** {@code release}: HELD to READY with its attempts reset. */
+  public static PartitionRecord released(PartitionRecord partition, Instant now) {
+    States.requireOneOf("Cannot release partition " + name(partition), partition.state(),
+        EnumSet.of(PartitionState.HELD));
+    return with(partition, PartitionState.READY, partition.batchId(), 0, partition.lastError(), Optional.of(now), now);
+  }
+
+  /** A file released from the quarantine: an INGESTED (or DROPPED) partition READY again for it, like a late file. */
   public static Optional<PartitionRecord> onFileReleased(PartitionRecord partition, Instant now) {
-    return partition.state() == PartitionState.INGESTED
+    return isSettled(partition)
         ? Optional.of(with(partition, PartitionState.READY, partition.batchId(), partition.attempts(),
             partition.lastError(), Optional.of(now), now))
         : Optional.empty();
+  }
+
+  /** INGESTED or DROPPED: nothing pending, every loaded file settled (in the table, or dropped from it). */
+  private static boolean isSettled(PartitionRecord partition) {
+    return partition.state() == PartitionState.INGESTED || partition.state() == PartitionState.DROPPED;
   }
 
   public static boolean isClaimedBy(PartitionRecord partition, String batchId) {

@@ -315,7 +315,12 @@ public final class BatchTransitions {
         if (reopened.isEmpty()) {
           return new Step(Optional.of(stored), 0, false);
         }
-        List<FileRecord> ingested = tx.filesIn(table, partition, FileState.INGESTED, perCommit);
+        // Its loaded files, and those a drop-partition left out of the table.
+        List<FileRecord> ingested = new ArrayList<>(tx.filesIn(table, partition, FileState.INGESTED, perCommit));
+        if (perCommit == StoreReads.ALL || ingested.size() < perCommit) {
+          ingested.addAll(tx.filesIn(table, partition, FileState.DROPPED,
+              perCommit == StoreReads.ALL ? StoreReads.ALL : perCommit - ingested.size()));
+        }
         ingested.forEach(file -> FileRules.reopened(file).ifPresent(tx::putFile));
         if (perCommit != StoreReads.ALL && ingested.size() == perCommit) {
           return new Step(Optional.empty(), ingested.size(), false); // more to come: the partition stays INGESTED

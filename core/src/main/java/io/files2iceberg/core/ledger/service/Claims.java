@@ -10,6 +10,7 @@ import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.NewestPartitionClaimed;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
+import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.rules.BatchRules;
 import io.files2iceberg.core.ledger.rules.ClaimWalk;
 import io.files2iceberg.core.ledger.rules.FileRules;
@@ -58,7 +59,7 @@ final class Claims {
       return Optional.empty();
     }
     Optional<Created> created = store.write("claimPartitions", Subject.table(table), tx -> {
-      if (command.exclusive() && tx.hasBatchIn(table, IN_FLIGHT)) {
+      if (command.exclusive() && tx.hasBatchIn(table, IN_FLIGHT) || isChanging(tx, table)) {
         return Optional.<Created>empty();
       }
       Instant now = now();
@@ -123,7 +124,7 @@ final class Claims {
     }
     record Newest(Created created, List<String> superseded) {}
     Optional<Newest> newest = store.write("claimNewestPartition", Subject.table(table), tx -> {
-      if (tx.hasBatchIn(table, IN_FLIGHT)) {
+      if (tx.hasBatchIn(table, IN_FLIGHT) || isChanging(tx, table)) {
         return Optional.<Newest>empty();
       }
       Instant now = now();
@@ -219,5 +220,13 @@ final class Claims {
 
   private Instant now() {
     return Instant.ofEpochMilli(clock.millis());
+  }
+
+  /**
+   * Whether an operator's change of the table (a rollback, a dropped partition) is INTENDED: no
+   * batch is claimed until it is applied or abandoned, so the table it plans from stays current.
+   */
+  private static boolean isChanging(StoreReads tx, String table) {
+    return !tx.changesIn(table, TableChange.ChangeState.INTENDED).isEmpty();
   }
 }

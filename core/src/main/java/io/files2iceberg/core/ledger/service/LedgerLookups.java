@@ -5,6 +5,7 @@ import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.ledger.store.LedgerStore;
 import io.files2iceberg.core.ledger.store.StoreReads;
@@ -50,6 +51,16 @@ abstract class LedgerLookups implements Ledger {
   @Override
   public TableStatus tableStatus(String table) {
     return read("tableStatus", Subject.table(table), r -> r.tableStatus(table));
+  }
+
+  @Override
+  public List<TableChange> changes(String table) {
+    return read("changes", Subject.table(table), reads -> reads.changes(table));
+  }
+
+  @Override
+  public Optional<TableChange> change(String changeId) {
+    return read("change", Subject.other("change " + changeId), reads -> reads.change(changeId));
   }
 
   @Override

@@ -18,6 +18,7 @@ import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
 import io.files2iceberg.core.ledger.RecordFile;
+import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.rules.BatchRules;
 import io.files2iceberg.core.ledger.rules.FileRules;
 import io.files2iceberg.core.ledger.rules.PartitionRules;
@@ -61,12 +62,14 @@ public class LedgerService extends LedgerLookups {
   private final Clock clock;
   private final BatchTransitions transitions;
   private final Claims claims;
+  private final TableChanges changes;
 
   public LedgerService(LedgerStore store, Clock clock) {
     super(store);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.transitions = new BatchTransitions(store, clock);
     this.claims = new Claims(store, clock, transitions);
+    this.changes = new TableChanges(store, clock);
   }
 
   /** For crash tests: a hook that throws there stops the call as a process that dies would. */
@@ -371,6 +374,28 @@ public class LedgerService extends LedgerLookups {
   @Override
   public void close() {
     store.close();
+  }
+
+  // --- operators' changes ---------------------------------------------------------------------------
+
+  @Override
+  public TableChange intendChange(TableChange change) {
+    return changes.intend(change);
+  }
+
+  @Override
+  public TableChange applyChange(String changeId) {
+    return changes.apply(changeId);
+  }
+
+  @Override
+  public TableChange abandonChange(String changeId, String why) {
+    return changes.abandon(changeId, why);
+  }
+
+  @Override
+  public PartitionRecord releasePartition(String table, String partition) {
+    return changes.release(table, partition);
   }
 
   private Instant now() {

@@ -1,5 +1,9 @@
 package io.files2iceberg.core.ledger.sqlite;
 
+import static io.files2iceberg.core.ledger.sqlite.SqliteStatements.PUT_CHANGE;
+import static io.files2iceberg.core.ledger.sqlite.SqliteStatements.SELECT_CHANGE;
+import static io.files2iceberg.core.ledger.sqlite.SqliteStatements.SELECT_CHANGES_OF_TABLE;
+import io.files2iceberg.core.ledger.TableChange;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
 import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
@@ -223,6 +227,22 @@ final class SqliteQueries {
 
   static boolean deleteQuarantined(Connection c, String messageId) throws SQLException {
     return update(c, DELETE_QUARANTINED, messageId) > 0;
+  }
+
+  static int putChange(Connection c, TableChange change) throws SQLException {
+    return update(c, PUT_CHANGE, change.changeId(), change.table(), change.kind().code(), change.state().code(),
+        change.fromSnapshot().orElse(null), change.toSnapshot().orElse(null), SqliteRows.json(change.batchIds()),
+        SqliteRows.json(change.undoneChanges()), SqliteRows.json(change.partitions()), change.hold() ? 1 : 0,
+        change.actor(), change.reason().orElse(null), change.outcome().orElse(null), change.createdAt().toEpochMilli(),
+        change.updatedAt().toEpochMilli());
+  }
+
+  static Optional<TableChange> change(Connection c, String changeId) throws SQLException {
+    return list(c, SELECT_CHANGE, SqliteRows::change, changeId).stream().findFirst();
+  }
+
+  static List<TableChange> changes(Connection c, String table) throws SQLException {
+    return list(c, SELECT_CHANGES_OF_TABLE, SqliteRows::change, table);
   }
 
   static int writeProbe(Connection c, long now) throws SQLException {

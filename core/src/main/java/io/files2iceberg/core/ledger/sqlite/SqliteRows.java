@@ -1,5 +1,16 @@
 package io.files2iceberg.core.ledger.sqlite;
 
+import io.files2iceberg.core.ledger.TableChange;
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGES;
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.KIND;
+import static io.files2iceberg.core.ledger.LedgerSchema.FROM_SNAPSHOT;
+import static io.files2iceberg.core.ledger.LedgerSchema.TO_SNAPSHOT;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.UNDONE_CHANGES;
+import static io.files2iceberg.core.ledger.LedgerSchema.HOLD;
+import static io.files2iceberg.core.ledger.LedgerSchema.ACTOR;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME;
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
@@ -157,6 +168,25 @@ final class SqliteRows {
         rs.getString(RAW_PAYLOAD),
         Optional.ofNullable(rs.getString(OBJECT_URI)),
         instant(rs, RECEIVED_AT));
+  }
+
+  static TableChange change(ResultSet rs) throws SQLException {
+    return new TableChange(
+        rs.getString(CHANGE_ID),
+        rs.getString(TABLE),
+        TableChange.ChangeKind.fromCode(rs.getString(KIND)),
+        TableChange.ChangeState.fromCode(rs.getString(STATE)),
+        optionalLong(rs, FROM_SNAPSHOT),
+        optionalLong(rs, TO_SNAPSHOT),
+        stringList(rs.getString(BATCH_IDS)),
+        stringList(rs.getString(UNDONE_CHANGES)),
+        stringList(rs.getString(PARTITIONS_FIELD)),
+        rs.getInt(HOLD) != 0,
+        rs.getString(ACTOR),
+        Optional.ofNullable(rs.getString(REASON)),
+        Optional.ofNullable(rs.getString(OUTCOME)),
+        instant(rs, CREATED_AT),
+        instant(rs, UPDATED_AT));
   }
 
   static String json(Object value) {

@@ -7,6 +7,16 @@ import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_POSITION;
 import static io.files2iceberg.core.ledger.LedgerSchema.BUCKET;
 import static io.files2iceberg.core.ledger.LedgerSchema.COMMITTED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.CREATED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME;
+import static io.files2iceberg.core.ledger.LedgerSchema.ACTOR;
+import static io.files2iceberg.core.ledger.LedgerSchema.HOLD;
+import static io.files2iceberg.core.ledger.LedgerSchema.UNDONE_CHANGES;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.TO_SNAPSHOT;
+import static io.files2iceberg.core.ledger.LedgerSchema.FROM_SNAPSHOT;
+import static io.files2iceberg.core.ledger.LedgerSchema.KIND;
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGES;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_CLASS;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
@@ -152,6 +162,24 @@ final class SqliteSchema {
             + q(RAW_PAYLOAD) + " TEXT NOT NULL, "
             + q(OBJECT_URI) + " TEXT, "
             + q(RECEIVED_AT) + " INTEGER NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS " + q(CHANGES) + " ("
+            + q(CHANGE_ID) + " TEXT PRIMARY KEY, "
+            + q(TABLE) + " TEXT NOT NULL, "
+            + q(KIND) + " TEXT NOT NULL, "
+            + q(STATE) + " TEXT NOT NULL, "
+            + q(FROM_SNAPSHOT) + " INTEGER, "
+            + q(TO_SNAPSHOT) + " INTEGER, "
+            + q(BATCH_IDS) + " TEXT NOT NULL, "
+            + q(UNDONE_CHANGES) + " TEXT NOT NULL, "
+            + q(PARTITIONS_FIELD) + " TEXT NOT NULL, "
+            + q(HOLD) + " INTEGER NOT NULL, "
+            + q(ACTOR) + " TEXT NOT NULL, "
+            + q(REASON) + " TEXT, "
+            + q(OUTCOME) + " TEXT, "
+            + q(CREATED_AT) + " INTEGER NOT NULL, "
+            + q(UPDATED_AT) + " INTEGER NOT NULL)",
+        // A table's changes, oldest first; its INTENDED one, which claims wait for.
+        index(CHANGES, TABLE, CREATED_AT),
         // One row, rewritten by every health check: a write that proves the file takes writes.
         "CREATE TABLE IF NOT EXISTS " + q(PROBE) + " ("
             + "\"id\" INTEGER PRIMARY KEY CHECK (\"id\" = 1), "
@@ -168,7 +196,8 @@ final class SqliteSchema {
    * Version 5 added the batches' failure cause (error class, file at fault): an earlier batch has
    * none, its error alone says why. Version 6 added the files' ignored columns count: an earlier
    * loaded file reads 0. Version 7 added the files' expectation counts (JSON text): an earlier
-   * loaded file has none, as a file that violated no expectation.
+   * loaded file has none, as a file that violated no expectation. Version 8 added the operators'
+   * changes (a table of their own, which {@link #ddl()} creates).
    */
   static List<String> upgrade(int fromVersion) {
     List<String> statements = new ArrayList<>();

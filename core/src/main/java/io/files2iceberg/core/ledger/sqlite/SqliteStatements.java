@@ -1,5 +1,15 @@
 package io.files2iceberg.core.ledger.sqlite;
 
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGES;
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.KIND;
+import static io.files2iceberg.core.ledger.LedgerSchema.FROM_SNAPSHOT;
+import static io.files2iceberg.core.ledger.LedgerSchema.TO_SNAPSHOT;
+import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_IDS;
+import static io.files2iceberg.core.ledger.LedgerSchema.UNDONE_CHANGES;
+import static io.files2iceberg.core.ledger.LedgerSchema.HOLD;
+import static io.files2iceberg.core.ledger.LedgerSchema.ACTOR;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTCOME;
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
@@ -168,6 +178,13 @@ final class SqliteStatements {
   static final String SELECT_QUARANTINED_ONE =
       "SELECT * FROM " + q(QUARANTINE) + " WHERE " + q(MESSAGE_ID) + " = ?";
   static final String DELETE_QUARANTINED = "DELETE FROM " + q(QUARANTINE) + " WHERE " + q(MESSAGE_ID) + " = ?";
+  static final String PUT_CHANGE =
+      "INSERT OR REPLACE INTO " + q(CHANGES) + " (" + columns(CHANGE_ID, TABLE, KIND, STATE, FROM_SNAPSHOT, TO_SNAPSHOT,
+          BATCH_IDS, UNDONE_CHANGES, PARTITIONS_FIELD, HOLD, ACTOR, REASON, OUTCOME, CREATED_AT, UPDATED_AT)
+          + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  static final String SELECT_CHANGE = "SELECT * FROM " + q(CHANGES) + " WHERE " + q(CHANGE_ID) + " = ?";
+  static final String SELECT_CHANGES_OF_TABLE =
+      "SELECT * FROM " + q(CHANGES) + " WHERE " + q(TABLE) + " = ? ORDER BY " + q(CREATED_AT) + ", " + q(CHANGE_ID);
   static final String WRITE_PROBE =
       "INSERT OR REPLACE INTO " + q(PROBE) + " (\"id\", " + q(UPDATED_AT) + ") VALUES (1, ?)";
 

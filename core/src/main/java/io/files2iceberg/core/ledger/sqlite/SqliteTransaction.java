@@ -7,6 +7,7 @@ import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.ledger.store.Settling;
 import io.files2iceberg.core.ledger.store.StoreTransaction;
@@ -125,6 +126,16 @@ final class SqliteTransaction implements StoreTransaction {
   @Override
   public Optional<QuarantinedMessage> message(String messageId) {
     return sql(() -> SqliteQueries.quarantined(c, messageId));
+  }
+
+  @Override
+  public Optional<TableChange> change(String changeId) {
+    return sql(() -> SqliteQueries.change(c, changeId));
+  }
+
+  @Override
+  public List<TableChange> changes(String table) {
+    return sql(() -> SqliteQueries.changes(c, table));
   }
 
   @Override
@@ -251,5 +262,11 @@ final class SqliteTransaction implements StoreTransaction {
   @Override
   public void deleteMessage(String messageId) {
     sql(() -> SqliteQueries.deleteQuarantined(c, messageId));
+  }
+
+  @Override
+  public TableChange putChange(TableChange change) {
+    sql(() -> SqliteQueries.putChange(c, change));
+    return change;
   }
 }

@@ -8,6 +8,7 @@ import io.files2iceberg.core.ledger.LedgerListings;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.TableStatus;
 import java.time.Instant;
 import java.util.Comparator;
@@ -76,6 +77,13 @@ public interface StoreReads extends LedgerListings {
   List<BatchRecord> batchesIn(String table, BatchState state);
 
   Optional<QuarantinedMessage> message(String messageId);
+
+  Optional<TableChange> change(String changeId);
+
+  /** The table's changes in one state, oldest first. */
+  default List<TableChange> changesIn(String table, TableChange.ChangeState state) {
+    return changes(table).stream().filter(c -> c.state() == state).toList();
+  }
 
   /** PLANNED or RUNNING batches of every table whose lease ended before {@code now}, oldest lease first. */
   List<BatchRecord> expiredLeases(Instant now);

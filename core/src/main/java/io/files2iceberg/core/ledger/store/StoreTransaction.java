@@ -4,6 +4,7 @@ import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableChange;
 import java.util.Optional;
 
 /**
@@ -39,4 +40,7 @@ public interface StoreTransaction extends StoreReads {
   void putMessage(QuarantinedMessage message);
 
   void deleteMessage(String messageId);
+
+  /** Creates or overwrites an operator's change. */
+  TableChange putChange(TableChange change);
 }

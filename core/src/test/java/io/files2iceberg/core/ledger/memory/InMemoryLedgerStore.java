@@ -9,6 +9,7 @@ import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.service.LedgerService;
 import io.files2iceberg.core.ledger.store.LedgerStore;
 import io.files2iceberg.core.ledger.store.Settling;
@@ -47,6 +48,7 @@ public final class InMemoryLedgerStore implements LedgerStore {
   private final Map<String, PartitionRecord> partitions = new TreeMap<>();
   private final Map<String, StoredBatch> batches = new HashMap<>();
   private final Map<String, QuarantinedMessage> messages = new HashMap<>();
+  private final Map<String, TableChange> changes = new HashMap<>();
   private final int writesPerCommit;
 
   public InMemoryLedgerStore(int writesPerCommit) {
@@ -165,6 +167,17 @@ public final class InMemoryLedgerStore implements LedgerStore {
     @Override
     public Optional<QuarantinedMessage> message(String messageId) {
       return reading(Optional.ofNullable(messages.get(messageId)));
+    }
+
+    @Override
+    public Optional<TableChange> change(String changeId) {
+      return reading(Optional.ofNullable(changes.get(changeId)));
+    }
+
+    @Override
+    public List<TableChange> changes(String table) {
+      return reading(changes.values().stream().filter(c -> c.table().equals(table))
+          .sorted(Comparator.comparing(TableChange::createdAt).thenComparing(TableChange::changeId)).toList());
     }
 
     @Override
@@ -293,6 +306,12 @@ public final class InMemoryLedgerStore implements LedgerStore {
     @Override
     public void deleteMessage(String messageId) {
       writes.add(() -> messages.remove(messageId));
+    }
+
+    @Override
+    public TableChange putChange(TableChange change) {
+      writes.add(() -> changes.put(change.changeId(), change));
+      return change;
     }
   }
 }

@@ -152,19 +152,67 @@ class PartitionRulesTest {
   }
 
   @ParameterizedTest(name = "reopen of {0}: {1}")
-  @CsvSource({"INGESTED, READY", "READY, -", "FAILED, !", "CLAIMED, !", "OPEN, !"})
+  @CsvSource({"INGESTED, READY", "DROPPED, READY", "HELD, READY", "READY, -", "FAILED, !", "CLAIMED, !", "OPEN, !",
+      "SUPERSEDED, !"})
   void reopenMakesAnIngestedPartitionReadyAndLeavesAReadyOneAlone(PartitionState state, String expected) {
     PartitionRecord partition = stored(state);
 
     if (expected.equals("!")) {
       assertThatThrownBy(() -> PartitionRules.reopened(partition, NOW))
           .isInstanceOf(IllegalTransitionException.class)
-          .hasMessage("Cannot reopen partition lake.clicks/2024-01-01: expected state READY or INGESTED, actual " + state);
+          .hasMessage("Cannot reopen partition lake.clicks/2024-01-01: expected state READY or INGESTED or HELD or DROPPED, actual "
+              + state);
     } else if (expected.equals("-")) {
       assertThat(PartitionRules.reopened(partition, NOW)).isEmpty();
     } else {
       assertThat(PartitionRules.reopened(partition, NOW).orElseThrow().state()).isEqualTo(PartitionState.READY);
     }
+  }
+
+  @ParameterizedTest(name = "rollback of {0}, hold {1}: {2}")
+  @CsvSource({"INGESTED, false, READY", "INGESTED, true, HELD", "READY, false, -", "READY, true, HELD",
+      "FAILED, false, READY", "FAILED, true, HELD", "SUPERSEDED, false, READY", "DROPPED, false, READY",
+      "DROPPED, true, HELD", "HELD, false, -", "HELD, true, -", "OPEN, false, -", "CLAIMED, true, -"})
+  void rollbackMakesAPartitionReadyOrHeldWithItsAttemptsReset(PartitionState state, boolean hold, String expected) {
+    PartitionRecord partition = stored(state);
+
+    Optional<PartitionRecord> written = PartitionRules.rolledBack(partition, hold, NOW);
+
+    if (expected.equals("-")) {
+      assertThat(written).isEmpty();
+    } else {
+      assertThat(written.orElseThrow().state()).isEqualTo(PartitionState.valueOf(expected));
+      assertThat(written.orElseThrow().attempts()).isZero();
+    }
+  }
+
+  @ParameterizedTest(name = "drop of {0}: {1}")
+  @CsvSource({"INGESTED, DROPPED", "READY, DROPPED", "FAILED, DROPPED", "HELD, DROPPED", "DROPPED, -", "OPEN, !",
+      "CLAIMED, !", "SUPERSEDED, !"})
+  void dropTakesALoadedPartitionAndRefusesOneInFlightOrNeverComplete(PartitionState state, String expected) {
+    PartitionRecord partition = stored(state);
+
+    if (expected.equals("!")) {
+      assertThatThrownBy(() -> PartitionRules.dropped(partition, NOW))
+          .isInstanceOf(IllegalTransitionException.class)
+          .hasMessage("Cannot drop partition lake.clicks/2024-01-01: expected state READY or INGESTED or FAILED or HELD,"
+              + " actual " + state);
+    } else if (expected.equals("-")) {
+      assertThat(PartitionRules.dropped(partition, NOW)).isEmpty();
+    } else {
+      assertThat(PartitionRules.dropped(partition, NOW).orElseThrow().state()).isEqualTo(PartitionState.DROPPED);
+    }
+  }
+
+  @ParameterizedTest(name = "a late file in {0}: {1}")
+  @CsvSource({"INGESTED, READY", "DROPPED, READY", "HELD, -", "FAILED, -"})
+  void aLateFileReopensADroppedPartitionAsAnIngestedOneAndWaitsInAHeldOne(PartitionState state, String expected) {
+    RecordFile late = new RecordFile("lake.clicks", "2024-01-01", "landing", "raw/late.parquet", 1,
+        "gs://landing/raw/late.parquet", 10, "evt-late", NOW, Optional.empty(), false);
+
+    Optional<PartitionRecord> written = PartitionRules.onFileRecorded(Optional.of(stored(state)), late, NOW);
+
+    assertThat(written.map(PartitionRecord::state).map(Enum::name).orElse("-")).isEqualTo(expected);
   }
 
   @ParameterizedTest(name = "release of a file into {0}: {1}")

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.ledger.sqlite;
 
+import io.files2iceberg.core.ledger.TableChange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -244,6 +245,35 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+  }
+
+  @Test
+  void aVersionSevenLedgerIsUpgradedWithNoChangesAndRollsBack() throws SQLException {
+    readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 9L, METRICS));
+    ledger.close();
+    // A version-7 build had no changes table.
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      statement.execute("DROP TABLE \"" + LedgerSchema.CHANGES + "\"");
+      statement.execute("PRAGMA user_version = 7");
+    }
+
+    Ledger upgraded = openAnother(clock);
+
+    assertThat(upgraded.changes(TABLE)).isEmpty();
+    upgraded.intendChange(new TableChange("rollback-1", TABLE, TableChange.ChangeKind.ROLLBACK,
+        TableChange.ChangeState.INTENDED, Optional.of(9L), Optional.of(8L), List.of(batch.batchId()), List.of(),
+        List.of("2024-01-01"), false, "ops", Optional.empty(), Optional.empty(), clock.instant(), clock.instant()));
+    assertThat(upgraded.applyChange("rollback-1").state()).isEqualTo(TableChange.ChangeState.APPLIED);
+    assertThat(upgraded.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.READY);
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+      assertThat(single(statement, "SELECT \"" + LedgerSchema.STATE + "\" FROM \"" + LedgerSchema.CHANGES + "\""))
+          .isEqualTo("applied");
     }
   }
 
