@@ -14,6 +14,9 @@ import io.files2iceberg.batcher.replay.ReplayCommand;
 import io.files2iceberg.batcher.retry.RetryCommand;
 import io.files2iceberg.batcher.sql.SqlCommand;
 import io.files2iceberg.batcher.status.StatusCommand;
+import io.files2iceberg.batcher.undo.DropPartitionCommand;
+import io.files2iceberg.batcher.undo.ReleaseCommand;
+import io.files2iceberg.batcher.undo.RollbackCommand;
 import io.files2iceberg.batcher.validate.ValidateCommand;
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,7 +40,8 @@ import picocli.CommandLine.Command;
     description = "Lands files from Google Cloud Storage (or a local folder) in Apache Iceberg tables, exactly once.",
     subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
       ListenCommand.class, SqlCommand.class, ReplayCommand.class, BackfillCommand.class, ReconcileCommand.class, RetryCommand.class,
-      InspectCommand.class, HistoryCommand.class, QuarantineCommand.class, MaintainCommand.class, CommandLine.HelpCommand.class})
+      InspectCommand.class, HistoryCommand.class, QuarantineCommand.class, MaintainCommand.class, RollbackCommand.class,
+      DropPartitionCommand.class, ReleaseCommand.class, CommandLine.HelpCommand.class})
 public final class Files2Iceberg implements Runnable {
 
   /** The build's version ({@code version=...}), filtered by Maven from src/main/resources-filtered. */

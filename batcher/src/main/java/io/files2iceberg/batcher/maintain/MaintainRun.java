@@ -1,9 +1,7 @@
 package io.files2iceberg.batcher.maintain;
 
-import com.google.cloud.storage.BlobId;
-import io.files2iceberg.batcher.engine.launch.JobResult;
-import io.files2iceberg.batcher.engine.launch.LaunchedJob;
 import io.files2iceberg.batcher.engine.launch.Launcher;
+import io.files2iceberg.batcher.engine.launch.MainRunner;
 import io.files2iceberg.batcher.engine.launch.SparkMainRun;
 import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.manifest.JobExit;
@@ -12,13 +10,7 @@ import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.TableProfile;
-import io.files2iceberg.core.storage.StorageClients;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +26,6 @@ import java.util.Optional;
  */
 public final class MaintainRun {
   public static final String MAIN_CLASS = "io.files2iceberg.sparkjob.maintain.MaintainMain";
-  private static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
 
   /**
    * What the operator asked for.
@@ -103,61 +94,19 @@ public final class MaintainRun {
   }
 
   /**
-   * Launches the run and waits for it.
+   * Launches the run and waits for it ({@link MainRunner}).
    *
    * @param storage where a {@code gs://} result is read (the deployment's {@code storage.*})
-   * @throws MaintainFailedException when it fails or prints no result, naming the table and where its log is
+   * @throws MainRunner.MainFailedException when it fails or prints no result, naming the table and where its log is
    */
   public static MaintainResult run(Launcher launcher, SparkMainRun run, String resultUri, StorageSettings storage,
       Duration timeout, PrintWriter progress) throws InterruptedException {
-    LaunchedJob job = launcher.launchMain(run);
-    progress.println("maintain " + run.table() + ": started " + job.jobId() + job.log().map(l -> ", log " + l)
-        .orElse(""));
-    progress.flush();
-    Instant started = Instant.now();
-    Optional<JobResult> result = Optional.empty();
-    while (result.isEmpty()) {
-      Duration left = timeout.minus(Duration.between(started, Instant.now()));
-      if (left.isNegative() || left.isZero()) {
-        job.cancel();
-        throw new MaintainFailedException("table " + run.table() + ": maintenance did not end within " + timeout
-            + " and was cancelled" + job.log().map(l -> " (log: " + l + ")").orElse(""));
-      }
-      result = job.await(left.compareTo(PROGRESS_EVERY) < 0 ? left : PROGRESS_EVERY);
-      if (result.isEmpty()) {
-        progress.println("maintain " + run.table() + ": still running after "
-            + Duration.between(started, Instant.now()).toSeconds() + "s");
-        progress.flush();
-      }
+    MainRunner.Ended ended = MainRunner.run(launcher, run, "maintain", resultUri, storage, timeout, progress);
+    if (ended.job().exit() != JobExit.LOADED) {
+      throw new MainRunner.MainFailedException("table " + run.table() + ": maintenance failed: "
+          + ended.job().describe());
     }
-    JobResult ended = result.get();
-    if (ended.exit() != JobExit.LOADED) {
-      throw new MaintainFailedException("table " + run.table() + ": maintenance failed: " + ended.describe());
-    }
-    return MaintainResult.lastIn(read(resultUri, storage)).orElseThrow(() -> new MaintainFailedException("table "
-        + run.table() + ": maintenance ended without a result in " + resultUri + ended.log().map(l -> " (log: " + l
-        + ")").orElse("")));
-  }
-
-  private static String read(String uri, StorageSettings storage) {
-    try {
-      if (uri.startsWith("gs://")) {
-        byte[] bytes = StorageClients.shared(storage).readAllBytes(BlobId.fromGsUtilUri(uri));
-        return new String(bytes, StandardCharsets.UTF_8);
-      }
-      Path path = uri.startsWith("file:") ? Path.of(URI.create(uri)) : Path.of(uri);
-      return Files.exists(path) ? Files.readString(path) : "";
-    } catch (IOException | RuntimeException e) {
-      throw new MaintainFailedException("cannot read the maintenance result " + uri + ": " + e.getMessage());
-    }
-  }
-
-  /** The run failed; the message names the table and where to look. */
-  public static final class MaintainFailedException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    MaintainFailedException(String message) {
-      super(message);
-    }
+    return MaintainResult.lastIn(ended.result()).orElseThrow(() -> new MainRunner.MainFailedException("table "
+        + run.table() + ": maintenance ended without a result in " + resultUri + ended.logHint()));
   }
 }

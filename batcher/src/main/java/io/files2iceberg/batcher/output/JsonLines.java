@@ -28,7 +28,8 @@ public final class JsonLines {
   /** The field that names an event's kind. */
   public static final String EVENT = "event";
   /** Fields that hold a 64-bit id: always strings. */
-  static final Set<String> ID_FIELDS = Set.of("snapshotId", "parentSnapshotId");
+  static final Set<String> ID_FIELDS = Set.of("snapshotId", "parentSnapshotId", "fromSnapshot", "toSnapshot",
+      "targetSnapshot", "tableSnapshot");
   /** Arrays of 64-bit ids: their elements are strings. */
   static final Set<String> ID_ARRAYS = Set.of("expiredSnapshots");
 

@@ -142,7 +142,9 @@ final class TableChanges {
       while (true) {
         int moved = step(change, tx -> {
           List<FileRecord> toMove = new ArrayList<>();
-          for (FileRecord file : tx.filesOfBatch(batchId)) {
+          // The batch's files by id, read in this transaction (a store may list them outside it).
+          List<String> ids = tx.filesOfBatch(batchId).stream().map(FileRecord::fileId).toList();
+          for (FileRecord file : tx.files(ids)) {
             boolean loadedByIt = file.batchId().equals(Optional.of(batchId));
             if (loadedByIt && (file.state() == FileState.INGESTED || file.state() == FileState.DROPPED)
                 && toMove.size() < perCommit()) {
