@@ -71,7 +71,10 @@ public final class StatusCommand extends CliCommand {
     });
   }
 
-  /** What needs an operator: the FAILED partitions and the STOPPED tables, named; empty when none. */
+  /**
+   * What needs an operator: the FAILED partitions, the STOPPED tables and the tables waiting for an
+   * unfinished rollback or drop, named; empty when none.
+   */
   static Optional<String> attention(StatusReport report) {
     List<String> failed = report.tables().stream()
         .flatMap(table -> table.status().failedPartitions().stream())
@@ -81,12 +84,20 @@ public final class StatusCommand extends CliCommand {
         .filter(table -> !table.stoppedBy().isEmpty())
         .map(StatusReport.TableView::table)
         .toList();
+    List<String> changing = report.tables().stream()
+        .flatMap(table -> table.unfinishedChange().stream())
+        .map(change -> change.table() + " (" + change.kind().code() + " " + change.changeId() + ")")
+        .toList();
     List<String> parts = new ArrayList<>();
     if (!failed.isEmpty()) {
       parts.add(failed.size() + " partition(s) FAILED (" + String.join(", ", failed) + ")");
     }
     if (!stopped.isEmpty()) {
       parts.add(stopped.size() + " table(s) STOPPED (" + String.join(", ", stopped) + ")");
+    }
+    if (!changing.isEmpty()) {
+      parts.add(changing.size() + " table(s) waiting for an unfinished change to be run again ("
+          + String.join(", ", changing) + ")");
     }
     return parts.isEmpty() ? Optional.empty()
         : Optional.of(String.join("; ", parts) + "; exit " + ExitCode.ATTENTION + " (--exit-zero keeps 0)");

@@ -11,6 +11,7 @@ import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.PartitionRecord;
+import io.files2iceberg.core.ledger.TableChange;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -71,7 +72,13 @@ public final class StatusFormat {
     List<String> failedPartitions = new ArrayList<>();
     List<String> failedBatches = new ArrayList<>();
     List<String> stopped = new ArrayList<>();
+    List<String> changing = new ArrayList<>();
     for (TableView table : report.tables()) {
+      table.unfinishedChange().ifPresent(change -> changing.add("  " + table.table() + ": " + change.kind().code()
+          + " " + change.changeId() + " (asked by " + change.actor() + " at " + change.createdAt() + ")\n    "
+          + "run it again to finish it: " + (change.kind() == TableChange.ChangeKind.ROLLBACK
+              ? "files2iceberg rollback --table " + table.table() + " --to-snapshot " + change.toSnapshot().orElseThrow()
+              : "files2iceberg drop-partition --table " + table.table() + " --partition " + change.partitions().get(0))));
       for (TableStops.Stop stop : table.stoppedBy()) {
         stopped.add("  " + table.table() + ": " + stop.objectUri() + " (message " + stop.messageId() + "): "
             + stop.reason() + "\n    " + stop.remedy());
@@ -84,6 +91,10 @@ public final class StatusFormat {
           "  " + table.table() + " " + batch.batchId() + " (" + String.join(", ", batch.partitions()) + ", "
               + ago(batch.updatedAt(), report.generatedAt()) + "): " + batch.error().orElse("no error recorded")
               + RecordText.cause(batch)));
+    }
+    if (!changing.isEmpty()) {
+      out.append("\nUNFINISHED CHANGES (no batch of the table is claimed until the change is run again)\n");
+      changing.forEach(line -> out.append(line).append('\n'));
     }
     if (!stopped.isEmpty()) {
       out.append("\nSTOPPED TABLES (no batch runs while a file that misses the pattern stands, strict-pattern)\n");
@@ -171,6 +182,13 @@ public final class StatusFormat {
         node.put("updatedAt", batch.updatedAt().toString());
       }
       view.fileLoads().ifPresent(loads -> HistoryFormat.loads(table.putArray("fileLoads"), loads));
+      if (view.unfinishedChange().isPresent()) {
+        TableChange change = view.unfinishedChange().get();
+        table.putObject("unfinishedChange").put("changeId", change.changeId()).put("kind", change.kind().code())
+            .put("actor", change.actor()).put("createdAt", change.createdAt().toString());
+      } else {
+        table.putNull("unfinishedChange");
+      }
       ArrayNode stoppedBy = table.putArray("stoppedBy");
       for (TableStops.Stop stop : view.stoppedBy()) {
         ObjectNode node = stoppedBy.addObject();

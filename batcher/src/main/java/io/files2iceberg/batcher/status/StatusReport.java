@@ -4,6 +4,7 @@ import io.files2iceberg.batcher.history.FileLoad;
 import io.files2iceberg.batcher.history.LoadHistory;
 import io.files2iceberg.batcher.engine.TableStops;
 import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.ProfileRegistry;
@@ -47,6 +48,8 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
    *     when the profiles are given
    * @param fileLoads with {@code status --files}: the table's file loads since then, newest first
    *     ({@link LoadHistory})
+   * @param unfinishedChange an operator's change ({@code rollback}, {@code drop-partition}) written
+   *     down and not finished: no batch of the table is claimed until it is run again
    */
   public record TableView(
       TableStatus status,
@@ -54,7 +57,8 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
       Optional<IngestionType> mode,
       Optional<Duration> lag,
       List<TableStops.Stop> stoppedBy,
-      Optional<List<FileLoad>> fileLoads) {
+      Optional<List<FileLoad>> fileLoads,
+      Optional<TableChange> unfinishedChange) {
 
     public TableView {
       fileLoads = fileLoads.map(List::copyOf);
@@ -97,7 +101,8 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
           .map(d -> d.isNegative() ? Duration.ZERO : d);
       return new TableView(status, profile.map(TableProfile::name),
           profile.map(p -> p.extract().batchFile().ingestionType()), lag, stops.getOrDefault(name, List.of()),
-          filesSince.map(since -> LoadHistory.read(ledger, name, since)));
+          filesSince.map(since -> LoadHistory.read(ledger, name, since)),
+          ledger.changes(name).stream().filter(c -> c.state() == TableChange.ChangeState.INTENDED).findFirst());
     }).toList();
     return new StatusReport(now, views, ledger.quarantinedMessages().size(), filesSince);
   }

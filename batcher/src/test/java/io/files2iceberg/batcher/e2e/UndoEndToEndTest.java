@@ -2,7 +2,9 @@ package io.files2iceberg.batcher.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.batcher.cli.JsonLinesOutput;
 import io.files2iceberg.batcher.engine.BatchEvent;
 import io.files2iceberg.batcher.engine.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.engine.RunSummary;
@@ -182,9 +184,14 @@ class UndoEndToEndTest {
     assertThat(runOnce()).isEmpty();
     assertThat(rows()).isEqualTo(firstRows);
 
-    String[] released = cli("release", "--all");
+    String[] released = cli("release", "--all", "--json");
     assertThat(released[0]).as(released[2]).isEqualTo("0");
-    assertThat(released[1]).contains("released " + TABLE + " 2026-12-02", "released " + TABLE + " 2026-12-03");
+    List<JsonNode> lines = JsonLinesOutput.parse(released[1]);
+    assertThat(lines).extracting(line -> line.path("partition").asText()).containsExactly("2026-12-02", "2026-12-03");
+    assertThat(lines).allMatch(line -> line.path("state").asText().equals("READY"));
+    String[] again = cli("release", "--partition", "2026-12-02");
+    assertThat(again[0]).isEqualTo("2");
+    assertThat(again[2]).contains("partition 2026-12-02 is READY, not HELD");
     assertThat(runOnce()).hasSize(2);
     assertThat(rows()).isEqualTo(whole);
   }
@@ -283,9 +290,12 @@ class UndoEndToEndTest {
   @Test
   @Order(6)
   void droppedPartitionIsGoneUntilAReplayBringsItBack() {
-    String[] dry = cli("drop-partition", "--partition", "2026-12-02", "--dry-run");
+    String[] dry = cli("drop-partition", "--partition", "2026-12-02", "--dry-run", "--json");
     assertThat(dry[0]).as(dry[2]).isEqualTo("0");
-    assertThat(dry[1]).contains("would delete 1 row(s) and mark 1 file(s) DROPPED (dry run: nothing changed)");
+    JsonNode planned = JsonLinesOutput.one("drop_partition", JsonLinesOutput.parse(dry[1]));
+    assertThat(planned.path("tableSide").path("outcome").asText()).isEqualTo("planned");
+    assertThat(planned.path("tableSide").path("rowsDeleted").asLong()).isEqualTo(1);
+    assertThat(planned.has("change")).isFalse();
     assertThat(rows()).isEqualTo(whole);
 
     String[] dropped = cli("drop-partition", "--partition", "2026-12-02", "--reason", "bad upstream day");
