@@ -68,7 +68,7 @@ public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
   }
 
   private static final Set<FileState> LEFT_OUT =
-      EnumSet.of(FileState.QUARANTINED, FileState.SUPERSEDED, FileState.IGNORED);
+      EnumSet.of(FileState.QUARANTINED, FileState.SUPERSEDED, FileState.IGNORED, FileState.DROPPED);
 
   /** Compares the range and, with {@code fix} (and not {@code dryRun}), records what is missing. */
   public Report run(TableProfile profile, PartitionRange range, Duration stuckAfter, boolean fix,
@@ -96,7 +96,8 @@ public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
         inLedger.add(file.fileId());
         // A generation replaced by a newer one is not drift; an object gone by name is, unless the
         // ledger already knows its rows are not in the table (quarantined, superseded: the job
-        // found it gone; ignored: never loaded).
+        // found it gone; ignored: never loaded; dropped: drop-partition deleted them). A HELD
+        // partition is not stuck: it waits for release on purpose.
         if (!LEFT_OUT.contains(file.state()) && !namesInBucket.contains(file.uri())) {
           deleted.add(file.uri() + "#" + file.generation());
         }

@@ -1,5 +1,8 @@
 package io.files2iceberg.batcher.reconcile;
 
+import java.util.Optional;
+import java.time.Instant;
+import io.files2iceberg.core.ledger.TableChange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -121,5 +124,28 @@ class ReconcileCommandTest extends OperatorCommandsFixture {
     assertThat(code).as(err.toString()).isZero();
     JsonNode report = JsonLinesOutput.one("reconcile", JsonLinesOutput.parse(out.toString()));
     assertThat(report.get("deletedFiles")).as("the job found it gone; the ledger says so").isEmpty();
+  }
+
+  @Test
+  void reconcileDoesNotReportADeletedObjectWhosePartitionWasDropped() throws Exception {
+    Path gone = write("20240101", "part-0.csv", "id\n1\n");
+    Path marker = write("20240101", "_SUCCESS", "");
+    try (SqliteLedger ledger = ledger()) {
+      notified(ledger, "2024-01-01", gone);
+      notifiedMarker(ledger, "2024-01-01", marker);
+      ingestEverything(ledger);
+      Instant now = Instant.now();
+      ledger.intendChange(new TableChange("drop-1", TABLE, TableChange.ChangeKind.DROP_PARTITION,
+          TableChange.ChangeState.INTENDED, Optional.empty(), Optional.empty(), List.of(), List.of(),
+          List.of("2024-01-01"), false, "ops", Optional.empty(), Optional.empty(), now, now));
+      ledger.applyChange("drop-1");
+    }
+    Files.delete(gone);
+
+    int code = command("reconcile", "--table", TABLE, "--json");
+
+    assertThat(code).as(err.toString()).isZero();
+    JsonNode report = JsonLinesOutput.one("reconcile", JsonLinesOutput.parse(out.toString()));
+    assertThat(report.get("deletedFiles")).as("its rows left the table on purpose; the ledger says so").isEmpty();
   }
 }
