@@ -1,0 +1,72 @@
+package io.files2iceberg.sparkjob.undo;
+
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.sparkjob.MainArguments;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What {@link DropPartitionMain} is asked to do, parsed once from its command line:
+ *
+ * <pre>{@code
+ * DropPartitionMain --profile JSON [--deployment JSON] --table T --partition P --change-id ID
+ *   [--dry-run] [--result URI]
+ * }</pre>
+ *
+ * @param profile the table's resolved profile (its catalog, its partition column and type, its renames)
+ * @param partition the partition token as the ledger stores it ({@code 2026-12-01} for a date partition)
+ * @param changeId the id of this change, written to the commit's summary and looked up before it
+ *     is made again
+ */
+record DropPartitionRequest(TableProfile profile, Deployment deployment, String partition, String changeId,
+    boolean dryRun, Optional<String> resultUri) {
+
+  DropPartitionRequest {
+    Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(deployment, "deployment");
+    if (partition == null || partition.isEmpty()) {
+      throw new IllegalArgumentException("--partition is required");
+    }
+    if (changeId == null || changeId.isBlank()) {
+      throw new IllegalArgumentException("--change-id is required");
+    }
+  }
+
+  String table() {
+    return profile.table();
+  }
+
+  /**
+   * Parses the command line.
+   *
+   * @throws IllegalArgumentException naming the option at fault
+   */
+  static DropPartitionRequest parse(String[] args) {
+    String profileJson = null;
+    String deploymentJson = null;
+    String table = null;
+    String partition = null;
+    String changeId = null;
+    boolean dryRun = false;
+    String resultUri = null;
+    List<String> rest = new ArrayList<>(List.of(args));
+    while (!rest.isEmpty()) {
+      String option = rest.remove(0);
+      switch (option) {
+        case "--profile" -> profileJson = MainArguments.value(option, rest);
+        case "--deployment" -> deploymentJson = MainArguments.value(option, rest);
+        case "--table" -> table = MainArguments.value(option, rest);
+        case "--partition" -> partition = MainArguments.value(option, rest);
+        case "--change-id" -> changeId = MainArguments.value(option, rest);
+        case "--dry-run" -> dryRun = true;
+        case "--result" -> resultUri = MainArguments.value(option, rest);
+        default -> throw new IllegalArgumentException("unknown option " + option);
+      }
+    }
+    return new DropPartitionRequest(MainArguments.tableProfile(profileJson, table),
+        MainArguments.deployment(deploymentJson), partition, changeId, dryRun, Optional.ofNullable(resultUri));
+  }
+}

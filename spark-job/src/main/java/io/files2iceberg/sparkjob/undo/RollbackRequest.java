@@ -1,0 +1,90 @@
+package io.files2iceberg.sparkjob.undo;
+
+import io.files2iceberg.core.profile.Deployment;
+import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.sparkjob.MainArguments;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What {@link RollbackMain} is asked to do, parsed once from its command line:
+ *
+ * <pre>{@code
+ * RollbackMain --profile JSON [--deployment JSON] --table T (--to-snapshot S | --to-tag TAG)
+ *   [--expect-current C] [--dry-run] [--result URI]
+ * }</pre>
+ *
+ * @param profile the table's resolved profile, as {@code ProfileJson} renders it (its catalog, its table)
+ * @param deployment the deployment (its job's Spark properties); the defaults when not given
+ * @param toSnapshot the snapshot to roll back to; or
+ * @param toTag the tag naming it ({@code files2iceberg-before-<batch id>})
+ * @param expectCurrent the current snapshot the plan was made on (the batcher's dry run): the
+ *     rollback is applied only on top of it
+ * @param dryRun report the plan and change nothing
+ * @param resultUri where the result line is also written
+ */
+record RollbackRequest(TableProfile profile, Deployment deployment, Optional<Long> toSnapshot, Optional<String> toTag,
+    Optional<Long> expectCurrent, boolean dryRun, Optional<String> resultUri) {
+
+  RollbackRequest {
+    Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(deployment, "deployment");
+    if (toSnapshot.isPresent() == toTag.isPresent()) {
+      throw new IllegalArgumentException("exactly one of --to-snapshot and --to-tag is required");
+    }
+  }
+
+  String table() {
+    return profile.table();
+  }
+
+  /** {@code snapshot S} or {@code tag TAG (snapshot S)}, for messages. */
+  String target() {
+    return toTag.map(tag -> "tag " + tag).orElseGet(() -> "snapshot " + toSnapshot.get());
+  }
+
+  /**
+   * Parses the command line.
+   *
+   * @throws IllegalArgumentException naming the option at fault
+   */
+  static RollbackRequest parse(String[] args) {
+    String profileJson = null;
+    String deploymentJson = null;
+    String table = null;
+    Long toSnapshot = null;
+    String toTag = null;
+    Long expectCurrent = null;
+    boolean dryRun = false;
+    String resultUri = null;
+    List<String> rest = new ArrayList<>(List.of(args));
+    while (!rest.isEmpty()) {
+      String option = rest.remove(0);
+      switch (option) {
+        case "--profile" -> profileJson = MainArguments.value(option, rest);
+        case "--deployment" -> deploymentJson = MainArguments.value(option, rest);
+        case "--table" -> table = MainArguments.value(option, rest);
+        case "--to-snapshot" -> toSnapshot = snapshotId(option, MainArguments.value(option, rest));
+        case "--to-tag" -> toTag = MainArguments.value(option, rest);
+        case "--expect-current" -> expectCurrent = snapshotId(option, MainArguments.value(option, rest));
+        case "--dry-run" -> dryRun = true;
+        case "--result" -> resultUri = MainArguments.value(option, rest);
+        default -> throw new IllegalArgumentException("unknown option " + option);
+      }
+    }
+    TableProfile profile = MainArguments.tableProfile(profileJson, table);
+    return new RollbackRequest(profile, MainArguments.deployment(deploymentJson), Optional.ofNullable(toSnapshot),
+        Optional.ofNullable(toTag), Optional.ofNullable(expectCurrent), dryRun, Optional.ofNullable(resultUri));
+  }
+
+  /** A snapshot id: a whole number, as Iceberg's ids are (they may be negative). */
+  static long snapshotId(String option, String text) {
+    try {
+      return Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " \"" + text + "\" is not a snapshot id (a whole number)");
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.files2iceberg.sparkjob.undo;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.core.logging.Causes;
+import io.files2iceberg.sparkjob.ResultLine;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How {@link RollbackMain} and {@link DropPartitionMain} end, as {@code MaintainMain} does: the
+ * result line {@code {"<key>":{"table":...,"dryRun":...,"outcome":...}}} on stdout and in {@code
+ * --result}; exit 0 done (or nothing to do), 2 refused (one stderr line {@code files2iceberg: ...},
+ * and the result line with {@code "outcome":"refused"} and {@code reason}), 1 failed (one stderr
+ * line, and, when it can still be written, the result line with {@code "outcome":"failed"} and
+ * {@code error}): the table may or may not have changed, running it again finishes the job.
+ */
+final class UndoMainRun {
+  private static final Logger LOG = LoggerFactory.getLogger(UndoMainRun.class);
+
+  static final int EXIT_OK = 0;
+  static final int EXIT_FAILED = 1;
+  static final int EXIT_REFUSED = 2;
+
+  static final String OUTCOME = "outcome";
+
+  /**
+   * What a run is.
+   *
+   * @param key the result line's one key, {@code files2iceberg-rollback} or {@code files2iceberg-drop-partition}
+   * @param action what the failure line calls the run: {@code rollback}, {@code drop-partition}
+   */
+  record Run(String key, String action, String table, boolean dryRun, Optional<String> resultUri) {}
+
+  private UndoMainRun() {}
+
+  /** Runs {@code work}, which adds its outcome's fields to the result line, and returns the exit code. */
+  static int run(Run run, Callable<Consumer<ObjectNode>> work, PrintStream out, PrintStream err) {
+    Consumer<ObjectNode> outcome;
+    try {
+      outcome = work.call();
+    } catch (UndoRefusedException e) {
+      LOG.warn("Table {}: {} refused: {}", run.table(), run.action(), e.getMessage());
+      err.println("files2iceberg: " + e.getMessage());
+      emitQuietly(run, body -> body.put(OUTCOME, "refused").put("reason", e.getMessage()), out);
+      return EXIT_REFUSED;
+    } catch (Exception e) { // Spark's AnalysisException is checked, yet thrown where Java cannot see it
+      LOG.error("Table {}: {} failed", run.table(), run.action(), e);
+      String message = "table " + run.table() + " " + run.action() + " failed: " + Causes.chain(e);
+      err.println("files2iceberg: " + message);
+      emitQuietly(run, body -> body.put(OUTCOME, "failed").put("error", message), out);
+      return EXIT_FAILED;
+    }
+    try {
+      emit(run, outcome, out);
+      return EXIT_OK;
+    } catch (IOException | RuntimeException e) {
+      LOG.error("Table {}: {} done, but its result cannot be written to {}", run.table(), run.action(),
+          run.resultUri().orElse("stdout"), e);
+      err.println("files2iceberg: table " + run.table() + " " + run.action() + " done, but its result cannot be"
+          + " written to " + run.resultUri().orElse("stdout") + ": " + Causes.chain(e) + "; running it again says so");
+      return EXIT_FAILED;
+    }
+  }
+
+  /** The result line: {@code table}, {@code dryRun}, then what the outcome says. */
+  static String line(Run run, Consumer<ObjectNode> outcome) {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode root = json.createObjectNode();
+    ObjectNode body = root.putObject(run.key());
+    body.put("table", run.table());
+    body.put("dryRun", run.dryRun());
+    outcome.accept(body);
+    try {
+      return json.writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException("cannot render the " + run.action() + " result of " + run.table(), e);
+    }
+  }
+
+  private static void emit(Run run, Consumer<ObjectNode> outcome, PrintStream out) throws IOException {
+    String line = line(run, outcome);
+    if (run.resultUri().isPresent()) {
+      ResultLine.write(run.resultUri().get(), line);
+    }
+    out.println(line);
+    out.flush();
+  }
+
+  /** A refusal or failure is reported on stderr whatever happens to its result line. */
+  private static void emitQuietly(Run run, Consumer<ObjectNode> outcome, PrintStream out) {
+    try {
+      emit(run, outcome, out);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Table {}: the {} result cannot be written to {}", run.table(), run.action(),
+          run.resultUri().orElse("stdout"), e);
+    }
+  }
+}
