@@ -125,8 +125,6 @@ record MaintainRequest(
    * @throws IllegalArgumentException naming the option at fault
    */
   static MaintainRequest parse(String[] args) {
-    String profileJson = null;
-    String deploymentJson = null;
     Instant cutoff = null;
     int retainLast = 1;
     Map<String, String> protect = new LinkedHashMap<>();
@@ -138,26 +136,24 @@ record MaintainRequest(
     Instant orphans = null;
     long targetFileSize = DEFAULT_TARGET_FILE_SIZE;
     int minInputFiles = DEFAULT_MIN_INPUT_FILES;
-    boolean dryRun = false;
-    String resultUri = null;
+    MainArguments shared = MainArguments.ofProfile();
     List<String> rest = new ArrayList<>(List.of(args));
     while (!rest.isEmpty()) {
       String option = rest.remove(0);
+      if (shared.take(option, rest)) {
+        continue;
+      }
       switch (option) {
         case "--compact" -> compact = true;
         case "--sort" -> sort = true;
         case "--rewrite-position-deletes" -> rewritePositionDeletes = true;
         case "--rewrite-manifests" -> rewriteManifests = true;
         case "--remove-orphans-older-than" -> orphans = orphanCutoff(instant(option, MainArguments.value(option, rest)), Instant.now());
-        case "--dry-run" -> dryRun = true;
-        case "--profile" -> profileJson = MainArguments.value(option, rest);
-        case "--deployment" -> deploymentJson = MainArguments.value(option, rest);
         case "--retention-cutoff" -> cutoff = instant(option, MainArguments.value(option, rest));
         case "--retain-last" -> retainLast = whole(option, MainArguments.value(option, rest));
         case "--protect-newest" -> protectNewest = whole(option, MainArguments.value(option, rest));
         case "--target-file-size" -> targetFileSize = Long.parseLong(MainArguments.value(option, rest));
         case "--min-input-files" -> minInputFiles = whole(option, MainArguments.value(option, rest));
-        case "--result" -> resultUri = MainArguments.value(option, rest);
         case "--protect" -> {
           String pair = MainArguments.value(option, rest);
           int eq = pair.indexOf('=');
@@ -169,16 +165,14 @@ record MaintainRequest(
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
     }
-    if (profileJson == null) {
-      throw new IllegalArgumentException("--profile is required");
-    }
+    TableProfile profile = shared.profile();
     if (cutoff == null) {
       throw new IllegalArgumentException("--retention-cutoff is required");
     }
     Compaction sizing = new Compaction(targetFileSize, minInputFiles);
-    return new MaintainRequest(MainArguments.profile(profileJson), MainArguments.deployment(deploymentJson), cutoff, retainLast, protect,
+    return new MaintainRequest(profile, shared.deployment(), cutoff, retainLast, protect,
         protectNewest, compact ? Optional.of(sizing) : Optional.empty(), sort ? Optional.of(sizing) : Optional.empty(),
-        rewritePositionDeletes ? Optional.of(sizing) : Optional.empty(), rewriteManifests, Optional.ofNullable(orphans), dryRun, Optional.ofNullable(resultUri));
+        rewritePositionDeletes ? Optional.of(sizing) : Optional.empty(), rewriteManifests, Optional.ofNullable(orphans), shared.dryRun(), shared.resultUri());
   }
 
   private static Instant instant(String option, String text) {

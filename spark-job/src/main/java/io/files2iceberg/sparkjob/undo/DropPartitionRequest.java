@@ -45,28 +45,22 @@ record DropPartitionRequest(TableProfile profile, Deployment deployment, String 
    * @throws IllegalArgumentException naming the option at fault
    */
   static DropPartitionRequest parse(String[] args) {
-    String profileJson = null;
-    String deploymentJson = null;
-    String table = null;
     String partition = null;
     String changeId = null;
-    boolean dryRun = false;
-    String resultUri = null;
+    MainArguments shared = MainArguments.withTable();
     List<String> rest = new ArrayList<>(List.of(args));
     while (!rest.isEmpty()) {
       String option = rest.remove(0);
+      if (shared.take(option, rest)) {
+        continue;
+      }
       switch (option) {
-        case "--profile" -> profileJson = MainArguments.value(option, rest);
-        case "--deployment" -> deploymentJson = MainArguments.value(option, rest);
-        case "--table" -> table = MainArguments.value(option, rest);
         case "--partition" -> partition = MainArguments.value(option, rest);
         case "--change-id" -> changeId = MainArguments.value(option, rest);
-        case "--dry-run" -> dryRun = true;
-        case "--result" -> resultUri = MainArguments.value(option, rest);
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
     }
-    return new DropPartitionRequest(MainArguments.tableProfile(profileJson, table),
-        MainArguments.deployment(deploymentJson), partition, changeId, dryRun, Optional.ofNullable(resultUri));
+    return new DropPartitionRequest(shared.profile(), shared.deployment(), partition, changeId, shared.dryRun(),
+        shared.resultUri());
   }
 }

@@ -40,7 +40,7 @@ record RollbackRequest(TableProfile profile, Deployment deployment, Optional<Lon
     return profile.table();
   }
 
-  /** {@code snapshot S} or {@code tag TAG (snapshot S)}, for messages. */
+  /** {@code snapshot S} or {@code tag TAG}, for messages. */
   String target() {
     return toTag.map(tag -> "tag " + tag).orElseGet(() -> "snapshot " + toSnapshot.get());
   }
@@ -51,32 +51,25 @@ record RollbackRequest(TableProfile profile, Deployment deployment, Optional<Lon
    * @throws IllegalArgumentException naming the option at fault
    */
   static RollbackRequest parse(String[] args) {
-    String profileJson = null;
-    String deploymentJson = null;
-    String table = null;
     Long toSnapshot = null;
     String toTag = null;
     Long expectCurrent = null;
-    boolean dryRun = false;
-    String resultUri = null;
+    MainArguments shared = MainArguments.withTable();
     List<String> rest = new ArrayList<>(List.of(args));
     while (!rest.isEmpty()) {
       String option = rest.remove(0);
+      if (shared.take(option, rest)) {
+        continue;
+      }
       switch (option) {
-        case "--profile" -> profileJson = MainArguments.value(option, rest);
-        case "--deployment" -> deploymentJson = MainArguments.value(option, rest);
-        case "--table" -> table = MainArguments.value(option, rest);
         case "--to-snapshot" -> toSnapshot = snapshotId(option, MainArguments.value(option, rest));
         case "--to-tag" -> toTag = MainArguments.value(option, rest);
         case "--expect-current" -> expectCurrent = snapshotId(option, MainArguments.value(option, rest));
-        case "--dry-run" -> dryRun = true;
-        case "--result" -> resultUri = MainArguments.value(option, rest);
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
     }
-    TableProfile profile = MainArguments.tableProfile(profileJson, table);
-    return new RollbackRequest(profile, MainArguments.deployment(deploymentJson), Optional.ofNullable(toSnapshot),
-        Optional.ofNullable(toTag), Optional.ofNullable(expectCurrent), dryRun, Optional.ofNullable(resultUri));
+    return new RollbackRequest(shared.profile(), shared.deployment(), Optional.ofNullable(toSnapshot),
+        Optional.ofNullable(toTag), Optional.ofNullable(expectCurrent), shared.dryRun(), shared.resultUri());
   }
 
   /** A snapshot id: a whole number, as Iceberg's ids are (they may be negative). */

@@ -54,6 +54,41 @@ class RollbackMainTest {
     return snapshots;
   }
 
+  /** Adds the column {@code note}, then a fourth batch with a value there: its snapshot. */
+  private static Snapshot fourthWithANewColumn(String table) throws Exception {
+    tables.spark.sql("ALTER TABLE " + table + " ADD COLUMN note STRING");
+    return tables.commit(table, batch("b4", "2026-12-04"),
+        "INSERT INTO " + table + " VALUES (4, DATE '2026-12-04', 'new')");
+  }
+
+  /**
+   * The rejected rows (one per batch) and the tombstones (of key 7, each batch raising its version)
+   * of batches b1 to b3, as the job writes them: each commit carries its batch id. Returns the
+   * tombstones' snapshot of b1.
+   */
+  private static Snapshot sideTablesOfThreeBatches(String table) throws Exception {
+    String rejected = table + "__rejected";
+    String deletes = table + "__deletes";
+    tables.spark.sql("CREATE TABLE " + rejected + " (batch_id STRING, reason STRING) USING iceberg");
+    tables.spark.sql("CREATE TABLE " + deletes + " (id INT, version INT, _batch_id STRING) USING iceberg");
+    Snapshot tombstonesOfFirst = null;
+    for (int i = 1; i <= 3; i++) {
+      tables.commit(rejected, Map.of(CommitMarker.BATCH_ID, "b" + i),
+          "INSERT INTO " + rejected + " VALUES ('b" + i + "', 'bad " + i + "')");
+      Snapshot tombstones = tables.commit(deletes, Map.of(CommitMarker.BATCH_ID, "b" + i), "MERGE INTO " + deletes
+          + " t USING (SELECT 7 AS id, " + i + " AS version, 'b" + i + "' AS _batch_id) s ON t.id = s.id"
+          + " WHEN MATCHED AND s.version > t.version THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *");
+      tombstonesOfFirst = i == 1 ? tombstones : tombstonesOfFirst;
+    }
+    return tombstonesOfFirst;
+  }
+
+  /** The table holds these rows at this snapshot still. */
+  private static void assertUnchanged(String table, List<String> rows, Snapshot current) throws Exception {
+    assertThat(tables.rows(table)).isEqualTo(rows);
+    assertThat(tables.load(table).currentSnapshot().snapshotId()).isEqualTo(current.snapshotId());
+  }
+
   private static Ran rollback(String table, String... args) throws Exception {
     List<String> all = new ArrayList<>(List.of("--profile", tables.profile(table, ""), "--table", table));
     all.addAll(List.of(args));
@@ -121,8 +156,7 @@ class RollbackMainTest {
         + fourth.snapshotId() + ", not " + batches.get(2).snapshotId())
         .contains("(batch b4) was committed after the plan");
     assertThat(ran.result(KEY).path("outcome").asText()).isEqualTo("refused");
-    assertThat(tables.rows(table)).isEqualTo(before);
-    assertThat(tables.load(table).currentSnapshot().snapshotId()).isEqualTo(fourth.snapshotId());
+    assertUnchanged(table, before, fourth);
   }
 
   @Test
@@ -181,9 +215,7 @@ class RollbackMainTest {
   void aDryRunReportsThePlanAndChangesNothing() throws Exception {
     String table = "local.r.dry";
     List<Snapshot> batches = threeBatches(table);
-    tables.spark.sql("ALTER TABLE " + table + " ADD COLUMN note STRING");
-    Snapshot fourth = tables.commit(table, batch("b4", "2026-12-04"),
-        "INSERT INTO " + table + " VALUES (4, DATE '2026-12-04', 'new')");
+    Snapshot fourth = fourthWithANewColumn(table);
     List<String> before = tables.rows(table);
 
     Ran ran = rollback(table, "--to-snapshot", id(batches.get(1)), "--dry-run");
@@ -196,16 +228,14 @@ class RollbackMainTest {
     assertThat(outcome.path("batchIds").toString()).isEqualTo("[\"b4\",\"b3\"]");
     assertThat(outcome.path("schemaDiffers").asBoolean()).isTrue();
     assertThat(outcome.path("columnsSinceTarget").toString()).isEqualTo("[\"note\"]");
-    assertThat(tables.rows(table)).isEqualTo(before);
-    assertThat(tables.load(table).currentSnapshot().snapshotId()).isEqualTo(fourth.snapshotId());
+    assertUnchanged(table, before, fourth);
   }
 
   @Test
   void theTableKeepsItsCurrentSchemaWhenItRollsBackPastAnAddedColumn() throws Exception {
     String table = "local.r.schema";
     List<Snapshot> batches = threeBatches(table);
-    tables.spark.sql("ALTER TABLE " + table + " ADD COLUMN note STRING");
-    tables.commit(table, batch("b4", "2026-12-04"), "INSERT INTO " + table + " VALUES (4, DATE '2026-12-04', 'new')");
+    fourthWithANewColumn(table);
 
     Ran ran = rollback(table, "--to-snapshot", id(batches.get(2)));
 
@@ -222,17 +252,7 @@ class RollbackMainTest {
     List<Snapshot> batches = threeBatches(table);
     String rejected = table + "__rejected";
     String deletes = table + "__deletes";
-    tables.spark.sql("CREATE TABLE " + rejected + " (batch_id STRING, reason STRING) USING iceberg");
-    tables.spark.sql("CREATE TABLE " + deletes + " (id INT, version INT, _batch_id STRING) USING iceberg");
-    Snapshot tombstonesOfFirst = null;
-    for (int i = 1; i <= 3; i++) {
-      tables.commit(rejected, Map.of(CommitMarker.BATCH_ID, "b" + i),
-          "INSERT INTO " + rejected + " VALUES ('b" + i + "', 'bad " + i + "')");
-      Snapshot tombstones = tables.commit(deletes, Map.of(CommitMarker.BATCH_ID, "b" + i), "MERGE INTO " + deletes
-          + " t USING (SELECT 7 AS id, " + i + " AS version, 'b" + i + "' AS _batch_id) s ON t.id = s.id"
-          + " WHEN MATCHED AND s.version > t.version THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *");
-      tombstonesOfFirst = i == 1 ? tombstones : tombstonesOfFirst;
-    }
+    Snapshot tombstonesOfFirst = sideTablesOfThreeBatches(table);
 
     Ran ran = rollback(table, "--to-snapshot", id(batches.get(0)), "--expect-current", id(batches.get(2)));
     Ran again = rollback(table, "--to-snapshot", id(batches.get(0)), "--expect-current", id(batches.get(2)));
@@ -252,5 +272,41 @@ class RollbackMainTest {
     assertThat(again.result(KEY).path("rejected").path("action").asText()).isEqualTo("none");
     assertThat(again.result(KEY).path("tombstones").path("action").asText()).isEqualTo("none");
     assertThat(tables.rows(rejected)).containsExactly("[b1,bad 1]");
+  }
+
+  @Test
+  void aRunKilledAfterTheTablesRollbackFinishesTheSideTablesWhenRunAgain() throws Exception {
+    String table = "local.r.killed";
+    List<Snapshot> batches = threeBatches(table);
+    Snapshot tombstonesOfFirst = sideTablesOfThreeBatches(table);
+    // What a run killed between its two steps leaves: the table rolled back, the side tables not.
+    tables.load(table).manageSnapshots().rollbackTo(batches.get(0).snapshotId()).commit();
+
+    Ran ran = rollback(table, "--to-snapshot", id(batches.get(0)), "--expect-current", id(batches.get(2)));
+
+    assertThat(ran.code()).as(ran.err()).isEqualTo(0);
+    assertThat(ran.result(KEY).path("outcome").asText()).isEqualTo("already-rolled-back");
+    assertThat(ran.result(KEY).path("batchIds").toString()).isEqualTo("[\"b3\",\"b2\"]");
+    assertThat(tables.rows(table + "__rejected")).containsExactly("[b1,bad 1]");
+    assertThat(tables.load(table + "__deletes").currentSnapshot().snapshotId())
+        .isEqualTo(tombstonesOfFirst.snapshotId());
+  }
+
+  @Test
+  void aTombstoneCommitOfABatchTheRollbackKeepsRefusesItBeforeTheTableChanges() throws Exception {
+    String table = "local.r.inflight";
+    List<Snapshot> batches = threeBatches(table);
+    sideTablesOfThreeBatches(table);
+    String deletes = table + "__deletes";
+    Snapshot inFlight = tables.commit(deletes, Map.of(CommitMarker.BATCH_ID, "b4"),
+        "INSERT INTO " + deletes + " VALUES (8, 1, 'b4')");
+
+    Ran ran = rollback(table, "--to-snapshot", id(batches.get(0)));
+
+    assertThat(ran.code()).isEqualTo(2);
+    assertThat(ran.err()).contains("table " + table + ": its tombstone table " + deletes + " has snapshot "
+        + inFlight.snapshotId() + " of batch b4, which the rollback does not undo");
+    assertThat(tables.load(table).currentSnapshot().snapshotId()).isEqualTo(batches.get(2).snapshotId());
+    assertThat(tables.rows(table + "__rejected")).hasSize(3);
   }
 }
