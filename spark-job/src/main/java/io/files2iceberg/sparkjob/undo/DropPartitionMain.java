@@ -1,7 +1,5 @@
 package io.files2iceberg.sparkjob.undo;
 
-import io.files2iceberg.sparkjob.BatchJob;
-import io.files2iceberg.sparkjob.OwnSession;
 import java.io.PrintStream;
 import org.apache.spark.sql.SparkSession;
 
@@ -21,23 +19,12 @@ public final class DropPartitionMain {
   private DropPartitionMain() {}
 
   public static void main(String[] args) {
-    DropPartitionRequest request;
-    try {
-      request = DropPartitionRequest.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("files2iceberg: invalid drop-partition arguments: " + e.getMessage());
-      System.exit(UndoMainRun.EXIT_REFUSED);
-      return;
-    }
-    SparkSession spark = BatchJob.newSession(request.profile(), request.deployment().job(),
-        "files2iceberg drop-partition " + request.table() + " " + request.partition());
-    OwnSession.runAndExit(spark, session -> run(session, request, System.out, System.err));
+    UndoMainRun.main(args, "drop-partition", DropPartitionRequest::parse, DropPartitionMain::run);
   }
 
   /** Drops the partition and prints its result line; returns the exit code. */
   static int run(SparkSession spark, DropPartitionRequest request, PrintStream out, PrintStream err) {
-    SparkSession.setActiveSession(spark);
-    return UndoMainRun.run(new UndoMainRun.Run("files2iceberg-drop-partition", "drop-partition", request.table(),
-        request.dryRun(), request.resultUri()), () -> new PartitionDrop(spark).run(request)::describe, out, err);
+    return UndoMainRun.run(spark, "files2iceberg-drop-partition", "drop-partition", request, () -> new PartitionDrop(spark).run(request)::describe,
+        out, err);
   }
 }

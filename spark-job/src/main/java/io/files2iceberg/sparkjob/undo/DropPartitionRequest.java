@@ -22,7 +22,7 @@ import java.util.Optional;
  *     is made again
  */
 record DropPartitionRequest(TableProfile profile, Deployment deployment, String partition, String changeId,
-    boolean dryRun, Optional<String> resultUri) {
+    boolean dryRun, Optional<String> resultUri) implements UndoRequest {
 
   DropPartitionRequest {
     Objects.requireNonNull(profile, "profile");
@@ -33,10 +33,6 @@ record DropPartitionRequest(TableProfile profile, Deployment deployment, String 
     if (changeId == null || changeId.isBlank()) {
       throw new IllegalArgumentException("--change-id is required");
     }
-  }
-
-  String table() {
-    return profile.table();
   }
 
   /**

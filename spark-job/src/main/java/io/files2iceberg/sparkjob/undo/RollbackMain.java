@@ -1,7 +1,5 @@
 package io.files2iceberg.sparkjob.undo;
 
-import io.files2iceberg.sparkjob.BatchJob;
-import io.files2iceberg.sparkjob.OwnSession;
 import java.io.PrintStream;
 import org.apache.spark.sql.SparkSession;
 
@@ -21,23 +19,12 @@ public final class RollbackMain {
   private RollbackMain() {}
 
   public static void main(String[] args) {
-    RollbackRequest request;
-    try {
-      request = RollbackRequest.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("files2iceberg: invalid rollback arguments: " + e.getMessage());
-      System.exit(UndoMainRun.EXIT_REFUSED);
-      return;
-    }
-    SparkSession spark = BatchJob.newSession(request.profile(), request.deployment().job(),
-        "files2iceberg rollback " + request.table());
-    OwnSession.runAndExit(spark, session -> run(session, request, System.out, System.err));
+    UndoMainRun.main(args, "rollback", RollbackRequest::parse, RollbackMain::run);
   }
 
   /** Runs the rollback and prints its result line; returns the exit code. */
   static int run(SparkSession spark, RollbackRequest request, PrintStream out, PrintStream err) {
-    SparkSession.setActiveSession(spark);
-    return UndoMainRun.run(new UndoMainRun.Run("files2iceberg-rollback", "rollback", request.table(),
-        request.dryRun(), request.resultUri()), () -> new TableRollback(spark).run(request)::describe, out, err);
+    return UndoMainRun.run(spark, "files2iceberg-rollback", "rollback", request, () -> new TableRollback(spark).run(request)::describe,
+        out, err);
   }
 }

@@ -26,7 +26,7 @@ import java.util.Optional;
  * @param resultUri where the result line is also written
  */
 record RollbackRequest(TableProfile profile, Deployment deployment, Optional<Long> toSnapshot, Optional<String> toTag,
-    Optional<Long> expectCurrent, boolean dryRun, Optional<String> resultUri) {
+    Optional<Long> expectCurrent, boolean dryRun, Optional<String> resultUri) implements UndoRequest {
 
   RollbackRequest {
     Objects.requireNonNull(profile, "profile");
@@ -34,10 +34,6 @@ record RollbackRequest(TableProfile profile, Deployment deployment, Optional<Lon
     if (toSnapshot.isPresent() == toTag.isPresent()) {
       throw new IllegalArgumentException("exactly one of --to-snapshot and --to-tag is required");
     }
-  }
-
-  String table() {
-    return profile.table();
   }
 
   /** {@code snapshot S} or {@code tag TAG}, for messages. */

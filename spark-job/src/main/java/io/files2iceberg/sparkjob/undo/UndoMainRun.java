@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.core.logging.Causes;
+import io.files2iceberg.sparkjob.BatchJob;
+import io.files2iceberg.sparkjob.OwnSession;
 import io.files2iceberg.sparkjob.ResultLine;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -11,6 +13,8 @@ import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +45,42 @@ final class UndoMainRun {
 
   private UndoMainRun() {}
 
-  /** Runs {@code work}, which adds its outcome's fields to the result line, and returns the exit code. */
-  static int run(Run run, Callable<Consumer<ObjectNode>> work, PrintStream out, PrintStream err) {
+  /** What a main reads once its request is parsed: the run on its session, printing to stdout and stderr. */
+  interface Launched<R extends UndoRequest> {
+    int run(SparkSession spark, R request, PrintStream out, PrintStream err);
+  }
+
+  /**
+   * A main's body: parses the command line (exit 2 and one stderr line when it cannot), starts a
+   * session on the profile's catalog with the deployment's Spark properties, runs, stops the
+   * session and exits with the run's code.
+   */
+  static <R extends UndoRequest> void main(String[] args, String action, Function<String[], R> parse,
+      Launched<R> launched) {
+    R request;
+    try {
+      request = parse.apply(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("files2iceberg: invalid " + action + " arguments: " + e.getMessage());
+      System.exit(EXIT_REFUSED);
+      return;
+    }
+    SparkSession spark = BatchJob.newSession(request.profile(), request.deployment().job(),
+        "files2iceberg " + action + " " + request.table());
+    OwnSession.runAndExit(spark, session -> launched.run(session, request, System.out, System.err));
+  }
+
+  /**
+   * Runs {@code work}, which adds its outcome's fields to the result line {@code {"<key>":{...}}},
+   * on the active session, and returns the exit code.
+   */
+  static int run(SparkSession spark, String key, String action, UndoRequest request,
+      Callable<Consumer<ObjectNode>> work, PrintStream out, PrintStream err) {
+    SparkSession.setActiveSession(spark);
+    return run(new Run(key, action, request.table(), request.dryRun(), request.resultUri()), work, out, err);
+  }
+
+  private static int run(Run run, Callable<Consumer<ObjectNode>> work, PrintStream out, PrintStream err) {
     Consumer<ObjectNode> outcome;
     try {
       outcome = work.call();
