@@ -10,6 +10,7 @@ import io.files2iceberg.core.profile.ProfileException;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,10 +20,12 @@ import java.util.Optional;
  * maintain}, {@code rollback}, {@code drop-partition}): the table's rendered profile ({@code
  * --profile}, as {@code ProfileJson} renders it, which names the catalog), the deployment ({@code
  * --deployment}, as {@code DeploymentLoader.render} renders it), {@code --table} for a main that
- * names the table it changes, {@code --dry-run} and {@code --result URI}. A main's parser offers
- * each option to {@link #take} first, then reads its own. Errors name the option.
+ * names the table it changes, {@code --dry-run} and {@code --result URI}. A main's parser reads
+ * its own options ({@link #hasOwnOption}, {@link #nextOption}, {@link #value}); these are taken on
+ * the way. Errors name the option.
  */
 public final class MainArguments {
+  private final List<String> rest;
   private final boolean takesTable;
   private String profileJson;
   private String deploymentJson;
@@ -30,36 +33,55 @@ public final class MainArguments {
   private boolean dryRun;
   private String resultUri;
 
-  private MainArguments(boolean takesTable) {
+  private MainArguments(String[] args, boolean takesTable) {
+    this.rest = new ArrayList<>(List.of(args));
     this.takesTable = takesTable;
   }
 
-  /** The options of a main that names the table it changes: {@code --table} is required and must be the profile's. */
-  public static MainArguments withTable() {
-    return new MainArguments(true);
+  /** The command line of a main that names the table it changes: {@code --table} is required and must be the profile's. */
+  public static MainArguments withTable(String[] args) {
+    return new MainArguments(args, true);
   }
 
-  /** The options of a main whose table is its profile's ({@code maintain}). */
-  public static MainArguments ofProfile() {
-    return new MainArguments(false);
+  /** The command line of a main whose table is its profile's ({@code maintain}). */
+  public static MainArguments ofProfile(String[] args) {
+    return new MainArguments(args, false);
   }
 
-  /** Takes {@code option} and its value off the command line if it is a shared one; returns whether it was. */
-  public boolean take(String option, List<String> rest) {
+  /** Takes the shared options up to the next option of the main's own; returns whether there is one. */
+  public boolean hasOwnOption() {
+    while (!rest.isEmpty() && take(rest.get(0))) {
+      // taken
+    }
+    return !rest.isEmpty();
+  }
+
+  /** The next option of the main's own (after {@link #hasOwnOption}). */
+  public String nextOption() {
+    return rest.remove(0);
+  }
+
+  /** Takes the value of {@code option} off the command line. */
+  public String value(String option) {
+    if (rest.isEmpty()) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return rest.remove(0);
+  }
+
+  /** Takes the option first on the command line, and its value, if it is a shared one; returns whether it was. */
+  private boolean take(String option) {
+    if (!option.equals("--profile") && !option.equals("--deployment") && !option.equals("--dry-run")
+        && !option.equals("--result") && !(takesTable && option.equals("--table"))) {
+      return false;
+    }
+    rest.remove(0);
     switch (option) {
-      case "--profile" -> profileJson = value(option, rest);
-      case "--deployment" -> deploymentJson = value(option, rest);
+      case "--profile" -> profileJson = value(option);
+      case "--deployment" -> deploymentJson = value(option);
       case "--dry-run" -> dryRun = true;
-      case "--result" -> resultUri = value(option, rest);
-      case "--table" -> {
-        if (!takesTable) {
-          return false;
-        }
-        table = value(option, rest);
-      }
-      default -> {
-        return false;
-      }
+      case "--result" -> resultUri = value(option);
+      default -> table = value(option);
     }
     return true;
   }
@@ -101,14 +123,6 @@ public final class MainArguments {
 
   public Optional<String> resultUri() {
     return Optional.ofNullable(resultUri);
-  }
-
-  /** Takes the option's value from the rest of the command line. */
-  public static String value(String option, List<String> rest) {
-    if (rest.isEmpty()) {
-      throw new IllegalArgumentException(option + " needs a value");
-    }
-    return rest.remove(0);
   }
 
   private static TableProfile parseProfile(String json) {

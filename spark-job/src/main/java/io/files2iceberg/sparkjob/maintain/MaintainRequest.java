@@ -5,9 +5,7 @@ import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.MainArguments;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -136,26 +134,22 @@ record MaintainRequest(
     Instant orphans = null;
     long targetFileSize = DEFAULT_TARGET_FILE_SIZE;
     int minInputFiles = DEFAULT_MIN_INPUT_FILES;
-    MainArguments shared = MainArguments.ofProfile();
-    List<String> rest = new ArrayList<>(List.of(args));
-    while (!rest.isEmpty()) {
-      String option = rest.remove(0);
-      if (shared.take(option, rest)) {
-        continue;
-      }
+    MainArguments shared = MainArguments.ofProfile(args);
+    while (shared.hasOwnOption()) {
+      String option = shared.nextOption();
       switch (option) {
         case "--compact" -> compact = true;
         case "--sort" -> sort = true;
         case "--rewrite-position-deletes" -> rewritePositionDeletes = true;
         case "--rewrite-manifests" -> rewriteManifests = true;
-        case "--remove-orphans-older-than" -> orphans = orphanCutoff(instant(option, MainArguments.value(option, rest)), Instant.now());
-        case "--retention-cutoff" -> cutoff = instant(option, MainArguments.value(option, rest));
-        case "--retain-last" -> retainLast = whole(option, MainArguments.value(option, rest));
-        case "--protect-newest" -> protectNewest = whole(option, MainArguments.value(option, rest));
-        case "--target-file-size" -> targetFileSize = Long.parseLong(MainArguments.value(option, rest));
-        case "--min-input-files" -> minInputFiles = whole(option, MainArguments.value(option, rest));
+        case "--remove-orphans-older-than" -> orphans = orphanCutoff(instant(option, shared.value(option)), Instant.now());
+        case "--retention-cutoff" -> cutoff = instant(option, shared.value(option));
+        case "--retain-last" -> retainLast = whole(option, shared.value(option));
+        case "--protect-newest" -> protectNewest = whole(option, shared.value(option));
+        case "--target-file-size" -> targetFileSize = Long.parseLong(shared.value(option));
+        case "--min-input-files" -> minInputFiles = whole(option, shared.value(option));
         case "--protect" -> {
-          String pair = MainArguments.value(option, rest);
+          String pair = shared.value(option);
           int eq = pair.indexOf('=');
           if (eq <= 0) {
             throw new IllegalArgumentException("--protect takes BATCH_ID=REASON, was \"" + pair + "\"");

@@ -3,8 +3,6 @@ package io.files2iceberg.sparkjob.undo;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.MainArguments;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -43,16 +41,12 @@ record DropPartitionRequest(TableProfile profile, Deployment deployment, String 
   static DropPartitionRequest parse(String[] args) {
     String partition = null;
     String changeId = null;
-    MainArguments shared = MainArguments.withTable();
-    List<String> rest = new ArrayList<>(List.of(args));
-    while (!rest.isEmpty()) {
-      String option = rest.remove(0);
-      if (shared.take(option, rest)) {
-        continue;
-      }
+    MainArguments shared = MainArguments.withTable(args);
+    while (shared.hasOwnOption()) {
+      String option = shared.nextOption();
       switch (option) {
-        case "--partition" -> partition = MainArguments.value(option, rest);
-        case "--change-id" -> changeId = MainArguments.value(option, rest);
+        case "--partition" -> partition = shared.value(option);
+        case "--change-id" -> changeId = shared.value(option);
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
     }

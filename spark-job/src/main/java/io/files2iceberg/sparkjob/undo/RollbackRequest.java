@@ -3,8 +3,6 @@ package io.files2iceberg.sparkjob.undo;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.TableProfile;
 import io.files2iceberg.sparkjob.MainArguments;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -50,17 +48,13 @@ record RollbackRequest(TableProfile profile, Deployment deployment, Optional<Lon
     Long toSnapshot = null;
     String toTag = null;
     Long expectCurrent = null;
-    MainArguments shared = MainArguments.withTable();
-    List<String> rest = new ArrayList<>(List.of(args));
-    while (!rest.isEmpty()) {
-      String option = rest.remove(0);
-      if (shared.take(option, rest)) {
-        continue;
-      }
+    MainArguments shared = MainArguments.withTable(args);
+    while (shared.hasOwnOption()) {
+      String option = shared.nextOption();
       switch (option) {
-        case "--to-snapshot" -> toSnapshot = snapshotId(option, MainArguments.value(option, rest));
-        case "--to-tag" -> toTag = MainArguments.value(option, rest);
-        case "--expect-current" -> expectCurrent = snapshotId(option, MainArguments.value(option, rest));
+        case "--to-snapshot" -> toSnapshot = snapshotId(option, shared.value(option));
+        case "--to-tag" -> toTag = shared.value(option);
+        case "--expect-current" -> expectCurrent = snapshotId(option, shared.value(option));
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
     }
