@@ -4,8 +4,6 @@ import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.BatchFile.PartitionType;
 import io.files2iceberg.core.profile.Extract;
 import io.files2iceberg.sparkjob.stage.BatchFailedException;
-import java.sql.Date;
-import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
@@ -70,14 +68,11 @@ record PerFile(Column uri, Column generation, Column order, Column partition, Us
 
   /** The partition token of a file as its value: a date for date partitions. */
   private static Column partitionValue(Extract extract, ManifestFile file) {
-    if (extract.batchFile().partitionType() == PartitionType.DATE) {
-      try {
-        return functions.lit(Date.valueOf(LocalDate.parse(file.partition())));
-      } catch (DateTimeParseException e) {
-        throw new BatchFailedException("file " + file.uri() + ": partition \"" + file.partition()
-            + "\" is not an ISO date (yyyy-MM-dd), as a date partition's token must be in the manifest");
-      }
+    try {
+      return functions.lit(PartitionValue.of(extract, file.partition()));
+    } catch (DateTimeParseException e) {
+      throw new BatchFailedException("file " + file.uri() + ": partition \"" + file.partition()
+          + "\" is not an ISO date (yyyy-MM-dd), as a date partition's token must be in the manifest");
     }
-    return functions.lit(file.partition());
   }
 }

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * the batch's inserts and updates are for other keys than its deletes (one row per key), so the
  * replay writes what the first attempt would have.
  */
-final class Tombstones {
+public final class Tombstones {
   /** The tombstone table's column with the batch that wrote the row's precombine value. */
   static final String BATCH_ID = "_batch_id";
   /** The tombstone table's column with the start of that batch's job. */
@@ -56,7 +56,7 @@ final class Tombstones {
   private Tombstones() {}
 
   /** The tombstone table of a table. */
-  static String tableOf(String table) {
+  public static String tableOf(String table) {
     return table + "__deletes";
   }
 

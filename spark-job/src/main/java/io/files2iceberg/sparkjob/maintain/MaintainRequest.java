@@ -1,20 +1,11 @@
 package io.files2iceberg.sparkjob.maintain;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.core.profile.Deployment;
-import io.files2iceberg.core.profile.DeploymentLoader;
-import io.files2iceberg.core.profile.Home;
-import io.files2iceberg.core.profile.ProfileException;
-import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
-import java.nio.file.Path;
+import io.files2iceberg.sparkjob.MainArguments;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -132,8 +123,6 @@ record MaintainRequest(
    * @throws IllegalArgumentException naming the option at fault
    */
   static MaintainRequest parse(String[] args) {
-    String profileJson = null;
-    String deploymentJson = null;
     Instant cutoff = null;
     int retainLast = 1;
     Map<String, String> protect = new LinkedHashMap<>();
@@ -145,28 +134,22 @@ record MaintainRequest(
     Instant orphans = null;
     long targetFileSize = DEFAULT_TARGET_FILE_SIZE;
     int minInputFiles = DEFAULT_MIN_INPUT_FILES;
-    boolean dryRun = false;
-    String resultUri = null;
-    List<String> rest = new ArrayList<>(List.of(args));
-    while (!rest.isEmpty()) {
-      String option = rest.remove(0);
+    MainArguments shared = MainArguments.ofProfile(args);
+    while (shared.hasOwnOption()) {
+      String option = shared.nextOption();
       switch (option) {
         case "--compact" -> compact = true;
         case "--sort" -> sort = true;
         case "--rewrite-position-deletes" -> rewritePositionDeletes = true;
         case "--rewrite-manifests" -> rewriteManifests = true;
-        case "--remove-orphans-older-than" -> orphans = orphanCutoff(instant(option, value(option, rest)), Instant.now());
-        case "--dry-run" -> dryRun = true;
-        case "--profile" -> profileJson = value(option, rest);
-        case "--deployment" -> deploymentJson = value(option, rest);
-        case "--retention-cutoff" -> cutoff = instant(option, value(option, rest));
-        case "--retain-last" -> retainLast = whole(option, value(option, rest));
-        case "--protect-newest" -> protectNewest = whole(option, value(option, rest));
-        case "--target-file-size" -> targetFileSize = Long.parseLong(value(option, rest));
-        case "--min-input-files" -> minInputFiles = whole(option, value(option, rest));
-        case "--result" -> resultUri = value(option, rest);
+        case "--remove-orphans-older-than" -> orphans = orphanCutoff(instant(option, shared.value(option)), Instant.now());
+        case "--retention-cutoff" -> cutoff = instant(option, shared.value(option));
+        case "--retain-last" -> retainLast = whole(option, shared.value(option));
+        case "--protect-newest" -> protectNewest = whole(option, shared.value(option));
+        case "--target-file-size" -> targetFileSize = Long.parseLong(shared.value(option));
+        case "--min-input-files" -> minInputFiles = whole(option, shared.value(option));
         case "--protect" -> {
-          String pair = value(option, rest);
+          String pair = shared.value(option);
           int eq = pair.indexOf('=');
           if (eq <= 0) {
             throw new IllegalArgumentException("--protect takes BATCH_ID=REASON, was \"" + pair + "\"");
@@ -176,51 +159,14 @@ record MaintainRequest(
         default -> throw new IllegalArgumentException("unknown option " + option);
       }
     }
-    if (profileJson == null) {
-      throw new IllegalArgumentException("--profile is required");
-    }
+    TableProfile profile = shared.profile();
     if (cutoff == null) {
       throw new IllegalArgumentException("--retention-cutoff is required");
     }
     Compaction sizing = new Compaction(targetFileSize, minInputFiles);
-    return new MaintainRequest(profile(profileJson), deployment(deploymentJson), cutoff, retainLast, protect,
+    return new MaintainRequest(profile, shared.deployment(), cutoff, retainLast, protect,
         protectNewest, compact ? Optional.of(sizing) : Optional.empty(), sort ? Optional.of(sizing) : Optional.empty(),
-        rewritePositionDeletes ? Optional.of(sizing) : Optional.empty(), rewriteManifests, Optional.ofNullable(orphans), dryRun, Optional.ofNullable(resultUri));
-  }
-
-  private static TableProfile profile(String json) {
-    try {
-      // The rendered profile names its file (its name is the file's); it is resolved, so the
-      // home's defaults are never used.
-      JsonNode source = new ObjectMapper().readTree(json).path("source");
-      if (!source.isTextual()) {
-        throw new IllegalArgumentException("--profile: not a rendered profile (no \"source\")");
-      }
-      return ProfileLoader.parse(json, Path.of(source.asText()), Home.resolve(Optional.empty(), Map.of()));
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("--profile: not JSON: " + e.getOriginalMessage(), e);
-    } catch (ProfileException e) {
-      throw new IllegalArgumentException("--profile: " + e.getMessage(), e);
-    }
-  }
-
-  private static Deployment deployment(String json) {
-    Home home = Home.resolve(Optional.empty(), Map.of());
-    if (json == null) {
-      return DeploymentLoader.defaults(home);
-    }
-    try {
-      return DeploymentLoader.parse(json, Path.of("deployment.conf"), home);
-    } catch (ProfileException e) {
-      throw new IllegalArgumentException("--deployment: " + e.getMessage(), e);
-    }
-  }
-
-  private static String value(String option, List<String> rest) {
-    if (rest.isEmpty()) {
-      throw new IllegalArgumentException(option + " needs a value");
-    }
-    return rest.remove(0);
+        rewritePositionDeletes ? Optional.of(sizing) : Optional.empty(), rewriteManifests, Optional.ofNullable(orphans), shared.dryRun(), shared.resultUri());
   }
 
   private static Instant instant(String option, String text) {
