@@ -23,7 +23,8 @@ final class ExitCodesReference {
         .append(row(ExitCode.DRIFT, "`reconcile` left drift: found without `--fix`, or drift `--fix`"
             + " never fixes (files gone from the bucket, partitions stuck READY), so a scheduled run can alert"))
         .append(row(ExitCode.ATTENTION, "`status`: attention, a partition FAILED (out of attempts,"
-            + " retried only by an operator) or a table STOPPED (a file that misses its strict pattern); the"
+            + " retried only by an operator), a table STOPPED (a file that misses its strict pattern) or a table"
+            + " waiting for an unfinished `rollback` or `drop-partition` (run the same command again); the"
             + " report is printed as usual and stderr names them. `--exit-zero` keeps 0"))
         .append("| `130` | `demo` interrupted (Ctrl-C): it stopped the listener; the next run finishes the work |\n")
         .append("\n## The Spark job\n\n")

@@ -25,7 +25,8 @@ import picocli.CommandLine.Option;
       "Shows, per table: partitions and files by state, batches in flight, the last committed batch and its",
       "snapshot, the lag (how long the oldest READY partition has waited) and the failures with their errors.",
       "Reads the ledger the profiles name (--config), else the embedded ledger <home>/ledger.db.",
-      "Exits 5 when a partition is FAILED or a table STOPPED (--config), so that a scheduled run can alert."
+      "Exits 5 when a partition is FAILED, a table STOPPED (--config) or a table waits for an unfinished rollback or",
+      "drop-partition (run it again to finish it), so that a scheduled run can alert."
     })
 public final class StatusCommand extends CliCommand {
 
@@ -43,7 +44,8 @@ public final class StatusCommand extends CliCommand {
   Since files;
 
   @Option(names = "--exit-zero",
-      description = "Exit 0 even when a partition is FAILED or a table STOPPED (for scripts that only read the output).")
+      description = "Exit 0 even when a partition is FAILED, a table STOPPED or a change unfinished (for scripts that"
+          + " only read the output).")
   boolean exitZero;
 
   @Mixin TableOption only;
