@@ -13,8 +13,6 @@ import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.util.List;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,12 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
 class UndoReloadTest {
   @TempDir static Path home;
   static JobFixture fixture;
-
-  static final StructType CHANGES = new StructType()
-      .add("id", DataTypes.StringType)
-      .add("op", DataTypes.StringType)
-      .add("ts", DataTypes.TimestampType)
-      .add("val", DataTypes.StringType);
 
   @BeforeAll
   static void startSession() {
@@ -63,7 +55,7 @@ class UndoReloadTest {
 
   private static Landed file(String table, String name, Object[]... rows) {
     List<org.apache.spark.sql.Row> list = java.util.Arrays.stream(rows).map(RowFactory::create).toList();
-    return Landed.of(fixture.writeFile("parquet", table + "/dt=2024-01-01/" + name, CHANGES, list), "2024-01-01");
+    return Landed.of(fixture.writeFile("parquet", table + "/dt=2024-01-01/" + name, CdcDeletesTest.CHANGES, list), "2024-01-01");
   }
 
   private static Timestamp at(String time) {
