@@ -22,6 +22,14 @@ public final class DropPartitionMain {
     UndoMainRun.main(args, "drop-partition", DropPartitionRequest::parse, DropPartitionMain::run);
   }
 
+  /**
+   * Runs the command line on a session there is already (a warm driver's, a test's), with the
+   * same exit codes and output as {@link #main}, which starts and stops a session of its own.
+   */
+  public static int run(SparkSession spark, String[] args, PrintStream out, PrintStream err) {
+    return UndoMainRun.inSession(spark, args, "drop-partition", DropPartitionRequest::parse, DropPartitionMain::run, out, err);
+  }
+
   /** Drops the partition and prints its result line; returns the exit code. */
   static int run(SparkSession spark, DropPartitionRequest request, PrintStream out, PrintStream err) {
     return UndoMainRun.run(spark, "files2iceberg-drop-partition", "drop-partition", request, () -> new PartitionDrop(spark).run(request)::describe,

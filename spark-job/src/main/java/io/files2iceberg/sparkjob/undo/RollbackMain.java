@@ -22,6 +22,14 @@ public final class RollbackMain {
     UndoMainRun.main(args, "rollback", RollbackRequest::parse, RollbackMain::run);
   }
 
+  /**
+   * Runs the command line on a session there is already (a warm driver's, a test's), with the
+   * same exit codes and output as {@link #main}, which starts and stops a session of its own.
+   */
+  public static int run(SparkSession spark, String[] args, PrintStream out, PrintStream err) {
+    return UndoMainRun.inSession(spark, args, "rollback", RollbackRequest::parse, RollbackMain::run, out, err);
+  }
+
   /** Runs the rollback and prints its result line; returns the exit code. */
   static int run(SparkSession spark, RollbackRequest request, PrintStream out, PrintStream err) {
     return UndoMainRun.run(spark, "files2iceberg-rollback", "rollback", request, () -> new TableRollback(spark).run(request)::describe,

@@ -57,17 +57,31 @@ final class UndoMainRun {
    */
   static <R extends UndoRequest> void main(String[] args, String action, Function<String[], R> parse,
       Launched<R> launched) {
-    R request;
-    try {
-      request = parse.apply(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("files2iceberg: invalid " + action + " arguments: " + e.getMessage());
+    Optional<R> request = parsed(args, action, parse, System.err);
+    if (request.isEmpty()) {
       System.exit(EXIT_REFUSED);
       return;
     }
-    SparkSession spark = BatchJob.newSession(request.profile(), request.deployment().job(),
-        "files2iceberg " + action + " " + request.table());
-    OwnSession.runAndExit(spark, session -> launched.run(session, request, System.out, System.err));
+    SparkSession spark = BatchJob.newSession(request.get().profile(), request.get().deployment().job(),
+        "files2iceberg " + action + " " + request.get().table());
+    OwnSession.runAndExit(spark, session -> launched.run(session, request.get(), System.out, System.err));
+  }
+
+  /** Parses the command line and runs on a session there is already; exit 2 when it cannot be parsed. */
+  static <R extends UndoRequest> int inSession(SparkSession spark, String[] args, String action,
+      Function<String[], R> parse, Launched<R> launched, PrintStream out, PrintStream err) {
+    Optional<R> request = parsed(args, action, parse, err);
+    return request.isEmpty() ? EXIT_REFUSED : launched.run(spark, request.get(), out, err);
+  }
+
+  /** The request, or empty after the stderr line saying what is wrong with the command line. */
+  private static <R> Optional<R> parsed(String[] args, String action, Function<String[], R> parse, PrintStream err) {
+    try {
+      return Optional.of(parse.apply(args));
+    } catch (IllegalArgumentException e) {
+      err.println("files2iceberg: invalid " + action + " arguments: " + e.getMessage());
+      return Optional.empty();
+    }
   }
 
   /**
