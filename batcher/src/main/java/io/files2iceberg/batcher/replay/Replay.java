@@ -16,9 +16,11 @@ import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.core.profile.TableProfile;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -39,7 +41,7 @@ public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
    *
    * @param partitions the partitions found in the range, by token
    * @param incomplete partitions left out: no success marker (success-file-filter on)
-   * @param reopened INGESTED partitions reopened by {@code --force}
+   * @param reopened INGESTED (or DROPPED, HELD) partitions reopened by {@code --force}
    * @param left partitions {@code --force} could not reopen, with their state
    * @param recorded files new to the ledger
    * @param known files the ledger already had
@@ -58,6 +60,9 @@ public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
    *     save-checkpoint = false), and with {@code force} for an Append table without a primary key
    *     (its partition's rows would be appended a second time)
    */
+  private static final Set<PartitionState> REOPENABLE =
+      EnumSet.of(PartitionState.INGESTED, PartitionState.DROPPED, PartitionState.HELD);
+
   public Report run(TableProfile profile, PartitionRange range, boolean force, boolean dryRun,
       Consumer<String> progress) {
     if (profile.extract().listsStorage()) {
@@ -106,7 +111,8 @@ public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
         if (stored.isEmpty() || stored.get().state() == PartitionState.READY) {
           continue;
         }
-        if (stored.get().state() != PartitionState.INGESTED) {
+        // INGESTED, and what an operator took out (DROPPED) or held back (HELD): all their files load again.
+        if (!REOPENABLE.contains(stored.get().state())) {
           left.add(token + " (" + stored.get().state() + ")");
           continue;
         }

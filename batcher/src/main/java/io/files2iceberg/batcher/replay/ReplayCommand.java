@@ -22,15 +22,17 @@ import picocli.CommandLine.Option;
     description = {
       "Re-ingests partitions of a table: lists their objects, records them in the ledger as if notified (known",
       "generations change nothing) and marks the complete ones READY; the next batch loads what changed.",
-      "--force reloads INGESTED partitions whole in a new batch (MERGE keeps rows unique). --no-checkpoint loads",
-      "the listed files once without touching the ledger. Without --run, the next batcher run loads them.",
+      "--force reloads INGESTED (and DROPPED or HELD) partitions whole in a new batch (MERGE keeps rows unique).",
+      "--no-checkpoint loads the listed files once without touching the ledger. Without --run, the next batcher run",
+      "loads them.",
       "Exit codes: 0 done, 1 failed while running, 2 invalid configuration or usage."
     })
 public final class ReplayCommand extends RecordingCommand {
   @Option(names = "--partition", paramLabel = "VALUE", description = "One partition value (instead of --from/--to).")
   String partition;
 
-  @Option(names = "--force", description = "Reopen INGESTED partitions so that all their files load again.")
+  @Option(names = "--force", description = "Reopen INGESTED partitions (and DROPPED or HELD ones) so that all their"
+      + " files load again.")
   boolean force;
 
   @Option(names = "--no-checkpoint", description = "Load the listed files once, as a backfill with "
