@@ -1,9 +1,8 @@
 package io.files2iceberg.batcher.maintain;
 
-import com.google.cloud.storage.BlobId;
 import io.files2iceberg.batcher.engine.launch.JobResult;
-import io.files2iceberg.batcher.engine.launch.LaunchedJob;
 import io.files2iceberg.batcher.engine.launch.Launcher;
+import io.files2iceberg.batcher.engine.launch.MainRuns;
 import io.files2iceberg.batcher.engine.launch.SparkMainRun;
 import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.manifest.JobExit;
@@ -12,13 +11,7 @@ import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.StorageSettings;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.TableProfile;
-import io.files2iceberg.core.storage.StorageClients;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +27,6 @@ import java.util.Optional;
  */
 public final class MaintainRun {
   public static final String MAIN_CLASS = "io.files2iceberg.sparkjob.maintain.MaintainMain";
-  private static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
 
   /**
    * What the operator asked for.
@@ -61,8 +53,7 @@ public final class MaintainRun {
 
   /** Where the main writes its result: {@code <metadata.path>/maintain/<runId>.json}. */
   public static String resultUri(TableProfile profile, String runId) {
-    String folder = profile.metadata().path();
-    return (folder.endsWith("/") ? folder : folder + "/") + "maintain/" + runId + ".json";
+    return MainRuns.resultUri(profile, "maintain", runId);
   }
 
   /** The main's command line. */
@@ -110,46 +101,15 @@ public final class MaintainRun {
    */
   public static MaintainResult run(Launcher launcher, SparkMainRun run, String resultUri, StorageSettings storage,
       Duration timeout, PrintWriter progress) throws InterruptedException {
-    LaunchedJob job = launcher.launchMain(run);
-    progress.println("maintain " + run.table() + ": started " + job.jobId() + job.log().map(l -> ", log " + l)
-        .orElse(""));
-    progress.flush();
-    Instant started = Instant.now();
-    Optional<JobResult> result = Optional.empty();
-    while (result.isEmpty()) {
-      Duration left = timeout.minus(Duration.between(started, Instant.now()));
-      if (left.isNegative() || left.isZero()) {
-        job.cancel();
-        throw new MaintainFailedException("table " + run.table() + ": maintenance did not end within " + timeout
-            + " and was cancelled" + job.log().map(l -> " (log: " + l + ")").orElse(""));
-      }
-      result = job.await(left.compareTo(PROGRESS_EVERY) < 0 ? left : PROGRESS_EVERY);
-      if (result.isEmpty()) {
-        progress.println("maintain " + run.table() + ": still running after "
-            + Duration.between(started, Instant.now()).toSeconds() + "s");
-        progress.flush();
-      }
-    }
-    JobResult ended = result.get();
+    JobResult ended = MainRuns.run(launcher, run, "maintain", "maintenance", timeout, progress,
+        MaintainFailedException::new);
     if (ended.exit() != JobExit.LOADED) {
       throw new MaintainFailedException("table " + run.table() + ": maintenance failed: " + ended.describe());
     }
-    return MaintainResult.lastIn(read(resultUri, storage)).orElseThrow(() -> new MaintainFailedException("table "
-        + run.table() + ": maintenance ended without a result in " + resultUri + ended.log().map(l -> " (log: " + l
-        + ")").orElse("")));
-  }
-
-  private static String read(String uri, StorageSettings storage) {
-    try {
-      if (uri.startsWith("gs://")) {
-        byte[] bytes = StorageClients.shared(storage).readAllBytes(BlobId.fromGsUtilUri(uri));
-        return new String(bytes, StandardCharsets.UTF_8);
-      }
-      Path path = uri.startsWith("file:") ? Path.of(URI.create(uri)) : Path.of(uri);
-      return Files.exists(path) ? Files.readString(path) : "";
-    } catch (IOException | RuntimeException e) {
-      throw new MaintainFailedException("cannot read the maintenance result " + uri + ": " + e.getMessage());
-    }
+    String text = MainRuns.readResult(resultUri, storage, "maintenance", MaintainFailedException::new);
+    return MaintainResult.lastIn(text).orElseThrow(() -> new MaintainFailedException("table "
+        + run.table() + ": maintenance ended without a result in " + resultUri + ended.log()
+        .map(l -> " (log: " + l + ")").orElse("")));
   }
 
   /** The run failed; the message names the table and where to look. */

@@ -2,14 +2,9 @@ package io.files2iceberg.sparkjob.maintain;
 
 import io.files2iceberg.core.logging.Causes;
 import io.files2iceberg.sparkjob.BatchJob;
-import io.files2iceberg.sparkjob.JobHadoopConf;
 import io.files2iceberg.sparkjob.OwnSession;
-import java.io.IOException;
-import java.io.OutputStream;
+import io.files2iceberg.sparkjob.RenderedSettings;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +49,7 @@ public final class MaintainMain {
     try {
       String line = new TableMaintenance(spark).run(request).toLine();
       if (request.resultUri().isPresent()) {
-        write(request.resultUri().get(), line);
+        RenderedSettings.writeResult(request.resultUri().get(), line);
       }
       out.println(line);
       out.flush();
@@ -70,15 +65,4 @@ public final class MaintainMain {
   static String describe(Throwable error) {
     return Causes.chain(error);
   }
-
-
-  /** The result, for a caller that cannot read the driver's stdout (Dataproc keeps it in a bucket). */
-  private static void write(String uri, String line) throws IOException {
-    Path path = new Path(uri);
-    FileSystem fs = path.getFileSystem(JobHadoopConf.current());
-    try (OutputStream stream = fs.create(path, true)) {
-      stream.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-    }
-  }
-
 }

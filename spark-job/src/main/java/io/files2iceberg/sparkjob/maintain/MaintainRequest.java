@@ -1,15 +1,8 @@
 package io.files2iceberg.sparkjob.maintain;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.core.profile.Deployment;
-import io.files2iceberg.core.profile.DeploymentLoader;
-import io.files2iceberg.core.profile.Home;
-import io.files2iceberg.core.profile.ProfileException;
-import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
-import java.nio.file.Path;
+import io.files2iceberg.sparkjob.RenderedSettings;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -183,37 +176,9 @@ record MaintainRequest(
       throw new IllegalArgumentException("--retention-cutoff is required");
     }
     Compaction sizing = new Compaction(targetFileSize, minInputFiles);
-    return new MaintainRequest(profile(profileJson), deployment(deploymentJson), cutoff, retainLast, protect,
+    return new MaintainRequest(RenderedSettings.profile(profileJson), RenderedSettings.deployment(deploymentJson), cutoff, retainLast, protect,
         protectNewest, compact ? Optional.of(sizing) : Optional.empty(), sort ? Optional.of(sizing) : Optional.empty(),
         rewritePositionDeletes ? Optional.of(sizing) : Optional.empty(), rewriteManifests, Optional.ofNullable(orphans), dryRun, Optional.ofNullable(resultUri));
-  }
-
-  private static TableProfile profile(String json) {
-    try {
-      // The rendered profile names its file (its name is the file's); it is resolved, so the
-      // home's defaults are never used.
-      JsonNode source = new ObjectMapper().readTree(json).path("source");
-      if (!source.isTextual()) {
-        throw new IllegalArgumentException("--profile: not a rendered profile (no \"source\")");
-      }
-      return ProfileLoader.parse(json, Path.of(source.asText()), Home.resolve(Optional.empty(), Map.of()));
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("--profile: not JSON: " + e.getOriginalMessage(), e);
-    } catch (ProfileException e) {
-      throw new IllegalArgumentException("--profile: " + e.getMessage(), e);
-    }
-  }
-
-  private static Deployment deployment(String json) {
-    Home home = Home.resolve(Optional.empty(), Map.of());
-    if (json == null) {
-      return DeploymentLoader.defaults(home);
-    }
-    try {
-      return DeploymentLoader.parse(json, Path.of("deployment.conf"), home);
-    } catch (ProfileException e) {
-      throw new IllegalArgumentException("--deployment: " + e.getMessage(), e);
-    }
   }
 
   private static String value(String option, List<String> rest) {
