@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
@@ -47,21 +46,7 @@ class CommitChangeSummaryTest {
 
   /** A table landed as {@code <table>/dt=<day>/<file>}, partitioned by day; {@code load} adds load keys. */
   static TableProfile customers(String table, String mode, String load) {
-    return fixture.profile(table, """
-        extract {
-          path = "file://%s/dt=*/*.parquet"
-          batch-file {
-            ingestion-type = %s
-            partition-type = date
-            pattern = ".+/dt=([0-9-]+)/.+"
-            date-format = yyyy-MM-dd
-          }
-        }
-        load {
-          iceberg.table = "local.feed.%s"
-          %s
-        }
-        """.formatted(fixture.landing(table), mode, table, load));
+    return fixture.dailyParquet(table, mode, "local.feed." + table, load, "");
   }
 
   static Landed file(String table, String day, String name, StructType schema, Row... rows) {
@@ -73,13 +58,7 @@ class CommitChangeSummaryTest {
   }
 
   static Table table(String table) {
-    try {
-      Table loaded = Spark3Util.loadIcebergTable(fixture.spark, "local.feed." + table);
-      loaded.refresh();
-      return loaded;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return fixture.icebergTable("local.feed." + table);
   }
 
   static Map<String, String> summary(String table, long snapshotId) {

@@ -24,7 +24,7 @@ final class ChangesFormat {
   static String human(String table, String start, ChangesResult result) {
     StringBuilder text = new StringBuilder();
     for (JsonNode change : result.changes()) {
-      String at = change.path("at").asText();
+      String at = change.path("committedAt").asText();
       switch (change.path("change").asText()) {
         case "commit" -> text.append(at).append("  commit  batch ").append(change.path("batchId").asText())
             .append("  snapshot ").append(change.path("snapshotId").asText()).append("  ")

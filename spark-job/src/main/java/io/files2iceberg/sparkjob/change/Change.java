@@ -129,7 +129,7 @@ public sealed interface Change {
     node.put("change", change);
     node.put("table", table);
     node.put("snapshotId", Long.toString(of.snapshotId()));
-    node.put("at", of.at().toString());
+    node.put("committedAt", of.at().toString());
     return node;
   }
 

@@ -131,7 +131,7 @@ class ChangesMainTest {
     assertThat(second.get("inserted").asLong()).isEqualTo(2);
     assertThat(second.get("updated").asLong()).isZero();
     assertThat(second.get("deleted").asLong()).isZero();
-    assertThat(Instant.parse(second.get("at").asText()))
+    assertThat(Instant.parse(second.get("committedAt").asText()))
         .isEqualTo(Instant.ofEpochMilli(load("local.feed.three").snapshot(snapshots.get(1)).timestampMillis()));
     assertThat(ran.result().get("other").asInt()).isZero();
     assertThat(ran.result().get("currentSnapshotId").asText()).isEqualTo(snapshots.get(2).toString());
