@@ -15,6 +15,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One table's change feed: the arguments of {@value #MAIN_CLASS}, launched where the table's jobs
@@ -54,7 +55,8 @@ public final class ChangesRun {
   }
 
   /**
-   * Launches the run and waits for it: the feed, or the main's refusal of the start (exit 2).
+   * Launches the run and waits for it: the feed, or the main's refusal of the start (a result
+   * with {@code refused}, exit 2).
    *
    * @param storage where a {@code gs://} result is read (the deployment's {@code storage.*})
    * @throws ChangesFailedException when it fails or writes no result, naming the table and where its log is
@@ -63,15 +65,23 @@ public final class ChangesRun {
       Duration timeout, PrintWriter progress) throws InterruptedException {
     JobResult ended = MainRuns.run(launcher, run, "changes", "change feed", timeout, progress,
         ChangesFailedException::new);
-    boolean refusal = ended.exit() == JobExit.INVALID_MANIFEST;
-    if (ended.exit() != JobExit.LOADED && !refusal) {
-      throw new ChangesFailedException("table " + run.table() + ": change feed failed: " + ended.describe());
+    if (ended.exit() != JobExit.LOADED) {
+      // A refused start ends the main with exit 2 and a result naming why; a Dataproc batch may
+      // report any failed exit, so the result decides, and without one the run failed.
+      Optional<ChangesResult> refused;
+      try {
+        refused = ChangesResult.lastIn(MainRuns.readResult(resultUri, storage, "change feed",
+            ChangesFailedException::new)).filter(result -> result.refused().isPresent());
+      } catch (ChangesFailedException e) {
+        refused = Optional.empty();
+      }
+      return refused.orElseThrow(() -> new ChangesFailedException("table " + run.table() + ": change feed failed: "
+          + ended.describe()));
     }
     String text = MainRuns.readResult(resultUri, storage, "change feed", ChangesFailedException::new);
-    return ChangesResult.lastIn(text).filter(result -> refusal == result.refused().isPresent())
-        .orElseThrow(() -> new ChangesFailedException("table " + run.table() + ": change feed "
-            + (refusal ? "failed: " + ended.describe() : "ended without a result in " + resultUri)
-            + ended.log().map(l -> " (log: " + l + ")").orElse("")));
+    return ChangesResult.lastIn(text).orElseThrow(() -> new ChangesFailedException("table " + run.table()
+        + ": change feed ended without a result in " + resultUri + ended.log().map(l -> " (log: " + l + ")")
+        .orElse("")));
   }
 
   /** The run failed; the message names the table and where to look. */
