@@ -47,6 +47,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Row;
@@ -99,6 +101,41 @@ final class JobFixture {
       return ProfileLoader.parse(hocon, home.root().resolve("profiles").resolve(name + ".conf"), home);
     } catch (ProfileException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A profile of Parquet files landed as {@code landing/<name>/dt=<day>/<file>}, one date partition
+   * a day, of this ingestion type ({@code incremental}, {@code last}, {@code full}), into {@code
+   * table} with these more {@code load} keys; {@code extra} is appended at the top level.
+   */
+  TableProfile dailyParquet(String name, String ingestionType, String table, String loadKeys, String extra) {
+    return profile(name, """
+        extract {
+          path = "file://%s/dt=*/*.parquet"
+          batch-file {
+            ingestion-type = %s
+            partition-type = date
+            pattern = ".+/dt=([0-9-]+)/.+"
+            date-format = yyyy-MM-dd
+          }
+        }
+        load {
+          iceberg.table = "%s"
+          %s
+        }
+        %s
+        """.formatted(landing(name), ingestionType, table, loadKeys, extra));
+  }
+
+  /** The Iceberg table as it is now. */
+  Table icebergTable(String table) {
+    try {
+      Table loaded = Spark3Util.loadIcebergTable(spark, table);
+      loaded.refresh();
+      return loaded;
+    } catch (Exception e) { // Spark's ParseException and NoSuchTableException are checked
+      throw new IllegalStateException("cannot load table " + table, e);
     }
   }
 

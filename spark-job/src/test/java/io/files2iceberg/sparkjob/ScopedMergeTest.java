@@ -24,7 +24,6 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.metrics.MetricsReport;
 import org.apache.iceberg.metrics.MetricsReporter;
 import org.apache.iceberg.metrics.ScanReport;
-import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
@@ -110,13 +109,7 @@ class ScopedMergeTest {
   }
 
   static Table table(String table) {
-    try {
-      Table loaded = Spark3Util.loadIcebergTable(fixture.spark, "local.scoped." + table);
-      loaded.refresh();
-      return loaded;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return fixture.icebergTable("local.scoped." + table);
   }
 
   /** The table's live data file paths, by partition (as its path: {@code dt=2024-01-01}). */

@@ -40,23 +40,8 @@ class SnapshotDeletesTest {
 
   /** A keyed table of whole snapshots, landed as {@code <table>/dt=<day>/<file>}. */
   static TableProfile snapshots(String table, String mode, String extra) {
-    return fixture.profile(table, """
-        extract {
-          path = "file://%s/dt=*/*.parquet"
-          batch-file {
-            ingestion-type = %s
-            partition-type = date
-            pattern = ".+/dt=([0-9-]+)/.+"
-            date-format = yyyy-MM-dd
-          }
-        }
-        load {
-          iceberg.table = "local.snap.%s"
-          primary-key = [id]
-          snapshot-deletes = true
-        }
-        %s
-        """.formatted(fixture.landing(table), mode, table, extra));
+    return fixture.dailyParquet(table, mode, "local.snap." + table, "primary-key = [id]\nsnapshot-deletes = true",
+        extra);
   }
 
   static Row customer(int id, String name) {

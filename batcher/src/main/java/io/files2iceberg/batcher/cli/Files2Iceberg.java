@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.cli;
 
 import io.files2iceberg.batcher.backfill.BackfillCommand;
 import io.files2iceberg.batcher.batch.BatchCommand;
+import io.files2iceberg.batcher.changes.ChangesCommand;
 import io.files2iceberg.batcher.demo.DemoCommand;
 import io.files2iceberg.batcher.history.HistoryCommand;
 import io.files2iceberg.batcher.inspect.InspectCommand;
@@ -40,8 +41,8 @@ import picocli.CommandLine.Command;
     description = "Lands files from Google Cloud Storage (or a local folder) in Apache Iceberg tables, exactly once.",
     subcommands = {ValidateCommand.class, BatchCommand.class, StatusCommand.class, DemoCommand.class, LocalCommand.class,
       ListenCommand.class, SqlCommand.class, ReplayCommand.class, BackfillCommand.class, ReconcileCommand.class, RetryCommand.class,
-      InspectCommand.class, HistoryCommand.class, QuarantineCommand.class, MaintainCommand.class, RollbackCommand.class,
-      DropPartitionCommand.class, ReleaseCommand.class, CommandLine.HelpCommand.class})
+      InspectCommand.class, HistoryCommand.class, ChangesCommand.class, QuarantineCommand.class, MaintainCommand.class,
+      RollbackCommand.class, DropPartitionCommand.class, ReleaseCommand.class, CommandLine.HelpCommand.class})
 public final class Files2Iceberg implements Runnable {
 
   /** The build's version ({@code version=...}), filtered by Maven from src/main/resources-filtered. */

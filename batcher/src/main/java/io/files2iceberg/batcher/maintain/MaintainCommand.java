@@ -14,7 +14,7 @@ import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.engine.launch.LaunchException;
 import io.files2iceberg.batcher.engine.launch.Launchers;
-import io.files2iceberg.batcher.engine.launch.MainRunner;
+import io.files2iceberg.batcher.engine.launch.MainRuns;
 import io.files2iceberg.batcher.engine.launch.SparkMainRun;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.profile.Home;
@@ -226,7 +226,7 @@ public final class MaintainCommand extends CliCommand {
             out.flush();
           }
         }
-      } catch (MainRunner.MainFailedException | LaunchException | LedgerUnavailableException e) {
+      } catch (MainRuns.MainFailedException | LaunchException | LedgerUnavailableException e) {
         ErrorOutput.print(err, e.getMessage());
         failed.put(profile.table(), e.getMessage());
       }

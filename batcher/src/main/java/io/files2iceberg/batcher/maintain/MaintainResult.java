@@ -1,8 +1,7 @@
 package io.files2iceberg.batcher.maintain;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.files2iceberg.batcher.engine.launch.MainRuns;
 import java.util.Optional;
 
 /**
@@ -16,32 +15,15 @@ public record MaintainResult(JsonNode body) {
   public record Skipped(String reason, String detail) {}
 
   static final String KEY = "files2iceberg-maintain";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The result in a line of the main's output, if it is one. */
   public static Optional<MaintainResult> fromLine(String line) {
-    String trimmed = line.strip();
-    if (!trimmed.startsWith("{\"" + KEY + "\"")) {
-      return Optional.empty();
-    }
-    try {
-      JsonNode body = JSON.readTree(trimmed).get(KEY);
-      return body != null && body.isObject() ? Optional.of(new MaintainResult(body)) : Optional.empty();
-    } catch (JsonProcessingException e) {
-      return Optional.empty();
-    }
+    return MainRuns.lastResult(line, KEY).map(MaintainResult::new);
   }
 
   /** The last result line of the text, if any. */
   public static Optional<MaintainResult> lastIn(String text) {
-    Optional<MaintainResult> last = Optional.empty();
-    for (String line : text.split("\\R")) {
-      Optional<MaintainResult> parsed = fromLine(line);
-      if (parsed.isPresent()) {
-        last = parsed;
-      }
-    }
-    return last;
+    return MainRuns.lastResult(text, KEY).map(MaintainResult::new);
   }
 
   public String table() {

@@ -1,7 +1,8 @@
 package io.files2iceberg.batcher.maintain;
 
 import io.files2iceberg.batcher.engine.launch.Launcher;
-import io.files2iceberg.batcher.engine.launch.MainRunner;
+import io.files2iceberg.batcher.engine.launch.JobResult;
+import io.files2iceberg.batcher.engine.launch.MainRuns;
 import io.files2iceberg.batcher.engine.launch.SparkMainRun;
 import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.manifest.JobExit;
@@ -94,19 +95,21 @@ public final class MaintainRun {
   }
 
   /**
-   * Launches the run and waits for it ({@link MainRunner}).
+   * Launches the run and waits for it ({@link MainRuns}).
    *
    * @param storage where a {@code gs://} result is read (the deployment's {@code storage.*})
-   * @throws MainRunner.MainFailedException when it fails or prints no result, naming the table and where its log is
+   * @throws MainRuns.MainFailedException when it fails or prints no result, naming the table and where its log is
    */
   public static MaintainResult run(Launcher launcher, SparkMainRun run, String resultUri, StorageSettings storage,
       Duration timeout, PrintWriter progress) throws InterruptedException {
-    MainRunner.Ended ended = MainRunner.run(launcher, run, "maintain", resultUri, storage, timeout, progress);
-    if (ended.job().exit() != JobExit.LOADED) {
-      throw new MainRunner.MainFailedException("table " + run.table() + ": maintenance failed: "
-          + ended.job().describe());
+    JobResult ended = MainRuns.run(launcher, run, "maintain", "maintenance", timeout, progress,
+        MainRuns.MainFailedException::new);
+    if (ended.exit() != JobExit.LOADED) {
+      throw new MainRuns.MainFailedException("table " + run.table() + ": maintenance failed: " + ended.describe());
     }
-    return MaintainResult.lastIn(ended.result()).orElseThrow(() -> new MainRunner.MainFailedException("table "
-        + run.table() + ": maintenance ended without a result in " + resultUri + ended.logHint()));
+    String text = MainRuns.readResult(resultUri, storage, "maintenance", MainRuns.MainFailedException::new);
+    return MaintainResult.lastIn(text).orElseThrow(() -> new MainRuns.MainFailedException("table " + run.table()
+        + ": maintenance ended without a result in " + resultUri + ended.log().map(l -> " (log: " + l + ")")
+        .orElse("")));
   }
 }

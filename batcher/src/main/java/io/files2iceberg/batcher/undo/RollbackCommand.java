@@ -15,7 +15,7 @@ import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.engine.launch.LaunchException;
 import io.files2iceberg.batcher.engine.launch.Launchers;
-import io.files2iceberg.batcher.engine.launch.MainRunner;
+import io.files2iceberg.batcher.engine.launch.MainRuns;
 import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.ledger.BatchRecord;
@@ -173,7 +173,7 @@ public final class RollbackCommand extends CliCommand {
     } catch (IllegalTransitionException e) {
       ErrorOutput.print(err, e.getMessage());
       return ExitCode.FAILED;
-    } catch (MainRunner.MainFailedException | LaunchException | LedgerUnavailableException e) {
+    } catch (MainRuns.MainFailedException | LaunchException | LedgerUnavailableException e) {
       ErrorOutput.print(err, e.getMessage() + unfinishedHint(ledger, profile.table()));
       return ExitCode.FAILED;
     }

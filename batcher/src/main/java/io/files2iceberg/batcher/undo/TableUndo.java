@@ -2,9 +2,9 @@ package io.files2iceberg.batcher.undo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.files2iceberg.batcher.engine.launch.Launcher;
-import io.files2iceberg.batcher.engine.launch.MainRunner;
+import io.files2iceberg.batcher.engine.launch.JobResult;
+import io.files2iceberg.batcher.engine.launch.MainRuns;
 import io.files2iceberg.batcher.engine.launch.SparkMainRun;
-import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.DeploymentLoader;
 import io.files2iceberg.core.profile.ProfileJson;
@@ -16,7 +16,7 @@ import java.util.List;
 
 /**
  * The table side of {@code rollback} and {@code drop-partition}: the job build's undo mains, launched
- * where the table's jobs run ({@link MainRunner}: a child JVM, a Dataproc batch), each writing one
+ * where the table's jobs run ({@link MainRuns}: a child JVM, a Dataproc batch), each writing one
  * result line {@code {"files2iceberg-rollback":{...}}} to {@code <metadata.path>/undo/<run id>.json}.
  * Each main changes nothing it finds done already (a rollback whose table is at its target, a drop
  * whose change id is in the ancestry), so the commands can run them again after a kill.
@@ -53,30 +53,23 @@ final class TableUndo {
    * Runs the main and reads its result.
    *
    * @param kind {@code rollback} or {@code drop-partition}: the result line's key is {@code files2iceberg-<kind>}
-   * @throws MainRunner.MainFailedException when it ended without a result line (a crash, a kill, a
+   * @throws MainRuns.MainFailedException when it ended without a result line (a crash, a kill, a
    *     timeout), naming the table and its log
    */
   static Result run(Launcher launcher, TableProfile profile, Deployment deployment, String kind, String mainClass,
       String runId, List<String> options, Duration timeout, PrintWriter progress) throws InterruptedException {
-    String folder = profile.metadata().path();
-    String resultUri = (folder.endsWith("/") ? folder : folder + "/") + "undo/" + runId + ".json";
+    String resultUri = MainRuns.resultUri(profile, "undo", runId);
     List<String> args = new ArrayList<>(List.of("--profile", ProfileJson.toJson(profile),
         "--deployment", DeploymentLoader.render(deployment), "--table", profile.table()));
     args.addAll(options);
     args.addAll(List.of("--result", resultUri));
-    MainRunner.Ended ended = MainRunner.run(launcher, new SparkMainRun(profile.table(), runId, mainClass, args), kind,
-        resultUri, deployment.storage(), timeout, progress);
+    JobResult ended = MainRuns.run(launcher, new SparkMainRun(profile.table(), runId, mainClass, args), kind, kind,
+        timeout, progress, MainRuns.MainFailedException::new);
+    // The main's exit says less than its result (a Dataproc batch reports any failure alike): the result decides.
     String key = "files2iceberg-" + kind;
-    JsonNode body = null;
-    for (String line : ended.result().split("\n")) {
-      if (line.startsWith("{\"" + key + "\"")) {
-        body = JsonLines.parse(line).path(key);
-      }
-    }
-    if (body == null) {
-      throw new MainRunner.MainFailedException("table " + profile.table() + ": " + kind + " ended without a result ("
-          + ended.job().describe() + ")");
-    }
+    JsonNode body = MainRuns.lastResult(MainRuns.readResult(resultUri, deployment.storage(), kind,
+        MainRuns.MainFailedException::new), key).orElseThrow(() -> new MainRuns.MainFailedException("table "
+            + profile.table() + ": " + kind + " ended without a result (" + ended.describe() + ")"));
     return new Result(body);
   }
 }

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.profile;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +29,8 @@ import java.util.Optional;
  * @param snapshotDeletes with {@code load.snapshot-deletes = true} (a keyed table fed whole
  *     snapshots, mode {@code last} or {@code full}): a batch MERGEs its snapshot and deletes the
  *     stored rows whose key it lacks; empty: the batch replaces the whole table
+ * @param undoTagRetention {@code load.undo-tag-retention}: how long the tag a risky batch leaves on
+ *     the snapshot before it is kept (its {@code max-ref-age}); zero: no tag
  */
 public record Load(
     TableId table,
@@ -41,7 +44,11 @@ public record Load(
     WriteMode writeMode,
     MergeScope mergeScope,
     Optional<Cdc> cdc,
-    Optional<SnapshotDeletes> snapshotDeletes) {
+    Optional<SnapshotDeletes> snapshotDeletes,
+    Duration undoTagRetention) {
+
+  /** {@code load.undo-tag-retention} unset: a risky batch's tag is kept 30 days. */
+  public static final Duration DEFAULT_UNDO_TAG_RETENTION = Duration.ofDays(30);
 
   public Load {
     Objects.requireNonNull(schemaEvolution, "schemaEvolution");
@@ -49,9 +56,22 @@ public record Load(
     Objects.requireNonNull(mergeScope, "mergeScope");
     Objects.requireNonNull(cdc, "cdc");
     Objects.requireNonNull(snapshotDeletes, "snapshotDeletes");
+    Objects.requireNonNull(undoTagRetention, "undoTagRetention");
+    if (undoTagRetention.isNegative()) {
+      throw new IllegalArgumentException("undoTagRetention must not be negative, was " + undoTagRetention);
+    }
     primaryKey = List.copyOf(primaryKey);
     partitionBy = List.copyOf(partitionBy);
     tableProperties = Collections.unmodifiableMap(new LinkedHashMap<>(tableProperties));
+  }
+
+  /** With the default {@code load.undo-tag-retention}. */
+  public Load(TableId table, SaveMode saveMode, List<String> primaryKey, List<String> partitionBy,
+      Optional<String> precombineField, SchemaEvolution schemaEvolution, Map<String, String> tableProperties,
+      MissingColumns missingColumns, WriteMode writeMode, MergeScope mergeScope, Optional<Cdc> cdc,
+      Optional<SnapshotDeletes> snapshotDeletes) {
+    this(table, saveMode, primaryKey, partitionBy, precombineField, schemaEvolution, tableProperties, missingColumns,
+        writeMode, mergeScope, cdc, snapshotDeletes, DEFAULT_UNDO_TAG_RETENTION);
   }
 
   /** Without snapshot deletes. */

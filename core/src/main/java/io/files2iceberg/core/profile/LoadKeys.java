@@ -3,6 +3,7 @@ package io.files2iceberg.core.profile;
 import static io.files2iceberg.core.profile.ProfileKeys.codes;
 import static io.files2iceberg.core.profile.ProfileKeys.doc;
 import static io.files2iceberg.core.profile.ValueType.BOOLEAN;
+import static io.files2iceberg.core.profile.ValueType.DURATION_OR_ZERO;
 import static io.files2iceberg.core.profile.ValueType.FRACTION;
 import static io.files2iceberg.core.profile.ValueType.LIST;
 import static io.files2iceberg.core.profile.ValueType.MAP;
@@ -12,6 +13,7 @@ import static io.files2iceberg.core.profile.ValueType.STRING;
 
 import io.files2iceberg.core.profile.ProfileKeys.Doc;
 import io.files2iceberg.core.profile.ProfileKeys.Key;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -229,6 +231,18 @@ final class LoadKeys {
           A key of its own, beside `load.snapshot-deletes`: `load.snapshot-deletes.max-fraction` is
           refused, as a key below `load.snapshot-deletes` and the boolean replace each other in
           HOCON, whichever is written last.
+          """));
+
+  static final Key<Duration> LOAD_UNDO_TAG_RETENTION =
+      key("load.undo-tag-retention", DURATION_OR_ZERO, p -> p.load().undoTagRetention(),
+        doc("`30d`",
+          """
+          Before a risky batch (one that adds columns to the table, deletes the keys a snapshot
+          lacks with `load.snapshot-deletes`, or overwrites the table in mode `full`), the job tags
+          the table's current snapshot `files2iceberg-before-<batch id>`, kept this long (the
+          tag's `max-ref-age`): Iceberg does not expire a snapshot a tag holds, so `rollback
+          --to-tag` can undo the batch after `maintain` has expired older snapshots. `0`: no tag.
+          See [Change feed](../changes.md#tags-before-risky-batches).
           """));
 
   /**

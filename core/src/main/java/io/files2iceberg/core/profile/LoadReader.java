@@ -17,6 +17,7 @@ import static io.files2iceberg.core.profile.LoadKeys.LOAD_SNAPSHOT_DELETES;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_SNAPSHOT_DELETES_MAX_FRACTION;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_TABLE;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_TABLE_PROPERTIES;
+import static io.files2iceberg.core.profile.LoadKeys.LOAD_UNDO_TAG_RETENTION;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_WRITE_MODE;
 import static io.files2iceberg.core.profile.LoadKeys.TRANSFORM_CAST_COLUMNS;
 import static io.files2iceberg.core.profile.LoadKeys.TRANSFORM_FILTER;
@@ -112,7 +113,8 @@ final class LoadReader {
         writeMode.orElse(WriteMode.COPY_ON_WRITE),
         mergeScope.orElse(MergeScope.AUTO),
         cdc(v, batchFile, primaryKey),
-        snapshotDeletes(v, batchFile, primaryKey));
+        snapshotDeletes(v, batchFile, primaryKey),
+        v.get(LOAD_UNDO_TAG_RETENTION, Load.DEFAULT_UNDO_TAG_RETENTION));
   }
 
   /**

@@ -217,6 +217,9 @@ final class ProfileReference {
           ? "^\\s*0*[1-9][0-9]*\\s*[A-Za-z]*\\s*$" : "^\\s*[0-9]+\\s*[A-Za-z]*\\s*$");
     } else if (type == ValueType.DURATION) {
       anyOf.addObject().put("type", "string").put("pattern", "^\\s*[0-9.]+\\s*[A-Za-z]+\\s*$");
+    } else if (type == ValueType.DURATION_OR_ZERO) {
+      anyOf.addObject().put("type", "string").put("pattern", "^\\s*([0-9.]+\\s*[A-Za-z]+|0+)\\s*$");
+      anyOf.addObject().put("const", 0);
     } else if (!doc.values().isEmpty()) {
       anyOf.add(codes(doc.values()));
       if (!doc.deprecatedValues().isEmpty()) {

@@ -47,7 +47,12 @@ final class ValueType<T> {
   static final ValueType<Long> BYTES = new ValueType<>("size in bytes", false, ValueType::bytes);
 
   /** A positive HOCON duration with a unit: {@code 30m}, {@code 1h}, {@code 90s}. */
-  static final ValueType<Duration> DURATION = new ValueType<>("duration", false, ValueType::duration);
+  static final ValueType<Duration> DURATION = new ValueType<>("duration", false,
+      (raw, path, p) -> duration(raw, path, p, false));
+
+  /** A HOCON duration with a unit, or {@code 0} for none (a setting that {@code 0} turns off): {@code 30d}, {@code 12h}. */
+  static final ValueType<Duration> DURATION_OR_ZERO = new ValueType<>("duration, or 0 for none", false,
+      (raw, path, p) -> duration(raw, path, p, true));
 
   /** A list of non-blank strings. */
   static final ValueType<List<String>> LIST = new ValueType<>("list of strings", false, ValueType::list);
@@ -208,9 +213,13 @@ final class ValueType<T> {
     return Optional.empty();
   }
 
-  private static Optional<Duration> duration(Object raw, String path, Problems problems) {
-    String expected =
-        "expected a duration with a unit, such as 30m, 1h or 90s, got " + describe(raw);
+  private static Optional<Duration> duration(Object raw, String path, Problems problems, boolean zeroAllowed) {
+    if (zeroAllowed && (raw instanceof BigDecimal number && number.signum() == 0
+        || raw instanceof String zero && zero.trim().matches("0+"))) {
+      return Optional.of(Duration.ZERO);
+    }
+    String expected = "expected a duration with a unit, such as 30m, 1h or 90s" + (zeroAllowed ? ", or 0" : "") + ","
+        + " got " + describe(raw);
     // A bare number would be read as milliseconds: too easy to get wrong for a lease timeout.
     if (!(raw instanceof String text) || text.isBlank() || text.trim().matches("[0-9.]+")) {
       problems.add(path, expected);
@@ -223,7 +232,7 @@ final class ValueType<T> {
       problems.add(path, expected);
       return Optional.empty();
     }
-    if (duration.isNegative() || duration.isZero()) {
+    if (duration.isNegative() || duration.isZero() && !zeroAllowed) {
       problems.add(path, "must be longer than zero, got " + describe(raw));
       return Optional.empty();
     }

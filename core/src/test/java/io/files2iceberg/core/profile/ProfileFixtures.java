@@ -73,6 +73,7 @@ final class ProfileFixtures {
         merge-scope = partitions
         snapshot-deletes = true
         snapshot-deletes-max-fraction = 0.25
+        undo-tag-retention = 7d
       }
       metadata.path = "gs://sales-bucket/metadata/orders/"
       catalog {
@@ -147,6 +148,7 @@ final class ProfileFixtures {
         merge-scope: partitions
         snapshot-deletes: true
         snapshot-deletes-max-fraction: 0.25
+        undo-tag-retention: 7d
       metadata.path: gs://sales-bucket/metadata/orders/
       catalog:
         type: rest

@@ -22,6 +22,7 @@ import io.files2iceberg.core.profile.Load.TableId;
 import io.files2iceberg.core.profile.Transform.BadRecordPolicy;
 import java.io.File;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -113,7 +114,7 @@ class ProfileLoaderTest {
                 Load.WriteMode.MERGE_ON_READ,
                 Load.MergeScope.PARTITIONS,
                 Optional.empty(),
-                Optional.of(new Load.SnapshotDeletes(0.25))));
+                Optional.of(new Load.SnapshotDeletes(0.25)), Duration.ofDays(7)));
     assertThat(profile.load().tableProperties().keySet())
         .containsExactly("write.merge.mode", "write.update.mode", "format-version");
     assertThat(profile.metadata()).isEqualTo(new Metadata("gs://sales-bucket/metadata/orders/"));

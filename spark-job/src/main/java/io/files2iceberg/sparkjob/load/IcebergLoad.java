@@ -2,6 +2,7 @@ package io.files2iceberg.sparkjob.load;
 
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
+import io.files2iceberg.core.manifest.ManifestFile;
 import io.files2iceberg.core.profile.BatchFile.IngestionType;
 import io.files2iceberg.core.profile.Load;
 import io.files2iceberg.core.profile.Load.Cdc;
@@ -10,6 +11,7 @@ import io.files2iceberg.core.profile.Load.SaveMode;
 import io.files2iceberg.core.profile.Load.SnapshotDeletes;
 import io.files2iceberg.sparkjob.catalog.CommitDurations;
 import io.files2iceberg.sparkjob.catalog.IcebergTables;
+import io.files2iceberg.sparkjob.change.ChangeSummary;
 import io.files2iceberg.sparkjob.extract.GenerationCheck;
 import io.files2iceberg.sparkjob.extract.LoadBatch;
 import io.files2iceberg.sparkjob.extract.SourceColumn;
@@ -47,7 +49,9 @@ import org.slf4j.LoggerFactory;
  *       are there already ({@link IcebergCommitted#alreadyCommitted()}).
  *   <li>The table is created on first use (format version 2, {@code load.partition-by}, {@code
  *       load.iceberg.table-properties}), else its schema is brought up to the batch's columns
- *       ({@link TableSchemaSync}). Both are metadata commits without rows.
+ *       ({@link TableSchemaSync}). Both are metadata commits without rows. Before them, a batch
+ *       that adds columns, deletes the keys its snapshot lacks or overwrites the table in mode
+ *       {@code full} tags the current snapshot ({@link UndoTag}), once.
  *   <li>With a primary key, one row per key is kept: the highest {@code precombine-field}, then
  *       the highest object generation, then the last file in the manifest, then the last row in
  *       the file ({@link RowsToWrite}).
@@ -97,6 +101,10 @@ import org.slf4j.LoggerFactory;
  * MERGE's own scope (a copy-on-write commit cannot tell an updated row from a copied one, and
  * Spark 3.5's {@code MergeRowsExec} reports no row counts); the same join splits matched deletes
  * from updates in both write modes. Unchanged rows are the rest.
+ *
+ * <p>Every commit's summary also says what it changed ({@link ChangeSummary}): the batch's
+ * partitions, bounded, and its row counts, or for a MERGE the parts of them known before it
+ * commits, so that the change feed reads the same counts as the batch's report.
  */
 public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitted> {
   /** The snapshot summary property that names the batch a snapshot loaded. */
@@ -151,6 +159,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     }
     Map<String, String> marker = new LinkedHashMap<>(CommitMarker.properties(batch.manifest()));
     marker.putAll(CommitMarker.quality(input.quality().byExpectation()));
+    marker.putAll(ChangeSummary.partitions(batch.manifest().files().stream().map(ManifestFile::partition).toList()));
     WriteMode mode = WriteMode.of(load, batch.manifest().mode());
     // Only a batch that is the table's whole content (last, full) may delete the keys it lacks.
     List<String> unread = AbsentKeys.unreadFiles(input.extracted(), batch.manifest().files());
@@ -190,6 +199,9 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     // Checked before the table is created: a batch that cannot say which rows are deletes commits nothing.
     Dataset<Row> rows = cdc.isEmpty() ? input.rows() : input.rows().withColumn(RowsToWrite.DELETE,
         CdcDeletes.isDelete(input.rows(), cdc.get()));
+    // Before the batch's first commit (its schema change), so that the tag holds the table as it was.
+    Optional<String> risk = UndoTag.risk(existing, columns, batch.manifest().mode(), mode, snapshotDeletes.isPresent());
+    risk.ifPresent(why -> UndoTag.tagBefore(existing.get(), name, batch.batchId(), load.undoTagRetention(), why));
     Table table = existingOrCreated(batch, existing, columns, mode);
 
     StructType target = SparkSchemaUtil.convert(table.schema());
@@ -239,8 +251,13 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     if (split.isPresent() && split.get().written() == 0 && !absent.deletes()) {
       return commitMarkerOnly(batch, table, marker, mode, split.get().plusUnchanged(olderThanTombstones));
     }
+    // The counts go into the commit's summary; a MERGE's inserts are known only from its own.
+    Map<String, String> summary = new LinkedHashMap<>(marker);
+    summary.putAll(mode == WriteMode.MERGE
+        ? WriteCounts.mergeProperties(isMergeOnRead(table), side.rows(), split, absent.absent())
+        : WriteCounts.inserted(side.rows()).properties());
     long start = System.nanoTime();
-    IcebergTables.writeMarked(marker, () -> {
+    IcebergTables.writeMarked(summary, () -> {
       BatchWrite.write(batch, mode, merged, load, keepMissing, merging.restriction(), cdc.isPresent(),
           absent.deletes() ? Optional.of(absent.scope()) : Optional.empty());
       return null;
@@ -253,8 +270,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
       // Iceberg commits nothing for it.
       return commitMarkerOnly(batch, table, marker, mode, new WriteCounts(0, 0, side.rows() + olderThanTombstones, 0));
     }
-    WriteCounts counts = written.map(s -> WriteCounts.of(mode, isMergeOnRead(table), s.summary(), side.rows(), split,
-        absent.absent()))
+    WriteCounts counts = written.map(s -> WriteCounts.of(mode, s.summary(), side.rows(), absent.absent()))
         .orElseGet(() -> WriteCounts.inserted(side.rows())).plusUnchanged(olderThanTombstones);
     return committed(batch, table, mode, counts, mergeTime);
   }
@@ -270,6 +286,7 @@ public final class IcebergLoad implements Sink<TransformedBatch, IcebergCommitte
     long start = System.nanoTime();
     AppendFiles append = table.newAppend();
     marker.forEach(append::set);
+    counts.properties().forEach(append::set);
     append.commit();
     return committed(batch, table, mode, counts, Duration.ofNanos(System.nanoTime() - start));
   }

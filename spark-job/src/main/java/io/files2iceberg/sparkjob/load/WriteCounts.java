@@ -5,6 +5,7 @@ import static io.files2iceberg.sparkjob.extract.SqlNames.quote;
 import static io.files2iceberg.sparkjob.extract.SqlNames.quoteTable;
 
 import io.files2iceberg.core.profile.Load;
+import io.files2iceberg.sparkjob.change.ChangeSummary;
 import io.files2iceberg.sparkjob.extract.InternalColumns;
 import io.files2iceberg.sparkjob.load.IcebergLoad.WriteMode;
 import java.util.ArrayList;
@@ -36,30 +37,44 @@ record WriteCounts(long inserted, long updated, long unchanged, long deleted) {
   }
 
   /**
-   * From the snapshot's summary and the rows written: with merge-on-read each update and each
-   * delete is one position delete; with copy-on-write a rewritten file's copied rows are both
-   * added and deleted, so the matched rows are split by {@code split} (a precombine field) or
-   * are all updates (none: every matched row is updated). The deleted rows are the split's
-   * (there is one whenever the rows carry deletes) plus the stored rows whose key a snapshot
-   * lacks ({@code absent}), which are no row of the batch's.
+   * From the snapshot's summary and the rows written: without a MERGE, every row written is an
+   * insert; a MERGE's counts are what its summary says ({@link ChangeSummary#rows}: the row
+   * properties written before the commit, {@link #mergeProperties}, read against Iceberg's own),
+   * and the rest of its rows are unchanged; the stored rows whose key a snapshot lacks ({@code
+   * absent}) are deleted but no row of the batch's.
    */
-  static WriteCounts of(WriteMode mode, boolean mergeOnRead, Map<String, String> summary, long rows,
-      Optional<WriteCounts> split, long absent) {
-    long added = number(summary, "added-records");
+  static WriteCounts of(WriteMode mode, Map<String, String> summary, long rows, long absent) {
     if (mode != WriteMode.MERGE) {
-      return inserted(added);
+      return inserted(number(summary, "added-records"));
     }
-    long positionDeletes = number(summary, "added-position-deletes") - number(summary, "removed-position-deletes");
-    long deleted = split.map(WriteCounts::deleted).orElse(0L);
-    long inserted = added - number(summary, "deleted-records") - positionDeletes + deleted + absent;
-    long updated = mergeOnRead ? positionDeletes - deleted - absent
-        : split.map(WriteCounts::updated).orElse(rows - inserted);
-    return new WriteCounts(inserted, updated, rows - inserted - updated - deleted, deleted + absent);
+    ChangeSummary.RowCounts counts = ChangeSummary.rows(summary).orElseThrow(() -> new IllegalStateException(
+        "the MERGE's snapshot summary has no " + ChangeSummary.ROWS_MERGED));
+    return new WriteCounts(counts.inserted(), counts.updated(),
+        rows - counts.inserted() - counts.updated() - (counts.deleted() - absent), counts.deleted());
+  }
+
+  /**
+   * The row properties of a MERGE's summary, known before it commits: the rows it writes, the rows
+   * it deletes (the split's, there is one whenever the rows carry deletes, plus the stored rows
+   * whose key a snapshot lacks, {@code absent}), and with copy-on-write the split's updates: with
+   * merge-on-read each update and each delete is one position delete, so the commit tells them;
+   * with copy-on-write a rewritten file's copied rows are both added and deleted, so the matched
+   * rows are split by {@code split} (a precombine field) or are all updates (none).
+   */
+  static Map<String, String> mergeProperties(boolean mergeOnRead, long rows, Optional<WriteCounts> split, long absent) {
+    long deleted = split.map(WriteCounts::deleted).orElse(0L) + absent;
+    Optional<Long> updated = mergeOnRead ? Optional.empty() : split.map(WriteCounts::updated);
+    return ChangeSummary.mergeRows(rows, deleted, updated, mergeOnRead);
   }
 
   private static long number(Map<String, String> summary, String property) {
     String value = summary.get(property);
     return value == null ? 0 : Long.parseLong(value);
+  }
+
+  /** The row properties of a commit that is not a MERGE's, or writes no row. */
+  Map<String, String> properties() {
+    return ChangeSummary.rows(new ChangeSummary.RowCounts(inserted, updated, deleted));
   }
 
   long written() {

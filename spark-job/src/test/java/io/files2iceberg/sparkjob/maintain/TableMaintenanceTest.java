@@ -3,12 +3,10 @@ package io.files2iceberg.sparkjob.maintain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.files2iceberg.core.profile.Catalog;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.ProfileJson;
 import io.files2iceberg.core.profile.ProfileLoader;
 import io.files2iceberg.core.profile.TableProfile;
-import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import io.files2iceberg.sparkjob.load.CommitMarker;
 import io.files2iceberg.sparkjob.sql.TestSessions;
 import java.io.ByteArrayOutputStream;
@@ -51,11 +49,7 @@ class TableMaintenanceTest {
 
   /** A session whose catalog {@code local} is the home's embedded one (JDBC on SQLite), made active. */
   static SparkSession embeddedSession(Home home) {
-    Catalog embedded = new Catalog(Catalog.CatalogType.JDBC, "jdbc:sqlite:" + home.catalogDb(),
-        home.warehouse().toString(), Optional.empty(), Optional.empty(), Optional.empty(), false, Map.of());
-    SparkSession session = TestSessions.newSession(CatalogConf.sparkProperties("local", embedded));
-    SparkSession.setActiveSession(session);
-    return session;
+    return TestSessions.embedded(home);
   }
 
   /**

@@ -1,10 +1,13 @@
 package io.files2iceberg.sparkjob.sql;
 
+import io.files2iceberg.core.profile.Catalog;
+import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.sparkjob.catalog.CatalogConf;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -35,6 +38,15 @@ public final class TestSessions {
         session.conf().set(key, value);
       }
     });
+    return session;
+  }
+
+  /** A session whose catalog {@code local} is the home's embedded one (JDBC on SQLite), made active. */
+  public static SparkSession embedded(Home home) {
+    Catalog embedded = new Catalog(Catalog.CatalogType.JDBC, "jdbc:sqlite:" + home.catalogDb(),
+        home.warehouse().toString(), Optional.empty(), Optional.empty(), Optional.empty(), false, Map.of());
+    SparkSession session = newSession(CatalogConf.sparkProperties("local", embedded));
+    SparkSession.setActiveSession(session);
     return session;
   }
 
