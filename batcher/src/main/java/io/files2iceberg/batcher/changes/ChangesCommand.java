@@ -109,6 +109,7 @@ public final class ChangesCommand extends CliCommand {
           ErrorOutput.print(err, result.refused().get());
           return ExitCode.INVALID;
         }
+        ChangeOperators.add(result, access.ledger().changes(table.table()));
         out.print(json.json() ? ChangesFormat.json(table.table(), described, result)
             : ChangesFormat.human(table.table(), described, result));
         out.flush();

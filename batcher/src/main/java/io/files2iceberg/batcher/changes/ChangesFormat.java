@@ -32,7 +32,7 @@ final class ChangesFormat {
         case "drop-partition" -> text.append(at).append("  drop-partition  change ")
             .append(change.path("changeId").asText()).append("  snapshot ").append(change.path("snapshotId").asText())
             .append("  ").append(partitions(change)).append("  -").append(count(change.path("deleted")))
-            .append('\n');
+            .append(ChangeOperators.describe(change)).append('\n');
         case "rollback" -> {
           text.append(at).append("  rollback  snapshot ").append(change.path("fromSnapshotId").asText())
               .append(" -> ").append(change.path("toSnapshotId").asText());
@@ -41,7 +41,7 @@ final class ChangesFormat {
               ? "batch " + u.path("batchId").asText() : "change " + u.path("changeId").asText())
               + " (" + partitions(u) + ")"));
           text.append(undone.isEmpty() ? "  undid nothing files2iceberg wrote" : "  undid " + String.join(", ", undone))
-              .append('\n');
+              .append(ChangeOperators.describe(change)).append('\n');
         }
         default -> text.append(at).append("  ").append(change.path("change").asText()).append('\n');
       }

@@ -101,7 +101,7 @@ class ChangesEndToEndTest {
   }
 
   /** Every line of stdout, each valid against the published schema. */
-  private static List<JsonNode> validLines(String stdout) throws Exception {
+  static List<JsonNode> validLines(String stdout) throws Exception {
     JsonSchema schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
         .getSchema(JSON.readTree(Files.readString(SCHEMA)));
     List<JsonNode> lines = new ArrayList<>();

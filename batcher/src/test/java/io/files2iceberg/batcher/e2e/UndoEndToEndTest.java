@@ -55,6 +55,8 @@ class UndoEndToEndTest {
   static Set<String> whole;
   /** The snapshot of the first batch, and the rows it holds. */
   static long firstSnapshot;
+  /** Before anything was loaded: where the change feed of the last test starts. */
+  static Instant started;
   static Set<String> firstRows;
 
   @BeforeAll
@@ -77,6 +79,7 @@ class UndoEndToEndTest {
         }
         job.spark-properties { "spark.ui.enabled" = "false", "spark.sql.shuffle.partitions" = "2" }
         """));
+    started = Instant.now();
     deployment.write("undo/dt=2026-12-01/part-0.json", row("a1", 1) + row("a2", 2));
     deployment.write("undo/dt=2026-12-01/_SUCCESS", "");
     deployment.write("undo/dt=2026-12-02/part-0.json", row("b1", 10) + row("a1", 100));
@@ -320,4 +323,22 @@ class UndoEndToEndTest {
     assertThat(rows()).isEqualTo(whole);
   }
 
+
+  @Test
+  @Order(7)
+  void theChangeFeedNamesWhoRolledBackOrDroppedAndWhy() throws Exception {
+    String[] feed = cli("changes", "--since", started.toString(), "--json");
+
+    assertThat(feed[0]).as(feed[2]).isEqualTo("0");
+    List<JsonNode> lines = ChangesEndToEndTest.validLines(feed[1]);
+    List<JsonNode> rollbacks = lines.stream().filter(l -> l.path("change").asText().equals("rollback")).toList();
+    assertThat(rollbacks).hasSize(4);
+    assertThat(rollbacks.get(0).path("operator").path("actor").asText()).isEqualTo("ops@example.com");
+    assertThat(rollbacks.get(0).path("operator").path("reason").asText()).isEqualTo("bad amounts");
+    assertThat(rollbacks.get(1).path("operator").path("hold").asBoolean()).isTrue();
+    JsonNode drop = lines.stream().filter(l -> l.path("change").asText().equals("drop-partition")).findFirst()
+        .orElseThrow();
+    assertThat(drop.path("operator").path("reason").asText()).isEqualTo("bad upstream day");
+    assertThat(drop.path("partitions")).extracting(JsonNode::asText).containsExactly("2026-12-02");
+  }
 }
