@@ -56,12 +56,16 @@ abstract class TestTopic implements AutoCloseable {
     channels = FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel));
   }
 
+  /** {@code -Dfiles2iceberg.test.pubsub=fake} tests against the fake even where the emulator is installed. */
+  static final String MODE_PROPERTY = "files2iceberg.test.pubsub";
+
   static TestTopic start() throws Exception {
-    if (Files.isExecutable(EMULATOR)) {
+    boolean fake = "fake".equals(System.getProperty(MODE_PROPERTY));
+    if (!fake && Files.isExecutable(EMULATOR)) {
       return Emulated.start();
     }
-    System.err.println("The Pub/Sub emulator is not installed at " + EMULATOR
-        + "; the Pub/Sub sink is tested against an in-process fake Publisher service instead");
+    System.err.println((fake ? MODE_PROPERTY + " = fake" : "The Pub/Sub emulator is not installed at " + EMULATOR)
+        + ": the Pub/Sub sink is tested against an in-process fake Publisher service instead");
     return Faked.start();
   }
 
@@ -179,12 +183,12 @@ abstract class TestTopic implements AutoCloseable {
           .addService(new PublisherGrpc.PublisherImplBase() {
             @Override
             public void publish(PublishRequest request, StreamObserver<PublishResponse> response) {
-              PublishResponse.Builder ids2 = PublishResponse.newBuilder();
+              PublishResponse.Builder published = PublishResponse.newBuilder();
               for (PubsubMessage message : request.getMessagesList()) {
                 messages.add(message);
-                ids2.addMessageIds(Long.toString(ids.incrementAndGet()));
+                published.addMessageIds(Long.toString(ids.incrementAndGet()));
               }
-              response.onNext(ids2.build());
+              response.onNext(published.build());
               response.onCompleted();
             }
           }).build().start();
