@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PubSubChangeSink implements ChangeSink {
   private static final Logger LOG = LoggerFactory.getLogger(ChangePublisher.class);
-  /** How long one publish may take before its event is left for the next run. */
+  /** How long a page of publishes may take before the events not yet published are left for the next run. */
   static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(30);
 
   private final String topic;
@@ -70,10 +70,12 @@ final class PubSubChangeSink implements ChangeSink {
           .putAttributes("change", event.change())
           .build()));
     }
+    // One deadline for the page, so that a topic that does not answer holds a run up once, not once an event.
+    long deadline = System.nanoTime() + PUBLISH_TIMEOUT.toNanos();
     List<String> taken = new ArrayList<>();
     for (Map.Entry<String, ApiFuture<String>> future : published.entrySet()) {
       try {
-        future.getValue().get(PUBLISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        future.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         taken.add(future.getKey());
       } catch (ExecutionException | TimeoutException e) {
         LOG.warn("Change event {} not published to {}; it is published again on the next run: {}", future.getKey(),

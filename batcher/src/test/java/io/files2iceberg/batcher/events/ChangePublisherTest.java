@@ -124,6 +124,26 @@ class ChangePublisherTest {
     }
   }
 
+  @Test
+  void aTopicThatRefusesThePublishLeavesTheEventsPendingAndTheNextRunPublishesThemOnce() throws Exception {
+    String batch = committed("2024-01-01", 11L);
+
+    try (TestTopic topic = TestTopic.start()) {
+      try (ChangePublisher refused = new ChangePublisher(ledger,
+          () -> topic.sink("projects/files2iceberg-test/topics/no-such-topic"))) {
+        assertThat(refused.publishPending()).isZero();
+      }
+      assertThat(ledger.pendingEvents(10)).extracting(ChangeEvent::eventId).containsExactly(batch);
+
+      try (ChangePublisher next = new ChangePublisher(ledger, topic::sink)) {
+        assertThat(next.publishPending()).isEqualTo(1);
+        assertThat(next.publishPending()).isZero();
+      }
+      assertThat(topic.received(1)).extracting(m -> m.getAttributesMap().get("eventId")).containsExactly(batch);
+      assertThat(ledger.pendingEvents(10)).isEmpty();
+    }
+  }
+
   /** A batch of one file of the partition, committed; its id. */
   private String committed(String partition, long snapshot) {
     String name = "raw/clicks/dt=" + partition + "/part-0.csv";

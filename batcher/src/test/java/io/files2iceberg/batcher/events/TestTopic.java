@@ -71,7 +71,12 @@ abstract class TestTopic implements AutoCloseable {
 
   /** A sink publishing to this topic. */
   PubSubChangeSink sink() {
-    return PubSubChangeSink.open(TOPIC, java.util.Optional.of(channels),
+    return sink(TOPIC);
+  }
+
+  /** A sink publishing to another topic of the same server (one that does not exist: its publishes fail). */
+  PubSubChangeSink sink(String topic) {
+    return PubSubChangeSink.open(topic, java.util.Optional.of(channels),
         java.util.Optional.of(NoCredentialsProvider.create()));
   }
 
@@ -183,6 +188,10 @@ abstract class TestTopic implements AutoCloseable {
           .addService(new PublisherGrpc.PublisherImplBase() {
             @Override
             public void publish(PublishRequest request, StreamObserver<PublishResponse> response) {
+              if (!request.getTopic().equals(TOPIC)) {
+                response.onError(io.grpc.Status.NOT_FOUND.withDescription("Topic not found").asRuntimeException());
+                return;
+              }
               PublishResponse.Builder published = PublishResponse.newBuilder();
               for (PubsubMessage message : request.getMessagesList()) {
                 messages.add(message);
