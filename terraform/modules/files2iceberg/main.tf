@@ -42,6 +42,7 @@ module "settings" {
   dataproc_subnetwork      = var.dataproc_subnetwork
   job_service_account      = google_service_account.job.email
   job_jar_uri              = var.job_jar_uri
+  change_events_topic      = var.change_events_topic == "" ? "" : google_pubsub_topic.change_events[0].id
   catalog = {
     uri                = var.catalog_uri
     warehouse          = local.catalog_warehouse

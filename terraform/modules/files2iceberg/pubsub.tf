@@ -81,3 +81,21 @@ resource "google_pubsub_subscription" "notifications" {
     google_cloud_run_v2_service_iam_member.push_invokes_listener,
   ]
 }
+
+# Change events (events.pubsub-topic): one message per commit, rollback and dropped partition,
+# published by the batcher from the ledger's outbox, at least once. Subscribers are the consumers'.
+resource "google_pubsub_topic" "change_events" {
+  count   = var.change_events_topic == "" ? 0 : 1
+  project = var.project_id
+  name    = var.change_events_topic
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_pubsub_topic_iam_member" "batcher_publishes_change_events" {
+  count   = var.change_events_topic == "" ? 0 : 1
+  project = var.project_id
+  topic   = google_pubsub_topic.change_events[0].name
+  role    = "roles/pubsub.publisher"
+  member  = "serviceAccount:${google_service_account.batcher.email}"
+}

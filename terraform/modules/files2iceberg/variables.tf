@@ -494,3 +494,9 @@ variable "alert_window" {
     error_message = "alert_window: seconds with the unit s, such as 300s."
   }
 }
+
+variable "change_events_topic" {
+  description = "Name of a Pub/Sub topic to create for change events (one message per commit, rollback and dropped partition, at least once, deduplicated by its eventId attribute): the batcher publishes to it (events.pubsub-topic). Empty: no topic; the batcher keeps the events in its home."
+  type        = string
+  default     = ""
+}

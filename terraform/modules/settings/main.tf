@@ -6,8 +6,15 @@
 
 locals {
   # The deployment file's keys exactly as core's DeploymentKeys spells them: one ledger, one
-  # listener and one job setting for every table.
-  deployment = {
+  # listener and one job setting for every table; events only with a topic.
+  deployment = merge(local.base_deployment, local.events)
+
+  events = {
+    for section, keys in { events = { "pubsub-topic" = var.change_events_topic } } : section => keys
+    if var.change_events_topic != ""
+  }
+
+  base_deployment = {
     ledger = {
       "type"               = "firestore"
       "firestore-project"  = var.project_id
@@ -61,7 +68,7 @@ locals {
 
   # The deployment file, uploaded beside the profiles as deployment.conf.
   deployment_file = join("\n", concat(
-    ["# The deployment's settings (ledger, listener, job), written by Terraform (terraform/modules/settings)."],
+    ["# The deployment's settings (ledger, listener, job, events), written by Terraform (terraform/modules/settings)."],
     [for section in sort(keys(local.deployment)) : format("%s %s", section, jsonencode(local.deployment[section]))],
     [""],
   ))

@@ -89,3 +89,9 @@ variable "catalog" {
     properties         = map(string)
   })
 }
+
+variable "change_events_topic" {
+  description = "Pub/Sub topic of the change events, projects/<project>/topics/<topic> (events.pubsub-topic); empty: none, the batcher writes them to its home."
+  type        = string
+  default     = ""
+}

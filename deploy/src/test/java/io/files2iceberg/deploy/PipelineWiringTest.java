@@ -49,6 +49,23 @@ class PipelineWiringTest {
   }
 
   @Test
+  void aChangeEventsTopicIsCreatedOnlyWhenNamedAndOnlyTheBatcherPublishesToIt() {
+    Map<String, Object> topic = module.resource("google_pubsub_topic", "change_events");
+    Map<String, Object> grant = module.resource("google_pubsub_topic_iam_member", "batcher_publishes_change_events");
+
+    // Counted by the variable (the parser reads the conditional as a number, not as text).
+    assertThat(topic).containsKey("count");
+    assertThat(Repository.read(Repository.MODULE.resolve("pubsub.tf")))
+        .contains("count   = var.change_events_topic == \"\" ? 0 : 1");
+    assertThat(topic.get("name")).isEqualTo("var.change_events_topic");
+    assertThat(grant.get("count")).isEqualTo(topic.get("count"));
+    assertThat((String) grant.get("topic")).startsWith("google_pubsub_topic.change_events.").endsWith(".name");
+    assertThat(grant.get("role")).isEqualTo("roles/pubsub.publisher");
+    assertThat((String) grant.get("member")).contains("google_service_account.batcher.email");
+    assertThat(Hcl.at(module.variables(), "change_events_topic", "default")).isEqualTo("");
+  }
+
+  @Test
   void pubsubPushesToTheListenersPushPathWithATokenForTheAudienceTheListenerChecks() {
     Map<String, Object> push =
         Hcl.map(

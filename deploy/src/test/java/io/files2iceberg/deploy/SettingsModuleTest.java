@@ -128,6 +128,17 @@ class SettingsModuleTest {
   }
 
   @Test
+  void aChangeEventsTopicReachesTheDeploymentFileAndWithoutOneEventsStayInTheHome() throws Exception {
+    Map<String, Object> inputs = inputs(true, PUSH_PATH);
+    inputs.put("change_events_topic", "projects/lake-prod/topics/lake-changes");
+    JsonNode withTopic = SettingsModule.evaluate(inputs, work.resolve("events"));
+
+    assertThat(writeAndLoad(withTopic, work.resolve("events-profiles")).deployment().events().pubsubTopic())
+        .contains("projects/lake-prod/topics/lake-changes");
+    assertThat(profiles.deployment().events().pubsubTopic()).isEmpty();
+  }
+
+  @Test
   void theCatalogAndMetadataSettingsReachTheProfile() {
     TableProfile profile = profiles.byName("clicks").orElseThrow();
 

@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.batch;
 
+import io.files2iceberg.batcher.events.ChangePublisher;
 import io.files2iceberg.batcher.cli.BatcherOptions;
 import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.CommandGroup;
@@ -59,8 +60,8 @@ public final class BatchCommand extends CommandGroup {
    * The planner and what it holds open, built from the options; empty after printing every
    * configuration problem.
    */
-  record Planner(ProfileRegistry profiles, Ledger ledger, Launchers launchers, BatchRunner runner)
-      implements AutoCloseable {
+  record Planner(ProfileRegistry profiles, Ledger ledger, Launchers launchers, BatchRunner runner,
+      ChangePublisher changes) implements AutoCloseable {
 
     /** With each event printed on {@code out} as a line for people. */
     static Optional<Planner> open(BatcherOptions settings, RunOptions options, Home home, PrintWriter out,
@@ -99,16 +100,19 @@ public final class BatchCommand extends CommandGroup {
         ConfigProblems.print(err, settings.config().toString(), List.of("ledger: " + e.getMessage()));
         return Optional.empty();
       }
+      ChangePublisher changes = ChangePublisher.of(profiles.deployment(), home, ledger);
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
           .options(options)
           .events(events)
+          .changes(changes)
           .build();
-      return Optional.of(new Planner(profiles, ledger, launchers, runner));
+      return Optional.of(new Planner(profiles, ledger, launchers, runner, changes));
     }
 
     @Override
     public void close() {
       launchers.close();
+      changes.close();
       ledger.close();
     }
   }

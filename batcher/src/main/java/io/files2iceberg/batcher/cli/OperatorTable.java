@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.cli;
 
+import io.files2iceberg.batcher.events.ChangePublisher;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.engine.launch.Launchers;
 import io.files2iceberg.batcher.listing.PartitionRange;
@@ -126,10 +127,12 @@ public final class OperatorTable {
   public static final class Batches implements AutoCloseable {
     private final Launchers launchers;
     private final BatchRunner runner;
+    private final ChangePublisher changes;
 
-    private Batches(Launchers launchers, BatchRunner runner) {
+    private Batches(Launchers launchers, BatchRunner runner, ChangePublisher changes) {
       this.launchers = launchers;
       this.runner = runner;
+      this.changes = changes;
     }
 
     /** Empty after printing the launcher problems of the profile. */
@@ -140,8 +143,10 @@ public final class OperatorTable {
         return Optional.empty();
       }
       Launchers launchers = checked.get();
+      ChangePublisher changes = ChangePublisher.of(profiles.deployment(), home, ledger);
       BatchRunner runner = BatchRunner.builder(profiles, ledger, launchers)
           .options(new RunOptions(1, jobTimeout))
+          .changes(changes)
           .events(event -> {
             synchronized (err) {
               err.println("[batch] " + event.describe());
@@ -149,7 +154,7 @@ public final class OperatorTable {
             }
           })
           .build();
-      return Optional.of(new Batches(launchers, runner));
+      return Optional.of(new Batches(launchers, runner, changes));
     }
 
     /** Loads the table's READY partitions until none is left or a batch does not commit. */
@@ -164,6 +169,7 @@ public final class OperatorTable {
 
     @Override
     public void close() {
+      changes.close();
       launchers.close();
     }
   }

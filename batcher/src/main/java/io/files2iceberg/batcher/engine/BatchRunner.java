@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.engine;
 
 import com.google.cloud.storage.Storage;
 import io.files2iceberg.batcher.engine.launch.Launcher;
+import io.files2iceberg.batcher.events.ChangePublisher;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.ManifestFile;
@@ -19,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -42,6 +44,10 @@ import org.slf4j.LoggerFactory;
  * batch that is already in the table is only finalized in the ledger; the batcher never reads
  * Iceberg itself.
  *
+ * <p>With a {@link ChangePublisher}, the change events the ledger's outbox holds are published at
+ * the start of every run and after every commit (failures are logged, and the events left for
+ * the next time: the batch stays committed).
+ *
  * <p>Tables whose catalog is JDBC on one SQLite file (the embedded catalog) take turns, one job at
  * a time per file ({@link CatalogPermits}).
  *
@@ -58,6 +64,7 @@ public final class BatchRunner {
   private final RunOptions options;
   private final Consumer<BatchEvent> events;
   private final TableTurn.Shared shared;
+  private final Optional<ChangePublisher> changes;
 
   private BatchRunner(Builder builder) {
     this.profiles = builder.profiles;
@@ -65,8 +72,19 @@ public final class BatchRunner {
     this.launchers = builder.launchers;
     this.clock = builder.clock;
     this.options = builder.options;
-    this.events = builder.events;
+    this.changes = builder.changes;
+    this.events = changes.map(publisher -> publishingAfterCommits(builder.events, publisher)).orElse(builder.events);
     this.shared = TableTurn.Shared.of(ledger, profiles.deployment(), builder.storage, clock, options);
+  }
+
+  /** The events, each commit followed by publishing the change events pending (its own among them). */
+  private static Consumer<BatchEvent> publishingAfterCommits(Consumer<BatchEvent> events, ChangePublisher publisher) {
+    return event -> {
+      events.accept(event);
+      if (event instanceof BatchEvent.BatchCommitted) {
+        publisher.publishPending();
+      }
+    };
   }
 
   /**
@@ -123,6 +141,7 @@ public final class BatchRunner {
    */
   public RunSummary runTable(TableProfile profile) {
     Instant start = clock.instant();
+    changes.ifPresent(ChangePublisher::publishPending);
     RunEvents run = new RunEvents(events);
     List<BatchRecord> stale = ledger.findExpiredLeases().stream()
         .filter(batch -> batch.table().equals(profile.table())).toList();
@@ -149,6 +168,8 @@ public final class BatchRunner {
 
   private RunSummary run(List<TableProfile> tables) {
     Instant start = clock.instant();
+    // What an earlier run committed but could not publish goes first.
+    changes.ifPresent(ChangePublisher::publishPending);
     RunEvents run = new RunEvents(events);
     Map<String, List<BatchRecord>> expired;
     Map<String, List<TableStops.Stop>> stops;
@@ -194,6 +215,7 @@ public final class BatchRunner {
     private RunOptions options = RunOptions.DEFAULTS;
     private Consumer<BatchEvent> events = event -> {};
     private Supplier<Storage> storage;
+    private Optional<ChangePublisher> changes = Optional.empty();
 
     private Builder(ProfileRegistry profiles, Ledger ledger, Function<TableProfile, Launcher> launchers) {
       this.profiles = Objects.requireNonNull(profiles, "profiles");
@@ -226,6 +248,15 @@ public final class BatchRunner {
      */
     public Builder storage(Supplier<Storage> storage) {
       this.storage = Objects.requireNonNull(storage, "storage");
+      return this;
+    }
+
+    /**
+     * Publishes the ledger's change events at the start of each run and after each commit; none
+     * by default (the events then wait in the outbox for a runner that has one).
+     */
+    public Builder changes(ChangePublisher publisher) {
+      this.changes = Optional.of(publisher);
       return this;
     }
 

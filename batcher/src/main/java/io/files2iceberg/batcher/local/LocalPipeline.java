@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.local;
 
+import io.files2iceberg.batcher.events.ChangePublisher;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.files2iceberg.batcher.cli.ConfigProblems;
 import io.files2iceberg.batcher.cli.ErrorOutput;
@@ -74,9 +75,11 @@ public final class LocalPipeline implements AutoCloseable {
   private Optional<String> waitingFor = Optional.empty();
   /** Whether the batcher has run once: the first round always runs it (recovery of expired leases). */
   private boolean ranOnce;
+  private final ChangePublisher changes;
 
   private LocalPipeline(ProfileRegistry profiles, Ledger ledger, Launchers launchers, ListenerProcess listener,
-      LandingNotifier notifier, RunOptions options, PipelineOutput output, Clock clock) {
+      LandingNotifier notifier, RunOptions options, PipelineOutput output, Clock clock, ChangePublisher changes) {
+    this.changes = changes;
     this.profiles = profiles;
     this.ledger = ledger;
     this.launchers = launchers;
@@ -89,6 +92,7 @@ public final class LocalPipeline implements AutoCloseable {
         .clock(clock)
         .options(options)
         .events(this::print)
+        .changes(changes)
         .build();
   }
 
@@ -141,7 +145,8 @@ public final class LocalPipeline implements AutoCloseable {
     LandingNotifier notifier =
         new LandingNotifier(landing, listener.pushUri(profiles.deployment().listener().pushPath()), markers, clock);
     LocalPipeline pipeline =
-        new LocalPipeline(profiles, ledger, launchers, listener, notifier, options, output, clock);
+        new LocalPipeline(profiles, ledger, launchers, listener, notifier, options, output, clock,
+            ChangePublisher.of(profiles.deployment(), home, ledger));
     output.fact("listener up on " + listener.baseUri() + " (pid " + listener.pid() + ", log " + listener.log() + ")",
         () -> EventJson.event("listener_started").put("uri", listener.baseUri().toString()).put("pid", listener.pid())
             .put("log", listener.log().toString()));
@@ -387,6 +392,7 @@ public final class LocalPipeline implements AutoCloseable {
       try {
         launchers.close();
       } finally {
+        changes.close();
         ledger.close();
       }
     }

@@ -1,5 +1,8 @@
 package io.files2iceberg.batcher.undo;
 
+import io.files2iceberg.batcher.events.ChangePublisher;
+import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -89,6 +92,13 @@ final class ChangeRun {
   static Optional<TableChange> intended(LedgerAccess.Opened opened, String table) {
     return opened.ledger().changes(table).stream()
         .filter(c -> c.state() == TableChange.ChangeState.INTENDED).findFirst();
+  }
+
+  /** Publishes the change's event (and any left by earlier runs); a failure is logged, never thrown. */
+  static void publishChanges(Deployment deployment, Home home, Ledger ledger) {
+    try (ChangePublisher publisher = ChangePublisher.of(deployment, home, ledger)) {
+      publisher.publishPending();
+    }
   }
 
   /** Where a crash test asked the command to stop, once the table side is done. */

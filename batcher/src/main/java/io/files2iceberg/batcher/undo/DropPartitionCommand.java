@@ -129,6 +129,7 @@ public final class DropPartitionCommand extends CliCommand {
         case "dropped", "already-applied" -> {
           ChangeRun.pauseAfterTable();
           TableChange applied = ledger.applyChange(intended.changeId());
+          ChangeRun.publishChanges(opened.registry().deployment(), opened.home(), ledger);
           print(out, "dropped partition " + partition + " of " + profile.table() + " (" + applied.changeId() + "): "
               + done.body().path("rowsDeleted").asLong() + " row(s) deleted in snapshot "
               + done.body().path("snapshotId").asText() + ", " + applied.outcome().orElse("")

@@ -190,6 +190,7 @@ public final class RollbackCommand extends CliCommand {
       case "rolled-back", "already-rolled-back" -> {
         ChangeRun.pauseAfterTable();
         TableChange applied = ledger.applyChange(change.changeId());
+        ChangeRun.publishChanges(deployment, home.resolve(), ledger);
         print(out, "rolled back " + profile.table() + " to snapshot " + applied.toSnapshot().orElseThrow() + " ("
             + applied.changeId() + "): " + applied.outcome().orElse("") + (applied.hold()
                 ? "; `release --table " + profile.table() + " --all` lets them load" : "; the next batch run loads them"),

@@ -257,6 +257,19 @@ public interface Ledger extends LedgerListings, AutoCloseable {
    */
   PartitionRecord releasePartition(String table, String partition);
 
+  // The outbox: change events ({@link ChangeEvent}) to publish, at least once.
+
+  /**
+   * The change events not yet acknowledged, of every table, oldest first, at most {@code limit}.
+   * {@link #commitBatch} writes one when it moves a batch to COMMITTED (none for a commit that
+   * finds it committed already), {@link #applyChange} one when the change becomes APPLIED: each in
+   * the same transaction as the change, so no change goes without its event.
+   */
+  List<ChangeEvent> pendingEvents(int limit);
+
+  /** Deletes these events from the outbox, once a sink has taken them; unknown ids are ignored. */
+  void acknowledgeEvents(List<String> eventIds);
+
 
 
 

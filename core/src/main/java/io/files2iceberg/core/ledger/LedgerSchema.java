@@ -15,7 +15,7 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 8;
+  public static final int VERSION = 9;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";
@@ -23,6 +23,8 @@ public final class LedgerSchema {
   public static final String QUARANTINE = "quarantine";
   /** Operators' changes ({@link TableChange}): rollbacks and dropped partitions. Since version 8. */
   public static final String CHANGES = "changes";
+  /** Change events still to publish ({@link ChangeEvent}), by event id. Since version 9. */
+  public static final String OUTBOX = "outbox";
   /** Health checks' write probe: nothing reads it. */
   public static final String PROBE = "probe";
 
@@ -119,6 +121,12 @@ public final class LedgerSchema {
   public static final String HOLD = "hold";
   public static final String ACTOR = "actor";
   public static final String OUTCOME = "outcome";
+
+  // outbox (also EVENT_ID, TABLE, CREATED_AT)
+  /** The event's change: {@code commit}, {@code rollback}, {@code drop-partition}. */
+  public static final String CHANGE = "change";
+  /** The event as JSON text. */
+  public static final String PAYLOAD = "payload";
 
   // quarantine
   public static final String MESSAGE_ID = "messageId";

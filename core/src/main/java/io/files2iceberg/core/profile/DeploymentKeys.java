@@ -14,7 +14,7 @@ import java.util.function.Function;
 
 /**
  * Every key the deployment file may set ({@code ledger}, {@code listener}, {@code job}, {@code
- * storage}): its dotted
+ * storage}, {@code events}): its dotted
  * path, its value type and where the resolved value lives in a {@link Deployment}. The one list that
  * the deployment loader, its rendering and the documentation test read.
  */
@@ -29,7 +29,7 @@ final class DeploymentKeys {
       implements SettingKey<T> {}
 
   /** The sections of the deployment file, which table profiles of old carried too. */
-  static final List<String> SECTIONS = List.of("ledger", "listener", "job", "storage");
+  static final List<String> SECTIONS = List.of("ledger", "listener", "job", "storage", "events");
 
   private static final KeyList<Key<?>> ALL = new KeyList<>();
 
@@ -98,6 +98,9 @@ final class DeploymentKeys {
       key("storage.endpoint", NON_BLANK, d -> d.storage().endpoint().orElse(null));
   static final Key<String> STORAGE_CREDENTIALS =
       key("storage.credentials", NON_BLANK, d -> d.storage().credentials().code());
+
+  static final Key<String> EVENTS_PUBSUB_TOPIC =
+      key("events.pubsub-topic", NON_BLANK, d -> d.events().pubsubTopic().orElse(null));
 
   private DeploymentKeys() {}
 

@@ -29,6 +29,7 @@ import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_OIDC_SERVICE
 import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PORT;
 import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PUSH_ENABLED;
 import static io.files2iceberg.core.profile.DeploymentKeys.LISTENER_PUSH_PATH;
+import static io.files2iceberg.core.profile.DeploymentKeys.EVENTS_PUBSUB_TOPIC;
 import static io.files2iceberg.core.profile.DeploymentKeys.STORAGE_CREDENTIALS;
 import static io.files2iceberg.core.profile.DeploymentKeys.STORAGE_ENDPOINT;
 
@@ -156,7 +157,8 @@ public final class DeploymentLoader {
    */
   static Deployment build(ProfileValues v, Home home) {
     StorageSettings storage = storage(v);
-    return new Deployment(ledger(v, home), listener(v), job(v, storage), storage);
+    return new Deployment(ledger(v, home), listener(v), job(v, storage), storage,
+        new EventSettings(v.optional(EVENTS_PUBSUB_TOPIC, EventSettings::problem)));
   }
 
   /** Whether a table profile's tree carries any of the deployment's sections. */

@@ -1549,6 +1549,116 @@ public abstract class LedgerContractTest {
   // --- operators' changes: rollback and drop-partition ------------------------------------------
 
   /** Loads one partition of {@code files} files in a batch of its own, committed as snapshot {@code snapshot}. */
+  // --- the outbox: change events ------------------------------------------------------------------
+
+  @Test
+  void commitWritesOneChangeEventWithTheBatchsSnapshotPartitionsAndRowCounts() throws Exception {
+    readyPartition(TABLE, "2024-01-02", 1);
+    readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord claimed = claim(10).orElseThrow();
+    clock.advance(Duration.ofMinutes(2));
+
+    ledger.commitBatch(new CommitBatch(claimed.batchId(), 9_007_199_254_740_993L, METRICS));
+
+    List<ChangeEvent> events = ledger.pendingEvents(10);
+    assertThat(events).extracting(ChangeEvent::eventId, ChangeEvent::table, ChangeEvent::change,
+        ChangeEvent::createdAt).containsExactly(tuple(claimed.batchId(), TABLE, "commit", clock.instant()));
+    Map<String, Object> payload = payload(events.get(0));
+    assertThat(payload).containsEntry("kind", "change").containsEntry("change", "commit")
+        .containsEntry("eventId", claimed.batchId()).containsEntry("batchId", claimed.batchId())
+        .containsEntry("table", TABLE).containsEntry("snapshotId", "9007199254740993")
+        .containsEntry("committedAt", clock.instant().toString())
+        .containsEntry("partitions", List.of("2024-01-01", "2024-01-02")).containsEntry("partitionCount", 2)
+        .containsEntry("partitionsTruncated", false)
+        .containsEntry("inserted", 7).containsEntry("updated", 2).containsEntry("deleted", 0);
+  }
+
+  @Test
+  void committingAgainWritesNoSecondEventAndAFailedBatchWritesNone() {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord committed = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(committed.batchId(), 1L, METRICS));
+    ledger.acknowledgeEvents(List.of(committed.batchId()));
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord failed = claim(10).orElseThrow();
+
+    assertThat(ledger.commitBatch(new CommitBatch(committed.batchId(), 1L, METRICS)).alreadyCommitted()).isTrue();
+    ledger.failBatch(new FailBatch(failed.batchId(), "executor lost", 3, false));
+
+    assertThat(ledger.pendingEvents(10)).isEmpty();
+  }
+
+  @Test
+  void appliedRollbackAndDropEachWriteOneEventNamedByTheirChangeId() throws Exception {
+    BatchRecord first = loaded("2024-01-01", 1, 1L);
+    BatchRecord second = loaded("2024-01-02", 1, 2L);
+    ledger.acknowledgeEvents(List.of(first.batchId(), second.batchId()));
+    ledger.intendChange(drop("drop-1", "2024-01-01", 2L));
+    ledger.applyChange("drop-1");
+    clock.advance(Duration.ofMinutes(1));
+    ledger.intendChange(rollback("rollback-1", 3L, 1L, List.of(second.batchId()), List.of("drop-1"),
+        List.of("2024-01-02"), false));
+
+    ledger.applyChange("rollback-1");
+    ledger.applyChange("rollback-1");
+
+    List<ChangeEvent> events = ledger.pendingEvents(10);
+    assertThat(events).extracting(ChangeEvent::eventId, ChangeEvent::change)
+        .containsExactly(tuple("drop-1", "drop-partition"), tuple("rollback-1", "rollback"));
+    assertThat(payload(events.get(0))).containsEntry("changeId", "drop-1").containsEntry("snapshotId", null)
+        .containsEntry("parentSnapshotId", "2").containsEntry("partitions", List.of("2024-01-01"));
+    Map<String, Object> rollback = payload(events.get(1));
+    assertThat(rollback).containsEntry("eventId", "rollback-1").containsEntry("snapshotId", "1")
+        .containsEntry("fromSnapshotId", "3").containsEntry("toSnapshotId", "1");
+    assertThat(rollback.get("undone")).isEqualTo(List.of(
+        undone("2", second.batchId(), null, List.of("2024-01-02")), undone(null, null, "drop-1", List.of("2024-01-01"))));
+  }
+
+  @Test
+  void acknowledgedEventsLeaveTheOutboxAndUnknownIdsAreIgnored() {
+    BatchRecord first = loaded("2024-01-01", 1, 1L);
+    BatchRecord second = loaded("2024-01-02", 1, 2L);
+
+    ledger.acknowledgeEvents(List.of(first.batchId(), "no-such-event"));
+
+    assertThat(ledger.pendingEvents(10)).extracting(ChangeEvent::eventId).containsExactly(second.batchId());
+    ledger.acknowledgeEvents(List.of(second.batchId(), second.batchId()));
+    assertThat(openAnother(clock).pendingEvents(10)).isEmpty();
+  }
+
+  @Test
+  void pendingEventsOfEveryTableAreOldestFirstUpToTheLimit() {
+    BatchRecord first = loaded("2024-01-01", 1, 1L);
+    readyPartition("lake.other", "2024-01-01", 1);
+    BatchRecord other = ledger.claimPartitions(new ClaimPartitions("lake.other", 10, LEASE, false)).orElseThrow();
+    ledger.commitBatch(new CommitBatch(other.batchId(), 5L, METRICS));
+    clock.advance(Duration.ofMinutes(1));
+    BatchRecord third = loaded("2024-01-02", 1, 2L);
+
+    assertThat(ledger.pendingEvents(10)).extracting(ChangeEvent::eventId, ChangeEvent::table).containsExactly(
+        tuple(first.batchId(), TABLE), tuple(other.batchId(), "lake.other"), tuple(third.batchId(), TABLE));
+    assertThat(ledger.pendingEvents(2)).extracting(ChangeEvent::eventId)
+        .containsExactly(first.batchId(), other.batchId());
+  }
+
+  /** An entry of a rollback event's {@code undone}, as parsed JSON. */
+  private static Map<String, Object> undone(String snapshotId, String batchId, String changeId,
+      List<String> partitions) {
+    Map<String, Object> undone = new java.util.HashMap<>();
+    undone.put("snapshotId", snapshotId);
+    undone.put("batchId", batchId);
+    undone.put("changeId", changeId);
+    undone.put("partitions", partitions);
+    undone.put("partitionCount", partitions.size());
+    undone.put("partitionsTruncated", false);
+    return undone;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> payload(ChangeEvent event) throws Exception {
+    return new com.fasterxml.jackson.databind.ObjectMapper().readValue(event.payload(), Map.class);
+  }
+
   private BatchRecord loaded(String partition, int files, long snapshot) {
     readyPartition(TABLE, partition, files);
     BatchRecord batch = claim(100).orElseThrow();

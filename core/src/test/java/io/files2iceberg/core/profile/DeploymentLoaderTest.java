@@ -110,6 +110,21 @@ class DeploymentLoaderTest {
   }
 
   @Test
+  void aPubSubTopicForChangeEventsIsATopicsFullNameAndRoundTrips() throws Exception {
+    Deployment deployment = DeploymentLoader.load(write(dir, "deployment.conf", """
+        events.pubsub-topic = "projects/p/topics/lake-changes"
+        """), home());
+
+    assertThat(deployment.events().pubsubTopic()).contains("projects/p/topics/lake-changes");
+    assertThat(DeploymentLoader.parse(DeploymentLoader.render(deployment), dir.resolve("r.conf"), home()))
+        .isEqualTo(deployment);
+    assertThat(DeploymentLoader.load(write(dir, "empty.conf", ""), home()).events()).isEqualTo(EventSettings.HOME_FILE);
+    assertThat(errors("deployment.conf", "events.pubsub-topic = lake-changes\n")).singleElement().asString()
+        .endsWith("deployment.conf: events.pubsub-topic: must be a topic's full name, projects/<project>/topics/<topic>,"
+            + " got \"lake-changes\"");
+  }
+
+  @Test
   void withoutAStorageSectionTheJobKeepsDataprocsOwnConnectorSettings() throws Exception {
     Deployment deployment = DeploymentLoader.load(write(dir, "deployment.conf", ""), home());
 
@@ -263,7 +278,7 @@ class DeploymentLoaderTest {
     assertThat(errors("deployment.conf", "load.iceberg.table = a.b.c\nlistener.prot = 9090\n"))
         .containsExactly(
             dir.resolve("deployment.conf")
-                + ": load: is a section of a table profile; the deployment file holds ledger, listener, job, storage only",
+                + ": load: is a section of a table profile; the deployment file holds ledger, listener, job, storage, events only",
             dir.resolve("deployment.conf") + ": listener.prot: unknown key; did you mean 'port'?");
   }
 

@@ -216,6 +216,7 @@ final class ProfileFixtures {
         endpoint = "https://storage.example.com:8443/"
         credentials = none
       }
+      events.pubsub-topic = "projects/sales-project/topics/lake-changes"
       """;
 
   /** {@link #EVERY_DEPLOYMENT_KEY_HOCON} in YAML. */
@@ -260,6 +261,8 @@ final class ProfileFixtures {
       storage:
         endpoint: https://storage.example.com:8443/
         credentials: none
+      events:
+        pubsub-topic: projects/sales-project/topics/lake-changes
       """;
 
   private ProfileFixtures() {}

@@ -9,6 +9,7 @@ import static io.files2iceberg.core.ledger.LedgerSchema.TO_SNAPSHOT;
 import static io.files2iceberg.core.ledger.LedgerSchema.FROM_SNAPSHOT;
 import static io.files2iceberg.core.ledger.LedgerSchema.KIND;
 import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE_ID;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.TableChange;
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
@@ -180,7 +181,23 @@ final class FirestoreDocuments {
         instant(doc, UPDATED_AT));
   }
 
+  static ChangeEvent event(Map<String, Object> doc) {
+    return new ChangeEvent(string(doc, EVENT_ID), string(doc, TABLE), string(doc, LedgerSchema.CHANGE),
+        string(doc, LedgerSchema.PAYLOAD), instant(doc, CREATED_AT));
+  }
+
   // --- to documents ----------------------------------------------------------------------------
+
+  /** A change event's document in the outbox. */
+  static Map<String, Object> event(ChangeEvent e) {
+    Map<String, Object> doc = new HashMap<>();
+    doc.put(EVENT_ID, e.eventId());
+    doc.put(TABLE, e.table());
+    doc.put(LedgerSchema.CHANGE, e.change());
+    doc.put(LedgerSchema.PAYLOAD, e.payload());
+    doc.put(CREATED_AT, timestamp(e.createdAt()));
+    return doc;
+  }
 
   /** An operator's change's document. */
   static Map<String, Object> change(TableChange c) {

@@ -62,6 +62,7 @@ final class FirestoreStore {
   final CollectionReference batches;
   final CollectionReference quarantine;
   final CollectionReference changes;
+  final CollectionReference outbox;
   /** This process's probe document: one per ledger, so health checks of many instances never share one. */
   private final DocumentReference probe;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -78,6 +79,7 @@ final class FirestoreStore {
     this.batches = db.collection(prefix + BATCHES);
     this.quarantine = db.collection(prefix + QUARANTINE);
     this.changes = db.collection(prefix + io.files2iceberg.core.ledger.LedgerSchema.CHANGES);
+    this.outbox = db.collection(prefix + io.files2iceberg.core.ledger.LedgerSchema.OUTBOX);
     byte[] random = new byte[8];
     RANDOM.nextBytes(random);
     this.probe = db.collection(prefix + PROBE).document(HexFormat.of().formatHex(random));

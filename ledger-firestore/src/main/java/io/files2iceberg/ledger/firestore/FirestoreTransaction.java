@@ -1,5 +1,6 @@
 package io.files2iceberg.ledger.firestore;
 
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.TableChange;
 import static io.files2iceberg.core.ledger.LedgerSchema.ATTEMPTS;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCH_ID;
@@ -363,6 +364,22 @@ final class FirestoreTransaction extends FirestoreListings implements StoreTrans
     FirestoreDocuments.putOrClear(doc, OBJECT_URI, message.objectUri());
     doc.put(RECEIVED_AT, FirestoreDocuments.timestamp(message.receivedAt()));
     t.create(messageRef(message.messageId()), doc);
+  }
+
+  @Override
+  public List<ChangeEvent> pendingEvents(int limit) {
+    return query(limited(LedgerQuery.PENDING_EVENTS.on(store.outbox), limit)).stream()
+        .map(FirestoreDocuments::event).toList();
+  }
+
+  @Override
+  public void putEvent(ChangeEvent event) {
+    t.set(store.outbox.document(event.eventId()), FirestoreDocuments.event(event));
+  }
+
+  @Override
+  public void deleteEvent(String eventId) {
+    t.delete(store.outbox.document(eventId));
   }
 
   @Override

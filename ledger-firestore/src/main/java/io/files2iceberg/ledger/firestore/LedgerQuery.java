@@ -86,7 +86,13 @@ enum LedgerQuery {
    * {@code rollback}, {@code drop-partition} and claims (is one INTENDED): a table's operators'
    * changes, sorted in memory (a table has few).
    */
-  CHANGES_OF_TABLE(io.files2iceberg.core.ledger.LedgerSchema.CHANGES, List.of(eq(TABLE)), List.of());
+  CHANGES_OF_TABLE(io.files2iceberg.core.ledger.LedgerSchema.CHANGES, List.of(eq(TABLE)), List.of()),
+  /**
+   * Publishing: the change events not yet acknowledged, oldest first. A single-field index: the
+   * outbox holds only what is still to publish (a few documents), so its growing createdAt never
+   * makes a hot range.
+   */
+  PENDING_EVENTS(io.files2iceberg.core.ledger.LedgerSchema.OUTBOX, List.of(), List.of(asc(CREATED_AT), ascId()));
 
   /** The pseudo-field of the document id; every index ends with it implicitly. */
   static final String DOCUMENT_ID = FieldPath.documentId().toString();

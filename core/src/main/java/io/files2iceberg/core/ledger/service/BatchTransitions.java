@@ -3,6 +3,7 @@ package io.files2iceberg.core.ledger.service;
 
 import io.files2iceberg.core.ledger.BatchCommitted;
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FailBatch;
 import io.files2iceberg.core.ledger.FileRecord;
@@ -103,12 +104,14 @@ public final class BatchTransitions {
       }
       // The checkpoint is this commit; its files and partitions follow in it when they fit, else
       // after it (settle), partitions last.
-      boolean inline = fitsOneCommit(stored);
+      // The change event goes in the commit that makes the batch COMMITTED (the outbox): one more write.
+      boolean inline = fits(1L + writesOfSettling(stored));
       List<FileRecord> files = inline ? tx.files(stored.fileIds()) : List.of();
       // A split partition (or one that got late files while claimed) is READY again for the rest.
       List<Release> releases = inline ? releases(tx, stored, true) : List.of();
       BatchRecord written = inline ? tx.putBatch(committed.get())
           : tx.putBatch(committed.get(), Optional.of(Settling.owing(FileState.INGESTED, 0, List.of())));
+      tx.putEvent(ChangeEvent.committed(committed.get()));
       moveFiles(tx, files, FileState.INGESTED, committed.get(), command.fileRows());
       for (Release release : releases) {
         release(tx, stored, release, p -> PartitionRules.afterCommit(p, batchId, release.pending(), now));
@@ -344,9 +347,14 @@ public final class BatchTransitions {
         b.metrics(), b.error(), b.cause(), b.createdAt(), b.updatedAt());
   }
 
-  /** Whether a commit or failure of the batch (it, its files and its partitions) fits one commit. */
+  /** Whether a failure of the batch (it, its files and its partitions) fits one commit. */
   boolean fitsOneCommit(BatchRecord batch) {
-    return fits(1L + batch.fileIds().size() + batch.partitions().size());
+    return fits(writesOfSettling(batch));
+  }
+
+  /** The writes of settling the batch in one commit: it, its files and its partitions. */
+  private static long writesOfSettling(BatchRecord batch) {
+    return 1L + batch.fileIds().size() + batch.partitions().size();
   }
 
   /** Moves the batch's files (read in the transaction) to {@code target}, in this commit. */

@@ -1,6 +1,7 @@
 package io.files2iceberg.core.ledger.service;
 
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
@@ -61,6 +62,11 @@ abstract class LedgerLookups implements Ledger {
   @Override
   public Optional<TableChange> change(String changeId) {
     return read("change", Subject.other("change " + changeId), reads -> reads.change(changeId));
+  }
+
+  @Override
+  public List<ChangeEvent> pendingEvents(int limit) {
+    return read("pendingEvents", Subject.other("the outbox"), reads -> reads.pendingEvents(limit));
   }
 
   @Override

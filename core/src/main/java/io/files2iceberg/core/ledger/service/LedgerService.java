@@ -376,6 +376,20 @@ public class LedgerService extends LedgerLookups {
     store.close();
   }
 
+  // --- the outbox ----------------------------------------------------------------------------------
+
+  @Override
+  public void acknowledgeEvents(List<String> eventIds) {
+    int perCommit = store.writesPerCommit() == LedgerStore.UNBOUNDED ? eventIds.size() : store.writesPerCommit();
+    for (int from = 0; from < eventIds.size(); from += perCommit) {
+      List<String> chunk = eventIds.subList(from, Math.min(eventIds.size(), from + perCommit));
+      store.write("acknowledgeEvents", Subject.other(chunk.size() + " event(s) of the outbox"), tx -> {
+        chunk.forEach(tx::deleteEvent);
+        return null;
+      });
+    }
+  }
+
   // --- operators' changes ---------------------------------------------------------------------------
 
   @Override

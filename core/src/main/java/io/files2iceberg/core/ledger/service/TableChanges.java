@@ -2,6 +2,7 @@ package io.files2iceberg.core.ledger.service;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
@@ -198,13 +199,16 @@ final class TableChanges {
     // The batches, and last the change itself.
     List<String> batchIds = change.batchIds();
     int rolledBackBatches = 0;
+    // The undone batches the ledger still holds, for the change event (their snapshots, partitions).
+    List<BatchRecord> undoneBatches = new ArrayList<>();
     for (int from = 0; from < batchIds.size(); from += perCommit()) {
       List<String> chunk = batchIds.subList(from, Math.min(batchIds.size(), from + perCommit()));
       rolledBackBatches += step(change, tx -> {
         List<BatchRecord> moved = new ArrayList<>();
         for (String batchId : chunk) {
-          tx.batch(batchId).map(stored -> stored.batch())
-              .filter(batch -> batch.state() == BatchState.COMMITTED)
+          Optional<BatchRecord> read = tx.batch(batchId).map(stored -> stored.batch());
+          read.ifPresent(undoneBatches::add);
+          read.filter(batch -> batch.state() == BatchState.COMMITTED)
               .ifPresent(batch -> moved.add(rolledBack(batch)));
         }
         moved.forEach(tx::putBatch);
@@ -214,8 +218,16 @@ final class TableChanges {
     String outcome = reopened + " file(s) to load again"
         + (undropped > 0 ? ", " + undropped + " dropped file(s) back in the table" : "") + ", "
         + rolledBackBatches + " batch(es) rolled back" + (change.hold() ? ", partitions held" : "");
-    return step(change, tx -> tx.putChange(require(tx, change.changeId())
-        .moved(ChangeState.APPLIED, Optional.of(outcome), now())));
+    List<TableChange> undoneDrops = undoneDrops(change);
+    return step(change, tx -> applied(tx, require(tx, change.changeId())
+        .moved(ChangeState.APPLIED, Optional.of(outcome), now()), undoneBatches, undoneDrops));
+  }
+
+  /** The change APPLIED and its event, in the same commit (the outbox): the change's last step. */
+  private static TableChange applied(StoreTransaction tx, TableChange applied, List<BatchRecord> undoneBatches,
+      List<TableChange> undoneDrops) {
+    tx.putEvent(ChangeEvent.applied(applied, undoneBatches, undoneDrops));
+    return tx.putChange(applied);
   }
 
   private BatchRecord rolledBack(BatchRecord b) {
@@ -226,16 +238,21 @@ final class TableChanges {
 
   /** The partitions dropped by the drops the rollback undoes. */
   private List<String> droppedPartitions(TableChange change) {
+    return undoneDrops(change).stream().flatMap(drop -> drop.partitions().stream()).toList();
+  }
+
+  /** The drops the rollback undoes (those applied). */
+  private List<TableChange> undoneDrops(TableChange change) {
     if (change.undoneChanges().isEmpty()) {
       return List.of();
     }
     return store.read("applyChange", Subject.table(change.table()), reads -> {
-      List<String> tokens = new ArrayList<>();
+      List<TableChange> drops = new ArrayList<>();
       for (String id : change.undoneChanges()) {
         reads.change(id).filter(c -> c.kind() == ChangeKind.DROP_PARTITION && c.state() == ChangeState.APPLIED)
-            .ifPresent(drop -> tokens.addAll(drop.partitions()));
+            .ifPresent(drops::add);
       }
-      return tokens;
+      return drops;
     });
   }
 
@@ -262,8 +279,9 @@ final class TableChanges {
       List<PartitionRecord> partitions = tx.partitions(change.table(), change.partitions());
       TableChange done = tx.change(change.changeId()).orElseThrow();
       partitions.forEach(p -> PartitionRules.dropped(p, now()).ifPresent(tx::putPartition));
-      return tx.putChange(done.moved(ChangeState.APPLIED,
-          Optional.of(files + " file(s) dropped in " + change.partitions().size() + " partition(s)"), now()));
+      return applied(tx, done.moved(ChangeState.APPLIED,
+          Optional.of(files + " file(s) dropped in " + change.partitions().size() + " partition(s)"), now()),
+          List.of(), List.of());
     });
   }
 

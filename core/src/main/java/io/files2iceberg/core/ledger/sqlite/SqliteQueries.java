@@ -3,6 +3,7 @@ package io.files2iceberg.core.ledger.sqlite;
 import static io.files2iceberg.core.ledger.sqlite.SqliteStatements.PUT_CHANGE;
 import static io.files2iceberg.core.ledger.sqlite.SqliteStatements.SELECT_CHANGE;
 import static io.files2iceberg.core.ledger.sqlite.SqliteStatements.SELECT_CHANGES_OF_TABLE;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.TableChange;
 import static io.files2iceberg.core.ledger.LedgerSchema.BATCHES;
 import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
@@ -243,6 +244,19 @@ final class SqliteQueries {
 
   static List<TableChange> changes(Connection c, String table) throws SQLException {
     return list(c, SELECT_CHANGES_OF_TABLE, SqliteRows::change, table);
+  }
+
+  static int putEvent(Connection c, ChangeEvent event) throws SQLException {
+    return update(c, SqliteStatements.PUT_EVENT, event.eventId(), event.table(), event.change(), event.payload(),
+        event.createdAt().toEpochMilli());
+  }
+
+  static List<ChangeEvent> events(Connection c, int limit) throws SQLException {
+    return list(c, SqliteStatements.SELECT_EVENTS, SqliteRows::event, limit);
+  }
+
+  static int deleteEvent(Connection c, String eventId) throws SQLException {
+    return update(c, SqliteStatements.DELETE_EVENT, eventId);
   }
 
   static int writeProbe(Connection c, long now) throws SQLException {

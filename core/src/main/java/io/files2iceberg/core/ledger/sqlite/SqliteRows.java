@@ -1,5 +1,7 @@
 package io.files2iceberg.core.ledger.sqlite;
 
+import io.files2iceberg.core.ledger.ChangeEvent;
+import io.files2iceberg.core.ledger.LedgerSchema;
 import io.files2iceberg.core.ledger.TableChange;
 import static io.files2iceberg.core.ledger.LedgerSchema.CHANGES;
 import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE_ID;
@@ -187,6 +189,11 @@ final class SqliteRows {
         Optional.ofNullable(rs.getString(OUTCOME)),
         instant(rs, CREATED_AT),
         instant(rs, UPDATED_AT));
+  }
+
+  static ChangeEvent event(ResultSet rs) throws SQLException {
+    return new ChangeEvent(rs.getString(LedgerSchema.EVENT_ID), rs.getString(TABLE), rs.getString(LedgerSchema.CHANGE),
+        rs.getString(LedgerSchema.PAYLOAD), instant(rs, CREATED_AT));
   }
 
   static String json(Object value) {

@@ -17,6 +17,10 @@ import static io.files2iceberg.core.ledger.LedgerSchema.FROM_SNAPSHOT;
 import static io.files2iceberg.core.ledger.LedgerSchema.KIND;
 import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.CHANGES;
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE;
+import static io.files2iceberg.core.ledger.LedgerSchema.EVENT_ID;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTBOX;
+import static io.files2iceberg.core.ledger.LedgerSchema.PAYLOAD;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_CLASS;
 import static io.files2iceberg.core.ledger.LedgerSchema.ERROR_FILE;
@@ -180,6 +184,14 @@ final class SqliteSchema {
             + q(UPDATED_AT) + " INTEGER NOT NULL)",
         // A table's changes, oldest first; its INTENDED one, which claims wait for.
         index(CHANGES, TABLE, CREATED_AT),
+        "CREATE TABLE IF NOT EXISTS " + q(OUTBOX) + " ("
+            + q(EVENT_ID) + " TEXT PRIMARY KEY, "
+            + q(TABLE) + " TEXT NOT NULL, "
+            + q(CHANGE) + " TEXT NOT NULL, "
+            + q(PAYLOAD) + " TEXT NOT NULL, "
+            + q(CREATED_AT) + " INTEGER NOT NULL)",
+        // The events still to publish, oldest first.
+        index(OUTBOX, CREATED_AT, EVENT_ID),
         // One row, rewritten by every health check: a write that proves the file takes writes.
         "CREATE TABLE IF NOT EXISTS " + q(PROBE) + " ("
             + "\"id\" INTEGER PRIMARY KEY CHECK (\"id\" = 1), "
@@ -197,7 +209,9 @@ final class SqliteSchema {
    * none, its error alone says why. Version 6 added the files' ignored columns count: an earlier
    * loaded file reads 0. Version 7 added the files' expectation counts (JSON text): an earlier
    * loaded file has none, as a file that violated no expectation. Version 8 added the operators'
-   * changes (a table of their own, which {@link #ddl()} creates).
+   * changes (a table of their own, which {@link #ddl()} creates). Version 9 added the outbox of
+   * change events (a table of its own, which {@link #ddl()} creates, empty: changes made before the
+   * upgrade publish no event).
    */
   static List<String> upgrade(int fromVersion) {
     List<String> statements = new ArrayList<>();

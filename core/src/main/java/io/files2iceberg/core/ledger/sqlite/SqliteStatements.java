@@ -1,6 +1,9 @@
 package io.files2iceberg.core.ledger.sqlite;
 
 import static io.files2iceberg.core.ledger.LedgerSchema.CHANGES;
+import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE;
+import static io.files2iceberg.core.ledger.LedgerSchema.OUTBOX;
+import static io.files2iceberg.core.ledger.LedgerSchema.PAYLOAD;
 import static io.files2iceberg.core.ledger.LedgerSchema.CHANGE_ID;
 import static io.files2iceberg.core.ledger.LedgerSchema.KIND;
 import static io.files2iceberg.core.ledger.LedgerSchema.FROM_SNAPSHOT;
@@ -185,6 +188,11 @@ final class SqliteStatements {
   static final String SELECT_CHANGE = "SELECT * FROM " + q(CHANGES) + " WHERE " + q(CHANGE_ID) + " = ?";
   static final String SELECT_CHANGES_OF_TABLE =
       "SELECT * FROM " + q(CHANGES) + " WHERE " + q(TABLE) + " = ? ORDER BY " + q(CREATED_AT) + ", " + q(CHANGE_ID);
+  static final String PUT_EVENT = "INSERT OR REPLACE INTO " + q(OUTBOX) + " ("
+      + columns(EVENT_ID, TABLE, CHANGE, PAYLOAD, CREATED_AT) + ") VALUES (?, ?, ?, ?, ?)";
+  static final String SELECT_EVENTS =
+      "SELECT * FROM " + q(OUTBOX) + " ORDER BY " + q(CREATED_AT) + ", " + q(EVENT_ID) + " LIMIT ?";
+  static final String DELETE_EVENT = "DELETE FROM " + q(OUTBOX) + " WHERE " + q(EVENT_ID) + " = ?";
   static final String WRITE_PROBE =
       "INSERT OR REPLACE INTO " + q(PROBE) + " (\"id\", " + q(UPDATED_AT) + ") VALUES (1, ?)";
 

@@ -7,6 +7,7 @@ import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.TableStatus;
 import io.files2iceberg.core.ledger.store.Settling;
@@ -262,6 +263,21 @@ final class SqliteTransaction implements StoreTransaction {
   @Override
   public void deleteMessage(String messageId) {
     sql(() -> SqliteQueries.deleteQuarantined(c, messageId));
+  }
+
+  @Override
+  public List<ChangeEvent> pendingEvents(int limit) {
+    return sql(() -> SqliteQueries.events(c, limit));
+  }
+
+  @Override
+  public void putEvent(ChangeEvent event) {
+    sql(() -> SqliteQueries.putEvent(c, event));
+  }
+
+  @Override
+  public void deleteEvent(String eventId) {
+    sql(() -> SqliteQueries.deleteEvent(c, eventId));
   }
 
   @Override

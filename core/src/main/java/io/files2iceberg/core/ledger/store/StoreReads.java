@@ -2,6 +2,7 @@ package io.files2iceberg.core.ledger.store;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.LedgerListings;
@@ -84,6 +85,9 @@ public interface StoreReads extends LedgerListings {
   default List<TableChange> changesIn(String table, TableChange.ChangeState state) {
     return changes(table).stream().filter(c -> c.state() == state).toList();
   }
+
+  /** The outbox's events of every table, oldest first (then by event id), at most {@code limit} ({@link #ALL}). */
+  List<ChangeEvent> pendingEvents(int limit);
 
   /** PLANNED or RUNNING batches of every table whose lease ended before {@code now}, oldest lease first. */
   List<BatchRecord> expiredLeases(Instant now);

@@ -1,6 +1,7 @@
 package io.files2iceberg.core.ledger.store;
 
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.QuarantinedMessage;
@@ -40,6 +41,12 @@ public interface StoreTransaction extends StoreReads {
   void putMessage(QuarantinedMessage message);
 
   void deleteMessage(String messageId);
+
+  /** Adds a change event to the outbox (the same event id again overwrites it). */
+  void putEvent(ChangeEvent event);
+
+  /** Deletes an event from the outbox; nothing when it is not there. */
+  void deleteEvent(String eventId);
 
   /** Creates or overwrites an operator's change. */
   TableChange putChange(TableChange change);

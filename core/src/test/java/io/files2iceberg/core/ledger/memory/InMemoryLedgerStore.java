@@ -2,6 +2,7 @@ package io.files2iceberg.core.ledger.memory;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
@@ -49,6 +50,7 @@ public final class InMemoryLedgerStore implements LedgerStore {
   private final Map<String, StoredBatch> batches = new HashMap<>();
   private final Map<String, QuarantinedMessage> messages = new HashMap<>();
   private final Map<String, TableChange> changes = new HashMap<>();
+  private final Map<String, ChangeEvent> outbox = new HashMap<>();
   private final int writesPerCommit;
 
   public InMemoryLedgerStore(int writesPerCommit) {
@@ -306,6 +308,22 @@ public final class InMemoryLedgerStore implements LedgerStore {
     @Override
     public void deleteMessage(String messageId) {
       writes.add(() -> messages.remove(messageId));
+    }
+
+    @Override
+    public List<ChangeEvent> pendingEvents(int limit) {
+      return reading(limited(outbox.values().stream()
+          .sorted(Comparator.comparing(ChangeEvent::createdAt).thenComparing(ChangeEvent::eventId)), limit));
+    }
+
+    @Override
+    public void putEvent(ChangeEvent event) {
+      writes.add(() -> outbox.put(event.eventId(), event));
+    }
+
+    @Override
+    public void deleteEvent(String eventId) {
+      writes.add(() -> outbox.remove(eventId));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.files2iceberg.core.ledger.sqlite;
 
+import io.files2iceberg.core.ledger.ChangeEvent;
 import io.files2iceberg.core.ledger.TableChange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -242,6 +243,32 @@ class SqliteLedgerTest extends LedgerContractTest {
         Optional.of("file:///landing/2024-01-02/f.parquet"));
     upgraded.failBatch(new FailBatch(next.batchId(), "cannot decode", 1, false, Optional.of(cause)));
     assertThat(upgraded.batch(next.batchId()).orElseThrow().cause()).contains(cause);
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+    }
+  }
+
+  @Test
+  void aVersionEightLedgerIsUpgradedWithAnEmptyOutboxThatTakesTheNextCommitsEvent() throws SQLException {
+    readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord before = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(before.batchId(), 8L, METRICS));
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord after = claim(10).orElseThrow();
+    ledger.close();
+    // A version-8 build had no outbox.
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      statement.execute("DROP TABLE \"" + LedgerSchema.OUTBOX + "\"");
+      statement.execute("PRAGMA user_version = 8");
+    }
+
+    Ledger upgraded = openAnother(clock);
+
+    assertThat(upgraded.pendingEvents(10)).isEmpty();
+    upgraded.commitBatch(new CommitBatch(after.batchId(), 9L, METRICS));
+    assertThat(upgraded.pendingEvents(10)).extracting(ChangeEvent::eventId).containsExactly(after.batchId());
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
