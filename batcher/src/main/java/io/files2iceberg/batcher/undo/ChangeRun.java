@@ -1,8 +1,5 @@
 package io.files2iceberg.batcher.undo;
 
-import io.files2iceberg.batcher.events.ChangePublisher;
-import io.files2iceberg.core.ledger.Ledger;
-import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.ExitCode;
@@ -11,7 +8,10 @@ import io.files2iceberg.batcher.cli.JobLaunchers;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.OperatorTable;
 import io.files2iceberg.batcher.engine.launch.Launchers;
+import io.files2iceberg.batcher.events.ChangePublisher;
+import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.TableChange;
+import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;

@@ -9,6 +9,7 @@ import io.files2iceberg.batcher.engine.BatchEvent;
 import io.files2iceberg.batcher.engine.BatchEvent.BatchCommitted;
 import io.files2iceberg.batcher.engine.RunSummary;
 import io.files2iceberg.batcher.engine.launch.LocalSparkLauncher;
+import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.batcher.testing.IcebergRows;
 import io.files2iceberg.batcher.undo.RollbackCommand;
 import io.files2iceberg.core.ledger.BatchState;
@@ -66,6 +67,7 @@ class UndoEndToEndTest {
           path = "file://LANDING/undo/dt=*/*.json"
           format = json
           max-batch-size = 1
+          keep-checkpoints = 100
           batch-file {
             partition-type = date
             pattern = ".+/dt=(\\\\d{4}-\\\\d{2}-\\\\d{2})/.+"
@@ -340,5 +342,22 @@ class UndoEndToEndTest {
         .orElseThrow();
     assertThat(drop.path("operator").path("reason").asText()).isEqualTo("bad upstream day");
     assertThat(drop.path("partitions")).extracting(JsonNode::asText).containsExactly("2026-12-02");
+
+    // The change events: those the commands published are in the home's file, the last run's still
+    // in the outbox (its runner publishes none); together, one for every batch and change, once.
+    List<String> published = new ArrayList<>();
+    for (String line : Files.readAllLines(deployment.home.root().resolve("events").resolve("changes.jsonl"))) {
+      published.add(JsonLines.parse(line).path("eventId").asText());
+    }
+    assertThat(published).doesNotHaveDuplicates();
+    List<String> events = new ArrayList<>(published);
+    deployment.ledger.pendingEvents(1000).forEach(event -> events.add(event.eventId()));
+    List<String> expected = new ArrayList<>();
+    deployment.ledger.batches(TABLE).stream()
+        .filter(b -> b.state() == BatchState.COMMITTED || b.state() == BatchState.ROLLED_BACK)
+        .forEach(b -> expected.add(b.batchId()));
+    deployment.ledger.changes(TABLE).stream().filter(c -> c.state() == TableChange.ChangeState.APPLIED)
+        .forEach(c -> expected.add(c.changeId()));
+    assertThat(events).containsExactlyInAnyOrderElementsOf(expected);
   }
 }
