@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.undo;
 
 import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.ConfigOption;
+import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
 import io.files2iceberg.batcher.cli.JobLaunchers;
@@ -18,6 +19,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +45,10 @@ final class ChangeRun {
     @Option(names = "--actor", paramLabel = "NAME",
         description = "Who asks, kept with the change (default: the operating system user).")
     String actor;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30m", converter = DurationConverter.class,
+        description = "The longest the table side may run before it is cancelled (default: ${DEFAULT-VALUE}).")
+    Duration timeout;
 
     String actor() {
       return actor != null && !actor.isBlank() ? actor : System.getProperty("user.name", "unknown");
@@ -99,6 +105,15 @@ final class ChangeRun {
     try (ChangePublisher publisher = ChangePublisher.of(deployment, home, ledger)) {
       publisher.publishPending();
     }
+  }
+
+  /** Why another command cannot start: the table's unfinished change, and the command that finishes it. */
+  static String unfinished(TableChange open) {
+    return "table " + open.table() + ": " + open.kind().code() + " " + open.changeId() + " (asked by " + open.actor()
+        + " at " + open.createdAt() + ") is unfinished; run it again to finish it"
+        + (open.kind() == TableChange.ChangeKind.ROLLBACK
+            ? ": rollback --table " + open.table() + " --to-snapshot " + open.toSnapshot().orElseThrow()
+            : ": drop-partition --table " + open.table() + " --partition " + open.partitions().get(0));
   }
 
   /** Where a crash test asked the command to stop, once the table side is done. */

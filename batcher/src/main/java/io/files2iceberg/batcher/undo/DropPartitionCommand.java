@@ -3,7 +3,6 @@ package io.files2iceberg.batcher.undo;
 import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.DryRunOption;
-import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -21,7 +20,6 @@ import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,10 +59,6 @@ public final class DropPartitionCommand extends CliCommand {
 
   @Mixin ChangeRun.Options change;
 
-  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30m", converter = DurationConverter.class,
-      description = "The longest the table side may run before it is cancelled (default: ${DEFAULT-VALUE}).")
-  Duration timeout;
-
   @Mixin DryRunOption dryRun;
 
   @Mixin JsonOption json;
@@ -91,11 +85,7 @@ public final class DropPartitionCommand extends CliCommand {
       if (unfinished.isPresent()) {
         TableChange open = unfinished.get();
         if (open.kind() != TableChange.ChangeKind.DROP_PARTITION || !open.partitions().equals(List.of(partition))) {
-          ErrorOutput.print(err, "table " + profile.table() + ": " + open.kind().code() + " " + open.changeId()
-              + " (asked by " + open.actor() + " at " + open.createdAt() + ") is unfinished; run it again to finish it"
-              + (open.kind() == TableChange.ChangeKind.ROLLBACK
-                  ? ": rollback --table " + profile.table() + " --to-snapshot " + open.toSnapshot().orElseThrow()
-                  : ": drop-partition --table " + profile.table() + " --partition " + open.partitions().get(0)));
+          ErrorOutput.print(err, ChangeRun.unfinished(open));
           return ExitCode.FAILED;
         }
         intended = open;
@@ -115,7 +105,7 @@ public final class DropPartitionCommand extends CliCommand {
         args.add("--dry-run");
       }
       TableUndo.Result done = TableUndo.run(launchers.apply(profile), profile, opened.registry().deployment(), KIND,
-          TableUndo.DROP_PARTITION_MAIN, intended.changeId() + (dryRun.dryRun() ? "-plan" : "-table"), args, timeout,
+          TableUndo.DROP_PARTITION_MAIN, intended.changeId() + (dryRun.dryRun() ? "-plan" : "-table"), args, change.timeout,
           err);
       switch (done.outcome()) {
         case TableUndo.PLANNED -> {

@@ -6,7 +6,6 @@ import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.ConfigOption;
 import io.files2iceberg.batcher.cli.DryRunOption;
-import io.files2iceberg.batcher.cli.DurationConverter;
 import io.files2iceberg.batcher.cli.ErrorOutput;
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.HomeOption;
@@ -26,7 +25,6 @@ import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.profile.Deployment;
 import io.files2iceberg.core.profile.TableProfile;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -92,10 +90,6 @@ public final class RollbackCommand extends CliCommand {
 
   @Mixin ChangeRun.Options change;
 
-  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30m", converter = DurationConverter.class,
-      description = "The longest the table side may run before it is cancelled (default: ${DEFAULT-VALUE}).")
-  Duration timeout;
-
   @Mixin DryRunOption dryRun;
 
   @Mixin JsonOption json;
@@ -122,11 +116,7 @@ public final class RollbackCommand extends CliCommand {
         TableChange open = unfinished.get();
         if (open.kind() != TableChange.ChangeKind.ROLLBACK || target.snapshot == null
             || !open.toSnapshot().equals(Optional.of(target.snapshot))) {
-          ErrorOutput.print(err, "table " + profile.table() + ": " + open.kind().code() + " " + open.changeId()
-              + " (asked by " + open.actor() + " at " + open.createdAt() + ") is unfinished; run it again to finish it"
-              + (open.kind() == TableChange.ChangeKind.ROLLBACK
-                  ? ": rollback --table " + profile.table() + " --to-snapshot " + open.toSnapshot().orElseThrow()
-                  : ": drop-partition --table " + profile.table() + " --partition " + open.partitions().get(0)));
+          ErrorOutput.print(err, ChangeRun.unfinished(open));
           return ExitCode.FAILED;
         }
         if (dryRun.dryRun()) {
@@ -147,7 +137,7 @@ public final class RollbackCommand extends CliCommand {
       List<String> planArgs = new ArrayList<>(targetArgs);
       planArgs.add("--dry-run");
       TableUndo.Result plan = TableUndo.run(launchers.apply(profile), profile, deployment, KIND,
-          TableUndo.ROLLBACK_MAIN, BatchIds.of("rollback-plan", Instant.now()), planArgs, timeout, err);
+          TableUndo.ROLLBACK_MAIN, BatchIds.of("rollback-plan", Instant.now()), planArgs, change.timeout, err);
       if (plan.outcome().equals(TableUndo.REFUSED)) {
         ErrorOutput.print(err, "table " + profile.table() + ": rollback refused: " + plan.why());
         return ExitCode.INVALID;
@@ -185,7 +175,7 @@ public final class RollbackCommand extends CliCommand {
     List<String> args = List.of("--to-snapshot", Long.toString(change.toSnapshot().orElseThrow()), "--expect-current",
         Long.toString(change.fromSnapshot().orElseThrow()));
     TableUndo.Result done = TableUndo.run(launchers.apply(profile), profile, deployment, KIND,
-        TableUndo.ROLLBACK_MAIN, change.changeId() + "-table", args, timeout, err);
+        TableUndo.ROLLBACK_MAIN, change.changeId() + "-table", args, this.change.timeout, err);
     switch (done.outcome()) {
       case "rolled-back", "already-rolled-back" -> {
         ChangeRun.pauseAfterTable();
