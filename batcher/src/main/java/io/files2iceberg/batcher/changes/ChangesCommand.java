@@ -12,6 +12,7 @@ import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.TableOption;
 import io.files2iceberg.batcher.engine.launch.LaunchException;
 import io.files2iceberg.batcher.engine.launch.Launchers;
+import io.files2iceberg.batcher.engine.launch.MainRuns;
 import io.files2iceberg.batcher.engine.launch.SparkMainRun;
 import io.files2iceberg.batcher.history.Since;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
@@ -114,7 +115,7 @@ public final class ChangesCommand extends CliCommand {
             : ChangesFormat.human(table.table(), described, result));
         out.flush();
         return 0;
-      } catch (ChangesRun.ChangesFailedException | LaunchException | LedgerUnavailableException e) {
+      } catch (MainRuns.MainFailedException | LaunchException | LedgerUnavailableException e) {
         ErrorOutput.print(err, e.getMessage());
         return ExitCode.FAILED;
       }

@@ -59,37 +59,28 @@ public final class ChangesRun {
    * with {@code refused}, exit 2).
    *
    * @param storage where a {@code gs://} result is read (the deployment's {@code storage.*})
-   * @throws ChangesFailedException when it fails or writes no result, naming the table and where its log is
+   * @throws MainRuns.MainFailedException when it fails or writes no result, naming the table and where its log is
    */
   public static ChangesResult run(Launcher launcher, SparkMainRun run, String resultUri, StorageSettings storage,
       Duration timeout, PrintWriter progress) throws InterruptedException {
     JobResult ended = MainRuns.run(launcher, run, "changes", "change feed", timeout, progress,
-        ChangesFailedException::new);
+        MainRuns.MainFailedException::new);
     if (ended.exit() != JobExit.LOADED) {
       // A refused start ends the main with exit 2 and a result naming why; a Dataproc batch may
       // report any failed exit, so the result decides, and without one the run failed.
       Optional<ChangesResult> refused;
       try {
         refused = ChangesResult.lastIn(MainRuns.readResult(resultUri, storage, "change feed",
-            ChangesFailedException::new)).filter(result -> result.refused().isPresent());
-      } catch (ChangesFailedException e) {
+            MainRuns.MainFailedException::new)).filter(result -> result.refused().isPresent());
+      } catch (MainRuns.MainFailedException e) {
         refused = Optional.empty();
       }
-      return refused.orElseThrow(() -> new ChangesFailedException("table " + run.table() + ": change feed failed: "
+      return refused.orElseThrow(() -> new MainRuns.MainFailedException("table " + run.table() + ": change feed failed: "
           + ended.describe()));
     }
-    String text = MainRuns.readResult(resultUri, storage, "change feed", ChangesFailedException::new);
-    return ChangesResult.lastIn(text).orElseThrow(() -> new ChangesFailedException("table " + run.table()
+    String text = MainRuns.readResult(resultUri, storage, "change feed", MainRuns.MainFailedException::new);
+    return ChangesResult.lastIn(text).orElseThrow(() -> new MainRuns.MainFailedException("table " + run.table()
         + ": change feed ended without a result in " + resultUri + ended.log().map(l -> " (log: " + l + ")")
         .orElse("")));
-  }
-
-  /** The run failed; the message names the table and where to look. */
-  public static final class ChangesFailedException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    ChangesFailedException(String message) {
-      super(message);
-    }
   }
 }

@@ -95,8 +95,8 @@ final class ChangeRun {
   }
 
   /** The table's INTENDED change, if any: at most one. */
-  static Optional<TableChange> intended(LedgerAccess.Opened opened, String table) {
-    return opened.ledger().changes(table).stream()
+  static Optional<TableChange> intended(Ledger ledger, String table) {
+    return ledger.changes(table).stream()
         .filter(c -> c.state() == TableChange.ChangeState.INTENDED).findFirst();
   }
 

@@ -80,7 +80,7 @@ public final class DropPartitionCommand extends CliCommand {
         ErrorOutput.print(err, "table " + profile.table() + ": no partition " + partition + " in the ledger");
         return ExitCode.INVALID;
       }
-      Optional<TableChange> unfinished = ChangeRun.intended(opened, profile.table());
+      Optional<TableChange> unfinished = ChangeRun.intended(ledger, profile.table());
       TableChange intended;
       if (unfinished.isPresent()) {
         TableChange open = unfinished.get();

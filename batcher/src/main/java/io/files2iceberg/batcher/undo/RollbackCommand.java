@@ -111,7 +111,7 @@ public final class RollbackCommand extends CliCommand {
     Ledger ledger = opened.ledger();
     deployment = opened.registry().deployment();
     try {
-      Optional<TableChange> unfinished = ChangeRun.intended(opened, profile.table());
+      Optional<TableChange> unfinished = ChangeRun.intended(ledger, profile.table());
       if (unfinished.isPresent()) {
         TableChange open = unfinished.get();
         if (open.kind() != TableChange.ChangeKind.ROLLBACK || target.snapshot == null
@@ -256,7 +256,7 @@ public final class RollbackCommand extends CliCommand {
 
   private static String unfinishedHint(Ledger ledger, String table) {
     try {
-      return ledger.changes(table).stream().filter(c -> c.state() == TableChange.ChangeState.INTENDED).findFirst()
+      return ChangeRun.intended(ledger, table)
           .map(c -> "; " + c.kind().code() + " " + c.changeId() + " stays intended (no batch of the table is claimed"
               + " meanwhile): run the same command again to finish it")
           .orElse("");

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeSet;
 
 /**
  * One change of a table to publish (the ledger's outbox): written in the same transaction that
@@ -26,8 +25,6 @@ import java.util.TreeSet;
  */
 public record ChangeEvent(String eventId, String table, String change, String payload, Instant createdAt) {
 
-  /** Partitions an event lists at most, as the job's snapshot summary does. */
-  public static final int PARTITIONS_LISTED = 100;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -115,17 +112,16 @@ public record ChangeEvent(String eventId, String table, String change, String pa
     return undone;
   }
 
-  /** The partitions, sorted and cut at {@link #PARTITIONS_LISTED}, their count and whether they were cut. */
+  /** The partitions as the feed lists them ({@link ChangedPartitions}): the list, their count and whether it was cut. */
   private static Map<String, Object> partitions(List<String> tokens) {
-    List<String> sorted = new ArrayList<>(new TreeSet<>(tokens));
+    ChangedPartitions changed = ChangedPartitions.of(tokens);
     Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("partitions", List.copyOf(sorted.subList(0, Math.min(sorted.size(), PARTITIONS_LISTED))));
-    fields.put("partitionCount", sorted.size());
-    fields.put("partitionsTruncated", sorted.size() > PARTITIONS_LISTED);
+    fields.put("partitions", changed.listed());
+    fields.put("partitionCount", changed.count());
+    fields.put("partitionsTruncated", changed.truncated());
     return fields;
   }
 
-  /** A 64-bit id as a decimal string (JavaScript and jq 1.6 round numbers above 2^53), or null. */
   private static String id(Optional<Long> id) {
     return id.map(String::valueOf).orElse(null);
   }

@@ -3,13 +3,12 @@ package io.files2iceberg.sparkjob.change;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.util.ArrayList;
+import io.files2iceberg.core.ledger.ChangedPartitions;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeSet;
 
 /**
  * What a files2iceberg commit says about itself in its Iceberg snapshot summary, so that the
@@ -47,8 +46,8 @@ public final class ChangeSummary {
   /** The tag on the snapshot before a risky batch: {@code files2iceberg-before-<batch id>}. */
   public static final String TAG_PREFIX = "files2iceberg-before-";
 
-  /** Partitions listed in a summary at most; a snapshot summary lives in every metadata file. */
-  public static final int PARTITIONS_LISTED = 100;
+  /** Partitions listed in a summary at most ({@link ChangedPartitions#LISTED}). */
+  public static final int PARTITIONS_LISTED = ChangedPartitions.LISTED;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -64,16 +63,15 @@ public final class ChangeSummary {
 
   /** {@link #partitions(Collection)} with another limit, so that a test need not write 101 partitions. */
   static Map<String, String> partitions(Collection<String> partitions, int limit) {
-    TreeSet<String> sorted = new TreeSet<>(partitions);
-    List<String> listed = new ArrayList<>(sorted).subList(0, Math.min(sorted.size(), limit));
+    ChangedPartitions changed = ChangedPartitions.of(partitions, limit);
     Map<String, String> properties = new LinkedHashMap<>();
-    properties.put(PARTITIONS_COUNT, Integer.toString(sorted.size()));
+    properties.put(PARTITIONS_COUNT, Integer.toString(changed.count()));
     try {
-      properties.put(PARTITIONS, JSON.writeValueAsString(listed));
+      properties.put(PARTITIONS, JSON.writeValueAsString(changed.listed()));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot write partition tokens as JSON", e);
     }
-    if (listed.size() < sorted.size()) {
+    if (changed.truncated()) {
       properties.put(PARTITIONS_TRUNCATED, "true");
     }
     return properties;

@@ -163,7 +163,8 @@ final class TableChanges {
       }
     }
     // Files dropped by an undone drop, whose batch is not undone: their rows are back.
-    for (String token : droppedPartitions(change)) {
+    List<String> droppedTokens = droppedPartitions(change);
+    for (String token : droppedTokens) {
       while (true) {
         int moved = step(change, tx -> {
           List<FileRecord> dropped = tx.filesIn(change.table(), token, FileState.DROPPED, perCommit()).stream()
@@ -179,7 +180,7 @@ final class TableChanges {
     }
     // Partitions: READY (or HELD) when they have files to load again, INGESTED when a drop of them
     // was undone and nothing of them is to load.
-    partitions.addAll(droppedPartitions(change));
+    partitions.addAll(droppedTokens);
     List<String> tokens = List.copyOf(partitions);
     for (int from = 0; from < tokens.size(); from += perCommit()) {
       List<String> chunk = tokens.subList(from, Math.min(tokens.size(), from + perCommit()));
