@@ -219,6 +219,40 @@ public interface Ledger extends LedgerListings, AutoCloseable {
    */
   FileRecord releaseFile(String fileId);
 
+  /**
+   * Landing cleanup's decision for these files of one table, in one commit (at most the store's
+   * writes per commit), made before any object is touched: each file records its {@link
+   * CleanedObject} (ARCHIVED with its copy's URI and generation, or DELETED), its removal still to
+   * do. A file already cleaned the same way is left as it is (a run that resumes).
+   *
+   * @throws IllegalTransitionException naming the file when one is not INGESTED (a rollback or a
+   *     replay reopened it since it was listed), has no load time, or was cleaned another way;
+   *     nothing is written
+   * @throws IllegalStateException when the table has an unfinished change (a rollback or a drop
+   *     between its intent and its end): nothing is cleaned until it ends
+   */
+  List<FileRecord> cleanFiles(String table, List<CleanFile> files);
+
+  /**
+   * Landing cleanup's last step: the objects of these cleaned files are gone from where they
+   * landed (deleted or moved, or found gone or rewritten already). Sets {@link
+   * CleanedObject#removedAt()}; a file whose removal is recorded is left as it is.
+   *
+   * @throws IllegalStateException naming the file when one is unknown or was never cleaned
+   */
+  List<FileRecord> confirmRemoved(List<String> fileIds);
+
+  /** One file's cleanup decision. */
+  record CleanFile(String fileId, CleanedObject cleaned) {
+    public CleanFile {
+      java.util.Objects.requireNonNull(fileId, "fileId");
+      java.util.Objects.requireNonNull(cleaned, "cleaned");
+      if (cleaned.removedAt().isPresent()) {
+        throw new IllegalArgumentException("file " + fileId + ": a cleanup decision is made before the removal");
+      }
+    }
+  }
+
   /** Deletes a quarantined message once it has been dealt with; false when it is not known. */
   boolean releaseMessage(String messageId);
 

@@ -29,6 +29,20 @@ public interface LedgerListings {
   /** QUARANTINED files of every table, ordered by table, partition, URI and generation. */
   List<FileRecord> quarantinedFiles();
 
+  /**
+   * Landing cleanup's candidates: the table's INGESTED files loaded before {@code ingestedBefore}
+   * whose object is where it landed ({@link FileRecord#cleaned()} empty), oldest load first (then
+   * by file id), at most {@code limit}. Files without a load time are left out.
+   */
+  List<FileRecord> filesToClean(String table, Instant ingestedBefore, int limit);
+
+  /**
+   * The table's files that landing cleanup decided on but whose object it has not yet removed
+   * ({@link CleanedObject#removedAt()} empty): a run that stopped between the ledger and the
+   * storage. Oldest decision first (then by file id), at most {@code limit}.
+   */
+  List<FileRecord> filesBeingCleaned(String table, int limit);
+
   /** Every generation recorded of one object, oldest generation first. */
   List<FileRecord> filesNamed(String bucket, String name);
 

@@ -115,7 +115,9 @@ final class FirestoreDocuments {
         optionalString(doc, QUARANTINE_REASON),
         instant(doc, RECORDED_AT),
         optionalNumber(doc, SNAPSHOT_ID),
-        FileRows.fromMap(doc));
+        FileRows.fromMap(doc),
+        java.util.Optional.empty(), // TODO(cleanup): ingestedAt
+        java.util.Optional.empty()); // TODO(cleanup): cleanup fields
   }
 
   static PartitionRecord partition(Map<String, Object> doc) {

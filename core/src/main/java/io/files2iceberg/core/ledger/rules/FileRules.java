@@ -1,9 +1,11 @@
 package io.files2iceberg.core.ledger.rules;
 
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
+import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.RecordFile;
 import io.files2iceberg.core.ledger.States;
 import java.time.Instant;
@@ -43,14 +45,14 @@ public final class FileRules {
    * QUARANTINED, SUPERSEDED or IGNORED while in flight, they stay so.
    */
   public static Optional<FileRecord> afterCommit(FileRecord file, String batchId, long snapshotId,
-      Optional<FileRows> rows) {
+      Optional<FileRows> rows, Instant now) {
     if (!isClaimedBy(file, batchId)) {
       return Optional.empty();
     }
     FileRecord f = file;
     return Optional.of(new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(),
         f.uri(), f.size(), f.eventId(), f.eventTime(), f.overwroteGeneration(), FileState.INGESTED, f.batchId(),
-        f.quarantineReason(), f.recordedAt(), Optional.of(snapshotId), rows));
+        f.quarantineReason(), f.recordedAt(), Optional.of(snapshotId), rows, Optional.of(now), f.cleaned()));
   }
 
   /**
@@ -63,12 +65,12 @@ public final class FileRules {
    * released from the quarantine: RECORDED without a batch).
    */
   public static Optional<FileRecord> settled(FileRecord file, FileState target, String batchId,
-      Optional<Long> snapshotId, Map<String, FileRows> rows) {
+      Optional<Long> snapshotId, Map<String, FileRows> rows, Instant now) {
     return switch (target) {
       case CLAIMED -> file.state() == FileState.RECORDED ? Optional.of(claimed(file, batchId)) : Optional.empty();
       case INGESTED -> afterCommit(file, batchId, snapshotId.orElseThrow(() -> new IllegalStateException(
           "Batch " + batchId + " settles its files as committed but has no snapshot id")),
-          Optional.ofNullable(rows.get(file.fileId())));
+          Optional.ofNullable(rows.get(file.fileId())), now);
       case RECORDED -> afterFailure(file, batchId);
       default -> throw new IllegalArgumentException("Batch " + batchId + " cannot settle its files to " + target);
     };
@@ -76,9 +78,10 @@ public final class FileRules {
 
   /** {@link #afterCommit} of each file, its counts from {@code rows} by file id: those that change. */
   public static List<FileRecord> afterCommit(List<FileRecord> files, String batchId, long snapshotId,
-      Map<String, FileRows> rows) {
+      Map<String, FileRows> rows, Instant now) {
     return files.stream()
-        .flatMap(file -> afterCommit(file, batchId, snapshotId, Optional.ofNullable(rows.get(file.fileId()))).stream())
+        .flatMap(file -> afterCommit(file, batchId, snapshotId, Optional.ofNullable(rows.get(file.fileId())), now)
+            .stream())
         .toList();
   }
 
@@ -185,6 +188,43 @@ public final class FileRules {
     return with(file, FileState.RECORDED, Optional.empty(), Optional.empty());
   }
 
+  /**
+   * Landing cleanup decides on an INGESTED file with a load time whose object is where it landed:
+   * it records {@code cleaned}. Empty when the file was cleaned the same way already (a run that
+   * resumes).
+   *
+   * @throws IllegalTransitionException naming the file otherwise
+   */
+  public static Optional<FileRecord> cleaned(FileRecord file, CleanedObject cleaned, String action) {
+    String what = action + ": file " + file.fileId() + " (" + file.uri() + ")";
+    if (file.cleaned().isPresent()) {
+      CleanedObject stored = file.cleaned().get();
+      if (stored.action() == cleaned.action() && stored.archiveUri().equals(cleaned.archiveUri())) {
+        return Optional.empty();
+      }
+      throw new IllegalTransitionException(what + " was " + stored.action().code() + " already"
+          + stored.archiveUri().map(uri -> " (to " + uri + ")").orElse(""));
+    }
+    States.requireOneOf(what, file.state(), EnumSet.of(FileState.INGESTED));
+    if (file.ingestedAt().isEmpty()) {
+      throw new IllegalTransitionException(what + " has no load time (loaded before the ledger recorded one)");
+    }
+    return Optional.of(file.withCleaned(Optional.of(cleaned)));
+  }
+
+  /**
+   * Landing cleanup removed a cleaned file's object at {@code now}. Empty when that is recorded
+   * already.
+   *
+   * @throws IllegalStateException naming the file when it was never cleaned
+   */
+  public static Optional<FileRecord> removed(FileRecord file, Instant now, String action) {
+    CleanedObject cleaned = file.cleaned().orElseThrow(() -> new IllegalStateException(action + ": file "
+        + file.fileId() + " (" + file.uri() + ") was never cleaned"));
+    return cleaned.removedAt().isPresent() ? Optional.empty()
+        : Optional.of(file.withCleaned(Optional.of(cleaned.removed(now))));
+  }
+
   public static boolean isClaimedBy(FileRecord file, String batchId) {
     return file.state() == FileState.CLAIMED && file.batchId().equals(Optional.of(batchId));
   }
@@ -194,6 +234,7 @@ public final class FileRules {
     boolean sameLoad = batchId.isPresent() && batchId.equals(f.batchId());
     return new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(),
         f.size(), f.eventId(), f.eventTime(), f.overwroteGeneration(), state, batchId, reason, f.recordedAt(),
-        sameLoad ? f.snapshotId() : Optional.empty(), sameLoad ? f.rows() : Optional.empty());
+        sameLoad ? f.snapshotId() : Optional.empty(), sameLoad ? f.rows() : Optional.empty(),
+        sameLoad ? f.ingestedAt() : Optional.empty(), f.cleaned());
   }
 }

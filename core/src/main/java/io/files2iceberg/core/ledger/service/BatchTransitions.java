@@ -112,7 +112,7 @@ public final class BatchTransitions {
       BatchRecord written = inline ? tx.putBatch(committed.get())
           : tx.putBatch(committed.get(), Optional.of(Settling.owing(FileState.INGESTED, 0, List.of())));
       tx.putEvent(ChangeEvent.committed(committed.get()));
-      moveFiles(tx, files, FileState.INGESTED, committed.get(), command.fileRows());
+      moveFiles(tx, files, FileState.INGESTED, committed.get(), command.fileRows(), now);
       for (Release release : releases) {
         release(tx, stored, release, p -> PartitionRules.afterCommit(p, batchId, release.pending(), now));
       }
@@ -135,7 +135,7 @@ public final class BatchTransitions {
       List<Release> releases = inline ? releases(tx, stored, false) : List.of();
       BatchRecord written = inline ? tx.putBatch(failed)
           : tx.putBatch(failed, Optional.of(Settling.owing(FileState.RECORDED, command.maxAttempts(), List.of())));
-      moveFiles(tx, files, FileState.RECORDED, failed, Map.of());
+      moveFiles(tx, files, FileState.RECORDED, failed, Map.of(), now);
       List<String> exhausted = new ArrayList<>();
       for (Release release : releases) {
         releaseFailed(tx, written, release, command.maxAttempts(), now).ifPresent(exhausted::add);
@@ -260,7 +260,7 @@ public final class BatchTransitions {
             FileRecord file = files.get(stored.fileIds().get(i));
             if (file != null) {
               int position = i;
-              FileRules.settled(file, owed.target(), batchId, stored.snapshotId(), fileRows)
+              FileRules.settled(file, owed.target(), batchId, stored.snapshotId(), fileRows, now)
                   .ifPresent(moved -> tx.putFile(moved, position));
             }
           }
@@ -359,9 +359,9 @@ public final class BatchTransitions {
 
   /** Moves the batch's files (read in the transaction) to {@code target}, in this commit. */
   private static void moveFiles(StoreTransaction tx, List<FileRecord> files, FileState target, BatchRecord batch,
-      Map<String, FileRows> fileRows) {
+      Map<String, FileRows> fileRows, Instant now) {
     for (FileRecord file : files) {
-      FileRules.settled(file, target, batch.batchId(), batch.snapshotId(), fileRows).ifPresent(tx::putFile);
+      FileRules.settled(file, target, batch.batchId(), batch.snapshotId(), fileRows, now).ifPresent(tx::putFile);
     }
   }
 

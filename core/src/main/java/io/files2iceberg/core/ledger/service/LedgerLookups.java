@@ -90,6 +90,16 @@ abstract class LedgerLookups implements Ledger {
   }
 
   @Override
+  public List<FileRecord> filesToClean(String table, Instant ingestedBefore, int limit) {
+    return read("filesToClean", Subject.table(table), r -> r.filesToClean(table, ingestedBefore, limit));
+  }
+
+  @Override
+  public List<FileRecord> filesBeingCleaned(String table, int limit) {
+    return read("filesBeingCleaned", Subject.table(table), r -> r.filesBeingCleaned(table, limit));
+  }
+
+  @Override
   public List<FileRecord> filesNamed(String bucket, String name) {
     return read("filesNamed", Subject.other("object " + bucket + "/" + name), r -> r.filesNamed(bucket, name));
   }

@@ -326,6 +326,63 @@ public class LedgerService extends LedgerLookups {
     return released;
   }
 
+  // --- landing cleanup ---------------------------------------------------------------------------
+
+  @Override
+  public List<FileRecord> cleanFiles(String table, List<CleanFile> files) {
+    String action = "Cannot clean the landing of table " + table;
+    if (files.size() > store.writesPerCommit()) {
+      throw new IllegalArgumentException(action + ": " + files.size() + " files in one commit, the store takes "
+          + store.writesPerCommit());
+    }
+    List<String> ids = files.stream().map(CleanFile::fileId).toList();
+    List<FileRecord> cleaned = store.write("cleanFiles", Subject.table(table, files.size() + " files"), tx -> {
+      List<TableChange> unfinished = tx.changesIn(table, TableChange.ChangeState.INTENDED);
+      if (!unfinished.isEmpty()) {
+        throw new IllegalStateException(action + " while its " + unfinished.get(0).kind().code() + " "
+            + unfinished.get(0).changeId() + " is unfinished: nothing is cleaned until it ends");
+      }
+      Map<String, FileRecord> stored = new HashMap<>();
+      tx.files(ids).forEach(f -> stored.put(f.fileId(), f));
+      List<FileRecord> changed = new ArrayList<>();
+      for (CleanFile file : files) {
+        FileRecord known = stored.get(file.fileId());
+        if (known == null || !known.table().equals(table)) {
+          throw new IllegalStateException(action + ": no file " + file.fileId() + " in it");
+        }
+        FileRules.cleaned(known, file.cleaned(), action).ifPresent(changed::add);
+      }
+      return changed.stream().map(tx::putFile).toList();
+    });
+    cleaned.forEach(f -> LOG.info("File {} generation {} of table {} is {}{}", f.uri(), f.generation(), f.table(),
+        f.cleaned().orElseThrow().action().code(),
+        f.cleaned().orElseThrow().archiveUri().map(uri -> " to " + uri).orElse("")));
+    return cleaned;
+  }
+
+  @Override
+  public List<FileRecord> confirmRemoved(List<String> fileIds) {
+    String action = "Cannot record the removal of landing objects";
+    if (fileIds.size() > store.writesPerCommit()) {
+      throw new IllegalArgumentException(action + ": " + fileIds.size() + " files in one commit, the store takes "
+          + store.writesPerCommit());
+    }
+    return store.write("confirmRemoved", Subject.other(fileIds.size() + " files"), tx -> {
+      Map<String, FileRecord> stored = new HashMap<>();
+      tx.files(fileIds).forEach(f -> stored.put(f.fileId(), f));
+      Instant now = now();
+      List<FileRecord> changed = new ArrayList<>();
+      for (String fileId : fileIds) {
+        FileRecord known = stored.get(fileId);
+        if (known == null) {
+          throw new IllegalStateException(action + ": no file " + fileId);
+        }
+        FileRules.removed(known, now, action).ifPresent(changed::add);
+      }
+      return changed.stream().map(tx::putFile).toList();
+    });
+  }
+
   // --- operator commands: replay, retry ----------------------------------------------------------
 
   @Override

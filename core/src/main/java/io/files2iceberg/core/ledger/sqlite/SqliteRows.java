@@ -104,7 +104,9 @@ final class SqliteRows {
         Optional.ofNullable(rs.getString(QUARANTINE_REASON)),
         instant(rs, RECORDED_AT),
         optionalLong(rs, SNAPSHOT_ID),
-        fileRows(rs));
+        fileRows(rs),
+        Optional.empty(), // TODO(cleanup): ingested_at column
+        Optional.empty()); // TODO(cleanup): cleanup columns
   }
 
   private static Optional<FileRows> fileRows(ResultSet rs) throws SQLException {
@@ -122,7 +124,7 @@ final class SqliteRows {
     return new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(),
         f.size(), f.eventId(), Instant.ofEpochMilli(f.eventTime().toEpochMilli()), f.overwroteGeneration(), f.state(),
         f.batchId(), f.quarantineReason(), Instant.ofEpochMilli(f.recordedAt().toEpochMilli()), f.snapshotId(),
-        f.rows());
+        f.rows(), f.ingestedAt(), f.cleaned()); // TODO(cleanup): to the millisecond
   }
 
   static PartitionRecord partition(ResultSet rs) throws SQLException {

@@ -92,6 +92,32 @@ public interface StoreReads extends LedgerListings {
   /** PLANNED or RUNNING batches of every table whose lease ended before {@code now}, oldest lease first. */
   List<BatchRecord> expiredLeases(Instant now);
 
+  /** By default from every file of the table, read whole: a store that indexes load times reads fewer. */
+  @Override
+  default List<FileRecord> filesToClean(String table, Instant ingestedBefore, int limit) {
+    return filesOfTable(table)
+        .filter(f -> f.state() == FileState.INGESTED && f.cleaned().isEmpty()
+            && f.ingestedAt().filter(at -> at.isBefore(ingestedBefore)).isPresent())
+        .sorted(Comparator.comparing((FileRecord f) -> f.ingestedAt().orElseThrow()).thenComparing(FileRecord::fileId))
+        .limit(limit == ALL ? Long.MAX_VALUE : limit)
+        .toList();
+  }
+
+  /** By default from every file of the table, read whole. */
+  @Override
+  default List<FileRecord> filesBeingCleaned(String table, int limit) {
+    return filesOfTable(table)
+        .filter(f -> f.cleaned().filter(c -> c.removedAt().isEmpty()).isPresent())
+        .sorted(Comparator.comparing((FileRecord f) -> f.cleaned().orElseThrow().cleanedAt())
+            .thenComparing(FileRecord::fileId))
+        .limit(limit == ALL ? Long.MAX_VALUE : limit)
+        .toList();
+  }
+
+  private java.util.stream.Stream<FileRecord> filesOfTable(String table) {
+    return partitions(table).stream().flatMap(p -> filesOfPartition(table, p.partition()).stream());
+  }
+
   /** By default the table's batches, filtered: a store that indexes a batch's partitions reads fewer. */
   @Override
   default List<BatchRecord> batchesOfPartition(String table, String partition) {

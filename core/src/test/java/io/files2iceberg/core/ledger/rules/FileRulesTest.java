@@ -41,7 +41,7 @@ class FileRulesTest {
   void aBatchSettlesOnlyTheFilesItStillHolds(FileState state, String batchId, String afterCommit, String afterFailure) {
     FileRecord file = stored(state, batchId);
 
-    Optional<FileRecord> committed = FileRules.afterCommit(file, "b-1", 42L, Optional.empty());
+    Optional<FileRecord> committed = FileRules.afterCommit(file, "b-1", 42L, Optional.empty(), THEN);
     Optional<FileRecord> failed = FileRules.afterFailure(file, "b-1");
 
     assertThat(committed.map(f -> f.state().name()).orElse("-")).isEqualTo(afterCommit);
@@ -58,7 +58,7 @@ class FileRulesTest {
       "CLAIMED, b-1, RECORDED, RECORDED", "RECORDED, -, RECORDED, -", "IGNORED, b-1, RECORDED, -",
       "CLAIMED, b-2, RECORDED, -"})
   void aSettlingBatchMovesOnlyItsOwnFilesOnce(FileState state, String batchId, FileState target, String expected) {
-    Optional<FileRecord> moved = FileRules.settled(stored(state, batchId), target, "b-1", Optional.of(42L), Map.of());
+    Optional<FileRecord> moved = FileRules.settled(stored(state, batchId), target, "b-1", Optional.of(42L), Map.of(), THEN);
 
     assertThat(moved.map(f -> f.state().name()).orElse("-")).isEqualTo(expected);
   }
@@ -66,9 +66,9 @@ class FileRulesTest {
   @Test
   void aCommitWritesTheSnapshotAndTheFilesCountsAndAFileWithoutCountsStaysUnknown() {
     FileRecord counted = FileRules.afterCommit(stored(FileState.CLAIMED, "b-1"), "b-1", 42L,
-        Optional.of(new FileRows(10, 2, 1))).orElseThrow();
+        Optional.of(new FileRows(10, 2, 1)), THEN).orElseThrow();
     FileRecord unknown = FileRules.settled(stored(FileState.CLAIMED, "b-1"), FileState.INGESTED, "b-1",
-        Optional.of(42L), Map.of("another-file", new FileRows(1, 0, 0))).orElseThrow();
+        Optional.of(42L), Map.of("another-file", new FileRows(1, 0, 0)), THEN).orElseThrow();
 
     assertThat(counted.snapshotId()).contains(42L);
     assertThat(counted.rows()).contains(new FileRows(10, 2, 1));
@@ -79,12 +79,14 @@ class FileRulesTest {
   @Test
   void aFileThatForgetsItsBatchForgetsThatLoad() {
     FileRecord loaded = FileRules.afterCommit(stored(FileState.CLAIMED, "b-1"), "b-1", 42L,
-        Optional.of(new FileRows(10, 2, 1))).orElseThrow();
+        Optional.of(new FileRows(10, 2, 1)), THEN).orElseThrow();
 
     FileRecord reopened = FileRules.reopened(loaded).orElseThrow();
 
     assertThat(reopened.snapshotId()).isEmpty();
     assertThat(reopened.rows()).isEmpty();
+    assertThat(loaded.ingestedAt()).contains(THEN);
+    assertThat(reopened.ingestedAt()).isEmpty();
   }
 
   @ParameterizedTest(name = "revival of {0}: {1}")
