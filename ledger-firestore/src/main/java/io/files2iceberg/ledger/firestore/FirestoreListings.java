@@ -13,6 +13,7 @@ import com.google.api.core.ApiFuture;
 import com.google.cloud.firestore.AggregateQuerySnapshot;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
@@ -208,6 +209,26 @@ abstract class FirestoreListings implements LedgerListings {
           .thenComparing(FileRecord::uri).thenComparingLong(FileRecord::generation));
       return found;
     });
+  }
+
+  @Override
+  public List<FileRecord> filesToClean(String table, Instant ingestedBefore, int limit) {
+    return read("filesToClean", store.files.getPath() + " (table " + table + " loaded before " + ingestedBefore + ")",
+        () -> records(limited(LedgerQuery.FILES_TO_CLEAN.on(store.files, table, FileState.INGESTED.code(),
+            LedgerSchema.LANDING_PRESENT, FirestoreDocuments.timestamp(ingestedBefore.toEpochMilli())), limit),
+            FirestoreDocuments::file));
+  }
+
+  @Override
+  public List<FileRecord> filesBeingCleaned(String table, int limit) {
+    return read("filesBeingCleaned", store.files.getPath() + " (table " + table + ")",
+        () -> records(limited(LedgerQuery.FILES_BEING_CLEANED.on(store.files, table, true), limit),
+            FirestoreDocuments::file));
+  }
+
+  /** At most {@code limit} documents; a negative limit ({@code StoreReads.ALL}) is every one. */
+  static Query limited(Query query, int limit) {
+    return limit < 0 ? query : query.limit(limit);
   }
 
   @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
@@ -87,6 +88,92 @@ class FileRulesTest {
     assertThat(reopened.rows()).isEmpty();
     assertThat(loaded.ingestedAt()).contains(THEN);
     assertThat(reopened.ingestedAt()).isEmpty();
+  }
+
+  /** A reload (a rollback, a replay) of a file by what landing cleanup did to its object: {@code -} is "stays". */
+  @ParameterizedTest(name = "{0}, object {1}: {2}")
+  @CsvSource({
+      "INGESTED, landed, RECORDED",
+      "INGESTED, archived, RECORDED",
+      "INGESTED, deleted, SUPERSEDED",
+      "DROPPED, landed, RECORDED",
+      "DROPPED, archived, RECORDED",
+      "DROPPED, deleted, SUPERSEDED",
+      "RECORDED, landed, -",
+      "SUPERSEDED, deleted, -",
+      "QUARANTINED, landed, -"})
+  void aReloadReadsAnArchivedObjectAndSupersedesADeletedOne(FileState state, String object, String expected) {
+    Optional<CleanedObject> cleaned = switch (object) {
+      case "archived" -> Optional.of(CleanedObject.archived("gs://archive/raw/part-0.parquet", 7L, THEN)
+          .removed(THEN.plusSeconds(1)));
+      case "deleted" -> Optional.of(CleanedObject.deleted(THEN).removed(THEN.plusSeconds(1)));
+      default -> Optional.empty();
+    };
+    FileRecord loaded = FileRules.afterCommit(stored(FileState.CLAIMED, "b-1"), "b-1", 42L,
+        Optional.of(new FileRows(10, 2, 1)), THEN).orElseThrow();
+    FileRecord file = new FileRecord(loaded.fileId(), loaded.table(), loaded.partition(), loaded.bucket(),
+        loaded.name(), loaded.generation(), loaded.uri(), loaded.size(), loaded.eventId(), loaded.eventTime(),
+        loaded.overwroteGeneration(), state, loaded.batchId(), loaded.quarantineReason(), loaded.recordedAt(),
+        loaded.snapshotId(), loaded.rows(), loaded.ingestedAt(), cleaned);
+
+    Optional<FileRecord> reopened = FileRules.reopened(file);
+
+    assertThat(reopened.map(f -> f.state().name()).orElse("-")).isEqualTo(expected);
+    reopened.ifPresent(f -> {
+      assertThat(f.cleaned()).isEqualTo(cleaned);
+      assertThat(f.batchId()).isEmpty();
+      assertThat(f.ingestedAt()).isEmpty();
+      assertThat(f.snapshotId()).isEmpty();
+    });
+    if (expected.equals("SUPERSEDED")) {
+      assertThat(reopened.orElseThrow().quarantineReason()).contains(
+          "its object was deleted from the landing by cleanup at 2024-01-01T00:00:00Z; its rows were not reloaded");
+    } else {
+      reopened.ifPresent(f -> assertThat(f.quarantineReason()).isEmpty());
+    }
+  }
+
+  /** Cleanup's decision on a file, by its state, load time and earlier decision: {@code -} is "nothing to write". */
+  @ParameterizedTest(name = "{0}, loaded {1}, cleaned before {2}, {3}: {4}")
+  @CsvSource({
+      "INGESTED, true, none, deleted, cleaned",
+      "INGESTED, true, none, archived, cleaned",
+      "INGESTED, true, deleted, deleted, -",
+      "INGESTED, true, archived, archived, -",
+      "INGESTED, true, archived, deleted, 'was archived already (to gs://archive/part-0.parquet)'",
+      "INGESTED, true, deleted, archived, 'was deleted already'",
+      "INGESTED, false, none, deleted, 'has no load time'",
+      "RECORDED, false, none, deleted, 'expected state INGESTED, actual RECORDED'",
+      "DROPPED, true, none, deleted, 'expected state INGESTED, actual DROPPED'"})
+  void cleanupDecidesOnceOnALoadedFileWithALoadTime(FileState state, boolean loadTime, String before, String now,
+      String expected) {
+    FileRecord file = stored(state, "b-1");
+    file = new FileRecord(file.fileId(), file.table(), file.partition(), file.bucket(), file.name(), file.generation(),
+        file.uri(), file.size(), file.eventId(), file.eventTime(), file.overwroteGeneration(), file.state(),
+        file.batchId(), file.quarantineReason(), file.recordedAt(), file.snapshotId(), file.rows(),
+        loadTime ? Optional.of(THEN) : Optional.empty(), cleanup(before));
+    CleanedObject decision = cleanup(now).orElseThrow();
+    FileRecord given = file;
+
+    if (expected.equals("cleaned") || expected.equals("-")) {
+      Optional<FileRecord> cleaned = FileRules.cleaned(given, decision, "Cannot clean");
+      assertThat(cleaned.map(f -> "cleaned").orElse("-")).isEqualTo(expected);
+      cleaned.ifPresent(f -> assertThat(f.cleaned()).contains(decision));
+      cleaned.ifPresent(f -> assertThat(f.state()).isEqualTo(FileState.INGESTED));
+    } else {
+      assertThatThrownBy(() -> FileRules.cleaned(given, decision, "Cannot clean"))
+          .isInstanceOf(IllegalTransitionException.class)
+          .hasMessageStartingWith("Cannot clean: file f-1 (gs://landing/raw/part-0.parquet)")
+          .hasMessageContaining(expected);
+    }
+  }
+
+  private static Optional<CleanedObject> cleanup(String action) {
+    return switch (action) {
+      case "archived" -> Optional.of(CleanedObject.archived("gs://archive/part-0.parquet", 3L, THEN));
+      case "deleted" -> Optional.of(CleanedObject.deleted(THEN));
+      default -> Optional.empty();
+    };
   }
 
   @ParameterizedTest(name = "revival of {0}: {1}")
