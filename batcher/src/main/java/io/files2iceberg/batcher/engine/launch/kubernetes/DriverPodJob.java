@@ -81,10 +81,7 @@ final class DriverPodJob implements LaunchedJob {
     while (true) {
       Optional<JobResult> ended = poll();
       if (ended.isPresent()) {
-        // The job's own result object, when it wrote one, says more than the pod's phase.
-        result = resultLocation.flatMap(results::read)
-            .map(written -> AttemptResults.toJobResult(written, Optional.of(log)))
-            .orElse(ended.get());
+        result = results.writtenOr(resultLocation, ended.get());
         LOG.info("Table {} batch {} ({}): driver pod {} in namespace {} ended: {}: {}", table, batchId, what, podName,
             namespace, result.exit(), result.detail());
         return Optional.of(result);
