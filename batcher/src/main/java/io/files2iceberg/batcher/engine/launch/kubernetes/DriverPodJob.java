@@ -168,7 +168,7 @@ final class DriverPodJob implements LaunchedJob {
   /**
    * Deletes the driver pod, giving the driver {@value #CANCEL_GRACE_SECONDS} seconds to stop; its
    * executor pods, which it owns, go with it, and {@link #await} then reports the pod as deleted.
-   * Nothing happens once the pod has ended. Best effort, as a kill is: when Kubernetes refuses, the
+   * Nothing happens once the pod has ended (it is kept for its log). Best effort, as a kill is: when Kubernetes refuses, the
    * error is logged and the pod may run on; the batcher treats a run it stopped as one that may have
    * committed.
    */
@@ -178,6 +178,14 @@ final class DriverPodJob implements LaunchedJob {
       return;
     }
     try {
+      Pod pod = pod().get();
+      String phase = pod == null || pod.getStatus() == null ? "" : String.valueOf(pod.getStatus().getPhase());
+      if (phase.equals("Succeeded") || phase.equals("Failed")) {
+        // Kept for its log; await reads how it ended.
+        LOG.info("Table {} batch {} ({}): driver pod {} has ended already ({}), nothing to cancel", table, batchId,
+            what, podName, phase);
+        return;
+      }
       List<StatusDetails> deleted = pod().withGracePeriod(CANCEL_GRACE_SECONDS).delete();
       if (deleted.isEmpty()) {
         LOG.info("Table {} batch {} ({}): driver pod {} is gone already, nothing to cancel", table, batchId, what,

@@ -408,6 +408,17 @@ class KubernetesLauncherTest {
   }
 
   @Test
+  void cancelKeepsAPodThatHasEndedForItsLog() throws Exception {
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+    setStatus(new PodStatusBuilder().withPhase("Succeeded").build());
+
+    job.cancel();
+
+    assertThat(pod().getStatus().getPhase()).isEqualTo("Succeeded");
+    assertThat(job.await(Duration.ofSeconds(5))).hasValueSatisfying(r -> assertThat(r.exit()).isEqualTo(JobExit.LOADED));
+  }
+
+  @Test
   void launchMainRunsTheMainClassWithItsArgumentsInAPodOfItsOwn() {
     LaunchedJob job = launcher.launchMain(new SparkMainRun("lake.web.clicks", "maintain-20261130T120000-1a2b3c4d",
         "io.files2iceberg.sparkjob.maintain.MaintainMain", List.of("--request", "gs://lake-metadata/maintain.json")));
