@@ -41,6 +41,7 @@ final class DriverPodJob implements LaunchedJob {
   private volatile JobResult result;
   /** Transient errors since the last successful read; guarded by {@code this}. */
   private int consecutiveErrors;
+  /** The phase (and the driver container's reason to wait) last logged. */
   private String lastPhase = "";
   private boolean warnedUnknownPhase;
 
@@ -126,16 +127,22 @@ final class DriverPodJob implements LaunchedJob {
     Optional<JobResult> ended = DriverPodOutcome.of(pod, this::logTail, log);
     if (ended.isEmpty()) {
       noteStillRunning(pod);
+    } else if ("Pending".equals(pod.getStatus().getPhase())) {
+      // A pod that can never start would hold its node's resources for good.
+      delete("it cannot start");
     }
     return ended;
   }
 
   private void noteStillRunning(Pod pod) {
     String phase = pod.getStatus() == null || pod.getStatus().getPhase() == null ? "" : pod.getStatus().getPhase();
+    String waiting = waitingReason(pod);
     switch (phase) {
       case "Pending", "Running" -> {
-        if (!phase.equals(lastPhase)) {
-          LOG.info("Table {} batch {} ({}): driver pod {} is {}", table, batchId, what, podName, phase);
+        // Each change once: Pending, Pending (ImagePullBackOff), Running.
+        if (!(phase + waiting).equals(lastPhase)) {
+          LOG.info("Table {} batch {} ({}): driver pod {} is {}{}", table, batchId, what, podName, phase,
+              waiting.isEmpty() ? "" : " (" + waiting + ")");
         }
       }
       default -> {
@@ -146,7 +153,20 @@ final class DriverPodJob implements LaunchedJob {
         }
       }
     }
-    lastPhase = phase;
+    lastPhase = phase + waiting;
+  }
+
+  /** Why the driver container waits, with its message ({@code ImagePullBackOff: ...}); empty if it does not. */
+  private static String waitingReason(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+      return "";
+    }
+    return pod.getStatus().getContainerStatuses().stream()
+        .filter(c -> DriverPods.CONTAINER.equals(c.getName()) && c.getState() != null && c.getState().getWaiting() != null)
+        .map(c -> c.getState().getWaiting())
+        .map(w -> String.valueOf(w.getReason()) + (w.getMessage() == null ? "" : ": " + w.getMessage()))
+        .findFirst()
+        .orElse("");
   }
 
   /** The end of the driver container's log; empty (logged) when it cannot be read. */
@@ -177,31 +197,42 @@ final class DriverPodJob implements LaunchedJob {
     if (result != null) {
       return;
     }
+    String phase = "";
     try {
       Pod pod = pod().get();
-      String phase = pod == null || pod.getStatus() == null ? "" : String.valueOf(pod.getStatus().getPhase());
-      if (phase.equals("Succeeded") || phase.equals("Failed")) {
-        // Kept for its log; await reads how it ended.
-        LOG.info("Table {} batch {} ({}): driver pod {} has ended already ({}), nothing to cancel", table, batchId,
-            what, podName, phase);
-        return;
-      }
+      phase = pod == null || pod.getStatus() == null ? "" : String.valueOf(pod.getStatus().getPhase());
+    } catch (KubernetesClientException e) {
+      LOG.warn("Table {} batch {} ({}): cannot read driver pod {} before cancelling it, deleting it anyway: {}", table,
+          batchId, what, podName, KubernetesLauncher.describe(e));
+    }
+    if (phase.equals("Succeeded") || phase.equals("Failed")) {
+      // Kept for its log; await reads how it ended.
+      LOG.info("Table {} batch {} ({}): driver pod {} has ended already ({}), nothing to cancel", table, batchId, what,
+          podName, phase);
+      return;
+    }
+    delete("cancelled");
+  }
+
+  /** Deletes the pod, best effort: an error is logged, a pod that is gone already is no error. */
+  private void delete(String why) {
+    try {
       List<StatusDetails> deleted = pod().withGracePeriod(CANCEL_GRACE_SECONDS).delete();
       if (deleted.isEmpty()) {
-        LOG.info("Table {} batch {} ({}): driver pod {} is gone already, nothing to cancel", table, batchId, what,
-            podName);
+        LOG.info("Table {} batch {} ({}): driver pod {} is gone already, nothing to delete ({})", table, batchId, what,
+            podName, why);
       } else {
-        LOG.info("Table {} batch {} ({}): cancelled: deleted driver pod {} in namespace {}", table, batchId, what,
+        LOG.info("Table {} batch {} ({}): {}: deleted driver pod {} in namespace {}", table, batchId, what, why,
             podName, namespace);
       }
     } catch (KubernetesClientException e) {
       if (e.getCode() == KubernetesLauncher.NOT_FOUND) {
-        LOG.info("Table {} batch {} ({}): driver pod {} is gone already, nothing to cancel", table, batchId, what,
-            podName);
+        LOG.info("Table {} batch {} ({}): driver pod {} is gone already, nothing to delete ({})", table, batchId, what,
+            podName, why);
         return;
       }
-      LOG.error("Table {} batch {} ({}): cannot cancel driver pod {}, it may still be running ({}): {}", table, batchId,
-          what, podName, log, KubernetesLauncher.describe(e));
+      LOG.error("Table {} batch {} ({}): {}: cannot delete driver pod {}, it may still be running ({}): {}", table,
+          batchId, what, why, podName, log, KubernetesLauncher.describe(e));
     }
   }
 

@@ -9,13 +9,16 @@ import io.files2iceberg.batcher.engine.launch.JobResult;
 import io.files2iceberg.core.manifest.JobExit;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
  * The result a driver pod's phase stands for, when the job wrote no result object.
  *
  * <ul>
- *   <li>{@code Pending}, {@code Running}, {@code Unknown} (the node is unreachable): not ended.
+ *   <li>{@code Pending}, {@code Running}, {@code Unknown} (the node is unreachable): not ended;
+ *       but a driver container that can never start ({@link #NEVER_STARTS}: a bad image name, a
+ *       missing config map or secret) ends the run as a crash, as nothing could run.
  *   <li>{@code Succeeded}: the driver exited 0, the job's own outcome, {@link JobExit#LOADED}.
  *   <li>{@code Failed} with reason {@code Evicted}: the kubelet stopped the pod; the job may or may
  *       not have committed, so a crash ({@code fromJob = false}), as a cancelled Dataproc batch is.
@@ -27,6 +30,13 @@ import java.util.function.Supplier;
  * </ul>
  */
 final class DriverPodOutcome {
+
+  /**
+   * Reasons a waiting container gives that no wait cures. {@code ImagePullBackOff} and {@code
+   * ErrImagePull} are not among them: a registry may answer later.
+   */
+  static final Set<String> NEVER_STARTS =
+      Set.of("InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError", "CreateContainerError");
 
   private DriverPodOutcome() {}
 
@@ -46,8 +56,24 @@ final class DriverPodOutcome {
       case "Failed" -> Optional.of("Evicted".equals(status.getReason())
           ? crash("Kubernetes driver pod " + name + " was evicted" + message(status), log)
           : failed(name, status, logTail.get(), log));
+      case "Pending" -> neverStarts(status)
+          .map(waiting -> crash("Kubernetes driver pod " + name + " cannot start: container " + DriverPods.CONTAINER
+              + " is waiting: " + waiting, log));
       default -> Optional.empty();
     };
+  }
+
+  /** The driver container's reason to wait and its message, when no wait cures it. */
+  static Optional<String> neverStarts(PodStatus status) {
+    List<ContainerStatus> containers = status.getContainerStatuses() == null ? List.of() : status.getContainerStatuses();
+    return containers.stream()
+        .filter(c -> DriverPods.CONTAINER.equals(c.getName()))
+        .map(ContainerStatus::getState)
+        .filter(state -> state != null && state.getWaiting() != null
+            && NEVER_STARTS.contains(state.getWaiting().getReason()))
+        .map(state -> state.getWaiting().getReason()
+            + (state.getWaiting().getMessage() == null ? "" : ": " + JobFailures.oneLine(state.getWaiting().getMessage())))
+        .findFirst();
   }
 
   /** A pod that is gone while it was watched: deleted by someone, or by its node's garbage collection. */

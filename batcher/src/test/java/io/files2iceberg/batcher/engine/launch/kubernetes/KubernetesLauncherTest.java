@@ -290,6 +290,21 @@ class KubernetesLauncherTest {
   }
 
   @Test
+  void aDriverThatCanNeverStartIsACrashAndItsPodIsDeleted() throws Exception {
+    LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
+    setStatus(waiting("ImagePullBackOff", "Back-off pulling image"));
+    assertThat(job.await(Duration.ofMillis(50))).as("a registry may answer later").isEmpty();
+    setStatus(waiting("InvalidImageName", "couldn't parse image reference \"Spark:1\""));
+
+    JobResult result = job.await(Duration.ofSeconds(5)).orElseThrow();
+
+    assertThat(result).isEqualTo(new JobResult(JobExit.FAILED, Optional.empty(), "Kubernetes driver pod " + POD
+        + " cannot start: container spark-kubernetes-driver is waiting: InvalidImageName: couldn't parse image"
+        + " reference \"Spark:1\"", false, Optional.of(LOG)));
+    assertThat(client.pods().inNamespace(NAMESPACE).withName(POD).get()).as("deleted").isNull();
+  }
+
+  @Test
   void anUnknownPhaseKeepsTheWatch() throws Exception {
     LaunchedJob job = launcher.launch(manifest(), MANIFEST_URI, 1);
     setStatus(new PodStatusBuilder().withPhase("Unknown").build());
@@ -505,6 +520,15 @@ class KubernetesLauncherTest {
     return new PodStatusBuilder().withPhase("Failed")
         .withContainerStatuses(new ContainerStatusBuilder().withName("spark-kubernetes-driver")
             .withNewState().withNewTerminated().withExitCode(exitCode).withReason(reason).endTerminated().endState()
+            .build())
+        .build();
+  }
+
+  /** A Pending pod whose driver container waits for that reason. */
+  private static PodStatus waiting(String reason, String message) {
+    return new PodStatusBuilder().withPhase("Pending")
+        .withContainerStatuses(new ContainerStatusBuilder().withName("spark-kubernetes-driver")
+            .withNewState().withNewWaiting().withReason(reason).withMessage(message).endWaiting().endState()
             .build())
         .build();
   }
