@@ -104,8 +104,8 @@ public final class Launchers implements Function<TableProfile, Launcher>, AutoCl
           + ") but no Dataproc launcher is on the classpath");
     }
     if (deployment.job().kubernetes().isPresent()) {
-      throw new IllegalStateException("job.kubernetes.namespace is set (" + deployment.job().kubernetes().get().namespace()
-          + ") but no Kubernetes launcher is on the classpath");
+      throw new IllegalStateException("job.kubernetes.namespace is set ("
+          + deployment.job().kubernetes().get().namespace() + ") but no Kubernetes launcher is on the classpath");
     }
     synchronized (this) {
       if (localLauncher == null) {

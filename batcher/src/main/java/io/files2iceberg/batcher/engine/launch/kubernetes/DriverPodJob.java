@@ -136,7 +136,7 @@ final class DriverPodJob implements LaunchedJob {
 
   private void noteStillRunning(Pod pod) {
     String phase = pod.getStatus() == null || pod.getStatus().getPhase() == null ? "" : pod.getStatus().getPhase();
-    String waiting = waitingReason(pod);
+    String waiting = pod.getStatus() == null ? "" : DriverPodOutcome.waitingReason(pod.getStatus());
     switch (phase) {
       case "Pending", "Running" -> {
         // Each change once: Pending, Pending (ImagePullBackOff), Running.
@@ -156,18 +156,6 @@ final class DriverPodJob implements LaunchedJob {
     lastPhase = phase + waiting;
   }
 
-  /** Why the driver container waits, with its message ({@code ImagePullBackOff: ...}); empty if it does not. */
-  private static String waitingReason(Pod pod) {
-    if (pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
-      return "";
-    }
-    return pod.getStatus().getContainerStatuses().stream()
-        .filter(c -> DriverPods.CONTAINER.equals(c.getName()) && c.getState() != null && c.getState().getWaiting() != null)
-        .map(c -> c.getState().getWaiting())
-        .map(w -> String.valueOf(w.getReason()) + (w.getMessage() == null ? "" : ": " + w.getMessage()))
-        .findFirst()
-        .orElse("");
-  }
 
   /** The end of the driver container's log; empty (logged) when it cannot be read. */
   private String logTail() {
@@ -188,9 +176,9 @@ final class DriverPodJob implements LaunchedJob {
   /**
    * Deletes the driver pod, giving the driver {@value #CANCEL_GRACE_SECONDS} seconds to stop; its
    * executor pods, which it owns, go with it, and {@link #await} then reports the pod as deleted.
-   * Nothing happens once the pod has ended (it is kept for its log). Best effort, as a kill is: when Kubernetes refuses, the
-   * error is logged and the pod may run on; the batcher treats a run it stopped as one that may have
-   * committed.
+   * Nothing happens once the pod has ended (it is kept for its log). Best effort, as a kill is: when
+   * Kubernetes refuses, the error is logged and the pod may run on; the batcher treats a run it
+   * stopped as one that may have committed.
    */
   @Override
   public void cancel() {

@@ -1,6 +1,8 @@
 package io.files2iceberg.batcher.engine.launch.kubernetes;
 
+import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -65,15 +67,27 @@ final class DriverPodOutcome {
 
   /** The driver container's reason to wait and its message, when no wait cures it. */
   static Optional<String> neverStarts(PodStatus status) {
+    return driverState(status).map(ContainerState::getWaiting)
+        .filter(waiting -> NEVER_STARTS.contains(waiting.getReason()))
+        .map(DriverPodOutcome::describe);
+  }
+
+  /** Why the driver container waits, with its message ({@code ImagePullBackOff: ...}); empty if it does not. */
+  static String waitingReason(PodStatus status) {
+    return driverState(status).map(ContainerState::getWaiting).map(DriverPodOutcome::describe).orElse("");
+  }
+
+  private static String describe(ContainerStateWaiting waiting) {
+    return waiting.getReason() + (waiting.getMessage() == null ? "" : ": " + JobFailures.oneLine(waiting.getMessage()));
+  }
+
+  /** The state of the driver container: the container named as ours, else the only one. */
+  private static Optional<ContainerState> driverState(PodStatus status) {
     List<ContainerStatus> containers = status.getContainerStatuses() == null ? List.of() : status.getContainerStatuses();
     return containers.stream()
-        .filter(c -> DriverPods.CONTAINER.equals(c.getName()))
-        .map(ContainerStatus::getState)
-        .filter(state -> state != null && state.getWaiting() != null
-            && NEVER_STARTS.contains(state.getWaiting().getReason()))
-        .map(state -> state.getWaiting().getReason()
-            + (state.getWaiting().getMessage() == null ? "" : ": " + JobFailures.oneLine(state.getWaiting().getMessage())))
-        .findFirst();
+        .filter(c -> DriverPods.CONTAINER.equals(c.getName()) || containers.size() == 1)
+        .findFirst()
+        .map(ContainerStatus::getState);
   }
 
   /** A pod that is gone while it was watched: deleted by someone, or by its node's garbage collection. */
@@ -87,7 +101,7 @@ final class DriverPodOutcome {
   }
 
   private static JobResult failed(String name, PodStatus status, String logTail, String log) {
-    Optional<ContainerStateTerminated> terminated = driverTermination(status);
+    Optional<ContainerStateTerminated> terminated = driverState(status).map(ContainerState::getTerminated);
     Optional<String> own = JobFailures.jobLine(logTail);
     JobExit exit;
     if (own.isPresent()) {
@@ -112,16 +126,6 @@ final class DriverPodOutcome {
       default -> " (" + reason + ")";
     };
     return "container " + DriverPods.CONTAINER + " exited with code " + terminated.getExitCode() + said;
-  }
-
-  /** The driver container's termination: the container named as ours, else the only one. */
-  private static Optional<ContainerStateTerminated> driverTermination(PodStatus status) {
-    List<ContainerStatus> containers = status.getContainerStatuses() == null ? List.of() : status.getContainerStatuses();
-    return containers.stream()
-        .filter(c -> DriverPods.CONTAINER.equals(c.getName()) || containers.size() == 1)
-        .findFirst()
-        .map(ContainerStatus::getState)
-        .map(state -> state.getTerminated());
   }
 
   private static String message(PodStatus status) {
