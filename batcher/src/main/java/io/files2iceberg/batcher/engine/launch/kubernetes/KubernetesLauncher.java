@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +79,7 @@ public final class KubernetesLauncher implements Launcher {
   private final KubernetesClient client;
   private final Polling polling;
   private final AttemptResults results;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   /**
    * A launcher on the given client, which it closes on {@link #close()}.
@@ -277,9 +279,12 @@ public final class KubernetesLauncher implements Launcher {
     return (e.getCode() == 0 ? "no answer" : "HTTP " + e.getCode()) + ": " + message.replaceAll("\\s+", " ").strip();
   }
 
+  /** Closes the client; once only, as every profile sharing this launcher closes it. */
   @Override
   public void close() {
-    client.close();
+    if (closed.compareAndSet(false, true)) {
+      client.close();
+    }
   }
 
   @Override

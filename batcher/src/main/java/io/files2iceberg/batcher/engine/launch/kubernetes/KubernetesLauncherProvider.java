@@ -7,9 +7,14 @@ import io.files2iceberg.core.profile.TableProfile;
 
 /**
  * Runs the jobs of every profile on Kubernetes when the deployment sets {@code
- * job.kubernetes.namespace}: a driver pod per batch ({@link KubernetesLauncher}).
+ * job.kubernetes.namespace}: a driver pod per batch ({@link KubernetesLauncher}). The settings are
+ * the deployment's, so every profile shares one launcher, and one client of the API server.
  */
 public final class KubernetesLauncherProvider implements LauncherProvider {
+
+  /** The launcher opened for a deployment, shared by its profiles; guarded by {@code this}. */
+  private Deployment openedFor;
+  private KubernetesLauncher opened;
 
   @Override
   public String name() {
@@ -22,14 +27,18 @@ public final class KubernetesLauncherProvider implements LauncherProvider {
   }
 
   /**
-   * A launcher of its own for the profile.
+   * The deployment's launcher, opened for its first profile.
    *
    * @throws IllegalArgumentException naming the key when the settings cannot work ({@code
    *     Launchers.check} names the profile's file)
    * @throws io.files2iceberg.batcher.engine.launch.LaunchException when the client cannot be created
    */
   @Override
-  public Launcher open(TableProfile profile, Deployment deployment) {
-    return KubernetesLauncher.connect(deployment.job(), deployment.storage());
+  public synchronized Launcher open(TableProfile profile, Deployment deployment) {
+    if (opened == null || !deployment.equals(openedFor)) {
+      opened = KubernetesLauncher.connect(deployment.job(), deployment.storage());
+      openedFor = deployment;
+    }
+    return opened;
   }
 }

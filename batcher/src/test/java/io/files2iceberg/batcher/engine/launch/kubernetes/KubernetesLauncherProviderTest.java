@@ -43,12 +43,17 @@ class KubernetesLauncherProviderTest {
   }
 
   @Test
-  void aKubernetesNamespacePicksTheKubernetesProviderOnTheClasspath() throws Exception {
+  void aKubernetesNamespacePicksTheKubernetesProviderOnTheClasspathOnceForEveryProfile() throws Exception {
+    TableProfile other = ProfileLoader.parse("""
+        extract.path = "gs://lake-landing/orders/dt=*/*.parquet"
+        load.iceberg.table = "lake.web.orders"
+        """, home.resolve("orders.conf"), new Home(home));
     try (Launchers launchers = discover(deployment(KUBERNETES))) {
       Launcher launcher = launchers.apply(profile);
 
       assertThat(launcher).isInstanceOf(KubernetesLauncher.class)
           .hasToString("Kubernetes launcher in namespace lake");
+      assertThat(launchers.apply(other)).as("one client for the deployment").isSameAs(launcher);
     }
   }
 
