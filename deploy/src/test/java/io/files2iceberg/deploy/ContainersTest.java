@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.batcher.cli.ExitCode;
 import io.files2iceberg.batcher.cli.Files2Iceberg;
+import io.files2iceberg.core.profile.KubernetesSettings;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -51,6 +52,54 @@ class ContainersTest {
     Path source =
         Repository.ROOT.resolve(module + "/src/main/java/" + mainClass.replace('.', '/') + ".java");
     assertThat(Files.isRegularFile(source)).as("%s exists", source).isTrue();
+  }
+
+  @Test
+  void theSparkJobImageIsTheJobsSparkWithTheJarAndConnectorWhereTheLauncherLooks() {
+    String text = Repository.read(Repository.ROOT.resolve("deploy/docker/spark-job.Dockerfile"));
+    String parent = Repository.read(Repository.ROOT.resolve("pom.xml"));
+    String sparkJobPom = Repository.read(Repository.ROOT.resolve("spark-job/pom.xml"));
+
+    // The Spark and Scala the job is built against, on Java 17.
+    assertThat(text).contains("FROM apache/spark:" + property(parent, "spark.version") + "-scala"
+        + property(parent, "scala.binary.version") + "-java17-ubuntu\n");
+    Matcher built = MODULE.matcher(text);
+    assertThat(built.find()).isTrue();
+    assertThat(built.group(1)).isEqualTo("spark-job");
+    // The shaded jar the spark-job module builds, where job.kubernetes.jar points by default.
+    assertThat(sparkJobPom).contains("<artifactId>files2iceberg-spark-job</artifactId>",
+        "<shadedClassifierName>all</shadedClassifierName>");
+    assertThat(KubernetesSettings.DEFAULT_JAR).startsWith("local://");
+    String jarInImage = KubernetesSettings.DEFAULT_JAR.substring("local://".length());
+    assertThat(text).contains("cp spark-job/target/files2iceberg-spark-job-*-all.jar /tmp/files2iceberg-spark-job-all.jar",
+        "COPY --from=build /tmp/files2iceberg-spark-job-all.jar " + jarInImage + "\n");
+    // The GCS connector the job compiles against (provided there), shaded, in Spark's jars folder.
+    Matcher connector = Pattern.compile("<artifactId>gcs-connector</artifactId>\\s*<version>([^<]+)</version>\\s*"
+        + "<classifier>shaded</classifier>").matcher(sparkJobPom);
+    assertThat(connector.find()).as("spark-job/pom.xml has the shaded gcs-connector").isTrue();
+    String version = connector.group(1);
+    assertThat(text).contains("-Dartifact=com.google.cloud.bigdataoss:gcs-connector:" + version + ":jar:shaded",
+        "COPY --from=build /tmp/connector/gcs-connector-" + version + "-shaded.jar /opt/spark/jars/gcs-connector-"
+            + version + "-shaded.jar");
+    // The pod's args are the command: the image keeps Spark's entry point, which passes them through.
+    assertThat(text).doesNotContain("ENTRYPOINT", "CMD");
+  }
+
+  @Test
+  void cloudBuildBuildsAndPushesEveryImageWithItsDockerignore() {
+    String cloudbuild = Repository.read(Repository.ROOT.resolve("deploy/docker/cloudbuild.yaml"));
+    for (String image : List.of("listener", "batcher", "spark-job")) {
+      assertThat(cloudbuild).contains("\"-f\", \"deploy/docker/" + image + ".Dockerfile\", \"-t\", \"${_IMAGE_PREFIX}/"
+          + image + ":${_TAG}\"", "- \"${_IMAGE_PREFIX}/" + image + ":${_TAG}\"");
+      assertThat(Repository.read(Repository.ROOT.resolve("deploy/docker/" + image + ".Dockerfile.dockerignore")))
+          .contains("**/target/");
+    }
+  }
+
+  private static String property(String pom, String name) {
+    Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</" + Pattern.quote(name) + ">").matcher(pom);
+    assertThat(m.find()).as("pom.xml property %s", name).isTrue();
+    return m.group(1);
   }
 
   @Test

@@ -75,6 +75,16 @@ final class DeploymentKeys {
   static final Key<Duration> JOB_WARM_TTL = key("job.warm.ttl", DURATION, d -> d.job().warmTtl());
   static final Key<String> JOB_WARM_FOLDER =
       key("job.warm.folder", NON_BLANK, d -> d.job().warmFolder().orElse(null));
+  static final Key<String> JOB_KUBERNETES_NAMESPACE =
+      key("job.kubernetes.namespace", NON_BLANK, d -> d.job().kubernetes().map(KubernetesSettings::namespace).orElse(null));
+  static final Key<String> JOB_KUBERNETES_IMAGE =
+      key("job.kubernetes.image", NON_BLANK, d -> d.job().kubernetes().map(KubernetesSettings::image).orElse(null));
+  static final Key<String> JOB_KUBERNETES_SERVICE_ACCOUNT = key("job.kubernetes.service-account", NON_BLANK,
+      d -> d.job().kubernetes().map(KubernetesSettings::serviceAccount).orElse(null));
+  static final Key<String> JOB_KUBERNETES_MASTER =
+      key("job.kubernetes.master", NON_BLANK, d -> d.job().kubernetes().map(KubernetesSettings::master).orElse(null));
+  static final Key<String> JOB_KUBERNETES_JAR =
+      key("job.kubernetes.jar", NON_BLANK, d -> d.job().kubernetes().map(KubernetesSettings::jar).orElse(null));
 
   static final Key<Integer> LISTENER_PORT =
       key("listener.port", WHOLE_NUMBER, d -> d.listener().port());

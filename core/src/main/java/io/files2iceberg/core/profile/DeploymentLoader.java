@@ -2,6 +2,11 @@ package io.files2iceberg.core.profile;
 
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_DATAPROC_REGION;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_JAR_URI;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_KUBERNETES_IMAGE;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_KUBERNETES_JAR;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_KUBERNETES_MASTER;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_KUBERNETES_NAMESPACE;
+import static io.files2iceberg.core.profile.DeploymentKeys.JOB_KUBERNETES_SERVICE_ACCOUNT;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_LEASE_TIMEOUT;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MASTER;
 import static io.files2iceberg.core.profile.DeploymentKeys.JOB_MAX_ATTEMPTS;
@@ -44,6 +49,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Reads the deployment file, HOCON ({@code deployment.conf}) or YAML ({@code deployment.yaml},
@@ -244,7 +250,54 @@ public final class DeploymentLoader {
         v.optional(
             JOB_WARM_FOLDER,
             folder -> isGcsFolder(folder) ? Optional.empty()
-                : Optional.of("must be a gs:// folder, got \"" + folder + "\"")));
+                : Optional.of("must be a gs:// folder, got \"" + folder + "\"")),
+        kubernetes(v));
+  }
+
+  /** A DNS-1123 label: what Kubernetes accepts as a namespace name. */
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  /** A DNS-1123 subdomain: what Kubernetes accepts as a service account name. */
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  /**
+   * {@code job.kubernetes.*}: present when the namespace is set, which selects the Kubernetes
+   * launcher; then the image and the service account are required. Jobs on Kubernetes run per batch
+   * only (no warm driver there). That they cannot run on Kubernetes and on Dataproc at once is the
+   * launchers' check, as a profile's launcher is theirs to choose.
+   */
+  private static Optional<KubernetesSettings> kubernetes(ProfileValues v) {
+    List<DeploymentKeys.Key<String>> others =
+        List.of(JOB_KUBERNETES_IMAGE, JOB_KUBERNETES_SERVICE_ACCOUNT, JOB_KUBERNETES_MASTER, JOB_KUBERNETES_JAR);
+    if (!v.isSet(JOB_KUBERNETES_NAMESPACE)) {
+      others.stream().filter(v::isSet).forEach(key ->
+          v.reject(key, "is set but job.kubernetes.namespace is not: set the namespace to run the jobs on Kubernetes"));
+      return Optional.empty();
+    }
+    if (v.optional(JOB_MODE).filter(JobSettings.JobMode.WARM.code()::equalsIgnoreCase).isPresent()) {
+      v.reject(JOB_MODE, "warm is not supported with job.kubernetes.namespace: every batch runs in a driver pod of its"
+          + " own; remove job.mode or set it to per-batch");
+    }
+    String condition = "job.kubernetes.namespace is set";
+    Optional<String> namespace = v.optional(JOB_KUBERNETES_NAMESPACE, ns -> DNS_LABEL.matcher(ns).matches()
+        ? Optional.empty()
+        : Optional.of("must be a Kubernetes namespace name (lower-case letters, digits and '-', at most 63), got \""
+            + ns + "\""));
+    Optional<String> image = v.requiredWhen(JOB_KUBERNETES_IMAGE, condition);
+    Optional<String> account = v.requiredWhen(JOB_KUBERNETES_SERVICE_ACCOUNT, condition,
+        sa -> DNS_SUBDOMAIN.matcher(sa).matches() ? Optional.empty()
+            : Optional.of("must be a Kubernetes service account name (the one bound through Workload Identity), got \""
+                + sa + "\""));
+    String master = v.get(JOB_KUBERNETES_MASTER, KubernetesSettings.DEFAULT_MASTER,
+        url -> url.startsWith("https://") || url.startsWith("http://") ? Optional.empty()
+            : Optional.of("must be the API server's http(s) URL, without k8s://, got \"" + url + "\""));
+    String jar = v.get(JOB_KUBERNETES_JAR, KubernetesSettings.DEFAULT_JAR,
+        uri -> uri.startsWith("local:///") || uri.startsWith("gs://") ? Optional.empty()
+            : Optional.of("must be a local:/// path in the job's image or a gs:// URI, got \"" + uri + "\""));
+    if (namespace.isEmpty() || image.isEmpty() || account.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new KubernetesSettings(namespace.get(), image.get(), account.get(), master, jar));
   }
 
   private static boolean isGcsFolder(String uri) {

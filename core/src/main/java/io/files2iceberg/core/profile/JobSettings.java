@@ -26,6 +26,8 @@ import java.util.Optional;
  * @param warmTtl the longest a warm driver's Serverless batch lives ({@code executionConfig.ttl})
  * @param warmFolder the {@code gs://} folder of the warm driver on Dataproc; empty: {@code warm/}
  *     under each table's {@code metadata.path}
+ * @param kubernetes where the job runs on Kubernetes ({@code job.kubernetes.*}); empty unless {@code
+ *     job.kubernetes.namespace} is set, which selects the Kubernetes launcher
  */
 public record JobSettings(
     Map<String, String> sparkProperties,
@@ -42,7 +44,8 @@ public record JobSettings(
     WarmPlace warmDataproc,
     Optional<String> dataprocCluster,
     Duration warmTtl,
-    Optional<String> warmFolder) {
+    Optional<String> warmFolder,
+    Optional<KubernetesSettings> kubernetes) {
 
   /** How long a warm driver waits for a batch before it exits, unless {@code job.warm.idle-timeout} says. */
   public static final Duration DEFAULT_WARM_IDLE_TIMEOUT = Duration.ofMinutes(2);
@@ -94,6 +97,16 @@ public record JobSettings(
     Objects.requireNonNull(dataprocCluster, "dataprocCluster");
     Objects.requireNonNull(warmTtl, "warmTtl");
     Objects.requireNonNull(warmFolder, "warmFolder");
+    Objects.requireNonNull(kubernetes, "kubernetes");
+  }
+
+  /** Settings that do not run on Kubernetes. */
+  public JobSettings(Map<String, String> sparkProperties, String master, Optional<String> dataprocRegion,
+      String runtimeVersion, Optional<String> serviceAccount, Optional<String> subnetwork, Optional<String> jarUri,
+      Duration leaseTimeout, int maxAttempts, Optional<JobMode> mode, Duration warmIdleTimeout, WarmPlace warmDataproc,
+      Optional<String> dataprocCluster, Duration warmTtl, Optional<String> warmFolder) {
+    this(sparkProperties, master, dataprocRegion, runtimeVersion, serviceAccount, subnetwork, jarUri, leaseTimeout,
+        maxAttempts, mode, warmIdleTimeout, warmDataproc, dataprocCluster, warmTtl, warmFolder, Optional.empty());
   }
 
   /** Settings with a warm driver on Dataproc Serverless with the default TTL, in each table's folder. */
@@ -127,12 +140,19 @@ public record JobSettings(
   public JobSettings withMode(JobMode newMode) {
     return new JobSettings(sparkProperties, master, dataprocRegion, runtimeVersion, serviceAccount, subnetwork, jarUri,
         leaseTimeout, maxAttempts, Optional.of(newMode), warmIdleTimeout, warmDataproc, dataprocCluster, warmTtl,
-        warmFolder);
+        warmFolder, kubernetes);
   }
 
   /** These settings with a warm driver on Dataproc in that place, on that cluster. */
   public JobSettings withWarmDataproc(WarmPlace place, Optional<String> cluster) {
     return new JobSettings(sparkProperties, master, dataprocRegion, runtimeVersion, serviceAccount, subnetwork, jarUri,
-        leaseTimeout, maxAttempts, mode, warmIdleTimeout, place, cluster, warmTtl, warmFolder);
+        leaseTimeout, maxAttempts, mode, warmIdleTimeout, place, cluster, warmTtl, warmFolder, kubernetes);
+  }
+
+  /** These settings with the job on Kubernetes. */
+  public JobSettings withKubernetes(KubernetesSettings settings) {
+    return new JobSettings(sparkProperties, master, dataprocRegion, runtimeVersion, serviceAccount, subnetwork, jarUri,
+        leaseTimeout, maxAttempts, mode, warmIdleTimeout, warmDataproc, dataprocCluster, warmTtl, warmFolder,
+        Optional.of(settings));
   }
 }

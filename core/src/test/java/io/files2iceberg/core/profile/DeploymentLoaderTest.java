@@ -65,7 +65,10 @@ class DeploymentLoaderTest {
                 JobSettings.WarmPlace.CLUSTER,
                 Optional.of("ingest-cluster"),
                 Duration.ofHours(6),
-                Optional.of("gs://sales-bucket/files2iceberg/warm")));
+                Optional.of("gs://sales-bucket/files2iceberg/warm"),
+                Optional.of(new KubernetesSettings("lake",
+                    "europe-docker.pkg.dev/sales-project/files2iceberg/spark-job:0.1.0", "files2iceberg-job",
+                    "https://10.0.0.1:443", "gs://sales-bucket/jars/spark-job.jar"))));
     assertThat(deployment.listener())
         .isEqualTo(
             new ListenerSettings(
@@ -252,6 +255,53 @@ class DeploymentLoaderTest {
             .contains("serverless").contains("cluster"))
         .anySatisfy(error -> assertThat(error).contains("job.warm.ttl: must be from 10m to 14d"))
         .anySatisfy(error -> assertThat(error).contains("job.warm.folder: must be a gs:// folder, got \"/tmp/warm\""));
+  }
+
+  @Test
+  void aKubernetesNamespaceSelectsKubernetesWithTheDefaultMasterAndJar() throws Exception {
+    Deployment deployment = DeploymentLoader.load(write(dir, "deployment.conf",
+        "job.kubernetes { namespace = lake, image = \"europe-docker.pkg.dev/p/f2i/spark-job:1\","
+            + " service-account = files2iceberg-job }\n"), home());
+
+    assertThat(deployment.job().kubernetes()).contains(new KubernetesSettings("lake",
+        "europe-docker.pkg.dev/p/f2i/spark-job:1", "files2iceberg-job", "https://kubernetes.default.svc",
+        "local:///opt/files2iceberg/files2iceberg-spark-job-all.jar"));
+    assertThat(DeploymentLoader.defaults(home()).job().kubernetes()).isEmpty();
+  }
+
+  @Test
+  void aKubernetesNamespaceWithoutImageOrServiceAccountIsAnErrorNamingBothKeys() {
+    assertThat(errors("deployment.conf", "job.kubernetes.namespace = lake\n"))
+        .containsExactlyInAnyOrder(
+            dir.resolve("deployment.conf") + ": job.kubernetes.image: is required when job.kubernetes.namespace is set",
+            dir.resolve("deployment.conf") + ": job.kubernetes.service-account: is required when"
+                + " job.kubernetes.namespace is set");
+  }
+
+  @Test
+  void badKubernetesSettingsAreErrorsNamingTheirKeys() {
+    assertThat(errors("deployment.conf", """
+            job.mode = warm
+            job.kubernetes { namespace = Lake_1, image = "spark-job:1", service-account = "Job SA",
+              master = "k8s://https://10.0.0.1", jar = "/opt/job.jar" }
+            """))
+        .hasSize(5)
+        .anySatisfy(error -> assertThat(error).contains("job.mode: warm is not supported with job.kubernetes.namespace"))
+        .anySatisfy(error -> assertThat(error).contains("job.kubernetes.namespace: must be a Kubernetes namespace name")
+            .contains("\"Lake_1\""))
+        .anySatisfy(error -> assertThat(error).contains("job.kubernetes.service-account: must be a Kubernetes service"
+            + " account name").contains("\"Job SA\""))
+        .anySatisfy(error -> assertThat(error).contains("job.kubernetes.master: must be the API server's http(s) URL,"
+            + " without k8s://, got \"k8s://https://10.0.0.1\""))
+        .anySatisfy(error -> assertThat(error).contains("job.kubernetes.jar: must be a local:/// path in the job's image"
+            + " or a gs:// URI, got \"/opt/job.jar\""));
+  }
+
+  @Test
+  void kubernetesKeysWithoutTheNamespaceAreErrorsNamingThem() {
+    assertThat(errors("deployment.conf", "job.kubernetes.image = \"spark-job:1\"\n"))
+        .containsExactly(dir.resolve("deployment.conf") + ": job.kubernetes.image: is set but job.kubernetes.namespace"
+            + " is not: set the namespace to run the jobs on Kubernetes");
   }
 
   @Test

@@ -202,6 +202,13 @@ final class ProfileFixtures {
         dataproc-cluster = ingest-cluster
         warm.ttl = 6h
         warm.folder = "gs://sales-bucket/files2iceberg/warm"
+        kubernetes {
+          namespace = lake
+          image = "europe-docker.pkg.dev/sales-project/files2iceberg/spark-job:0.1.0"
+          service-account = files2iceberg-job
+          master = "https://10.0.0.1:443"
+          jar = "gs://sales-bucket/jars/spark-job.jar"
+        }
       }
       listener {
         port = 9090
@@ -250,6 +257,12 @@ final class ProfileFixtures {
           dataproc: cluster
           ttl: 6h
           folder: gs://sales-bucket/files2iceberg/warm
+        kubernetes:
+          namespace: lake
+          image: europe-docker.pkg.dev/sales-project/files2iceberg/spark-job:0.1.0
+          service-account: files2iceberg-job
+          master: https://10.0.0.1:443
+          jar: gs://sales-bucket/jars/spark-job.jar
       listener:
         port: 9090
         host: 0.0.0.0

@@ -79,6 +79,17 @@ public final class AttemptResults {
     }
   }
 
+  /**
+   * The result of a remote run that has ended: the job's own result object at {@code location} when
+   * it wrote one, which says more than the run's state; else {@code seen}, what the launcher made of
+   * that state (a Dataproc batch's, a driver pod's).
+   *
+   * @param location where the run writes its result; empty for a run that writes none
+   */
+  public JobResult writtenOr(Optional<String> location, JobResult seen) {
+    return location.flatMap(this::read).map(written -> toJobResult(written, seen.log())).orElse(seen);
+  }
+
   /** The launcher's result of a run that wrote its result: the job's own word ({@code fromJob}). */
   public static JobResult toJobResult(AttemptResult result, Optional<String> log) {
     return new JobResult(result.exit(), result.report(), result.detail(), true, log, result.cause());

@@ -3,9 +3,9 @@ package io.files2iceberg.batcher.engine.launch;
 import io.files2iceberg.core.manifest.BatchManifest;
 
 /**
- * Starts the Spark job on one batch: a child JVM on this machine ({@link LocalSparkLauncher}) or a
- * Dataproc Serverless batch. The planner chooses one per table ({@code job.dataproc-region}) and
- * never learns which it got.
+ * Starts the Spark job on one batch: a child JVM on this machine ({@link LocalSparkLauncher}), a
+ * Dataproc Serverless batch or a driver pod on Kubernetes. The planner chooses one per table ({@code
+ * job.dataproc-region}, {@code job.kubernetes.namespace}) and never learns which it got.
  *
  * <p>Launching only starts the job; {@link LaunchedJob#await} watches it. The job is given its
  * attempt ({@code --attempt N}) and writes what it did to an {@code AttemptResult} beside its

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The launcher of each table: the first {@link LauncherProvider} on the classpath that {@link
  * LauncherProvider#handles handles} the profile (Dataproc Serverless when {@code
- * job.dataproc-region} is set), else the local launcher. Opens each launcher once per profile and
+ * job.dataproc-region} is set, Kubernetes when {@code job.kubernetes.namespace} is), else the local
+ * launcher. Opens each launcher once per profile and
  * closes them all.
  */
 public final class Launchers implements Function<TableProfile, Launcher>, AutoCloseable {
@@ -89,6 +90,10 @@ public final class Launchers implements Function<TableProfile, Launcher>, AutoCl
   }
 
   private Launcher open(TableProfile profile) {
+    if (deployment.job().dataprocRegion().isPresent() && deployment.job().kubernetes().isPresent()) {
+      throw new IllegalArgumentException("job.kubernetes.namespace and job.dataproc-region are both set: the jobs run"
+          + " either on Kubernetes or on Dataproc; remove one of them");
+    }
     Optional<LauncherProvider> provider = providers.stream().filter(p -> p.handles(profile, deployment)).findFirst();
     if (provider.isPresent()) {
       LOG.info("Table {}: jobs run on {}", profile.table(), provider.get().name());
@@ -97,6 +102,10 @@ public final class Launchers implements Function<TableProfile, Launcher>, AutoCl
     if (deployment.job().dataprocRegion().isPresent()) {
       throw new IllegalStateException("job.dataproc-region is set (" + deployment.job().dataprocRegion().get()
           + ") but no Dataproc launcher is on the classpath");
+    }
+    if (deployment.job().kubernetes().isPresent()) {
+      throw new IllegalStateException("job.kubernetes.namespace is set ("
+          + deployment.job().kubernetes().get().namespace() + ") but no Kubernetes launcher is on the classpath");
     }
     synchronized (this) {
       if (localLauncher == null) {

@@ -74,10 +74,7 @@ final class DataprocJob implements LaunchedJob {
       if (batch.isPresent()) {
         Optional<JobResult> ended = DataprocOutcome.of(batch.get(), jobId, log);
         if (ended.isPresent()) {
-          // The job's own result object, when it wrote one, says more than the batch's state.
-          result = resultLocation.flatMap(results::read)
-              .map(written -> AttemptResults.toJobResult(written, Optional.of(log)))
-              .orElse(ended.get());
+          result = results.writtenOr(resultLocation, ended.get());
           LOG.info("Table {} batch {} ({}): Dataproc batch {} ended {}: {}", table, batchId, manifestUri, jobId,
               batch.get().getState(), result.exit());
           return Optional.of(result);

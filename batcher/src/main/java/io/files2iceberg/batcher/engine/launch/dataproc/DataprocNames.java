@@ -15,8 +15,11 @@ import java.util.regex.Pattern;
  * f2i-20261130t120000-1a2b3c4d-a1}. The same batch and attempt always give the same id: a batcher
  * that relaunches an attempt it had already started finds that batch instead of starting a second
  * job on the same files.
+ *
+ * <p>A batch id is also a DNS-1123 label, and a label value one of Kubernetes' label values: the
+ * Kubernetes launcher names its driver pods and labels them with the same functions.
  */
-final class DataprocNames {
+public final class DataprocNames {
 
   static final String BATCH_ID_PREFIX = "f2i-";
 
@@ -41,7 +44,7 @@ final class DataprocNames {
    *
    * @param attempt the launch of this batch, from 1
    */
-  static String batchId(String batchId, int attempt) {
+  public static String batchId(String batchId, int attempt) {
     if (attempt < 1) {
       throw new IllegalArgumentException("attempt must be at least 1, is " + attempt);
     }
@@ -61,7 +64,7 @@ final class DataprocNames {
    * than 63 characters, it keeps its first 54 and gets {@code -} and 8 hex digits of the SHA-256 of
    * the whole value.
    */
-  static String labelValue(String value) {
+  public static String labelValue(String value) {
     String label = NOT_LABEL_CHARACTERS.matcher(value.toLowerCase(Locale.ROOT)).replaceAll("_");
     if (label.length() <= MAX_LABEL_LENGTH) {
       return label;
