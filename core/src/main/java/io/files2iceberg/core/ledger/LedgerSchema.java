@@ -1,6 +1,8 @@
 package io.files2iceberg.core.ledger;
 
 import io.files2iceberg.core.Sha256;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
  * The ledger's document schema, in one place for every implementation: collection (table) names,
@@ -15,7 +17,7 @@ public final class LedgerSchema {
   private LedgerSchema() {}
 
   /** Bumped on every incompatible change of names or encodings below. */
-  public static final int VERSION = 9;
+  public static final int VERSION = 10;
 
   public static final String FILES = "files";
   public static final String PARTITIONS = "partitions";
@@ -70,6 +72,57 @@ public final class LedgerSchema {
    * text); absent on a file loaded before version 7, or that violated no expectation.
    */
   public static final String EXPECTATIONS_FAILED = "expectationsFailed";
+
+  /*
+   * Landing cleanup ({@link CleanedObject}), since version 10. A file recorded or loaded before has
+   * no load time, and so is never cleaned.
+   */
+  /** {@link FileRecord#ingestedAt}: when the file's batch committed; absent until then. */
+  public static final String INGESTED_AT = "ingestedAt";
+  /**
+   * Where the file's object is: {@link #LANDING_PRESENT} where it landed, else the {@link
+   * CleanedObject.Action} code ({@code archived}, {@code deleted}). Written on every file write, so
+   * that a store that cannot query a missing field (Firestore) finds the files cleanup may take.
+   */
+  public static final String LANDING = "landing";
+  /** {@link #LANDING} of a file whose object cleanup has not touched. */
+  public static final String LANDING_PRESENT = "present";
+  /** {@link CleanedObject#archiveUri}. */
+  public static final String ARCHIVE_URI = "archiveUri";
+  /** {@link CleanedObject#archiveGeneration}. */
+  public static final String ARCHIVE_GENERATION = "archiveGeneration";
+  /** {@link CleanedObject#cleanedAt}. */
+  public static final String CLEANED_AT = "cleanedAt";
+  /** {@link CleanedObject#removedAt}. */
+  public static final String REMOVED_AT = "removedAt";
+  /**
+   * Firestore: whether cleanup decided on the file and has not removed its object yet ({@link
+   * CleanedObject#removedAt} empty), written on every file write: the field a resumed cleanup finds
+   * such files by (a query cannot ask for a missing or null {@link #REMOVED_AT} with an order).
+   */
+  public static final String REMOVAL_PENDING = "removalPending";
+
+  /**
+   * A file's {@link CleanedObject} from its stored fields: empty when {@code landing} is absent
+   * (a file written before version 10) or {@link #LANDING_PRESENT}.
+   *
+   * @throws IllegalStateException when a cleaned file lacks its cleanup time
+   */
+  public static Optional<CleanedObject> cleaned(String fileId, String landing,
+      Optional<String> archiveUri, Optional<Long> archiveGeneration,
+      Optional<Instant> cleanedAt, Optional<Instant> removedAt) {
+    if (landing == null || landing.equals(LANDING_PRESENT)) {
+      return Optional.empty();
+    }
+    return Optional.of(new CleanedObject(CleanedObject.Action.fromCode(landing), archiveUri,
+        archiveGeneration, cleanedAt.orElseThrow(() -> new IllegalStateException("File " + fileId + " is "
+            + landing + " without " + CLEANED_AT)), removedAt));
+  }
+
+  /** {@link #LANDING} of a file. */
+  public static String landing(FileRecord file) {
+    return file.cleaned().map(cleaned -> cleaned.action().code()).orElse(LANDING_PRESENT);
+  }
 
   // partitions (also TABLE, PARTITION, STATE, BATCH_ID)
   public static final String PARTITION_ID = "partitionId";

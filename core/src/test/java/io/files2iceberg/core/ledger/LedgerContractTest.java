@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.files2iceberg.core.manifest.ManifestFile;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -1458,6 +1459,9 @@ public abstract class LedgerContractTest {
     assertThat(committed.alreadyCommitted()).isFalse();
     assertThat(committed.batch().state()).isEqualTo(BatchState.COMMITTED);
     assertFilesOfBatch(batch, files, FileState.INGESTED, true);
+    // Also the files a store with a bound per commit settles after the commit.
+    assertThat(ledger.filesOfBatch(batch.batchId())).allSatisfy(file ->
+        assertThat(file.ingestedAt()).as("file %s", file.uri()).contains(clock.instant()));
     assertThat(ledger.partition(TABLE, "2024-01-01").orElseThrow().state()).isEqualTo(PartitionState.INGESTED);
     assertThat(ledger.commitBatch(new CommitBatch(batch.batchId(), 11L, METRICS)).alreadyCommitted()).isTrue();
     assertThat(ledger.claimPartitions(new ClaimPartitions(TABLE, 5_000, LEASE, true))).isEmpty();
@@ -1657,6 +1661,238 @@ public abstract class LedgerContractTest {
   @SuppressWarnings("unchecked")
   private static Map<String, Object> payload(ChangeEvent event) throws Exception {
     return new com.fasterxml.jackson.databind.ObjectMapper().readValue(event.payload(), Map.class);
+  }
+
+  // --- landing cleanup --------------------------------------------------------------------------
+
+  private static final String ARCHIVE = "gs://archive/raw/";
+
+  private static Ledger.CleanFile archive(FileRecord file, Instant at) {
+    return new Ledger.CleanFile(file.fileId(), CleanedObject.archived(ARCHIVE + file.name(), 7_000 + file.size(), at));
+  }
+
+  private static Ledger.CleanFile delete(FileRecord file, Instant at) {
+    return new Ledger.CleanFile(file.fileId(), CleanedObject.deleted(at));
+  }
+
+  private List<FileRecord> files(List<String> ids) {
+    return ids.stream().map(id -> ledger.file(id).orElseThrow()).toList();
+  }
+
+  @Test
+  void aCommitRecordsWhenItsFilesWereLoadedAndAReplayForgetsIt() {
+    List<String> ids = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord batch = claim(10).orElseThrow();
+    clock.advance(Duration.ofMinutes(3));
+    Instant committedAt = clock.instant();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 42L, METRICS));
+
+    assertThat(files(ids)).allSatisfy(file -> assertThat(file.ingestedAt()).contains(committedAt));
+    assertThat(files(ids)).allSatisfy(file -> assertThat(file.cleaned()).isEmpty());
+
+    clock.advance(Duration.ofMinutes(1));
+    ledger.reopenPartition(TABLE, "2024-01-01");
+    assertThat(files(ids)).allSatisfy(file -> assertThat(file.ingestedAt()).isEmpty());
+    BatchRecord again = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(again.batchId(), 43L, METRICS));
+    assertThat(openAnother(clock).file(ids.get(0)).orElseThrow().ingestedAt()).contains(clock.instant());
+  }
+
+  @Test
+  void cleanFilesRecordsEachDecisionAndTheSameDecisionAgainChangesNothing() {
+    BatchRecord batch = loaded("2024-01-01", 2, 1L);
+    List<FileRecord> loadedFiles = files(batch.fileIds());
+    Instant at = clock.instant();
+
+    List<FileRecord> cleaned = ledger.cleanFiles(TABLE, List.of(archive(loadedFiles.get(0), at),
+        delete(loadedFiles.get(1), at)));
+
+    assertThat(cleaned).hasSize(2);
+    FileRecord archived = openAnother(clock).file(loadedFiles.get(0).fileId()).orElseThrow();
+    assertThat(archived.state()).isEqualTo(FileState.INGESTED);
+    assertThat(archived.ingestedAt()).isEqualTo(loadedFiles.get(0).ingestedAt());
+    assertThat(archived.cleaned()).contains(new CleanedObject(CleanedObject.Action.ARCHIVED,
+        Optional.of(ARCHIVE + archived.name()), Optional.of(7_100L), at, Optional.empty()));
+    assertThat(ledger.file(loadedFiles.get(1).fileId()).orElseThrow().cleaned())
+        .contains(CleanedObject.deleted(at));
+    assertThat(cleaned).containsExactlyInAnyOrderElementsOf(files(batch.fileIds()));
+    // A run that resumes decides the same again: nothing changes.
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(ledger.cleanFiles(TABLE, List.of(archive(loadedFiles.get(0), clock.instant()),
+        delete(loadedFiles.get(1), clock.instant())))).isEmpty();
+    assertThat(ledger.file(loadedFiles.get(1).fileId()).orElseThrow().cleaned())
+        .contains(CleanedObject.deleted(at));
+  }
+
+  @Test
+  void cleanFilesRefusesAFileNotIngestedNamingItAndWritesNothing() {
+    BatchRecord batch = loaded("2024-01-01", 1, 1L);
+    List<String> pending = readyPartition(TABLE, "2024-01-02", 1);
+    FileRecord ingested = ledger.file(batch.fileIds().get(0)).orElseThrow();
+    FileRecord recorded = ledger.file(pending.get(0)).orElseThrow();
+
+    assertThatThrownBy(() -> ledger.cleanFiles(TABLE, List.of(delete(ingested, clock.instant()),
+        delete(recorded, clock.instant()))))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageContaining(recorded.fileId())
+        .hasMessageContaining(recorded.uri())
+        .hasMessageContaining("expected state INGESTED, actual RECORDED");
+    assertThat(ledger.file(ingested.fileId()).orElseThrow().cleaned()).isEmpty();
+    assertThatThrownBy(() -> ledger.cleanFiles("lake.other", List.of(delete(ingested, clock.instant()))))
+        .hasMessageContaining("no file " + ingested.fileId());
+  }
+
+  @Test
+  void cleanFilesRefusesAnotherDecisionForACleanedFile() {
+    BatchRecord batch = loaded("2024-01-01", 1, 1L);
+    FileRecord file = ledger.file(batch.fileIds().get(0)).orElseThrow();
+    ledger.cleanFiles(TABLE, List.of(archive(file, clock.instant())));
+
+    assertThatThrownBy(() -> ledger.cleanFiles(TABLE, List.of(delete(file, clock.instant()))))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageContaining(file.fileId())
+        .hasMessageContaining("archived already (to " + ARCHIVE + file.name() + ")");
+    assertThat(ledger.file(file.fileId()).orElseThrow().cleaned().orElseThrow().action())
+        .isEqualTo(CleanedObject.Action.ARCHIVED);
+  }
+
+  @Test
+  void cleanFilesWaitsForTheTablesUnfinishedChange() {
+    BatchRecord batch = loaded("2024-01-01", 1, 1L);
+    FileRecord file = ledger.file(batch.fileIds().get(0)).orElseThrow();
+    ledger.intendChange(rollback("rollback-1", 1L, 0L, List.of(batch.batchId()), List.of(), List.of("2024-01-01"),
+        false));
+
+    assertThatThrownBy(() -> ledger.cleanFiles(TABLE, List.of(delete(file, clock.instant()))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("rollback-1")
+        .hasMessageContaining("unfinished");
+    assertThat(ledger.file(file.fileId()).orElseThrow().cleaned()).isEmpty();
+  }
+
+  @Test
+  void confirmRemovedRecordsTheRemovalOnceAndRefusesAFileNeverCleaned() {
+    BatchRecord batch = loaded("2024-01-01", 2, 1L);
+    List<FileRecord> loadedFiles = files(batch.fileIds());
+    Instant decided = clock.instant();
+    ledger.cleanFiles(TABLE, List.of(delete(loadedFiles.get(0), decided)));
+    clock.advance(Duration.ofSeconds(5));
+    Instant removed = clock.instant();
+
+    assertThat(ledger.confirmRemoved(List.of(loadedFiles.get(0).fileId()))).hasSize(1);
+
+    assertThat(openAnother(clock).file(loadedFiles.get(0).fileId()).orElseThrow().cleaned())
+        .contains(CleanedObject.deleted(decided).removed(removed));
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(ledger.confirmRemoved(List.of(loadedFiles.get(0).fileId()))).isEmpty();
+    assertThat(ledger.file(loadedFiles.get(0).fileId()).orElseThrow().cleaned().orElseThrow().removedAt())
+        .contains(removed);
+    assertThatThrownBy(() -> ledger.confirmRemoved(List.of(loadedFiles.get(1).fileId())))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(loadedFiles.get(1).fileId())
+        .hasMessageContaining("never cleaned");
+  }
+
+  @Test
+  void filesToCleanListsTheLoadedFilesBeforeTheCutoffOldestFirstAndLeavesCleanedOnesOut() {
+    BatchRecord first = loaded("2024-01-01", 2, 1L); // loaded at START, the clock moved on by a minute
+    BatchRecord second = loaded("2024-01-02", 2, 2L);
+    BatchRecord third = loaded("2024-01-03", 1, 3L);
+    readyPartition(TABLE, "2024-01-04", 1); // not loaded
+    List<String> firstIds = first.fileIds().stream().sorted().toList();
+    List<String> secondIds = second.fileIds().stream().sorted().toList();
+    Instant thirdLoaded = ledger.file(third.fileIds().get(0)).orElseThrow().ingestedAt().orElseThrow();
+
+    assertThat(ledger.filesToClean(TABLE, thirdLoaded, 10)).extracting(FileRecord::fileId)
+        .containsExactly(firstIds.get(0), firstIds.get(1), secondIds.get(0), secondIds.get(1));
+    assertThat(ledger.filesToClean(TABLE, thirdLoaded, 3)).extracting(FileRecord::fileId)
+        .containsExactly(firstIds.get(0), firstIds.get(1), secondIds.get(0));
+    assertThat(ledger.filesToClean(TABLE, START, 10)).isEmpty();
+    assertThat(ledger.filesToClean("lake.other", clock.instant(), 10)).isEmpty();
+
+    ledger.cleanFiles(TABLE, List.of(delete(ledger.file(firstIds.get(1)).orElseThrow(), clock.instant())));
+
+    assertThat(ledger.filesToClean(TABLE, clock.instant(), 10)).extracting(FileRecord::fileId)
+        .containsExactly(firstIds.get(0), secondIds.get(0), secondIds.get(1), third.fileIds().get(0));
+  }
+
+  @Test
+  void filesBeingCleanedListsTheDecisionsWhoseObjectIsStillToRemove() {
+    BatchRecord batch = loaded("2024-01-01", 3, 1L);
+    List<FileRecord> loadedFiles = files(batch.fileIds());
+    ledger.cleanFiles(TABLE, List.of(archive(loadedFiles.get(2), clock.instant())));
+    clock.advance(Duration.ofMinutes(1));
+    ledger.cleanFiles(TABLE, List.of(delete(loadedFiles.get(0), clock.instant()),
+        delete(loadedFiles.get(1), clock.instant())));
+    // Oldest decision first, then by file id.
+    assertThat(ledger.filesBeingCleaned(TABLE, 10)).extracting(FileRecord::fileId).containsExactly(
+        loadedFiles.get(2).fileId(), Collections.min(List.of(loadedFiles.get(0).fileId(), loadedFiles.get(1).fileId())),
+        Collections.max(List.of(loadedFiles.get(0).fileId(), loadedFiles.get(1).fileId())));
+
+    ledger.confirmRemoved(List.of(loadedFiles.get(2).fileId(), loadedFiles.get(0).fileId()));
+
+    assertThat(ledger.filesBeingCleaned(TABLE, 10)).extracting(FileRecord::fileId)
+        .containsExactly(loadedFiles.get(1).fileId());
+    assertThat(ledger.filesBeingCleaned(TABLE, 1)).hasSize(1);
+    assertThat(ledger.filesBeingCleaned("lake.other", 10)).isEmpty();
+  }
+
+  @Test
+  void rollbackReloadsAnArchivedFileFromItsArchiveAndSupersedesADeletedOne() {
+    BatchRecord batch = loaded("2024-01-01", 2, 1L);
+    List<FileRecord> loadedFiles = files(batch.fileIds());
+    Instant cleanedAt = clock.instant();
+    ledger.cleanFiles(TABLE, List.of(archive(loadedFiles.get(0), cleanedAt), delete(loadedFiles.get(1), cleanedAt)));
+    ledger.confirmRemoved(batch.fileIds());
+    ledger.intendChange(rollback("rollback-1", 1L, 0L, List.of(batch.batchId()), List.of(), List.of("2024-01-01"),
+        false));
+
+    TableChange applied = ledger.applyChange("rollback-1");
+
+    assertThat(applied.outcome()).contains("1 file(s) to load again, 1 file(s) superseded (their objects deleted by"
+        + " landing cleanup), 1 batch(es) rolled back");
+    assertReloadedFromArchiveAndDeletedSuperseded(loadedFiles, cleanedAt);
+  }
+
+  @Test
+  void replayReloadsAnArchivedFileFromItsArchiveAndSupersedesADeletedOne() {
+    BatchRecord batch = loaded("2024-01-01", 2, 1L);
+    List<FileRecord> loadedFiles = files(batch.fileIds());
+    Instant cleanedAt = clock.instant();
+    ledger.cleanFiles(TABLE, List.of(archive(loadedFiles.get(0), cleanedAt), delete(loadedFiles.get(1), cleanedAt)));
+
+    assertThat(ledger.reopenPartition(TABLE, "2024-01-01").state()).isEqualTo(PartitionState.READY);
+
+    assertReloadedFromArchiveAndDeletedSuperseded(loadedFiles, cleanedAt);
+  }
+
+  /** The archived file is RECORDED with its archive, read from there; the deleted one SUPERSEDED. */
+  private void assertReloadedFromArchiveAndDeletedSuperseded(List<FileRecord> loadedFiles, Instant cleanedAt) {
+    FileRecord archived = openAnother(clock).file(loadedFiles.get(0).fileId()).orElseThrow();
+    assertThat(archived.state()).isEqualTo(FileState.RECORDED);
+    assertThat(archived.ingestedAt()).isEmpty();
+    assertThat(archived.cleaned().orElseThrow().archiveUri()).contains(ARCHIVE + archived.name());
+    FileRecord deleted = ledger.file(loadedFiles.get(1).fileId()).orElseThrow();
+    assertThat(deleted.state()).isEqualTo(FileState.SUPERSEDED);
+    assertThat(deleted.cleaned().orElseThrow().action()).isEqualTo(CleanedObject.Action.DELETED);
+    assertThat(deleted.quarantineReason()).contains("its object was deleted from the landing by cleanup at "
+        + cleanedAt + "; its rows were not reloaded");
+
+    BatchRecord reload = claim(10).orElseThrow();
+    assertThat(reload.fileIds()).containsExactly(archived.fileId());
+    ManifestFile read = ManifestFile.of(ledger.filesOfBatch(reload.batchId()).get(0));
+    assertThat(read.uri()).isEqualTo(archived.uri());
+    assertThat(read.readUri()).isEqualTo(ARCHIVE + archived.name());
+    assertThat(read.readGeneration()).isEqualTo(7_100L);
+    assertThat(read.archive()).contains(new ManifestFile.Archive(ARCHIVE + archived.name(), 7_100L));
+    // Loaded again from its archive: INGESTED, still archived, so never a cleanup candidate again.
+    ledger.commitBatch(new CommitBatch(reload.batchId(), 5L, METRICS));
+    FileRecord reloaded = ledger.file(archived.fileId()).orElseThrow();
+    assertThat(reloaded.state()).isEqualTo(FileState.INGESTED);
+    assertThat(reloaded.cleaned()).isEqualTo(archived.cleaned());
+    clock.advance(Duration.ofDays(1));
+    assertThat(ledger.filesToClean(TABLE, clock.instant(), 10)).isEmpty();
+    assertThat(ManifestFile.of(ledger.file(loadedFiles.get(1).fileId()).orElseThrow()).archive()).isEmpty();
   }
 
   private BatchRecord loaded(String partition, int files, long snapshot) {

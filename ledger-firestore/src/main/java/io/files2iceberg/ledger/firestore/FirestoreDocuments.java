@@ -65,6 +65,7 @@ import com.google.cloud.Timestamp;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRows;
@@ -116,8 +117,10 @@ final class FirestoreDocuments {
         instant(doc, RECORDED_AT),
         optionalNumber(doc, SNAPSHOT_ID),
         FileRows.fromMap(doc),
-        java.util.Optional.empty(), // TODO(cleanup): ingestedAt
-        java.util.Optional.empty()); // TODO(cleanup): cleanup fields
+        optionalInstant(doc, LedgerSchema.INGESTED_AT),
+        LedgerSchema.cleaned(string(doc, FILE_ID), optionalString(doc, LedgerSchema.LANDING).orElse(null),
+            optionalString(doc, LedgerSchema.ARCHIVE_URI), optionalNumber(doc, LedgerSchema.ARCHIVE_GENERATION),
+            optionalInstant(doc, LedgerSchema.CLEANED_AT), optionalInstant(doc, LedgerSchema.REMOVED_AT)));
   }
 
   static PartitionRecord partition(Map<String, Object> doc) {
@@ -263,6 +266,17 @@ final class FirestoreDocuments {
     // A map of expectation names to counts; absent (cleared) when the file violated none.
     putOrClear(doc, EXPECTATIONS_FAILED, f.rows().map(FileRows::expectationsFailed).filter(failed -> !failed.isEmpty())
         .map(HashMap::new));
+    // Landing cleanup. The landing and the pending removal are written on every write, so that
+    // cleanup's queries (equalities on them) find every file written since version 10; a document
+    // written before has neither, nor a load time, and is never a candidate.
+    putOrClear(doc, LedgerSchema.INGESTED_AT, f.ingestedAt().map(FirestoreDocuments::timestamp));
+    doc.put(LedgerSchema.LANDING, LedgerSchema.landing(f));
+    putOrClear(doc, LedgerSchema.ARCHIVE_URI, f.cleaned().flatMap(CleanedObject::archiveUri));
+    putOrClear(doc, LedgerSchema.ARCHIVE_GENERATION, f.cleaned().flatMap(CleanedObject::archiveGeneration));
+    putOrClear(doc, LedgerSchema.CLEANED_AT, f.cleaned().map(c -> timestamp(c.cleanedAt())));
+    putOrClear(doc, LedgerSchema.REMOVED_AT, f.cleaned().flatMap(CleanedObject::removedAt)
+        .map(FirestoreDocuments::timestamp));
+    doc.put(LedgerSchema.REMOVAL_PENDING, f.cleaned().filter(c -> c.removedAt().isEmpty()).isPresent());
     return doc;
   }
 

@@ -211,6 +211,26 @@ abstract class FirestoreListings implements LedgerListings {
   }
 
   @Override
+  public List<FileRecord> filesToClean(String table, Instant ingestedBefore, int limit) {
+    return read("filesToClean", store.files.getPath() + " (table " + table + " loaded before " + ingestedBefore + ")",
+        () -> records(limited(LedgerQuery.FILES_TO_CLEAN.on(store.files, table, FileState.INGESTED.code(),
+            LedgerSchema.LANDING_PRESENT, FirestoreDocuments.timestamp(ingestedBefore.toEpochMilli())), limit),
+            FirestoreDocuments::file));
+  }
+
+  @Override
+  public List<FileRecord> filesBeingCleaned(String table, int limit) {
+    return read("filesBeingCleaned", store.files.getPath() + " (table " + table + ")",
+        () -> records(limited(LedgerQuery.FILES_BEING_CLEANED.on(store.files, table, true), limit),
+            FirestoreDocuments::file));
+  }
+
+  /** At most {@code limit} documents; a negative limit ({@code StoreReads.ALL}) is every one. */
+  static com.google.cloud.firestore.Query limited(com.google.cloud.firestore.Query query, int limit) {
+    return limit < 0 ? query : query.limit(limit);
+  }
+
+  @Override
   public List<FileRecord> filesNamed(String bucket, String name) {
     return read("filesNamed", store.files.getPath() + " (" + bucket + "/" + name + ")",
         () -> records(LedgerQuery.FILES_NAMED.on(store.files, bucket, name), FirestoreDocuments::file));

@@ -152,10 +152,6 @@ final class FirestoreTransaction extends FirestoreListings implements StoreTrans
     return found;
   }
 
-  private static Query limited(Query query, int limit) {
-    return limit < 0 ? query : query.limit(limit);
-  }
-
   @Override
   public Optional<FileRecord> file(String fileId) {
     return document(store.files.document(fileId)).map(FirestoreDocuments::file);

@@ -17,6 +17,10 @@ import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
 import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.CLEANED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.INGESTED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.LANDING;
+import static io.files2iceberg.core.ledger.LedgerSchema.REMOVAL_PENDING;
 
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.FieldPath;
@@ -45,6 +49,21 @@ enum LedgerQuery {
 
   /** A partition's RECORDED files in claim order, so consecutive claims take consecutive ranges. */
   PENDING_FILES(FILES, List.of(eq(TABLE), eq(PARTITION), eq(STATE)), List.of(asc(URI), asc(GENERATION))),
+  /**
+   * Landing cleanup's candidates: a table's INGESTED files whose object is where it landed, loaded
+   * before a time, oldest load first. The load time is the one time the files collection indexes,
+   * and only here, behind the table, the state and the landing: it is written once per file by its
+   * batch's commit (a few commits a minute per table, at the job's pace), never by the listener's
+   * arrivals, so its growing end takes far fewer writes than Firestore's hotspot bound. A file
+   * without a load time (written before version 10) has no entry in the range.
+   */
+  FILES_TO_CLEAN(FILES, List.of(eq(TABLE), eq(STATE), eq(LANDING), lt(INGESTED_AT)),
+      List.of(asc(INGESTED_AT), ascId())),
+  /**
+   * A resumed cleanup: a table's files cleaned in the ledger whose object is still to remove,
+   * oldest decision first. Few at any time (cleanup removes them right after deciding).
+   */
+  FILES_BEING_CLEANED(FILES, List.of(eq(TABLE), eq(REMOVAL_PENDING)), List.of(asc(CLEANED_AT), ascId())),
   /** Status: how many files of a table are in one state. */
   FILE_COUNT(FILES, List.of(eq(TABLE), eq(STATE)), List.of()),
   /** The files of a pruned batch (sorted by their position in memory: at most one batch's files). */

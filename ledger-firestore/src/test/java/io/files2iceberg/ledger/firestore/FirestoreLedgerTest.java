@@ -14,6 +14,7 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.WriteBatch;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
@@ -178,6 +179,38 @@ class FirestoreLedgerTest extends SettlingContractTest {
     assertThat(ledger.reviveBatch(gaveUp.batchId()).outcomeUnknown()).isTrue();
     assertThat(db().collection(prefix + BATCHES).document(gaveUp.batchId()).get().get()
         .getBoolean(LedgerSchema.OUTCOME_UNKNOWN)).isTrue();
+  }
+
+  @Test
+  void everyFileWriteCarriesItsLandingAndAFileWrittenBeforeCleanupExistedIsNeverACandidate() throws Exception {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 2);
+    BatchRecord batch = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(batch.batchId(), 9L, METRICS));
+    Map<String, Object> loaded = db().collection(prefix + FILES).document(files.get(0)).get().get().getData();
+    assertThat(loaded).containsEntry(LedgerSchema.LANDING, LedgerSchema.LANDING_PRESENT)
+        .containsEntry(LedgerSchema.REMOVAL_PENDING, false)
+        .containsKey(LedgerSchema.INGESTED_AT);
+    // As a build before version 10 left a loaded file: no load time, no landing.
+    db().collection(prefix + FILES).document(files.get(1)).update(LedgerSchema.INGESTED_AT, FieldValue.delete(),
+        LedgerSchema.LANDING, FieldValue.delete(), LedgerSchema.REMOVAL_PENDING, FieldValue.delete()).get();
+    clock.advance(Duration.ofDays(40));
+
+    assertThat(ledger.file(files.get(1)).orElseThrow().ingestedAt()).isEmpty();
+    assertThat(ledger.file(files.get(1)).orElseThrow().cleaned()).isEmpty();
+    assertThat(ledger.filesToClean(TABLE, clock.instant(), 10)).extracting(FileRecord::fileId)
+        .containsExactly(files.get(0));
+
+    ledger.cleanFiles(TABLE, List.of(new Ledger.CleanFile(files.get(0),
+        CleanedObject.archived("gs://archive/a.parquet", 12L, clock.instant()))));
+    Map<String, Object> cleaned = db().collection(prefix + FILES).document(files.get(0)).get().get().getData();
+    assertThat(cleaned).containsEntry(LedgerSchema.LANDING, CleanedObject.Action.ARCHIVED.code())
+        .containsEntry(LedgerSchema.REMOVAL_PENDING, true)
+        .containsEntry(LedgerSchema.ARCHIVE_URI, "gs://archive/a.parquet")
+        .containsEntry(LedgerSchema.ARCHIVE_GENERATION, 12L);
+    ledger.confirmRemoved(List.of(files.get(0)));
+    assertThat(db().collection(prefix + FILES).document(files.get(0)).get().get()
+        .getBoolean(LedgerSchema.REMOVAL_PENDING)).isFalse();
+    assertThat(ledger.filesBeingCleaned(TABLE, 10)).isEmpty();
   }
 
   @Test

@@ -98,14 +98,29 @@ public final class FileRules {
 
   /**
    * {@code replay --force}, or a rollback that undid its batch: INGESTED or DROPPED becomes RECORDED
-   * and forgets its batch (and a drop's reason); others stay.
+   * and forgets its batch (and a drop's reason); others stay. An ARCHIVED file keeps its {@link
+   * FileRecord#cleaned}, so its next batch reads the archive. A file whose object landing cleanup
+   * deleted becomes SUPERSEDED instead ({@link #deletedByCleanup}): nothing could read it again, and
+   * a batch that claimed it would only find it gone. The commands refuse such a reload unless the
+   * operator said that losing its rows is intended; this rule is what the ledger records then.
    */
   public static Optional<FileRecord> reopened(FileRecord file) {
+    Optional<CleanedObject> deleted = file.cleaned().filter(c -> c.action() == CleanedObject.Action.DELETED);
+    if (deleted.isPresent() && (file.state() == FileState.INGESTED || file.state() == FileState.DROPPED)) {
+      return Optional.of(with(file, FileState.SUPERSEDED, Optional.empty(),
+          Optional.of(deletedByCleanup(deleted.get()))));
+    }
     return switch (file.state()) {
       case INGESTED -> Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason()));
       case DROPPED -> Optional.of(with(file, FileState.RECORDED, Optional.empty(), Optional.empty()));
       default -> Optional.empty();
     };
+  }
+
+  /** Why a reopened file whose object cleanup deleted is SUPERSEDED. */
+  public static String deletedByCleanup(CleanedObject deleted) {
+    return "its object was deleted from the landing by cleanup at " + deleted.cleanedAt()
+        + "; its rows were not reloaded";
   }
 
   /**

@@ -333,7 +333,8 @@ public final class BatchTransitions {
       reopenedFiles += step.files();
       if (step.done().isPresent()) {
         if (step.reopened()) {
-          LOG.info("Reopened partition {}/{}: {} ingested file(s) to load again", table, partition, reopenedFiles);
+          LOG.info("Reopened partition {}/{}: {} ingested file(s) to load again (those whose object landing cleanup"
+              + " deleted are superseded instead)", table, partition, reopenedFiles);
         }
         return step.done().get();
       }

@@ -139,9 +139,12 @@ final class TableChanges {
     int undropped = 0;
     // Files of the undone batches (pruned ones too: their files still carry the batch id) that are
     // still INGESTED, or DROPPED since, load again.
+    int superseded = 0;
+    // A step's files moved, and how many of them became SUPERSEDED (their object deleted by cleanup).
+    record Moved(int files, int superseded) {}
     for (String batchId : change.batchIds()) {
       while (true) {
-        int moved = step(change, tx -> {
+        Moved moved = step(change, tx -> {
           List<FileRecord> toMove = new ArrayList<>();
           // The batch's files by id, read in this transaction (a store may list them outside it).
           List<String> ids = tx.filesOfBatch(batchId).stream().map(FileRecord::fileId).toList();
@@ -152,12 +155,18 @@ final class TableChanges {
               toMove.add(file);
             }
           }
-          toMove.forEach(file -> FileRules.reopened(file).ifPresent(tx::putFile));
+          int lost = 0;
+          for (FileRecord file : toMove) {
+            Optional<FileRecord> again = FileRules.reopened(file);
+            again.ifPresent(tx::putFile);
+            lost += again.filter(f -> f.state() == FileState.SUPERSEDED).isPresent() ? 1 : 0;
+          }
           toMove.forEach(file -> partitions.add(file.partition()));
-          return toMove.size();
+          return new Moved(toMove.size(), lost);
         });
-        reopened += moved;
-        if (moved < perCommit()) {
+        reopened += moved.files() - moved.superseded();
+        superseded += moved.superseded();
+        if (moved.files() < perCommit()) {
           break;
         }
       }
@@ -217,6 +226,7 @@ final class TableChanges {
       });
     }
     String outcome = reopened + " file(s) to load again"
+        + (superseded > 0 ? ", " + superseded + " file(s) superseded (their objects deleted by landing cleanup)" : "")
         + (undropped > 0 ? ", " + undropped + " dropped file(s) back in the table" : "") + ", "
         + rolledBackBatches + " batch(es) rolled back" + (change.hold() ? ", partitions held" : "");
     List<TableChange> undoneDrops = undoneDrops(change);

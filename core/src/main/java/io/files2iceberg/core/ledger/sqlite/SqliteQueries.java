@@ -46,6 +46,7 @@ import static io.files2iceberg.core.ledger.sqlite.SqliteStatements.UPSERT_PARTIT
 import static io.files2iceberg.core.ledger.sqlite.SqliteStatements.WRITE_PROBE;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRows;
@@ -188,6 +189,16 @@ final class SqliteQueries {
     return list(c, SELECT_FILES_NAMED, SqliteRows::file, bucket, name);
   }
 
+  static List<FileRecord> filesToClean(Connection c, String table, Instant ingestedBefore, int limit)
+      throws SQLException {
+    return list(c, SqliteStatements.SELECT_FILES_TO_CLEAN, SqliteRows::file, table, ingestedBefore.toEpochMilli(),
+        limit);
+  }
+
+  static List<FileRecord> filesBeingCleaned(Connection c, String table, int limit) throws SQLException {
+    return list(c, SqliteStatements.SELECT_FILES_BEING_CLEANED, SqliteRows::file, table, limit);
+  }
+
   static List<BatchRecord> settledSince(Connection c, String table, Instant since) throws SQLException {
     return list(c, SELECT_SETTLED_SINCE, SqliteRows::batch, table, since.toEpochMilli());
   }
@@ -274,7 +285,10 @@ final class SqliteQueries {
       for (FileRecord file : files) {
         bind(statement, file.fileId(), file.table(), file.partition(), file.bucket(), file.name(),
             file.generation(), file.uri(), file.size(), file.eventId(), file.eventTime().toEpochMilli(),
-            file.overwroteGeneration().orElse(null), file.state().code(), file.recordedAt().toEpochMilli());
+            file.overwroteGeneration().orElse(null), file.state().code(), file.recordedAt().toEpochMilli(),
+            millis(file.ingestedAt()), LedgerSchema.landing(file), archiveUri(file), archiveGeneration(file),
+            millis(file.cleaned().map(CleanedObject::cleanedAt)),
+            millis(file.cleaned().flatMap(CleanedObject::removedAt)));
         statement.addBatch();
       }
       statement.executeBatch();
@@ -292,7 +306,10 @@ final class SqliteQueries {
             file.quarantineReason().orElse(null), file.snapshotId().orElse(null),
             rows.map(FileRows::read).orElse(null), rows.map(FileRows::rejected).orElse(null),
             rows.map(FileRows::rescued).orElse(null), rows.map(FileRows::ignoredColumns).orElse(null),
-            rows.map(FileRows::expectationsFailedJson).orElse(null), file.fileId());
+            rows.map(FileRows::expectationsFailedJson).orElse(null), millis(file.ingestedAt()),
+            LedgerSchema.landing(file), archiveUri(file), archiveGeneration(file),
+            millis(file.cleaned().map(CleanedObject::cleanedAt)),
+            millis(file.cleaned().flatMap(CleanedObject::removedAt)), file.fileId());
         statement.addBatch();
       }
       for (int count : statement.executeBatch()) {
@@ -306,6 +323,18 @@ final class SqliteQueries {
 
 
 
+
+  private static Long millis(Optional<Instant> instant) {
+    return instant.map(Instant::toEpochMilli).orElse(null);
+  }
+
+  private static String archiveUri(FileRecord file) {
+    return file.cleaned().flatMap(CleanedObject::archiveUri).orElse(null);
+  }
+
+  private static Long archiveGeneration(FileRecord file) {
+    return file.cleaned().flatMap(CleanedObject::archiveGeneration).orElse(null);
+  }
 
   static void writeFile(Connection c, FileRecord file) throws SQLException {
     writeFiles(c, List.of(file), null);

@@ -63,6 +63,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.FailureCause;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRows;
@@ -105,8 +106,12 @@ final class SqliteRows {
         instant(rs, RECORDED_AT),
         optionalLong(rs, SNAPSHOT_ID),
         fileRows(rs),
-        Optional.empty(), // TODO(cleanup): ingested_at column
-        Optional.empty()); // TODO(cleanup): cleanup columns
+        optionalLong(rs, LedgerSchema.INGESTED_AT).map(Instant::ofEpochMilli),
+        LedgerSchema.cleaned(rs.getString(FILE_ID), rs.getString(LedgerSchema.LANDING),
+            Optional.ofNullable(rs.getString(LedgerSchema.ARCHIVE_URI)),
+            optionalLong(rs, LedgerSchema.ARCHIVE_GENERATION),
+            optionalLong(rs, LedgerSchema.CLEANED_AT).map(Instant::ofEpochMilli),
+            optionalLong(rs, LedgerSchema.REMOVED_AT).map(Instant::ofEpochMilli)));
   }
 
   private static Optional<FileRows> fileRows(ResultSet rs) throws SQLException {
@@ -124,7 +129,13 @@ final class SqliteRows {
     return new FileRecord(f.fileId(), f.table(), f.partition(), f.bucket(), f.name(), f.generation(), f.uri(),
         f.size(), f.eventId(), Instant.ofEpochMilli(f.eventTime().toEpochMilli()), f.overwroteGeneration(), f.state(),
         f.batchId(), f.quarantineReason(), Instant.ofEpochMilli(f.recordedAt().toEpochMilli()), f.snapshotId(),
-        f.rows(), f.ingestedAt(), f.cleaned()); // TODO(cleanup): to the millisecond
+        f.rows(), f.ingestedAt().map(SqliteRows::toMillisecond), f.cleaned().map(c -> new CleanedObject(c.action(),
+            c.archiveUri(), c.archiveGeneration(), toMillisecond(c.cleanedAt()),
+            c.removedAt().map(SqliteRows::toMillisecond))));
+  }
+
+  private static Instant toMillisecond(Instant instant) {
+    return Instant.ofEpochMilli(instant.toEpochMilli());
   }
 
   static PartitionRecord partition(ResultSet rs) throws SQLException {

@@ -65,6 +65,14 @@ import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
 import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.INGESTED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.LANDING;
+import static io.files2iceberg.core.ledger.LedgerSchema.LANDING_PRESENT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ARCHIVE_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.ARCHIVE_GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.CLEANED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.REMOVED_AT;
+import io.files2iceberg.core.ledger.FileState;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -83,6 +91,18 @@ import io.files2iceberg.core.ledger.LedgerSchema;
  */
 final class SqliteSchema {
   private SqliteSchema() {}
+
+  /** A column of a table, quoted, with its type and constraints. */
+  private record Column(String name, String type) {}
+
+  /** The files' landing cleanup columns (version 10). */
+  private static final List<Column> CLEANUP_COLUMNS = List.of(
+      new Column(q(INGESTED_AT), "INTEGER"),
+      new Column(q(LANDING), "TEXT NOT NULL DEFAULT '" + LANDING_PRESENT + "'"),
+      new Column(q(ARCHIVE_URI), "TEXT"),
+      new Column(q(ARCHIVE_GENERATION), "INTEGER"),
+      new Column(q(CLEANED_AT), "INTEGER"),
+      new Column(q(REMOVED_AT), "INTEGER"));
 
   /** Quotes an identifier: {@code table} and {@code partition} are SQL keywords. */
   static String q(String identifier) {
@@ -114,7 +134,9 @@ final class SqliteSchema {
             + q(ROWS_REJECTED) + " INTEGER, "
             + q(ROWS_RESCUED) + " INTEGER, "
             + q(COLUMNS_IGNORED) + " INTEGER, "
-            + q(EXPECTATIONS_FAILED) + " TEXT)",
+            + q(EXPECTATIONS_FAILED) + " TEXT, "
+            + CLEANUP_COLUMNS.stream().map(column -> column.name() + " " + column.type())
+                .collect(Collectors.joining(", ")) + ")",
         // The claim walk: a partition's pending files in claim order, without a sort.
         index(FILES, TABLE, PARTITION, STATE, URI, GENERATION),
         // Status counts by state.
@@ -211,7 +233,9 @@ final class SqliteSchema {
    * loaded file has none, as a file that violated no expectation. Version 8 added the operators'
    * changes (a table of their own, which {@link #ddl()} creates). Version 9 added the outbox of
    * change events (a table of its own, which {@link #ddl()} creates, empty: changes made before the
-   * upgrade publish no event).
+   * upgrade publish no event). Version 10 added the files' load time and landing cleanup ({@link
+   * #cleanupIndexes()}): an earlier file has no load time, so an INGESTED file of an upgraded ledger
+   * is never a cleanup candidate (its object stays where it landed), and its landing is present.
    */
   static List<String> upgrade(int fromVersion) {
     List<String> statements = new ArrayList<>();
@@ -241,7 +265,29 @@ final class SqliteSchema {
     if (fromVersion < 7) {
       statements.add("ALTER TABLE " + q(FILES) + " ADD COLUMN " + q(EXPECTATIONS_FAILED) + " TEXT");
     }
+    if (fromVersion < 10) {
+      for (Column column : CLEANUP_COLUMNS) {
+        statements.add("ALTER TABLE " + q(FILES) + " ADD COLUMN " + column.name() + " " + column.type());
+      }
+    }
     return statements;
+  }
+
+  /**
+   * Indexes over columns that {@link #upgrade} adds, created after it (an older file lacks the
+   * columns when {@link #ddl()} runs). Both are partial: they hold only the files cleanup is
+   * looking for, so the listener's writes of new files never touch them.
+   */
+  static List<String> cleanupIndexes() {
+    return List.of(
+        // Cleanup's candidates, oldest load first: INGESTED, object where it landed, with a load time.
+        "CREATE INDEX IF NOT EXISTS " + q(FILES + "_to_clean") + " ON " + q(FILES) + " (" + q(TABLE) + ", "
+            + q(INGESTED_AT) + ", " + q(FILE_ID) + ") WHERE " + q(STATE) + " = '" + FileState.INGESTED.code()
+            + "' AND " + q(LANDING) + " = '" + LANDING_PRESENT + "' AND " + q(INGESTED_AT) + " IS NOT NULL",
+        // Files cleaned in the ledger whose object is still to remove: a resumed cleanup's work.
+        "CREATE INDEX IF NOT EXISTS " + q(FILES + "_being_cleaned") + " ON " + q(FILES) + " (" + q(TABLE) + ", "
+            + q(CLEANED_AT) + ", " + q(FILE_ID) + ") WHERE " + q(LANDING) + " <> '" + LANDING_PRESENT + "' AND "
+            + q(REMOVED_AT) + " IS NULL");
   }
 
   private static String index(String table, String... columns) {
@@ -269,6 +315,9 @@ final class SqliteSchema {
         for (String upgrade : SqliteSchema.upgrade(version)) {
           statement.execute(upgrade);
         }
+      }
+      for (String index : SqliteSchema.cleanupIndexes()) {
+        statement.execute(index);
       }
       if (version < LedgerSchema.VERSION) {
         statement.execute("PRAGMA user_version = " + LedgerSchema.VERSION);

@@ -64,6 +64,13 @@ import static io.files2iceberg.core.ledger.LedgerSchema.STATE;
 import static io.files2iceberg.core.ledger.LedgerSchema.TABLE;
 import static io.files2iceberg.core.ledger.LedgerSchema.UPDATED_AT;
 import static io.files2iceberg.core.ledger.LedgerSchema.URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.INGESTED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.LANDING;
+import static io.files2iceberg.core.ledger.LedgerSchema.LANDING_PRESENT;
+import static io.files2iceberg.core.ledger.LedgerSchema.ARCHIVE_URI;
+import static io.files2iceberg.core.ledger.LedgerSchema.ARCHIVE_GENERATION;
+import static io.files2iceberg.core.ledger.LedgerSchema.CLEANED_AT;
+import static io.files2iceberg.core.ledger.LedgerSchema.REMOVED_AT;
 import static io.files2iceberg.core.ledger.sqlite.SqliteSchema.q;
 
 import io.files2iceberg.core.ledger.BatchState;
@@ -86,16 +93,19 @@ final class SqliteStatements {
   static final String SELECT_FILES_IN = "SELECT * FROM " + q(FILES) + " WHERE " + q(FILE_ID) + " IN ";
   static final String INSERT_FILE =
       "INSERT INTO " + q(FILES) + " (" + columns(FILE_ID, TABLE, PARTITION, BUCKET, NAME, GENERATION,
-          URI, SIZE, EVENT_ID, EVENT_TIME, OVERWROTE_GENERATION, STATE, RECORDED_AT)
-          + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (" + q(FILE_ID) + ") DO NOTHING";
+          URI, SIZE, EVENT_ID, EVENT_TIME, OVERWROTE_GENERATION, STATE, RECORDED_AT, INGESTED_AT, LANDING, ARCHIVE_URI,
+          ARCHIVE_GENERATION, CLEANED_AT, REMOVED_AT)
+          + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (" + q(FILE_ID)
+          + ") DO NOTHING";
   // A file's position in its batch is set where its batch is (a claim, a revival), kept while the
   // batch is, and cleared with it.
   static final String UPDATE_FILE =
       "UPDATE " + q(FILES) + " SET " + q(STATE) + " = ?, " + q(BATCH_ID) + " = ?, " + q(BATCH_POSITION)
           + " = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(?, " + q(BATCH_POSITION) + ") END, "
           + q(QUARANTINE_REASON) + " = ?, " + q(SNAPSHOT_ID) + " = ?, " + q(ROWS_READ) + " = ?, " + q(ROWS_REJECTED)
-          + " = ?, " + q(ROWS_RESCUED) + " = ?, " + q(COLUMNS_IGNORED) + " = ?, " + q(EXPECTATIONS_FAILED) + " = ? WHERE "
-          + q(FILE_ID) + " = ?";
+          + " = ?, " + q(ROWS_RESCUED) + " = ?, " + q(COLUMNS_IGNORED) + " = ?, " + q(EXPECTATIONS_FAILED) + " = ?, "
+          + q(INGESTED_AT) + " = ?, " + q(LANDING) + " = ?, " + q(ARCHIVE_URI) + " = ?, " + q(ARCHIVE_GENERATION)
+          + " = ?, " + q(CLEANED_AT) + " = ?, " + q(REMOVED_AT) + " = ? WHERE " + q(FILE_ID) + " = ?";
   // Claim order: URI, then generation. The index on (table, partition, state, uri, generation)
   // serves it, so consecutive claims of one partition take consecutive ranges.
   static final String SELECT_FILES_IN_STATE =
@@ -113,6 +123,18 @@ final class SqliteStatements {
           + " ORDER BY " + q(TABLE) + ", " + q(PARTITION) + ", " + q(URI) + ", " + q(GENERATION);
   static final String SELECT_FILES_NAMED =
       "SELECT * FROM " + q(FILES) + " WHERE " + q(BUCKET) + " = ? AND " + q(NAME) + " = ? ORDER BY " + q(GENERATION);
+
+  // The partial indexes of SqliteSchema.cleanupIndexes serve these: their WHERE terms repeat the
+  // indexes' conditions (the IS NOT NULL too), which is how SQLite knows it may use them.
+  static final String SELECT_FILES_TO_CLEAN =
+      "SELECT * FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(STATE) + " = "
+          + sqlString(FileState.INGESTED.code()) + " AND " + q(LANDING) + " = " + sqlString(LANDING_PRESENT)
+          + " AND " + q(INGESTED_AT) + " IS NOT NULL AND " + q(INGESTED_AT) + " < ? ORDER BY " + q(INGESTED_AT)
+          + ", " + q(FILE_ID) + " LIMIT ?";
+  static final String SELECT_FILES_BEING_CLEANED =
+      "SELECT * FROM " + q(FILES) + " WHERE " + q(TABLE) + " = ? AND " + q(LANDING) + " <> "
+          + sqlString(LANDING_PRESENT) + " AND " + q(REMOVED_AT) + " IS NULL ORDER BY " + q(CLEANED_AT) + ", "
+          + q(FILE_ID) + " LIMIT ?";
 
   static final String SELECT_PARTITION = "SELECT * FROM " + q(PARTITIONS) + " WHERE " + q(PARTITION_ID) + " = ?";
   static final String UPSERT_PARTITION =

@@ -180,6 +180,16 @@ final class SqliteTransaction implements StoreTransaction {
   }
 
   @Override
+  public List<FileRecord> filesToClean(String table, Instant ingestedBefore, int limit) {
+    return sql(() -> SqliteQueries.filesToClean(c, table, ingestedBefore, limit));
+  }
+
+  @Override
+  public List<FileRecord> filesBeingCleaned(String table, int limit) {
+    return sql(() -> SqliteQueries.filesBeingCleaned(c, table, limit));
+  }
+
+  @Override
   public List<BatchRecord> batchesOfPartition(String table, String partition) {
     return sql(() -> SqliteQueries.batchesOfPartition(c, table, partition));
   }

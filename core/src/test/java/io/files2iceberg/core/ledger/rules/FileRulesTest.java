@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileRows;
 import io.files2iceberg.core.ledger.FileState;
@@ -87,6 +88,49 @@ class FileRulesTest {
     assertThat(reopened.rows()).isEmpty();
     assertThat(loaded.ingestedAt()).contains(THEN);
     assertThat(reopened.ingestedAt()).isEmpty();
+  }
+
+  /** A reload (a rollback, a replay) of a file by what landing cleanup did to its object: {@code -} is "stays". */
+  @ParameterizedTest(name = "{0}, object {1}: {2}")
+  @CsvSource({
+      "INGESTED, landed, RECORDED",
+      "INGESTED, archived, RECORDED",
+      "INGESTED, deleted, SUPERSEDED",
+      "DROPPED, landed, RECORDED",
+      "DROPPED, archived, RECORDED",
+      "DROPPED, deleted, SUPERSEDED",
+      "RECORDED, landed, -",
+      "SUPERSEDED, deleted, -",
+      "QUARANTINED, landed, -"})
+  void aReloadReadsAnArchivedObjectAndSupersedesADeletedOne(FileState state, String object, String expected) {
+    Optional<CleanedObject> cleaned = switch (object) {
+      case "archived" -> Optional.of(CleanedObject.archived("gs://archive/raw/part-0.parquet", 7L, THEN)
+          .removed(THEN.plusSeconds(1)));
+      case "deleted" -> Optional.of(CleanedObject.deleted(THEN).removed(THEN.plusSeconds(1)));
+      default -> Optional.empty();
+    };
+    FileRecord loaded = FileRules.afterCommit(stored(FileState.CLAIMED, "b-1"), "b-1", 42L,
+        Optional.of(new FileRows(10, 2, 1)), THEN).orElseThrow();
+    FileRecord file = new FileRecord(loaded.fileId(), loaded.table(), loaded.partition(), loaded.bucket(),
+        loaded.name(), loaded.generation(), loaded.uri(), loaded.size(), loaded.eventId(), loaded.eventTime(),
+        loaded.overwroteGeneration(), state, loaded.batchId(), loaded.quarantineReason(), loaded.recordedAt(),
+        loaded.snapshotId(), loaded.rows(), loaded.ingestedAt(), cleaned);
+
+    Optional<FileRecord> reopened = FileRules.reopened(file);
+
+    assertThat(reopened.map(f -> f.state().name()).orElse("-")).isEqualTo(expected);
+    reopened.ifPresent(f -> {
+      assertThat(f.cleaned()).isEqualTo(cleaned);
+      assertThat(f.batchId()).isEmpty();
+      assertThat(f.ingestedAt()).isEmpty();
+      assertThat(f.snapshotId()).isEmpty();
+    });
+    if (expected.equals("SUPERSEDED")) {
+      assertThat(reopened.orElseThrow().quarantineReason()).contains(
+          "its object was deleted from the landing by cleanup at 2024-01-01T00:00:00Z; its rows were not reloaded");
+    } else {
+      reopened.ifPresent(f -> assertThat(f.quarantineReason()).isEmpty());
+    }
   }
 
   @ParameterizedTest(name = "revival of {0}: {1}")

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.CommitBatch;
@@ -145,6 +146,7 @@ class SqliteLedgerTest extends LedgerContractTest {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"outcomeUnknown\"");
       dropFileLoadColumns(statement);
       dropBatchCauseColumns(statement);
+      dropCleanupColumns(statement);
       statement.execute("PRAGMA user_version = 1");
     }
 
@@ -173,6 +175,7 @@ class SqliteLedgerTest extends LedgerContractTest {
       statement.execute("ALTER TABLE \"batches\" DROP COLUMN \"outcomeUnknown\"");
       dropFileLoadColumns(statement);
       dropBatchCauseColumns(statement);
+      dropCleanupColumns(statement);
       statement.execute("PRAGMA user_version = 2");
     }
 
@@ -200,6 +203,7 @@ class SqliteLedgerTest extends LedgerContractTest {
         Statement statement = connection.createStatement()) {
       dropFileLoadColumns(statement);
       dropBatchCauseColumns(statement);
+      dropCleanupColumns(statement);
       statement.execute("PRAGMA user_version = 3");
     }
 
@@ -229,6 +233,7 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       dropBatchCauseColumns(statement);
+      dropCleanupColumns(statement);
       statement.execute("PRAGMA user_version = 4");
     }
 
@@ -261,6 +266,7 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       statement.execute("DROP TABLE \"" + LedgerSchema.OUTBOX + "\"");
+      dropCleanupColumns(statement);
       statement.execute("PRAGMA user_version = 8");
     }
 
@@ -285,6 +291,7 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       statement.execute("DROP TABLE \"" + LedgerSchema.CHANGES + "\"");
+      dropCleanupColumns(statement);
       statement.execute("PRAGMA user_version = 7");
     }
 
@@ -316,6 +323,7 @@ class SqliteLedgerTest extends LedgerContractTest {
     try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
         Statement statement = connection.createStatement()) {
       dropExpectationsColumn(statement);
+      dropCleanupColumns(statement);
       statement.execute("PRAGMA user_version = 6");
     }
 
@@ -331,6 +339,76 @@ class SqliteLedgerTest extends LedgerContractTest {
       assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
       assertThat(single(statement, "SELECT \"" + LedgerSchema.EXPECTATIONS_FAILED + "\" FROM \"files\" WHERE \""
           + LedgerSchema.FILE_ID + "\" = '" + nextFile + "'")).isEqualTo("{\"amount_positive\":2}");
+    }
+  }
+
+  @Test
+  void aVersionNineLedgerIsUpgradedWithItsLoadedFilesNeverCleanedAndTheNextLoadACandidate() throws SQLException {
+    List<String> files = readyPartition(TABLE, "2024-01-01", 1);
+    BatchRecord before = claim(10).orElseThrow();
+    ledger.commitBatch(new CommitBatch(before.batchId(), 8L, METRICS));
+    readyPartition(TABLE, "2024-01-02", 1);
+    BatchRecord after = claim(10).orElseThrow();
+    ledger.close();
+    // A version-9 build recorded neither load times nor cleanup.
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      dropCleanupColumns(statement);
+      statement.execute("PRAGMA user_version = 9");
+    }
+
+    Ledger upgraded = openAnother(clock);
+
+    FileRecord old = upgraded.file(files.get(0)).orElseThrow();
+    assertThat(old.state()).isEqualTo(FileState.INGESTED);
+    assertThat(old.ingestedAt()).isEmpty();
+    assertThat(old.cleaned()).isEmpty();
+    clock.advance(Duration.ofMinutes(1));
+    upgraded.commitBatch(new CommitBatch(after.batchId(), 9L, METRICS));
+    clock.advance(Duration.ofDays(40));
+    // The file loaded before the upgrade has no load time: cleanup leaves its object alone.
+    assertThat(upgraded.filesToClean(TABLE, clock.instant(), 10)).extracting(FileRecord::fileId)
+        .containsExactlyElementsOf(after.fileIds());
+    assertThatThrownBy(() -> upgraded.cleanFiles(TABLE, List.of(new Ledger.CleanFile(files.get(0),
+        CleanedObject.deleted(clock.instant())))))
+        .hasMessageContaining(files.get(0))
+        .hasMessageContaining("no load time");
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile());
+        Statement statement = connection.createStatement()) {
+      assertThat(single(statement, "PRAGMA user_version")).isEqualTo(String.valueOf(LedgerSchema.VERSION));
+      assertThat(single(statement, "SELECT \"" + LedgerSchema.LANDING + "\" FROM \"files\" WHERE \""
+          + LedgerSchema.FILE_ID + "\" = '" + files.get(0) + "'")).isEqualTo(LedgerSchema.LANDING_PRESENT);
+    }
+  }
+
+  @Test
+  void cleanupQueriesReadThroughTheirPartialIndexes() throws SQLException {
+    try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + dbFile())) {
+      assertThat(plan(connection, SqliteStatements.SELECT_FILES_TO_CLEAN)).contains("files_to_clean")
+          .doesNotContain("TEMP B-TREE");
+      assertThat(plan(connection, SqliteStatements.SELECT_FILES_BEING_CLEANED)).contains("files_being_cleaned")
+          .doesNotContain("TEMP B-TREE");
+    }
+  }
+
+  private static String plan(Connection connection, String sql) throws SQLException {
+    StringBuilder plan = new StringBuilder();
+    try (java.sql.PreparedStatement explain = connection.prepareStatement("EXPLAIN QUERY PLAN " + sql);
+        ResultSet rs = explain.executeQuery()) {
+      while (rs.next()) {
+        plan.append(rs.getString("detail")).append('\n');
+      }
+    }
+    return plan.toString();
+  }
+
+  /** The files as every build before version 10 left them: no load time, no landing cleanup. */
+  private static void dropCleanupColumns(Statement statement) throws SQLException {
+    statement.execute("DROP INDEX \"files_to_clean\"");
+    statement.execute("DROP INDEX \"files_being_cleaned\"");
+    for (String column : List.of(LedgerSchema.INGESTED_AT, LedgerSchema.LANDING, LedgerSchema.ARCHIVE_URI,
+        LedgerSchema.ARCHIVE_GENERATION, LedgerSchema.CLEANED_AT, LedgerSchema.REMOVED_AT)) {
+      statement.execute("ALTER TABLE \"files\" DROP COLUMN \"" + column + "\"");
     }
   }
 
