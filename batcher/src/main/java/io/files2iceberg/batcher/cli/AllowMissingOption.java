@@ -22,6 +22,13 @@ public final class AllowMissingOption {
       + " (load.after-ingest.action = delete): their rows are lost (default: refused, naming them).")
   boolean allowMissing;
 
+  /** As if {@code --allow-missing} was given, or not: for callers other than the command line. */
+  public static AllowMissingOption of(boolean allowMissing) {
+    AllowMissingOption option = new AllowMissingOption();
+    option.allowMissing = allowMissing;
+    return option;
+  }
+
   /** Whether {@code --allow-missing} was given. */
   public boolean allowMissing() {
     return allowMissing;

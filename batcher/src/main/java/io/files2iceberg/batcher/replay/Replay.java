@@ -68,7 +68,7 @@ public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
 
   public Report run(TableProfile profile, PartitionRange range, boolean force, boolean dryRun,
       Consumer<String> progress) {
-    return run(profile, range, force, dryRun, new AllowMissingOption(), progress);
+    return run(profile, range, force, dryRun, AllowMissingOption.of(false), progress);
   }
 
   /**
