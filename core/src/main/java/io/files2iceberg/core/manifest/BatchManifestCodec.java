@@ -47,10 +47,18 @@ import java.util.stream.Collectors;
  *   "files": [
  *     {"fileId": "9f2c...", "uri": "gs://bucket/raw/clicks/dt=2026-11-29/part-0.parquet",
  *      "partition": "2026-11-29", "generation": 1764460800123456, "size": 1048576,
- *      "eventId": "1234567890", "eventTime": "2026-11-29T23:59:01Z"}
+ *      "eventId": "1234567890", "eventTime": "2026-11-29T23:59:01Z"},
+ *     {"fileId": "4ab1...", "uri": "gs://bucket/raw/clicks/dt=2026-10-01/part-0.parquet", ...,
+ *      "archive": {"uri": "gs://archive/raw/clicks/dt=2026-10-01/part-0.parquet",
+ *                  "generation": 1764460900654321}}
  *   ]
  * }
  * }</pre>
+ *
+ * <p>A file's {@code archive} is where landing cleanup moved its object ({@link
+ * ManifestFile#archive}): the job reads that copy at that generation, while {@code uri} stays what
+ * its rows name as their source. It is absent for a file where it landed, and in manifests written
+ * before cleanup existed, which read as such.
  */
 public final class BatchManifestCodec {
 
@@ -81,6 +89,11 @@ public final class BatchManifestCodec {
       node.put("size", file.size());
       node.put("eventId", file.eventId());
       node.put("eventTime", file.eventTime().toString());
+      file.archive().ifPresent(archive -> {
+        ObjectNode copy = node.putObject("archive");
+        copy.put("uri", archive.uri());
+        copy.put("generation", archive.generation());
+      });
     }
     try {
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
@@ -296,13 +309,27 @@ public final class BatchManifestCodec {
                 number(file, at + ".generation", "generation"),
                 number(file, at + ".size", "size"),
                 text(file, at + ".eventId", "eventId"),
-                instant(file, at + ".eventTime", "eventTime"));
+                instant(file, at + ".eventTime", "eventTime"),
+                archive(file, at + ".archive"));
         if (!seen.add(parsed.fileId())) {
           throw invalid(at + ".fileId", "file " + parsed.fileId() + " (" + parsed.uri() + ") is listed twice");
         }
         result.add(parsed);
       }
       return result;
+    }
+
+    /** A file's archived copy; empty when the field is absent (or null). */
+    private Optional<ManifestFile.Archive> archive(JsonNode file, String at) {
+      JsonNode archive = file.get("archive");
+      if (archive == null || archive.isNull()) {
+        return Optional.empty();
+      }
+      if (!archive.isObject()) {
+        throw invalid(at, "expected an object with uri and generation, got " + archive);
+      }
+      return Optional.of(new ManifestFile.Archive(text(archive, at + ".uri", "uri"),
+          number(archive, at + ".generation", "generation")));
     }
 
     /** The partition token of a file directly below the glob's prefix is the empty string. */

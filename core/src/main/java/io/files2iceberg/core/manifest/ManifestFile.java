@@ -66,6 +66,11 @@ public record ManifestFile(
     return archive.map(Archive::generation).orElse(generation);
   }
 
+  /** The file as messages name it: its URI, and the copy read when it was archived. */
+  public String described() {
+    return archive.map(copy -> uri + " (archived at " + copy.uri() + ")").orElse(uri);
+  }
+
   /**
    * An archived copy of the file.
    *

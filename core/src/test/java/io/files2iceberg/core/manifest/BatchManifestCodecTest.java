@@ -72,6 +72,34 @@ class BatchManifestCodecTest {
   }
 
   @Test
+  void anArchivedFileRoundTripsWithItsArchiveAndTheOthersHaveNone() throws Exception {
+    ManifestFile landed = manifest.files().get(0);
+    ManifestFile archived = new ManifestFile("f3", "gs://my-lakehouse-bucket/raw/clicks/dt=2026-10-01/part-0.parquet",
+        "2026-10-01", 11L, 64, "1234567892", Instant.parse("2026-10-01T00:00:01Z"),
+        java.util.Optional.of(new ManifestFile.Archive("gs://archive/raw/clicks/dt=2026-10-01/part-0.parquet", 99L)));
+    BatchManifest withArchive = new BatchManifest(manifest.version(), manifest.batchId(), manifest.profile(),
+        manifest.deployment(), manifest.mode(), manifest.saveCheckpoint(), manifest.createdAt(),
+        List.of(landed, archived));
+
+    String json = BatchManifestCodec.toJson(withArchive);
+    BatchManifest read = BatchManifestCodec.fromJson(json, "m.json");
+
+    assertThat(read.files()).containsExactly(landed, archived);
+    assertThat(read.files().get(1).readUri()).isEqualTo("gs://archive/raw/clicks/dt=2026-10-01/part-0.parquet");
+    assertThat(read.files().get(1).readGeneration()).isEqualTo(99L);
+    assertThat(read.files().get(1).uri()).isEqualTo(archived.uri());
+    assertThat(read.files().get(0).readUri()).isEqualTo(landed.uri());
+    assertThat(JSON.readTree(json).path("files").get(0).has("archive")).isFalse();
+  }
+
+  @Test
+  void anArchiveWithoutItsGenerationIsNamed() {
+    assertThatThrownBy(() -> read(root -> ((ObjectNode) root.path("files").get(1)).putObject("archive")
+        .put("uri", "gs://archive/part-1.parquet")))
+        .hasMessage("Invalid manifest m.json: files[1].archive.generation: is missing");
+  }
+
+  @Test
   void notJsonIsRejectedNamingTheOrigin() {
     assertThatThrownBy(() -> BatchManifestCodec.fromJson("{not json", "gs://b/m.json"))
         .isInstanceOf(InvalidManifestException.class)

@@ -81,7 +81,8 @@ final class AlignedReads {
     if (!schema.isEmpty()) {
       reader = reader.schema(schema);
     }
-    Dataset<Row> raw = reader.load(files.stream().map(f -> f.file().uri()).toArray(String[]::new));
+    // An archived file is read from its copy; its rows still name where it landed (values.uri()).
+    Dataset<Row> raw = reader.load(files.stream().map(f -> f.file().readUri()).toArray(String[]::new));
     PerFile values = files.size() == 1 ? PerFile.literal(extract, files.get(0)) : PerFile.indexed(extract, files);
     if (files.size() > 1) {
       List<Column> withIndex = new ArrayList<>();

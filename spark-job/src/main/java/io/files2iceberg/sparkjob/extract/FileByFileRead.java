@@ -51,14 +51,14 @@ public final class FileByFileRead {
   static Optional<ManifestFile> firstUnreadable(SparkSession spark, Extract extract, List<ManifestFile> files) {
     for (ManifestFile file : files) {
       try {
-        ExtractReaders.reader(spark, extract).load(file.uri())
+        ExtractReaders.reader(spark, extract).load(file.readUri())
             .write().format("noop").mode("overwrite").save();
       } catch (Exception e) {
         if (ClassifiedFailure.isReadError(e)) {
-          LOG.info("File {} cannot be read on its own: {}", file.uri(), FilesExtract.reason(e));
+          LOG.info("File {} cannot be read on its own: {}", file.described(), FilesExtract.reason(e));
           return Optional.of(file);
         }
-        LOG.info("File {} read on its own failed otherwise; not taken as the file at fault: {}", file.uri(),
+        LOG.info("File {} read on its own failed otherwise; not taken as the file at fault: {}", file.described(),
             FilesExtract.reason(e));
       }
     }

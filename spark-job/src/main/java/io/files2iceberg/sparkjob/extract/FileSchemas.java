@@ -54,10 +54,11 @@ final class FileSchemas {
 
   private static Outcome open(Opener opener, ManifestFile file) {
     try {
-      return new Outcome.Read(opener.schema(file.uri()).asNullable());
+      return new Outcome.Read(opener.schema(file.readUri()).asNullable());
     } catch (Exception e) {
       if (isTransient(e)) {
-        return new Outcome.Failed(new IllegalStateException("Cannot read file " + file.uri() + " (a transient error;"
+        return new Outcome.Failed(new IllegalStateException("Cannot read file " + file.described()
+            + " (a transient error;"
             + " it is not quarantined and the batch can be retried): " + FilesExtract.reason(e), e));
       }
       return new Outcome.Unreadable(FilesExtract.reason(e));

@@ -20,6 +20,10 @@ import org.slf4j.LoggerFactory;
  * as the files say), and {@link #requireUnchanged} once the rows are materialized, before the
  * commit (a generation that moved in between means some rows may be the new content's: the batch
  * fails as a transient error, and its next attempt finds the generation gone before reading).
+ *
+ * <p>An archived file (moved by landing cleanup) is read from its copy, so it is the copy's
+ * generation ({@link ManifestFile#readGeneration}) at its archive ({@link ManifestFile#readUri})
+ * that is checked: a copy gone or rewritten makes the file SUPERSEDED, the reason naming the archive.
  */
 public final class GenerationCheck {
   private static final Logger LOG = LoggerFactory.getLogger(GenerationCheck.class);
@@ -55,12 +59,20 @@ public final class GenerationCheck {
   }
 
   private boolean isLive(LoadBatch batch, ManifestFile file, OptionalLong now) {
-    if (now.isPresent() && now.getAsLong() == file.generation()) {
+    if (now.isPresent() && now.getAsLong() == file.readGeneration()) {
       return true;
     }
-    String reason = now.isPresent()
-        ? "rewritten: generation " + now.getAsLong() + " is live now"
-        : "deleted before it was read";
+    String reason;
+    if (file.archive().isPresent()) {
+      reason = now.isPresent()
+          ? "its archived copy " + file.readUri() + " was rewritten: generation " + now.getAsLong()
+              + " is live there now, not " + file.readGeneration()
+          : "its archived copy " + file.readUri() + " was deleted before it was read";
+    } else {
+      reason = now.isPresent()
+          ? "rewritten: generation " + now.getAsLong() + " is live now"
+          : "deleted before it was read";
+    }
     LOG.warn("Table {} batch {}: generation {} of {} is SUPERSEDED ({}); the batch goes on without it",
         batch.table(), batch.batchId(), file.generation(), file.uri(), reason);
     onSuperseded.accept(file, reason);
@@ -79,8 +91,8 @@ public final class GenerationCheck {
     for (int i = 0; i < read.size(); i++) {
       ManifestFile file = read.get(i);
       OptionalLong now = generations.get(i);
-      if (now.isEmpty() || now.getAsLong() != file.generation()) {
-        moved.add(file.uri() + " (generation " + file.generation() + ", now "
+      if (now.isEmpty() || now.getAsLong() != file.readGeneration()) {
+        moved.add(file.described() + " (generation " + file.readGeneration() + ", now "
             + (now.isPresent() ? "generation " + now.getAsLong() : "deleted") + ")");
       }
     }
@@ -93,10 +105,10 @@ public final class GenerationCheck {
 
   private OptionalLong liveGeneration(LoadBatch batch, ManifestFile file) {
     try {
-      return live.of(ObjectLocation.parse(file.uri()));
+      return live.of(ObjectLocation.parse(file.readUri()));
     } catch (IOException e) {
       throw new IllegalStateException("table " + batch.table() + " batch " + batch.batchId()
-          + ": cannot check the generation of " + file.uri() + " (a transient error; the batch can be retried): "
+          + ": cannot check the generation of " + file.described() + " (a transient error; the batch can be retried): "
           + e.getMessage(), e);
     }
   }

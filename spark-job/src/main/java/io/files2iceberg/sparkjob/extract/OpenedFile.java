@@ -48,15 +48,16 @@ record OpenedFile(ManifestFile file, int order, StructType schema, String key, M
 
   /**
    * The path by which the reader names the file in {@code _metadata.file_path}: the URI as a
-   * Hadoop path, qualified by its file system, percent-encoded ({@code file:/a%20b%25c=d.json}).
+   * Hadoop path, qualified by its file system, percent-encoded ({@code file:/a%20b%25c=d.json}); of
+   * the archive's copy when the file was archived, since that is what the reader reads.
    */
   static String metadataKey(SparkSession spark, ManifestFile file) {
-    Path path = new Path(file.uri());
+    Path path = new Path(file.readUri());
     try {
       return normalized(path.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(path).toUri()
           .toString());
     } catch (IOException e) {
-      throw new IllegalStateException("Cannot read file " + file.uri() + " (a transient error; it is not"
+      throw new IllegalStateException("Cannot read file " + file.described() + " (a transient error; it is not"
           + " quarantined and the batch can be retried): " + FilesExtract.reason(e), e);
     }
   }

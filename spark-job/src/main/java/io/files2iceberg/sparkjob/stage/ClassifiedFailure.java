@@ -197,7 +197,12 @@ public record ClassifiedFailure(boolean isDeterministic, FailureCause cause) {
     int bestLength = 0;
     boolean tie = false;
     for (ManifestFile file : files) {
-      for (String form : forms(file.uri())) {
+      // An archived file is read, and so named by the reader's errors, at its archive.
+      List<String> forms = new ArrayList<>(forms(file.uri()));
+      if (file.archive().isPresent()) {
+        forms.addAll(forms(file.readUri()));
+      }
+      for (String form : forms) {
         if (form.length() > bestLength && text.contains(form)) {
           best = file;
           bestLength = form.length();

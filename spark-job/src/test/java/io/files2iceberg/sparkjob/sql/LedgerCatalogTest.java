@@ -67,7 +67,8 @@ class LedgerCatalogTest {
     return new FileRecord(id, table, "2026-11-27", "", "landing/" + id + ".csv", 17, "file:///landing/" + id + ".csv",
         10, "evt-" + id, EVENT, Optional.empty(), state, Optional.of("b1"), reason, RECORDED,
         state == FileState.INGESTED ? Optional.of(SNAPSHOT) : Optional.empty(),
-        state == FileState.INGESTED ? Optional.of(new FileRows(3, 1, 0)) : Optional.empty());
+        state == FileState.INGESTED ? Optional.of(new FileRows(3, 1, 0)) : Optional.empty(),
+        state == FileState.INGESTED ? Optional.of(RECORDED.plusSeconds(90)) : Optional.empty(), Optional.empty());
   }
 
   private static <R> void write(Path folder, LedgerTable<R> table, List<R> records) throws IOException {
