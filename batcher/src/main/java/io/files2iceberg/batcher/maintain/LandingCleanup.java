@@ -139,7 +139,8 @@ public final class LandingCleanup {
 
     /** Files decided on by a run that stopped before it removed their objects. */
     void finishEarlierRuns() {
-      List<String> tried = new ArrayList<>();
+      // A removal that failed stays pending: tried once per run, reported, never looped on.
+      java.util.Set<String> tried = new java.util.HashSet<>();
       while (true) {
         List<FileRecord> pending = ledger.filesBeingCleaned(table, CHUNK).stream()
             .filter(f -> !tried.contains(f.fileId())).toList();
