@@ -3,6 +3,8 @@ package io.files2iceberg.batcher.maintain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.storage.Storage;
+import io.files2iceberg.batcher.status.StatusFormat;
+import io.files2iceberg.batcher.status.StatusReport;
 import io.files2iceberg.core.ledger.BatchMetrics;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.ClaimPartitions;
@@ -180,6 +182,12 @@ class LandingCleanupTest {
     ledger.cleanFiles(TABLE, List.of(new Ledger.CleanFile(fileNamed(ObjectLocation.file(decided).uri()).fileId(),
         CleanedObject.deleted(LATER))));
 
+    StatusReport pending = StatusReport.read(ledger, Optional.empty(), Optional.of(TABLE), clock);
+    assertThat(pending.tables().get(0).cleanupPending()).isEqualTo(1);
+    assertThat(StatusFormat.human(pending)).contains("LANDING CLEANUP UNFINISHED (load.after-ingest)\n"
+        + "  local.demo.clicks: 1 file(s) decided, their landed objects not removed yet; the next maintain finishes"
+        + " them\n");
+
     LandingCleanup.Cleaned dry = cleanup(LATER).clean(profile, true).orElseThrow();
     assertThat(dry.finished()).isEqualTo(1);
     assertThat(dry.deleted()).isEqualTo(1);
@@ -194,6 +202,8 @@ class LandingCleanupTest {
     assertThat(decided).doesNotExist();
     assertThat(candidate).doesNotExist();
     assertThat(ledger.filesBeingCleaned(TABLE, 10)).isEmpty();
+    assertThat(StatusReport.read(ledger, Optional.empty(), Optional.of(TABLE), clock).tables().get(0)
+        .cleanupPending()).isZero();
   }
 
   @Test
