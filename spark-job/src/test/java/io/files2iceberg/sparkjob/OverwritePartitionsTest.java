@@ -3,6 +3,8 @@ package io.files2iceberg.sparkjob;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.CleanedObject;
+import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.ClaimNewestPartition;
 import io.files2iceberg.core.ledger.ClaimPartitions;
 import io.files2iceberg.core.ledger.Ledger;
@@ -166,6 +168,67 @@ class OverwritePartitionsTest {
   }
 
   // --- what the listener and the batcher do, by hand -------------------------------------------
+
+  @Test
+  void lateFileInAPartitionWhoseLoadedFileWasArchivedReadsTheArchiveAndKeepsItsRows() throws IOException {
+    TableProfile profile = overwrite("archived");
+    Path first = write("archived", "2024-01-01", "a.parquet", RowFactory.create(1, "first"));
+    record(profile, first);
+    markReady(profile, "2024-01-01");
+    load(profile, 100);
+    // Landing cleanup moves the loaded file to the archive (a move keeps its generation).
+    Path archive = home.resolve("archive").resolve("a.parquet");
+    Files.createDirectories(archive.getParent());
+    Files.move(first, archive);
+    cleanOnly(profile, CleanedObject.archived(ObjectLocation.file(archive).uri(), generation(archive),
+        fixture.clock.instant()));
+
+    record(profile, write("archived", "2024-01-01", "b.parquet", RowFactory.create(2, "late")));
+    load(profile, 100);
+
+    assertThat(rows("local.overwrite.archived")).containsExactly("1 first 2024-01-01", "2 late 2024-01-01");
+    assertThat(states(profile, "2024-01-01")).containsExactly("a.parquet ingested", "b.parquet ingested");
+  }
+
+  @Test
+  void lateFileInAPartitionWhoseLoadedFileWasDeletedFailsNamingItInsteadOfDroppingItsRows() throws IOException {
+    TableProfile profile = overwrite("deleted");
+    Path first = write("deleted", "2024-01-01", "a.parquet", RowFactory.create(1, "first"));
+    record(profile, first);
+    markReady(profile, "2024-01-01");
+    load(profile, 100);
+    cleanOnly(profile, CleanedObject.deleted(fixture.clock.instant()));
+    Files.delete(first);
+
+    record(profile, write("deleted", "2024-01-01", "b.parquet", RowFactory.create(2, "late")));
+    int code = fixture.runJob(fixture.writeManifest(claim(profile)));
+
+    assertThat(code).as("stdout %s stderr %s", fixture.stdout, fixture.stderr).isNotEqualTo(BatchJob.EXIT_OK);
+    assertThat(fixture.stderr).contains("landing cleanup deleted the object(s) of 1 file(s) loaded before")
+        .contains(first.toUri().toString());
+    assertThat(rows("local.overwrite.deleted")).containsExactly("1 first 2024-01-01");
+  }
+
+  /** Landing cleanup's decision on the table's one loaded file, its removal done. */
+  private static void cleanOnly(TableProfile profile, CleanedObject cleaned) {
+    try (Ledger ledger = fixture.openLedger()) {
+      fixture.clock.advance(Duration.ofDays(31));
+      FileRecord loaded = ledger.filesToClean(profile.table(), fixture.clock.instant(), 10).get(0);
+      ledger.cleanFiles(profile.table(), List.of(new Ledger.CleanFile(loaded.fileId(), cleaned)));
+      ledger.confirmRemoved(List.of(loaded.fileId()));
+    }
+  }
+
+  private static BatchManifest claim(TableProfile profile) {
+    try (Ledger ledger = fixture.openLedger()) {
+      BatchRecord batch = ledger.claimPartitions(new ClaimPartitions(profile.table(), 100,
+          Duration.ofMinutes(30), true)).orElseThrow();
+      ledger.markRunning(batch.batchId(), Duration.ofMinutes(30));
+      return BatchManifest.of(batch.batchId(), profile, fixture.deployment(),
+          profile.extract().batchFile().ingestionType(), true, fixture.clock.instant(),
+          ledger.filesOfBatch(batch.batchId()));
+    }
+  }
 
   private static Path write(String table, String day, String name, Row... rows) {
     return fixture.writeFile("parquet", table + "/dt=" + day + "/" + name, READINGS, List.of(rows));

@@ -13,6 +13,7 @@ import com.google.api.core.ApiFuture;
 import com.google.cloud.firestore.AggregateQuerySnapshot;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.BatchState;
@@ -226,7 +227,7 @@ abstract class FirestoreListings implements LedgerListings {
   }
 
   /** At most {@code limit} documents; a negative limit ({@code StoreReads.ALL}) is every one. */
-  static com.google.cloud.firestore.Query limited(com.google.cloud.firestore.Query query, int limit) {
+  static Query limited(Query query, int limit) {
     return limit < 0 ? query : query.limit(limit);
   }
 

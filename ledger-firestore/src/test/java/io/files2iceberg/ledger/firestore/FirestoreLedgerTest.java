@@ -199,6 +199,10 @@ class FirestoreLedgerTest extends SettlingContractTest {
     assertThat(ledger.file(files.get(1)).orElseThrow().cleaned()).isEmpty();
     assertThat(ledger.filesToClean(TABLE, clock.instant(), 10)).extracting(FileRecord::fileId)
         .containsExactly(files.get(0));
+    assertThatThrownBy(() -> ledger.cleanFiles(TABLE, List.of(new Ledger.CleanFile(files.get(1),
+        CleanedObject.deleted(clock.instant())))))
+        .hasMessageContaining(files.get(1))
+        .hasMessageContaining("has no load time");
 
     ledger.cleanFiles(TABLE, List.of(new Ledger.CleanFile(files.get(0),
         CleanedObject.archived("gs://archive/a.parquet", 12L, clock.instant()))));

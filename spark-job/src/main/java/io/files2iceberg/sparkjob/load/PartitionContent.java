@@ -1,9 +1,12 @@
 package io.files2iceberg.sparkjob.load;
 
+import io.files2iceberg.core.ledger.CleanedObject;
+import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.manifest.BatchManifest;
 import io.files2iceberg.core.manifest.ManifestFile;
+import io.files2iceberg.sparkjob.stage.BatchFailedException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -46,10 +49,23 @@ public final class PartitionContent {
     }
     List<ManifestFile> loaded = new ArrayList<>();
     for (String partition : partitions) {
-      List<ManifestFile> again = ledger.get().filesOfPartition(manifest.table(), partition).stream()
+      List<FileRecord> loadedFiles = ledger.get().filesOfPartition(manifest.table(), partition).stream()
           .filter(file -> file.state() == FileState.INGESTED && !inBatch.contains(file.fileId()))
-          .map(ManifestFile::of)
           .toList();
+      // Their rows are in the partition the batch rewrites whole: one whose object landing cleanup
+      // deleted cannot be read again, and leaving it out would drop its rows without a word.
+      List<String> deleted = loadedFiles.stream()
+          .filter(file -> file.cleaned().filter(c -> c.action() == CleanedObject.Action.DELETED).isPresent())
+          .map(FileRecord::uri)
+          .toList();
+      if (!deleted.isEmpty()) {
+        throw new BatchFailedException("load.save-mode = Overwrite rewrites partition " + partition + " whole, but"
+            + " landing cleanup deleted the object(s) of " + deleted.size() + " file(s) loaded before, whose rows"
+            + " cannot be read again: " + String.join(", ", deleted) + "; nothing was committed (a table whose"
+            + " partitions are overwritten needs load.after-ingest.action = move or keep)");
+      }
+      // An archived one is read from its archive (ManifestFile.of).
+      List<ManifestFile> again = loadedFiles.stream().map(ManifestFile::of).toList();
       if (!again.isEmpty()) {
         LOG.info("Table {} batch {}: Overwrite of partition {} also reads the {} file(s) loaded before: {}",
             manifest.table(), manifest.batchId(), partition, again.size(),

@@ -133,6 +133,49 @@ class FileRulesTest {
     }
   }
 
+  /** Cleanup's decision on a file, by its state, load time and earlier decision: {@code -} is "nothing to write". */
+  @ParameterizedTest(name = "{0}, loaded {1}, cleaned before {2}, {3}: {4}")
+  @CsvSource({
+      "INGESTED, true, none, deleted, cleaned",
+      "INGESTED, true, none, archived, cleaned",
+      "INGESTED, true, deleted, deleted, -",
+      "INGESTED, true, archived, archived, -",
+      "INGESTED, true, archived, deleted, 'was archived already (to gs://archive/part-0.parquet)'",
+      "INGESTED, true, deleted, archived, 'was deleted already'",
+      "INGESTED, false, none, deleted, 'has no load time'",
+      "RECORDED, false, none, deleted, 'expected state INGESTED, actual RECORDED'",
+      "DROPPED, true, none, deleted, 'expected state INGESTED, actual DROPPED'"})
+  void cleanupDecidesOnceOnALoadedFileWithALoadTime(FileState state, boolean loadTime, String before, String now,
+      String expected) {
+    FileRecord file = stored(state, "b-1");
+    file = new FileRecord(file.fileId(), file.table(), file.partition(), file.bucket(), file.name(), file.generation(),
+        file.uri(), file.size(), file.eventId(), file.eventTime(), file.overwroteGeneration(), file.state(),
+        file.batchId(), file.quarantineReason(), file.recordedAt(), file.snapshotId(), file.rows(),
+        loadTime ? Optional.of(THEN) : Optional.empty(), cleanup(before));
+    CleanedObject decision = cleanup(now).orElseThrow();
+    FileRecord given = file;
+
+    if (expected.equals("cleaned") || expected.equals("-")) {
+      Optional<FileRecord> cleaned = FileRules.cleaned(given, decision, "Cannot clean");
+      assertThat(cleaned.map(f -> "cleaned").orElse("-")).isEqualTo(expected);
+      cleaned.ifPresent(f -> assertThat(f.cleaned()).contains(decision));
+      cleaned.ifPresent(f -> assertThat(f.state()).isEqualTo(FileState.INGESTED));
+    } else {
+      assertThatThrownBy(() -> FileRules.cleaned(given, decision, "Cannot clean"))
+          .isInstanceOf(IllegalTransitionException.class)
+          .hasMessageStartingWith("Cannot clean: file f-1 (gs://landing/raw/part-0.parquet)")
+          .hasMessageContaining(expected);
+    }
+  }
+
+  private static Optional<CleanedObject> cleanup(String action) {
+    return switch (action) {
+      case "archived" -> Optional.of(CleanedObject.archived("gs://archive/part-0.parquet", 3L, THEN));
+      case "deleted" -> Optional.of(CleanedObject.deleted(THEN));
+      default -> Optional.empty();
+    };
+  }
+
   @ParameterizedTest(name = "revival of {0}: {1}")
   @CsvSource({"RECORDED, CLAIMED", "QUARANTINED, -", "SUPERSEDED, -", "IGNORED, -", "CLAIMED, !", "INGESTED, !"})
   void revivalClaimsTheRecordedFilesAgainAndLeavesTheLeftOutOnesAlone(FileState state, String expected) {
