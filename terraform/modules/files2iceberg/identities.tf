@@ -70,6 +70,26 @@ resource "google_storage_bucket_iam_member" "landing_viewers" {
   member = "serviceAccount:${each.value}"
 }
 
+# Landing cleanup (a profile's load.after-ingest.action = delete or move): the scheduled maintain
+# deletes loaded objects from the landing bucket, each with its generation as precondition, and
+# with move first copies them to the archive bucket, where a rollback's job reads them. Terraform
+# cannot read the profiles: landing_cleanup must be true when some profile turns cleanup on.
+resource "google_storage_bucket_iam_member" "batcher_landing_cleanup" {
+  for_each = var.landing_cleanup ? toset(compact([var.landing_bucket, var.landing_archive_bucket])) : toset([])
+
+  bucket = each.value
+  role   = "roles/storage.objectUser"
+  member = "serviceAccount:${google_service_account.batcher.email}"
+}
+
+resource "google_storage_bucket_iam_member" "job_archive_viewer" {
+  count = var.landing_cleanup && var.landing_archive_bucket != null ? 1 : 0
+
+  bucket = var.landing_archive_bucket
+  role   = "roles/storage.objectViewer"
+  member = "serviceAccount:${google_service_account.job.email}"
+}
+
 resource "google_storage_bucket_iam_member" "config_viewers" {
   for_each = {
     listener = google_service_account.listener.email

@@ -24,6 +24,18 @@ variable "landing_bucket" {
   type        = string
 }
 
+variable "landing_cleanup" {
+  description = "Grant the batcher roles/storage.objectUser on the landing bucket (and on landing_archive_bucket) so that maintain can delete or move loaded objects: true when some profile sets load.after-ingest.action = delete or move. Terraform cannot read the profiles, so this is not derived from them; without it the cleanup's deletes fail with 403 and maintain exits 1."
+  type        = bool
+  default     = false
+}
+
+variable "landing_archive_bucket" {
+  description = "With landing_cleanup, the bucket of load.after-ingest.move-to when it is not the landing bucket: the batcher gets roles/storage.objectUser on it (the copies) and the job roles/storage.objectViewer (a rollback reads them). null: no archive bucket of its own."
+  type        = string
+  default     = null
+}
+
 variable "notification_object_prefix" {
   description = "Only objects whose name starts with this prefix are notified; null: the whole bucket."
   type        = string

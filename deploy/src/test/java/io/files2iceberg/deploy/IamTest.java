@@ -83,6 +83,22 @@ class IamTest {
   }
 
   @Test
+  void landingCleanupGrantsTheBatcherObjectUserOnTheLandingAndArchiveBucketsOnlyWhenTurnedOn() {
+    Map<String, Object> cleanup = module.resource("google_storage_bucket_iam_member", "batcher_landing_cleanup");
+    assertThat(cleanup.get("role")).isEqualTo("roles/storage.objectUser");
+    assertThat(cleanup.get("member")).isEqualTo("serviceAccount:google_service_account.batcher.email");
+    Map<String, Object> archive = module.resource("google_storage_bucket_iam_member", "job_archive_viewer");
+    assertThat(archive.get("role")).isEqualTo("roles/storage.objectViewer");
+    assertThat(archive.get("member")).isEqualTo("serviceAccount:google_service_account.job.email");
+    // Conditionals are source text to the parser: each grant exists only with landing_cleanup = true.
+    assertThat(Repository.read(Repository.MODULE.resolve("identities.tf")))
+        .contains("for_each = var.landing_cleanup ? toset(compact([var.landing_bucket, var.landing_archive_bucket]))"
+            + " : toset([])")
+        .contains("count = var.landing_cleanup && var.landing_archive_bucket != null ? 1 : 0");
+    assertThat(Hcl.map(module.variables(), "landing_cleanup", "variables").get("default")).isEqualTo(false);
+  }
+
+  @Test
   void theBatchSubmitterRoleHoldsOnlyDataprocBatchPermissions() {
     Map<String, Object> role =
         module.resource("google_project_iam_custom_role", "batch_submitter");

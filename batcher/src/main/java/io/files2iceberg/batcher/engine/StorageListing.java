@@ -62,6 +62,27 @@ public final class StorageListing {
     this.storage = storage;
   }
 
+  /**
+   * The live generation of one object ({@code gs://} metadata GET, or a local file's {@link
+   * ObjectLocation#localGeneration}); empty when there is none. Not a list call.
+   */
+  public java.util.OptionalLong generationOf(String uri) {
+    ObjectLocation location = ObjectLocation.parse(uri);
+    if (location.scheme().equals(ObjectLocation.FILE)) {
+      try {
+        return java.util.OptionalLong.of(ObjectLocation.localGeneration(
+            Files.readAttributes(Path.of("/" + location.name()), BasicFileAttributes.class)));
+      } catch (java.nio.file.NoSuchFileException e) {
+        return java.util.OptionalLong.empty();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    Blob blob = storage.get().get(com.google.cloud.storage.BlobId.of(location.bucket(), location.name()));
+    return blob == null || blob.getGeneration() == null ? java.util.OptionalLong.empty()
+        : java.util.OptionalLong.of(blob.getGeneration());
+  }
+
   /** List calls made so far: GCS pages, local folder reads. */
   public int listCalls() {
     return listCalls.get();

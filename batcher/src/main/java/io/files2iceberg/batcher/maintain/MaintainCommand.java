@@ -19,6 +19,7 @@ import io.files2iceberg.batcher.engine.launch.SparkMainRun;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
 import io.files2iceberg.core.profile.Home;
 import io.files2iceberg.core.profile.TableProfile;
+import io.files2iceberg.core.storage.StorageClients;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -42,7 +43,9 @@ import picocli.CommandLine.Option;
  * and orphan removal of the tables, through {@link MaintainRun}, with
  * what the ledger protects ({@link MaintenanceGuard}), then the pruning of the files settled
  * batches left beside their manifests ({@link BatchFilePruning}). A table the main skipped (not
- * created yet) is reported and does not fail the run.
+ * created yet) is reported and does not fail the run. Last, the landing cleanup of each table whose
+ * profile sets {@code load.after-ingest.action} ({@link LandingCleanup}), in the batcher itself: it
+ * needs the ledger and the storage, not Spark.
  */
 @Command(
     name = "maintain",
@@ -59,9 +62,18 @@ import picocli.CommandLine.Option;
       "loaded it), which is no failure. Then deletes, for every table, the files each batch left beside",
       "its manifest (the manifest, its attempts' results, local logs and pid files) once the batch is",
       "COMMITTED or gone from the ledger and older than --batch-files-retention; never those of a",
-      "PLANNED, RUNNING or FAILED batch."
+      "PLANNED, RUNNING or FAILED batch. Last, for each table whose profile sets load.after-ingest.action to",
+      "delete or move, deletes or moves the landed objects of the files loaded longer ago than",
+      "load.after-ingest.retention, each pinned to the file's generation (an object rewritten since stays),",
+      "and records each in the ledger as DELETED or ARCHIVED; --skip-cleanup leaves the landing alone."
     })
 public final class MaintainCommand extends CliCommand {
+  /**
+   * Test only: the instant landing cleanup takes as now (ISO-8601), so that an end-to-end test can
+   * make loaded files look older than a retention of days. Read here and nowhere else.
+   */
+  static final String CLEANUP_NOW_PROPERTY = "files2iceberg.cleanup.now";
+
   /** The youngest orphan file removed: the spark job's floor too (far beyond the longest job, 2h by default). */
   static final Duration ORPHAN_FLOOR = Duration.ofDays(1);
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);
@@ -130,6 +142,10 @@ public final class MaintainCommand extends CliCommand {
       description = "The files of a batch COMMITTED (or gone from the ledger) longer ago than this are deleted: 7d,"
           + " 12h (default: ${DEFAULT-VALUE}).")
   Duration batchFilesRetention;
+
+  @Option(names = "--skip-cleanup", description = "Leave every table's landing alone this run, whatever its"
+      + " load.after-ingest says (default: off).")
+  boolean skipCleanup;
 
   @Mixin DryRunOption dryRun;
 
@@ -205,6 +221,9 @@ public final class MaintainCommand extends CliCommand {
     List<MaintenanceGuard.Refused> refused = new ArrayList<>();
     Map<String, String> failed = new LinkedHashMap<>();
     List<BatchFilePruning.Pruned> pruned = new ArrayList<>();
+    List<LandingCleanup.Cleaned> cleaned = new ArrayList<>();
+    LandingCleanup cleanup = new LandingCleanup(access.ledger(),
+        () -> StorageClients.shared(access.registry().deployment().storage()), cleanupClock());
     for (TableProfile profile : profiles) {
       Instant now = Instant.now();
       try {
@@ -241,14 +260,34 @@ public final class MaintainCommand extends CliCommand {
         out.print(MaintainFormat.human(files));
         out.flush();
       }
+      // The landing too is cleaned whatever the table's maintenance did: the ledger alone decides
+      // which files may go (it refuses while a rollback or drop of the table is unfinished).
+      Optional<LandingCleanup.Cleaned> landing =
+          skipCleanup ? Optional.empty() : cleanup.clean(profile, options.dryRun());
+      landing.ifPresent(done -> {
+        cleaned.add(done);
+        done.failed().forEach((object, why) -> ErrorOutput.print(err, "table " + profile.table()
+            + ": landing cleanup: " + object + ": " + why));
+        if (!json.json()) {
+          out.print(MaintainFormat.human(done));
+          out.flush();
+        }
+      });
       err.flush();
     }
     if (json.json()) {
-      out.print(MaintainFormat.json(results, refused, failed, pruned));
+      out.print(MaintainFormat.json(results, refused, failed, pruned, cleaned));
       out.flush();
     }
     boolean allPruned = pruned.stream().allMatch(files -> files.failed().isEmpty());
-    return refused.isEmpty() && failed.isEmpty() && allPruned ? 0 : ExitCode.FAILED;
+    boolean allCleaned = cleaned.stream().allMatch(done -> done.failed().isEmpty());
+    return refused.isEmpty() && failed.isEmpty() && allPruned && allCleaned ? 0 : ExitCode.FAILED;
+  }
+
+  /** The system clock, unless a test set {@value #CLEANUP_NOW_PROPERTY}. */
+  private static Clock cleanupClock() {
+    String now = System.getProperty(CLEANUP_NOW_PROPERTY);
+    return now == null ? Clock.systemUTC() : Clock.fixed(Instant.parse(now), java.time.ZoneOffset.UTC);
   }
 
   private MaintainRun.Options options() {

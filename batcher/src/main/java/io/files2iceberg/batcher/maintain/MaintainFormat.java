@@ -109,14 +109,53 @@ public final class MaintainFormat {
   }
 
   /**
+   * The landing cleanup of one table: {@code local.demo.clicks: landing cleanup (delete, loaded
+   * before 2026-10-24T16:13:22Z): 12 deleted, 0 archived, 1 already gone, 0 finished from an
+   * earlier run}, on a dry run what would be done and the first files; with how many failed.
+   */
+  public static String human(LandingCleanup.Cleaned cleaned) {
+    StringBuilder text = new StringBuilder();
+    text.append(cleaned.table()).append(": landing cleanup (").append(cleaned.action()).append(", loaded before ")
+        .append(cleaned.ingestedBefore()).append(")");
+    if (cleaned.dryRun()) {
+      text.append(": would ").append(cleaned.action()).append(' ')
+          .append(cleaned.deleted() + cleaned.archived()).append(" file(s)");
+      if (cleaned.finished() > 0) {
+        text.append(", and finish ").append(cleaned.finished()).append(" begun by an earlier run");
+      }
+    } else {
+      text.append(": ").append(cleaned.deleted()).append(" deleted, ").append(cleaned.archived())
+          .append(" archived, ").append(cleaned.alreadyGone()).append(" already gone, ").append(cleaned.finished())
+          .append(" finished from an earlier run");
+    }
+    if (!cleaned.failed().isEmpty()) {
+      text.append("; ").append(cleaned.failed().size()).append(" failure(s), see the errors above");
+    }
+    text.append('\n');
+    cleaned.files().forEach(file -> text.append("    ").append(file).append('\n'));
+    int more = cleaned.deleted() + cleaned.archived() - cleaned.files().size();
+    if (cleaned.dryRun() && more > 0) {
+      text.append("    ... and ").append(more).append(" more\n");
+    }
+    return text.toString();
+  }
+
+  /** Without landing cleanup. */
+  public static String json(List<MaintainResult> results, List<MaintenanceGuard.Refused> refused,
+      Map<String, String> failed, List<BatchFilePruning.Pruned> pruned) {
+    return json(results, refused, failed, pruned, List.of());
+  }
+
+  /**
    * JSON lines: a {@code maintained} line per maintained table (its result as the main printed it,
    * snapshot ids as strings), a {@code maintain_skipped}, {@code maintain_refused} or {@code
    * maintain_failed} line per table left alone, a {@code maintain_batch_files} line per table (its
-   * batch files deleted, or on a dry run to delete, and those that could not be), then {@code
+   * batch files deleted, or on a dry run to delete, and those that could not be), a {@code
+   * maintain_landing_cleanup} line per table whose landing is cleaned, then {@code
    * maintain_summary} with the counts.
    */
   public static String json(List<MaintainResult> results, List<MaintenanceGuard.Refused> refused,
-      Map<String, String> failed, List<BatchFilePruning.Pruned> pruned) {
+      Map<String, String> failed, List<BatchFilePruning.Pruned> pruned, List<LandingCleanup.Cleaned> cleaned) {
     List<ObjectNode> lines = new ArrayList<>();
     int maintained = 0;
     int skipped = 0;
@@ -152,6 +191,19 @@ public final class MaintainFormat {
       lines.add(line);
       filesDeleted += files.deleted();
       filesFailed += files.failed().size();
+    }
+    for (LandingCleanup.Cleaned landing : cleaned) {
+      ObjectNode line = JsonLines.record("maintain_landing_cleanup").put("table", landing.table())
+          .put("action", landing.action()).put("dryRun", landing.dryRun())
+          .put("ingestedBefore", landing.ingestedBefore().toString()).put("deleted", landing.deleted())
+          .put("archived", landing.archived()).put("alreadyGone", landing.alreadyGone())
+          .put("finished", landing.finished());
+      var named = line.putArray("files");
+      landing.files().forEach(named::add);
+      var notCleaned = line.putArray("failed");
+      landing.failed().forEach((object, message) -> notCleaned.addObject().put("object", object)
+          .put("message", message));
+      lines.add(line);
     }
     lines.add(JsonLines.record("maintain_summary").put("maintained", maintained).put("skipped", skipped)
         .put("refused", refused.size()).put("failed", failed.size()).put("batchFilesDeleted", filesDeleted)

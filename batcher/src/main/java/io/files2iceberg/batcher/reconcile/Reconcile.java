@@ -6,6 +6,7 @@ import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.engine.StorageListing;
 import io.files2iceberg.batcher.engine.StorageListing.Found;
 import io.files2iceberg.batcher.engine.StorageListing.Scan;
+import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
@@ -32,7 +33,9 @@ import java.util.function.Consumer;
  * with the files in the ledger, and reports the drift: data files the ledger never heard of (lost
  * notifications), partitions whose marker is present but that are not READY (or later), files
  * recorded whose object is gone from the bucket, and partitions READY for longer than a threshold
- * (stuck). With {@code fix}, the missing files and markers are recorded as if notified; deleted and
+ * (stuck). A file landing cleanup deleted or moved ({@code load.after-ingest}) is expected to be
+ * gone from where it landed; a moved file whose archive copy is gone (or another generation) is
+ * drift, found by one metadata read per such file of the range. With {@code fix}, the missing files and markers are recorded as if notified; deleted and
  * stuck ones are only reported (an operator decides).
  */
 public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
@@ -45,16 +48,17 @@ public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
    * @param missingFiles URIs of data files in the bucket that the ledger does not have
    * @param markedNotReady partitions whose marker is in the bucket but which the ledger has OPEN or not at all
    * @param deletedFiles URIs of files the ledger has (not yet ingested or ingested) whose object is gone
+   * @param archiveMissing files landing cleanup moved whose archive copy is gone: a reload of them would fail
    * @param stuckPartitions partitions READY since longer than the threshold, with since when
    * @param fixed whether the missing files and markers were recorded
    */
   public record Report(String table, String range, int listCalls, int objectsListed, int partitionsChecked,
-      List<String> missingFiles, List<String> markedNotReady, List<String> deletedFiles, List<String> stuckPartitions,
-      List<String> rejected, boolean fixed) {
+      List<String> missingFiles, List<String> markedNotReady, List<String> deletedFiles, List<String> archiveMissing,
+      List<String> stuckPartitions, List<String> rejected, boolean fixed) {
     /** Whether anything needs an operator. */
     public boolean hasDrift() {
       return !missingFiles.isEmpty() || !markedNotReady.isEmpty() || !deletedFiles.isEmpty()
-          || !stuckPartitions.isEmpty();
+          || !archiveMissing.isEmpty() || !stuckPartitions.isEmpty();
     }
 
     /**
@@ -63,7 +67,8 @@ public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
      * scheduled run).
      */
     public boolean hasDriftLeft() {
-      return fixed ? !deletedFiles.isEmpty() || !stuckPartitions.isEmpty() : hasDrift();
+      return fixed ? !deletedFiles.isEmpty() || !archiveMissing.isEmpty() || !stuckPartitions.isEmpty()
+          : hasDrift();
     }
   }
 
@@ -91,6 +96,7 @@ public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
     });
     Set<String> inLedger = new HashSet<>();
     List<String> deleted = new ArrayList<>();
+    List<String> archiveMissing = new ArrayList<>();
     for (String token : tokens) {
       for (FileRecord file : ledger.filesOfPartition(table, token)) {
         inLedger.add(file.fileId());
@@ -98,6 +104,17 @@ public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
         // ledger already knows its rows are not in the table (quarantined, superseded: the job
         // found it gone; ignored: never loaded; dropped: drop-partition deleted them). A HELD
         // partition is not stuck: it waits for release on purpose.
+        // A cleaned file's object is gone on purpose; a moved one's copy must be where the ledger says.
+        if (file.cleaned().isPresent()) {
+          CleanedObject cleaned = file.cleaned().get();
+          if (cleaned.action() == CleanedObject.Action.ARCHIVED && !LEFT_OUT.contains(file.state())
+              && listing.generationOf(cleaned.archiveUri().orElseThrow()).stream()
+                  .noneMatch(g -> g == cleaned.archiveGeneration().orElseThrow())) {
+            archiveMissing.add(file.uri() + "#" + file.generation() + " (archive " + cleaned.archiveUri().orElseThrow()
+                + "#" + cleaned.archiveGeneration().orElseThrow() + ")");
+          }
+          continue;
+        }
         if (!LEFT_OUT.contains(file.state()) && !namesInBucket.contains(file.uri())) {
           deleted.add(file.uri() + "#" + file.generation());
         }
@@ -125,6 +142,6 @@ public record Reconcile(StorageListing listing, Ledger ledger, Clock clock) {
     return new Report(table, range.toString(), listing.listCalls() - callsBefore, scan.data().size(), tokens.size(),
         missing.stream().map(f -> f.object().location().uri()).sorted().toList(),
         markedNotReady.stream().map(PartitionRef::token).toList(),
-        deleted.stream().sorted().toList(), stuck, scan.rejected(), fix);
+        deleted.stream().sorted().toList(), archiveMissing.stream().sorted().toList(), stuck, scan.rejected(), fix);
   }
 }

@@ -87,6 +87,9 @@ public final class ReconcileCommand extends CliCommand {
     section(out, "missing from the ledger (lost notifications)", report.missingFiles());
     section(out, "success marker present but not READY", report.markedNotReady());
     section(out, "recorded but gone from the bucket", report.deletedFiles());
+    if (!report.archiveMissing().isEmpty()) {
+      section(out, "moved by landing cleanup but the archive copy is gone", report.archiveMissing());
+    }
     section(out, "stuck READY", report.stuckPartitions());
     report.rejected().forEach(reason -> out.println("  rejected: " + reason));
     if (report.fixed() && (!report.missingFiles().isEmpty() || !report.markedNotReady().isEmpty())) {

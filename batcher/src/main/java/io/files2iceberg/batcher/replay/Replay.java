@@ -6,6 +6,9 @@ import io.files2iceberg.batcher.listing.PartitionRange;
 import io.files2iceberg.batcher.engine.StorageListing;
 import io.files2iceberg.batcher.engine.StorageListing.Found;
 import io.files2iceberg.batcher.engine.StorageListing.Scan;
+import io.files2iceberg.batcher.cli.AllowMissingOption;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -65,6 +68,15 @@ public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
 
   public Report run(TableProfile profile, PartitionRange range, boolean force, boolean dryRun,
       Consumer<String> progress) {
+    return run(profile, range, force, dryRun, AllowMissingOption.of(false), progress);
+  }
+
+  /**
+   * The same; {@code force} refused, before anything changes, when a partition to reopen has
+   * INGESTED files whose object landing cleanup deleted, unless {@code allowMissing} allows it.
+   */
+  public Report run(TableProfile profile, PartitionRange range, boolean force, boolean dryRun,
+      AllowMissingOption allowMissing, Consumer<String> progress) {
     if (profile.extract().listsStorage()) {
       throw new IllegalArgumentException("replay: table " + profile.table() + " does not load through the ledger ("
           + profile.extract().batchFile().ingestionType().whyNotReplayed()
@@ -101,6 +113,20 @@ public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
     List<String> reopened = new ArrayList<>();
     List<String> left = new ArrayList<>();
     if (force) {
+      List<FileRecord> toReload = new ArrayList<>();
+      for (String token : partitions) {
+        boolean reopens = !incomplete.contains(token) && ledger.partition(profile.table(), token)
+            .filter(p -> REOPENABLE.contains(p.state())).isPresent();
+        if (reopens) {
+          ledger.filesOfPartition(profile.table(), token).stream()
+              .filter(f -> f.state() == FileState.INGESTED).forEach(toReload::add);
+        }
+      }
+      Optional<String> missing = allowMissing.refusal("replay --force of table " + profile.table() + " " + range,
+          AllowMissingOption.deleted(toReload));
+      if (missing.isPresent()) {
+        throw new IllegalArgumentException(missing.get());
+      }
       // Before recording: a changed file recorded first would make the partition READY, and a
       // READY partition is not reopened, so its unchanged files would not load again.
       for (String token : partitions) {

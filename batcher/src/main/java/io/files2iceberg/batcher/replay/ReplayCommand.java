@@ -1,5 +1,6 @@
 package io.files2iceberg.batcher.replay;
 
+import io.files2iceberg.batcher.cli.AllowMissingOption;
 import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.LedgerAccess;
 import io.files2iceberg.batcher.cli.OperatorRun;
@@ -13,6 +14,7 @@ import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.List;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code replay}: re-ingests chosen partitions of a table. */
@@ -24,7 +26,8 @@ import picocli.CommandLine.Option;
       "generations change nothing) and marks the complete ones READY; the next batch loads what changed.",
       "--force reloads INGESTED (and DROPPED or HELD) partitions whole in a new batch (MERGE keeps rows unique).",
       "--no-checkpoint loads the listed files once without touching the ledger. Without --run, the next batcher run",
-      "loads them.",
+      "loads them. --force is refused, naming them, when files to load again were deleted by landing cleanup",
+      "(load.after-ingest.action = delete), unless --allow-missing (their rows are lost).",
       "Exit codes: 0 done, 1 failed while running, 2 invalid configuration or usage."
     })
 public final class ReplayCommand extends RecordingCommand {
@@ -34,6 +37,8 @@ public final class ReplayCommand extends RecordingCommand {
   @Option(names = "--force", description = "Reopen INGESTED partitions (and DROPPED or HELD ones) so that all their"
       + " files load again.")
   boolean force;
+
+  @Mixin AllowMissingOption allowMissing;
 
   @Option(names = "--no-checkpoint", description = "Load the listed files once, as a backfill with "
       + "save-checkpoint = false: the ledger is neither read for them nor written.")
@@ -60,7 +65,8 @@ public final class ReplayCommand extends RecordingCommand {
       if (noCheckpoint) {
         return loadWithoutCheckpoint(opened, profile, replay, range, out, errors);
       }
-      Replay.Report report = replay.run(profile, range, force, dryRun.dryRun(), OperatorTable.progress("replay", errors));
+      Replay.Report report = replay.run(profile, range, force, dryRun.dryRun(), allowMissing,
+          OperatorTable.progress("replay", errors));
       print(report, out);
       return loadIfRun(opened, profile, out, errors);
     });

@@ -92,6 +92,14 @@ public final class StatusFormat {
               + ago(batch.updatedAt(), report.generatedAt()) + "): " + batch.error().orElse("no error recorded")
               + RecordText.cause(batch)));
     }
+    List<String> cleaning = report.tables().stream().filter(t -> t.cleanupPending() > 0)
+        .map(t -> "  " + t.table() + ": " + t.cleanupPending() + " file(s) decided, their landed objects not removed"
+            + " yet; the next maintain finishes them")
+        .toList();
+    if (!cleaning.isEmpty()) {
+      out.append("\nLANDING CLEANUP UNFINISHED (load.after-ingest)\n");
+      cleaning.forEach(line -> out.append(line).append('\n'));
+    }
     if (!changing.isEmpty()) {
       out.append("\nUNFINISHED CHANGES (no batch of the table is claimed until the change is run again)\n");
       changing.forEach(line -> out.append(line).append('\n'));
@@ -189,6 +197,7 @@ public final class StatusFormat {
       } else {
         table.putNull("unfinishedChange");
       }
+      table.put("cleanupPending", view.cleanupPending());
       ArrayNode stoppedBy = table.putArray("stoppedBy");
       for (TableStops.Stop stop : view.stoppedBy()) {
         ObjectNode node = stoppedBy.addObject();

@@ -50,6 +50,9 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
    *     ({@link LoadHistory})
    * @param unfinishedChange an operator's change ({@code rollback}, {@code drop-partition}) written
    *     down and not finished: no batch of the table is claimed until it is run again
+   * @param cleanupPending files landing cleanup decided on ({@code load.after-ingest}) whose
+   *     landed object is not removed yet: a {@code maintain} that stopped between the ledger and
+   *     the storage; the next one finishes them. At most {@link #CLEANUP_PENDING_SHOWN}
    */
   public record TableView(
       TableStatus status,
@@ -58,7 +61,11 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
       Optional<Duration> lag,
       List<TableStops.Stop> stoppedBy,
       Optional<List<FileLoad>> fileLoads,
-      Optional<TableChange> unfinishedChange) {
+      Optional<TableChange> unfinishedChange,
+      int cleanupPending) {
+
+    /** The most pending cleanups counted per table. */
+    public static final int CLEANUP_PENDING_SHOWN = 1000;
 
     public TableView {
       fileLoads = fileLoads.map(List::copyOf);
@@ -102,7 +109,8 @@ public record StatusReport(Instant generatedAt, List<TableView> tables, int quar
       return new TableView(status, profile.map(TableProfile::name),
           profile.map(p -> p.extract().batchFile().ingestionType()), lag, stops.getOrDefault(name, List.of()),
           filesSince.map(since -> LoadHistory.read(ledger, name, since)),
-          ledger.changes(name).stream().filter(c -> c.state() == TableChange.ChangeState.INTENDED).findFirst());
+          ledger.changes(name).stream().filter(c -> c.state() == TableChange.ChangeState.INTENDED).findFirst(),
+          ledger.filesBeingCleaned(name, TableView.CLEANUP_PENDING_SHOWN).size());
     }).toList();
     return new StatusReport(now, views, ledger.quarantinedMessages().size(), filesSince);
   }

@@ -2,6 +2,7 @@ package io.files2iceberg.batcher.undo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.files2iceberg.batcher.cli.AllowMissingOption;
 import io.files2iceberg.batcher.cli.CliCommand;
 import io.files2iceberg.batcher.cli.CommandLineProblem;
 import io.files2iceberg.batcher.cli.ConfigOption;
@@ -18,6 +19,8 @@ import io.files2iceberg.batcher.engine.launch.MainRuns;
 import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.ledger.BatchRecord;
+import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
@@ -58,8 +61,10 @@ import picocli.CommandLine.Option;
       "of the current snapshot, has been expired or is unknown, or while a batch of the table is in flight.",
       "The change is written to the ledger before the table is touched: a rollback killed on the way is",
       "finished by running the same command again. Who asked, when and why are kept (`inspect --table`).",
+      "A batch to undo whose files landing cleanup deleted (load.after-ingest.action = delete) is refused,",
+      "naming them, unless --allow-missing (their rows are lost); moved files are read from their archive.",
       "Exit codes: 0 rolled back (or nothing to undo), 1 failed or refused by the table, 2 invalid usage or",
-      "refused (unknown, expired or non-ancestor target)."
+      "refused (unknown, expired or non-ancestor target, or deleted files without --allow-missing)."
     })
 public final class RollbackCommand extends CliCommand {
   static final String KIND = "rollback";
@@ -89,6 +94,8 @@ public final class RollbackCommand extends CliCommand {
   boolean hold;
 
   @Mixin ChangeRun.Options change;
+
+  @Mixin AllowMissingOption allowMissing;
 
   @Mixin DryRunOption dryRun;
 
@@ -152,11 +159,26 @@ public final class RollbackCommand extends CliCommand {
         return ExitCode.FAILED;
       }
       TableChange intended = intent(ledger, profile, plan.body());
+      Optional<String> missing = allowMissing.refusal("rollback of table " + profile.table(),
+          deletedToReload(ledger, intended));
+      if (missing.isPresent()) {
+        ErrorOutput.print(err, missing.get());
+        return ExitCode.INVALID;
+      }
       if (dryRun.dryRun()) {
         print(out, describePlan(ledger, intended, plan.body()) + "\n(dry run: nothing changed)", null, plan.body());
         return 0;
       }
       TableChange written = ledger.intendChange(intended);
+      // Cleanup may have deleted objects between the check and the intent; from the intent on, the
+      // ledger refuses to clean the table, so this second look is the last word.
+      Optional<String> deletedSince = allowMissing.refusal("rollback of table " + profile.table(),
+          deletedToReload(ledger, written));
+      if (deletedSince.isPresent()) {
+        ledger.abandonChange(written.changeId(), "landing cleanup deleted files to load again meanwhile");
+        ErrorOutput.print(err, deletedSince.get() + " (nothing changed: " + written.changeId() + " abandoned)");
+        return ExitCode.INVALID;
+      }
       err.println(describePlan(ledger, written, plan.body()));
       err.flush();
       return applyToTable(ledger, profile, launchers, written, out, err);
@@ -199,6 +221,18 @@ public final class RollbackCommand extends CliCommand {
         return ExitCode.FAILED;
       }
     }
+  }
+
+  /**
+   * The files the change loads again (the INGESTED files of the batches it undoes) whose landed
+   * object landing cleanup deleted: a moved one is read from its archive.
+   */
+  private static List<FileRecord> deletedToReload(Ledger ledger, TableChange change) {
+    List<FileRecord> files = new ArrayList<>();
+    for (String batchId : change.batchIds()) {
+      ledger.filesOfBatch(batchId).stream().filter(f -> f.state() == FileState.INGESTED).forEach(files::add);
+    }
+    return AllowMissingOption.deleted(files);
   }
 
   /** The change to write down: from the plan, with the ledger's own partitions of the batches it knows. */

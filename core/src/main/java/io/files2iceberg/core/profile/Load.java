@@ -31,6 +31,8 @@ import java.util.Optional;
  *     stored rows whose key it lacks; empty: the batch replaces the whole table
  * @param undoTagRetention {@code load.undo-tag-retention}: how long the tag a risky batch leaves on
  *     the snapshot before it is kept (its {@code max-ref-age}); zero: no tag
+ * @param afterIngest {@code load.after-ingest}: what {@code maintain} does to a loaded file's
+ *     landed object once it has been loaded longer than the retention: keep it, delete it or move it
  */
 public record Load(
     TableId table,
@@ -45,7 +47,8 @@ public record Load(
     MergeScope mergeScope,
     Optional<Cdc> cdc,
     Optional<SnapshotDeletes> snapshotDeletes,
-    Duration undoTagRetention) {
+    Duration undoTagRetention,
+    AfterIngest afterIngest) {
 
   /** {@code load.undo-tag-retention} unset: a risky batch's tag is kept 30 days. */
   public static final Duration DEFAULT_UNDO_TAG_RETENTION = Duration.ofDays(30);
@@ -57,12 +60,22 @@ public record Load(
     Objects.requireNonNull(cdc, "cdc");
     Objects.requireNonNull(snapshotDeletes, "snapshotDeletes");
     Objects.requireNonNull(undoTagRetention, "undoTagRetention");
+    Objects.requireNonNull(afterIngest, "afterIngest");
     if (undoTagRetention.isNegative()) {
       throw new IllegalArgumentException("undoTagRetention must not be negative, was " + undoTagRetention);
     }
     primaryKey = List.copyOf(primaryKey);
     partitionBy = List.copyOf(partitionBy);
     tableProperties = Collections.unmodifiableMap(new LinkedHashMap<>(tableProperties));
+  }
+
+  /** Keeping every landed object ({@code load.after-ingest.action = keep}). */
+  public Load(TableId table, SaveMode saveMode, List<String> primaryKey, List<String> partitionBy,
+      Optional<String> precombineField, SchemaEvolution schemaEvolution, Map<String, String> tableProperties,
+      MissingColumns missingColumns, WriteMode writeMode, MergeScope mergeScope, Optional<Cdc> cdc,
+      Optional<SnapshotDeletes> snapshotDeletes, Duration undoTagRetention) {
+    this(table, saveMode, primaryKey, partitionBy, precombineField, schemaEvolution, tableProperties, missingColumns,
+        writeMode, mergeScope, cdc, snapshotDeletes, undoTagRetention, AfterIngest.KEEP);
   }
 
   /** With the default {@code load.undo-tag-retention}. */
@@ -289,6 +302,62 @@ public record Load(
     /** Whether deleting {@code deleted} of {@code inScope} stored rows stays within the guard. */
     public boolean allows(long deleted, long inScope) {
       return deleted == 0 || (double) deleted / inScope <= maxFraction;
+    }
+  }
+
+  /**
+   * {@code load.after-ingest}: landing cleanup. {@code maintain} deletes or moves the landed object
+   * of each file loaded (INGESTED) longer ago than {@code retention}, each with the file's
+   * generation as precondition, so a rewritten object is never touched.
+   *
+   * @param action what is done to the object
+   * @param moveTo with {@link Action#MOVE}, the folder the object is moved to, ending with {@code
+   *     /} ({@code gs://bucket/prefix/} or {@code file:///folder/}); empty otherwise
+   * @param retention how long after its load a file's object is left where it landed
+   */
+  public record AfterIngest(Action action, Optional<String> moveTo, Duration retention) {
+    /** {@code load.after-ingest.retention} unset: 30 days, as Auto Loader's {@code cleanSource.retentionDuration}. */
+    public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+    /** With {@code delete}, the retention must be longer than this (Auto Loader's rule too). */
+    public static final Duration MIN_DELETE_RETENTION = Duration.ofDays(7);
+    /** Every landed object kept: the default. */
+    public static final AfterIngest KEEP = new AfterIngest(Action.KEEP, Optional.empty(), DEFAULT_RETENTION);
+
+    public AfterIngest {
+      Objects.requireNonNull(action, "action");
+      Objects.requireNonNull(moveTo, "moveTo");
+      Objects.requireNonNull(retention, "retention");
+      if ((action == Action.MOVE) != moveTo.isPresent()) {
+        throw new IllegalArgumentException("a move has a move-to folder, and only a move: " + action + " " + moveTo);
+      }
+      if (moveTo.isPresent() && !moveTo.get().endsWith("/")) {
+        throw new IllegalArgumentException("move-to is a folder ending with /, got " + moveTo.get());
+      }
+    }
+
+    /** Whether {@code maintain} removes the table's landed objects. */
+    public boolean cleans() {
+      return action != Action.KEEP;
+    }
+
+    /** What is done to a loaded file's landed object. Codes are what profiles spell. */
+    public enum Action {
+      /** Left where it landed. */
+      KEEP("keep"),
+      /** Deleted; a reload that needs it is refused unless {@code --allow-missing}. */
+      DELETE("delete"),
+      /** Copied under {@code move-to}, then deleted where it landed; a reload reads the copy. */
+      MOVE("move");
+
+      private final String code;
+
+      Action(String code) {
+        this.code = code;
+      }
+
+      public String code() {
+        return code;
+      }
     }
   }
 

@@ -3,6 +3,7 @@ package io.files2iceberg.core.profile;
 import static io.files2iceberg.core.profile.ProfileKeys.codes;
 import static io.files2iceberg.core.profile.ProfileKeys.doc;
 import static io.files2iceberg.core.profile.ValueType.BOOLEAN;
+import static io.files2iceberg.core.profile.ValueType.DURATION;
 import static io.files2iceberg.core.profile.ValueType.DURATION_OR_ZERO;
 import static io.files2iceberg.core.profile.ValueType.FRACTION;
 import static io.files2iceberg.core.profile.ValueType.LIST;
@@ -243,6 +244,39 @@ final class LoadKeys {
           tag's `max-ref-age`): Iceberg does not expire a snapshot a tag holds, so `rollback
           --to-tag` can undo the batch after `maintain` has expired older snapshots. `0`: no tag.
           See [Change feed](../changes.md#tags-before-risky-batches).
+          """));
+  static final Key<String> LOAD_AFTER_INGEST_ACTION =
+      key("load.after-ingest.action", NON_BLANK, p -> p.load().afterIngest().action().code(),
+        doc("`keep`",
+          """
+          Landing cleanup: what `maintain` does to the landed object of each file loaded longer ago
+          than `load.after-ingest.retention`. `keep` leaves it; `delete` deletes it; `move` copies it
+          under `load.after-ingest.move-to` and deletes it where it landed. Each delete carries the
+          file's generation as a precondition, so an object rewritten since is never deleted. A
+          rollback or replay reads a moved file from its copy, and refuses to reload a deleted one
+          unless `--allow-missing`. Refused with `load.save-mode = Overwrite` (without a key) and with
+          `extract.batch-file.ingestion-type` `last` or `full`: their loads read old files again. See
+          [Landing cleanup](../cleanup.md).
+          """,
+          codes(Load.AfterIngest.Action.values(), Load.AfterIngest.Action::code)));
+  static final Key<String> LOAD_AFTER_INGEST_MOVE_TO =
+      key("load.after-ingest.move-to", NON_BLANK, p -> p.load().afterIngest().moveTo().orElse(null),
+        doc("none",
+          """
+          With `action = move` (and only then), the folder loaded objects are moved to: `gs://bucket/prefix/`
+          on GCS, `file:///folder/` for a landing folder (the scheme of `extract.path`). An object
+          `gs://b/raw/x.csv` goes to `<move-to>b/raw/x.csv` (a local file to `<move-to>` plus its absolute
+          path without the leading `/`); when that name holds an object already, to the same name plus
+          `.<generation>`. Refused when an `extract.path` of any profile of the deployment watches the
+          folder: the listener would record the copies as new files.
+          """));
+  static final Key<Duration> LOAD_AFTER_INGEST_RETENTION =
+      key("load.after-ingest.retention", DURATION, p -> p.load().afterIngest().retention(),
+        doc("`30d`",
+          """
+          How long after its load (its batch's commit) a file's object is left where it landed before
+          `maintain` deletes or moves it. With `action = delete` it must be more than `7d` (Auto Loader's
+          rule): long enough to notice a bad load and reload it from the landed objects.
           """));
 
   /**

@@ -3,6 +3,9 @@ package io.files2iceberg.core.profile;
 import static io.files2iceberg.core.profile.ExtractKeys.BATCH_FILE_INGESTION_TYPE;
 import static io.files2iceberg.core.profile.ExtractKeys.BATCH_FILE_PARTITION_COLUMN;
 import static io.files2iceberg.core.profile.ExtractKeys.BATCH_FILE_PATTERN;
+import static io.files2iceberg.core.profile.LoadKeys.LOAD_AFTER_INGEST_ACTION;
+import static io.files2iceberg.core.profile.LoadKeys.LOAD_AFTER_INGEST_MOVE_TO;
+import static io.files2iceberg.core.profile.LoadKeys.LOAD_AFTER_INGEST_RETENTION;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_CDC_DELETE_FLAG;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_CDC_DELETE_VALUES;
 import static io.files2iceberg.core.profile.LoadKeys.LOAD_CDC_OP_COLUMN;
@@ -25,6 +28,7 @@ import static io.files2iceberg.core.profile.LoadKeys.TRANSFORM_ON_BAD_RECORD;
 import static io.files2iceberg.core.profile.LoadKeys.TRANSFORM_RENAME_COLUMNS;
 import static io.files2iceberg.core.profile.LoadKeys.TRANSFORM_RESCUED_DATA_COLUMN;
 
+import io.files2iceberg.core.profile.Load.AfterIngest;
 import io.files2iceberg.core.profile.Load.Cdc;
 import io.files2iceberg.core.profile.Load.MergeScope;
 import io.files2iceberg.core.profile.Load.MissingColumns;
@@ -58,7 +62,8 @@ final class LoadReader {
         v.optional(TRANSFORM_RESCUED_DATA_COLUMN, ProfileRules::columnName));
   }
 
-  static Load load(ProfileValues v, BatchFile batchFile, Transform transform) {
+  static Load load(ProfileValues v, Extract extract, Transform transform) {
+    BatchFile batchFile = extract.batchFile();
     TableId table =
         v.required(LOAD_TABLE, ProfileRules::tableName)
             .map(name -> name.split("\\."))
@@ -114,7 +119,97 @@ final class LoadReader {
         mergeScope.orElse(MergeScope.AUTO),
         cdc(v, batchFile, primaryKey),
         snapshotDeletes(v, batchFile, primaryKey),
-        v.get(LOAD_UNDO_TAG_RETENTION, Load.DEFAULT_UNDO_TAG_RETENTION));
+        v.get(LOAD_UNDO_TAG_RETENTION, Load.DEFAULT_UNDO_TAG_RETENTION),
+        afterIngest(v, extract, saveMode, primaryKey));
+  }
+
+  /**
+   * {@code load.after-ingest}: landing cleanup, default keep. A move names its folder, of the
+   * landing's scheme; a delete keeps objects more than 7 days; and no cleanup for a table whose
+   * loads read old files again (Overwrite without a key rewrites a partition from all its live
+   * files; {@code last} and {@code full} read every matching file). Where the folder is watched
+   * is a check across profiles ({@link ProfileConflicts}).
+   */
+  private static AfterIngest afterIngest(ProfileValues v, Extract extract, Optional<SaveMode> saveMode,
+      Optional<List<String>> primaryKey) {
+    Optional<AfterIngest.Action> action =
+        v.choice(LOAD_AFTER_INGEST_ACTION, AfterIngest.Action.KEEP, AfterIngest.Action::code);
+    Optional<java.time.Duration> retention = v.optional(LOAD_AFTER_INGEST_RETENTION);
+    Optional<String> moveTo = v.optional(LOAD_AFTER_INGEST_MOVE_TO).map(String::strip);
+    if (action.isEmpty()) {
+      return AfterIngest.KEEP;
+    }
+    AfterIngest.Action chosen = action.get();
+    if (chosen != AfterIngest.Action.MOVE && v.isSet(LOAD_AFTER_INGEST_MOVE_TO)) {
+      v.reject(LOAD_AFTER_INGEST_MOVE_TO, "applies only to load.after-ingest.action = move, which is "
+          + chosen.code() + " here");
+      return AfterIngest.KEEP;
+    }
+    if (chosen == AfterIngest.Action.KEEP) {
+      return AfterIngest.KEEP;
+    }
+    boolean valid = true;
+    if (chosen == AfterIngest.Action.MOVE) {
+      if (moveTo.isEmpty()) {
+        if (!v.isSet(LOAD_AFTER_INGEST_MOVE_TO)) {
+          v.reject(LOAD_AFTER_INGEST_MOVE_TO, "is required with load.after-ingest.action = move: the folder the"
+              + " loaded objects are moved to, such as gs://archive-bucket/landing/");
+        }
+        valid = false;
+      } else {
+        Optional<String> problem = moveToProblem(moveTo.get(), extract.path());
+        if (problem.isPresent()) {
+          v.reject(LOAD_AFTER_INGEST_MOVE_TO, problem.get());
+          valid = false;
+        }
+      }
+    }
+    java.time.Duration kept = retention.orElse(AfterIngest.DEFAULT_RETENTION);
+    if (chosen == AfterIngest.Action.DELETE && retention.isPresent()
+        && kept.compareTo(AfterIngest.MIN_DELETE_RETENTION) <= 0) {
+      v.reject(LOAD_AFTER_INGEST_RETENTION, "must be more than 7d with load.after-ingest.action = delete, got "
+          + (kept.toSeconds() % 86_400 == 0 && !kept.isZero() ? kept.toDays() + "d" : ValueType.format(kept))
+          + ": a deleted object cannot be loaded again, so it is kept long enough to"
+          + " notice a bad load (use action = move to clean sooner)");
+      valid = false;
+    }
+    if (saveMode.equals(Optional.of(SaveMode.OVERWRITE)) && primaryKey.map(List::isEmpty).orElse(false)) {
+      v.reject(LOAD_AFTER_INGEST_ACTION, chosen.code() + " cannot go with load.save-mode = Overwrite: a batch"
+          + " rewrites each of its partitions from all the partition's live files, older ones included, so"
+          + " a cleaned object would lose its rows; keep the objects (action = keep) or use Append or a"
+          + " load.primary-key");
+      valid = false;
+    }
+    if (extract.batchFile().ingestionType() != BatchFile.IngestionType.INCREMENTAL
+        && v.isValid(BATCH_FILE_INGESTION_TYPE)) {
+      v.reject(LOAD_AFTER_INGEST_ACTION, chosen.code() + " cannot go with extract.batch-file.ingestion-type = "
+          + extract.batchFile().ingestionType().code() + ": each load reads every matching file again, so a"
+          + " cleaned object would lose its rows; keep the objects (action = keep)");
+      valid = false;
+    }
+    if (!valid) {
+      return AfterIngest.KEEP;
+    }
+    return new AfterIngest(chosen, moveTo.map(folder -> folder.endsWith("/") ? folder : folder + "/"), kept);
+  }
+
+  /** Why {@code move-to} cannot hold the landing's copies: not a folder URI of the landing's scheme. */
+  private static Optional<String> moveToProblem(String moveTo, String extractPath) {
+    boolean gs = moveTo.startsWith("gs://");
+    boolean file = moveTo.startsWith("file:/");
+    if (!gs && !file) {
+      return Optional.of("expected a gs://bucket/prefix/ or file:///folder/ URI, got " + ValueType.quote(moveTo));
+    }
+    if (gs && moveTo.substring("gs://".length()).split("/", -1)[0].isEmpty()) {
+      return Optional.of("names no bucket: " + ValueType.quote(moveTo));
+    }
+    boolean landingGs = extractPath.startsWith("gs://");
+    if (gs != landingGs) {
+      return Optional.of(ValueType.quote(moveTo) + " is " + (gs ? "on GCS" : "a local folder") + " but extract.path "
+          + ValueType.quote(extractPath) + " is " + (landingGs ? "on GCS" : "a local folder") + ": an object is moved"
+          + " within its storage, so move-to has the landing's scheme");
+    }
+    return Optional.empty();
   }
 
   /**

@@ -26,6 +26,9 @@ final class ProfileConflicts {
     // Each glob is compiled once, for all the pairs it is in.
     List<Glob> globs = profiles.stream().map(p -> Glob.parse(p.extract().path())).toList();
     Map<String, Integer> firstByCatalog = new LinkedHashMap<>();
+    for (TableProfile profile : profiles) {
+      profile.load().afterIngest().moveTo().ifPresent(moveTo -> watchedArchive(profile, moveTo, profiles, globs, errors));
+    }
     for (int i = 0; i < profiles.size(); i++) {
       TableProfile later = profiles.get(i);
       for (int j = 0; j < i; j++) {
@@ -40,6 +43,40 @@ final class ProfileConflicts {
       }
     }
     return errors;
+  }
+
+  /**
+   * Landing cleanup's {@code move-to} must not be watched: a copy there is a new object that the
+   * listener would record and load again. Watched means in the folder tree of a profile's {@code
+   * extract.path} (its literal folder prefix), or able to match it below the folder.
+   */
+  private static void watchedArchive(TableProfile profile, String moveTo, List<TableProfile> profiles,
+      List<Glob> globs, List<ProfileError> errors) {
+    Glob archive;
+    try {
+      // The folder as a glob of one literal name in it: its fixed prefix is the folder's name.
+      archive = Glob.parse(Glob.escape(moveTo) + "x");
+    } catch (IllegalArgumentException e) {
+      return; // its form is reported on the key itself
+    }
+    String prefix = archive.fixedPrefix().substring(0, archive.fixedPrefix().length() - 1);
+    for (int i = 0; i < profiles.size(); i++) {
+      Glob watched = globs.get(i);
+      if (!watched.scheme().equals(archive.scheme()) || !watched.bucket().equals(archive.bucket())) {
+        continue;
+      }
+      String watchedFolder = watched.fixedPrefix().substring(0, watched.fixedPrefix().lastIndexOf('/') + 1);
+      if (prefix.startsWith(watchedFolder) || watched.canMatchBelow(prefix)) {
+        TableProfile other = profiles.get(i);
+        errors.add(new ProfileError(profile.source(), LoadKeys.LOAD_AFTER_INGEST_MOVE_TO.path(),
+            ("%s is under %s, which extract.path %s%s watches: the listener would record every moved object as a"
+                + " new file; move them outside every watched folder").formatted(ValueType.quote(moveTo),
+                ValueType.quote(watched.scheme().equals("gs") ? "gs://" + watched.bucket() + "/" + watchedFolder
+                    : "file:///" + watchedFolder), ValueType.quote(other.extract().path()),
+                other == profile ? "" : " of " + fileName(other.source()))));
+        return;
+      }
+    }
   }
 
   private static void pairwise(

@@ -147,7 +147,7 @@ public final class ProfileLoader {
     // Sections are read in file order, so that problems are listed in that order too.
     Extract extract = ExtractReader.extract(v);
     Transform transform = LoadReader.transform(v);
-    Load load = LoadReader.load(v, extract.batchFile(), transform);
+    Load load = LoadReader.load(v, extract, transform);
     checkBackfillLoadsOnce(v, extract, load);
     checkRescuedDataColumn(v, extract, transform, load);
     Quality quality = QualityKeys.read(v);

@@ -82,7 +82,12 @@ import org.slf4j.LoggerFactory;
  * <p>The batch endpoint serves object metadata GETs and DELETEs (the Java client's {@code
  * delete(Iterable)}, which Iceberg's {@code GCSFileIO.deleteFiles} uses).
  *
- * <p>Not served: copy, rewrite, compose, other batched calls, object PATCH/ACLs, versioned listings,
+ * <p>Rewrites ({@code storage.copy}) are served whole in one call ({@code done: true}): the
+ * source's live generation (or the one {@code sourceGeneration} pins) with {@code
+ * ifSourceGenerationMatch} and {@code ifSourceGenerationNotMatch}, the destination with the write
+ * preconditions; the copy is a new generation of the destination and is finalized as an upload is.
+ *
+ * <p>Not served: compose, other batched calls, object PATCH/ACLs, versioned listings,
  * {@code matchGlob}, soft delete, decompressive transcoding, managed folders (so {@code
  * includeFoldersAsPrefixes} changes nothing). An unknown route answers 501 with its method and path.
  */
@@ -96,7 +101,9 @@ public final class StorageStandIn implements AutoCloseable {
       "userProject", "project", "generation", "prefix", "delimiter", "pageToken", "maxResults",
       "includeTrailingDelimiter", "includeFoldersAsPrefixes", "versions", "startOffset", "endOffset", "matchGlob",
       "softDeleted", "uploadType", "name", "upload_id", "ifGenerationMatch", "ifGenerationNotMatch",
-      "ifMetagenerationMatch", "ifMetagenerationNotMatch", "predefinedAcl");
+      "ifMetagenerationMatch", "ifMetagenerationNotMatch", "predefinedAcl", "sourceGeneration",
+      "ifSourceGenerationMatch", "ifSourceGenerationNotMatch", "rewriteToken", "maxBytesRewrittenPerCall",
+      "destinationPredefinedAcl");
   private static final Set<String> READ_PRECONDITIONS =
       Set.of("ifGenerationMatch", "ifGenerationNotMatch", "ifMetagenerationMatch", "ifMetagenerationNotMatch");
 
@@ -355,6 +362,8 @@ public final class StorageStandIn implements AutoCloseable {
       if (method.equals("POST")) {
         return insertBucket(exchange, query);
       }
+    } else if (rawPath.startsWith("/storage/v1/b/") && rawPath.contains("/rewriteTo/b/") && method.equals("POST")) {
+      return rewrite(exchange, rawPath, query);
     } else if (rawPath.startsWith("/storage/v1/b/")) {
       ObjectPath path = ObjectPath.parse(rawPath.substring("/storage/v1/b/".length()));
       if (path.isBucket() && method.equals("GET")) {
@@ -1011,6 +1020,61 @@ public final class StorageStandIn implements AutoCloseable {
     } finally {
       lock.writeLock().unlock();
     }
+  }
+
+  /**
+   * {@code POST /storage/v1/b/SRC/o/NAME/rewriteTo/b/DST/o/NAME}: the source's bytes, read under
+   * the lock with its preconditions checked, become a new generation of the destination (write
+   * preconditions {@code ifGenerationMatch} and the others checked when it is finalized).
+   */
+  private int rewrite(HttpExchange exchange, String rawPath, Map<String, String> query) throws IOException {
+    int split = rawPath.indexOf("/rewriteTo/b/");
+    ObjectPath source = ObjectPath.parse(rawPath.substring("/storage/v1/b/".length(), split));
+    ObjectPath target = ObjectPath.parse(rawPath.substring(split + "/rewriteTo/b/".length()));
+    if (source.name() == null || target.name() == null) {
+      throw new ApiError(400, "invalid", "a rewrite names a source and a destination object");
+    }
+    JsonNode body = JSON.readTree(readBody(exchange));
+    Bucket targetBucket = bucket(target.bucket());
+    Path part = Files.createTempFile(scratch, "rewrite-", ".part");
+    StoredObject from;
+    lock.readLock().lock();
+    try {
+      Map<String, String> sourceQuery = new HashMap<>();
+      if (query.containsKey("sourceGeneration")) {
+        sourceQuery.put("generation", query.get("sourceGeneration"));
+      }
+      if (query.containsKey("ifSourceGenerationMatch")) {
+        sourceQuery.put("ifGenerationMatch", query.get("ifSourceGenerationMatch"));
+      }
+      if (query.containsKey("ifSourceGenerationNotMatch")) {
+        sourceQuery.put("ifGenerationNotMatch", query.get("ifSourceGenerationNotMatch"));
+      }
+      from = live(source, sourceQuery, false);
+      Files.copy(from.file(), part, StandardCopyOption.REPLACE_EXISTING);
+    } catch (RuntimeException e) {
+      Files.deleteIfExists(part);
+      throw e;
+    } finally {
+      lock.readLock().unlock();
+    }
+    ObjectNode resource = body != null && body.isObject() ? ((ObjectNode) body).deepCopy() : JSON.createObjectNode();
+    resource.put("name", target.name());
+    if (!resource.hasNonNull("contentType")) {
+      resource.put("contentType", from.contentType());
+    }
+    if (!resource.has("metadata") && !from.userMetadata().isEmpty()) {
+      ObjectNode metadata = resource.putObject("metadata");
+      from.userMetadata().forEach(metadata::put);
+    }
+    StoredObject copy = finalizeObject(targetBucket, resource, preconditions(query), part);
+    ObjectNode response = JSON.createObjectNode()
+        .put("kind", "storage#rewriteResponse")
+        .put("totalBytesRewritten", Long.toString(copy.size()))
+        .put("objectSize", Long.toString(copy.size()))
+        .put("done", true);
+    response.set("resource", resource(copy));
+    return sendJson(exchange, 200, response, query);
   }
 
   /** Removes an object's file and the folders it leaves empty (under the write lock). */

@@ -417,10 +417,10 @@ class StorageStandInContractTest {
     String name = folder() + "source.csv";
     create(storage, name, "x");
 
-    assertThatThrownBy(() -> storage.copy(Storage.CopyRequest.of(BUCKET, name, name + ".copy")).getResult())
+    assertThatThrownBy(() -> storage.compose(Storage.ComposeRequest.of(BUCKET, List.of(name), name + ".joined")))
         .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.getCode()).isEqualTo(501))
         .hasMessageContaining("StorageStandIn does not serve POST /storage/v1/b/" + BUCKET + "/o/")
-        .hasMessageContaining("rewriteTo");
+        .hasMessageContaining("compose");
   }
 
 
