@@ -52,9 +52,10 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Expires old snapshots and compacts small files of each table (Iceberg's expire_snapshots and",
-      "rewrite_data_files), where the table's jobs run (locally, or as a Dataproc Serverless batch); on",
-      "request also sorts (--sort), rewrites position delete files and manifests, and removes orphan files",
-      "older than --orphan-older-than under the table's location (--remove-orphan-files).",
+      "rewrite_data_files), where the table's jobs run (locally, as a Dataproc Serverless batch or as a",
+      "driver pod on Kubernetes); on request also sorts (--sort), rewrites position delete files and",
+      "manifests, and removes orphan files older than --orphan-older-than under the table's location",
+      "(--remove-orphan-files).",
       "Keeps exactly-once intact: the newest snapshot carrying the batch id of every batch that may run",
       "again (in flight with an expired lease, FAILED, and the extract.keep-checkpoints newest batches),",
       "and every snapshot after it, is never expired. Refuses (exit 1, naming the batch) while a batch",
