@@ -1,7 +1,7 @@
 package io.files2iceberg.batcher.cli;
 
-import io.files2iceberg.core.ledger.CleanedObject;
 import io.files2iceberg.core.ledger.FileRecord;
+import io.files2iceberg.core.ledger.rules.FileRules;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -34,11 +34,12 @@ public final class AllowMissingOption {
     return allowMissing;
   }
 
-  /** The files among these whose landed object cleanup deleted: a load of them cannot read them. */
+  /**
+   * The files among these that a reload would need but cannot read, their landed object deleted by
+   * cleanup: INGESTED or DROPPED ones ({@link FileRules#lostOnReopen}, the rule the ledger applies).
+   */
   public static List<FileRecord> deleted(Collection<FileRecord> files) {
-    return files.stream()
-        .filter(f -> f.cleaned().filter(c -> c.action() == CleanedObject.Action.DELETED).isPresent())
-        .toList();
+    return files.stream().filter(FileRules::lostOnReopen).toList();
   }
 
   /**

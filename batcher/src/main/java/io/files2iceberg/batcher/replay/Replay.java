@@ -8,7 +8,6 @@ import io.files2iceberg.batcher.engine.StorageListing.Found;
 import io.files2iceberg.batcher.engine.StorageListing.Scan;
 import io.files2iceberg.batcher.cli.AllowMissingOption;
 import io.files2iceberg.core.ledger.FileRecord;
-import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.PartitionRecord;
 import io.files2iceberg.core.ledger.PartitionState;
@@ -73,7 +72,7 @@ public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
 
   /**
    * The same; {@code force} refused, before anything changes, when a partition to reopen has
-   * INGESTED files whose object landing cleanup deleted, unless {@code allowMissing} allows it.
+   * INGESTED or DROPPED files whose object landing cleanup deleted, unless {@code allowMissing} allows it.
    */
   public Report run(TableProfile profile, PartitionRange range, boolean force, boolean dryRun,
       AllowMissingOption allowMissing, Consumer<String> progress) {
@@ -118,8 +117,7 @@ public record Replay(StorageListing listing, Ledger ledger, Clock clock) {
         boolean reopens = !incomplete.contains(token) && ledger.partition(profile.table(), token)
             .filter(p -> REOPENABLE.contains(p.state())).isPresent();
         if (reopens) {
-          ledger.filesOfPartition(profile.table(), token).stream()
-              .filter(f -> f.state() == FileState.INGESTED).forEach(toReload::add);
+          toReload.addAll(ledger.filesOfPartition(profile.table(), token));
         }
       }
       Optional<String> missing = allowMissing.refusal("replay --force of table " + profile.table() + " " + range,

@@ -20,7 +20,6 @@ import io.files2iceberg.batcher.output.JsonLines;
 import io.files2iceberg.core.ledger.BatchIds;
 import io.files2iceberg.core.ledger.BatchRecord;
 import io.files2iceberg.core.ledger.FileRecord;
-import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.IllegalTransitionException;
 import io.files2iceberg.core.ledger.Ledger;
 import io.files2iceberg.core.ledger.LedgerUnavailableException;
@@ -224,13 +223,13 @@ public final class RollbackCommand extends CliCommand {
   }
 
   /**
-   * The files the change loads again (the INGESTED files of the batches it undoes) whose landed
-   * object landing cleanup deleted: a moved one is read from its archive.
+   * The files the change loads again (the INGESTED or since DROPPED files of the batches it undoes)
+   * whose landed object landing cleanup deleted: a moved one is read from its archive.
    */
   private static List<FileRecord> deletedToReload(Ledger ledger, TableChange change) {
     List<FileRecord> files = new ArrayList<>();
     for (String batchId : change.batchIds()) {
-      ledger.filesOfBatch(batchId).stream().filter(f -> f.state() == FileState.INGESTED).forEach(files::add);
+      files.addAll(ledger.filesOfBatch(batchId));
     }
     return AllowMissingOption.deleted(files);
   }

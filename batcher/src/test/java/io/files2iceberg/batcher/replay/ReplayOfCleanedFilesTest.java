@@ -14,6 +14,7 @@ import io.files2iceberg.core.ledger.CommitBatch;
 import io.files2iceberg.core.ledger.FileRecord;
 import io.files2iceberg.core.ledger.FileState;
 import io.files2iceberg.core.ledger.Ledger;
+import io.files2iceberg.core.ledger.TableChange;
 import io.files2iceberg.core.ledger.PartitionState;
 import io.files2iceberg.core.ledger.memory.InMemoryLedgerStore;
 import io.files2iceberg.core.profile.Home;
@@ -25,6 +26,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -106,6 +108,33 @@ class ReplayOfCleanedFilesTest {
     Replay.Report report = replay().run(profile, PartitionRange.all(), true, false, allowMissing(true), line -> {});
 
     assertThat(report.reopened()).containsExactly("2026-12-01");
+    assertThat(file("a.csv").state()).isEqualTo(FileState.SUPERSEDED);
+    assertThat(file("b.csv").state()).isEqualTo(FileState.RECORDED);
+  }
+
+  /**
+   * A partition dropped after cleanup deleted one of its files: its files are DROPPED, and a forced
+   * replay would load them again, so the deleted one is named as an INGESTED one is.
+   */
+  @Test
+  void aForcedReplayOfADroppedPartitionWithADeletedFileIsRefusedToo() throws Exception {
+    clean("a.csv", CleanedObject.deleted(Instant.now()));
+    TableChange drop = ledger.intendChange(new TableChange("drop-1", TABLE, TableChange.ChangeKind.DROP_PARTITION,
+        TableChange.ChangeState.INTENDED, Optional.of(1L), Optional.empty(), List.of(), List.of(),
+        List.of("2026-12-01"), false, "ops@example.com", Optional.empty(), Optional.empty(), Instant.now(),
+        Instant.now()));
+    ledger.applyChange(drop.changeId());
+    assertThat(file("a.csv").state()).isEqualTo(FileState.DROPPED);
+
+    assertThatThrownBy(() -> replay().run(profile, PartitionRange.all(), true, false, allowMissing(false),
+        line -> {}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("would load 1 file(s) again whose object landing cleanup deleted")
+        .hasMessageContaining(file("a.csv").uri() + "#" + file("a.csv").generation());
+    assertThat(ledger.partition(TABLE, "2026-12-01").orElseThrow().state()).isEqualTo(PartitionState.DROPPED);
+
+    replay().run(profile, PartitionRange.all(), true, false, allowMissing(true), line -> {});
+
     assertThat(file("a.csv").state()).isEqualTo(FileState.SUPERSEDED);
     assertThat(file("b.csv").state()).isEqualTo(FileState.RECORDED);
   }

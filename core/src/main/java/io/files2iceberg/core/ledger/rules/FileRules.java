@@ -105,16 +105,25 @@ public final class FileRules {
    * operator said that losing its rows is intended; this rule is what the ledger records then.
    */
   public static Optional<FileRecord> reopened(FileRecord file) {
-    Optional<CleanedObject> deleted = file.cleaned().filter(c -> c.action() == CleanedObject.Action.DELETED);
-    if (deleted.isPresent() && (file.state() == FileState.INGESTED || file.state() == FileState.DROPPED)) {
+    if (lostOnReopen(file)) {
       return Optional.of(with(file, FileState.SUPERSEDED, Optional.empty(),
-          Optional.of(deletedByCleanup(deleted.get()))));
+          Optional.of(deletedByCleanup(file.cleaned().orElseThrow()))));
     }
     return switch (file.state()) {
       case INGESTED -> Optional.of(with(file, FileState.RECORDED, Optional.empty(), file.quarantineReason()));
       case DROPPED -> Optional.of(with(file, FileState.RECORDED, Optional.empty(), Optional.empty()));
       default -> Optional.empty();
     };
+  }
+
+  /**
+   * Whether {@link #reopened} makes the file SUPERSEDED rather than RECORDED: it is INGESTED or
+   * DROPPED (a reload would read it) and landing cleanup deleted its object. What the commands
+   * refuse without {@code --allow-missing}, so that their check and this rule never disagree.
+   */
+  public static boolean lostOnReopen(FileRecord file) {
+    return (file.state() == FileState.INGESTED || file.state() == FileState.DROPPED)
+        && file.cleaned().filter(c -> c.action() == CleanedObject.Action.DELETED).isPresent();
   }
 
   /** Why a reopened file whose object cleanup deleted is SUPERSEDED. */
